@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/polyline.hpp"
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/vec.hpp"
+
+namespace cityforge {
+
+/// A closed ring; the closing point is implicit (first != last).
+using Ring = std::vector<Vec2>;
+
+/// A polygon with holes. Canonical orientation: outer counter-clockwise, holes clockwise.
+struct Polygon {
+  Ring outer;
+  std::vector<Ring> holes;
+};
+
+/// Signed area in m2: positive for counter-clockwise rings.
+double ring_signed_area(const Ring& ring);
+/// Area of the outer ring minus the holes (>= 0 for a canonical polygon).
+double polygon_area(const Polygon& poly);
+/// Perimeter of all rings in metres.
+double polygon_perimeter(const Polygon& poly);
+/// Area-weighted centroid of the outer ring.
+Vec2 ring_centroid(const Ring& ring);
+Aabb2 ring_bounds(const Ring& ring);
+
+/// Even-odd point containment (points on the boundary may go either way).
+bool ring_contains(const Ring& ring, Vec2 p);
+/// Inside the outer ring and outside every hole.
+bool polygon_contains(const Polygon& poly, Vec2 p);
+
+/// Outer counter-clockwise, holes clockwise; removes consecutive duplicate points.
+Polygon polygon_canonical(Polygon poly);
+
+/// A self-intersection found in a ring: the indices of the two edges (edge i goes from point i
+/// to point i+1, wrapping) and where they meet.
+struct RingDefect {
+  std::size_t edge_a = 0;
+  std::size_t edge_b = 0;
+  Vec2 at;
+};
+/// Checks that a ring is simple: >= 3 distinct points, non-zero area, no two non-adjacent edges
+/// touching or crossing. Returns the first defect found (lowest edge_a, then edge_b), or an empty
+/// vector. The message of a user-facing error is built from it by the caller.
+std::vector<RingDefect> ring_self_intersections(const Ring& ring);
+
+/// Whether a polygon is valid in the OGC sense (simple rings, holes inside the outer ring, no
+/// overlapping holes). On failure, `reason` says why and where (from GEOS).
+bool polygon_is_valid(const Polygon& poly, std::string* reason = nullptr);
+
+// ---- Boolean operations and buffers (backed by GEOS; thread-safe; deterministic for the same
+// ---- input order). Results are canonical polygons sorted by (min x, min y, area).
+
+/// Union of all polygons.
+std::vector<Polygon> polygon_union(const std::vector<Polygon>& polys);
+/// a minus the union of bs.
+std::vector<Polygon> polygon_difference(const Polygon& a, const std::vector<Polygon>& bs);
+/// a intersect b.
+std::vector<Polygon> polygon_intersection(const Polygon& a, const Polygon& b);
+/// Offsets the polygon: distance_m < 0 insets (shrinks), > 0 grows. Mitred joins.
+std::vector<Polygon> polygon_offset(const Polygon& poly, double distance_m);
+/// The area within half_width_m of an open polyline, with flat (butt) ends and mitred joins.
+std::vector<Polygon> polyline_buffer(const Polyline& line, double half_width_m);
+/// The parts of the polyline inside the polygon, in order along the line.
+std::vector<Polyline> clip_polyline(const Polyline& line, const Polygon& poly);
+
+/// A triangulation in the plane: indices into `points`, counter-clockwise triangles.
+struct Triangulation {
+  std::vector<Vec2> points;
+  std::vector<std::uint32_t> indices;
+};
+/// Triangulates a polygon with holes (constrained Delaunay, so triangles are well shaped).
+/// Every triangle lies inside the polygon; the areas sum to polygon_area.
+Triangulation triangulate(const Polygon& poly);
+
+}  // namespace cityforge
