@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: Apache-2.0
+// Triangle meshes of a city for city.glb: terrain, road ribbons, block surfaces and block
+// volumes (setback footprints extruded to the zoning height), cut into square chunks by
+// triangle centroid.
+
+#include "export/city_meshes.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "cityforge/core/assert.hpp"
+#include "cityforge/core/polygon.hpp"
+#include "cityforge/core/polyline.hpp"
+#include "cityforge/core/vec.hpp"
+
+namespace cityforge::exporter::detail {
+
+const char* part_name(Part p) {
+  switch (p) {
+    case Part::terrain:
+      return "terrain";
+    case Part::road_artery:
+      return "road_artery";
+    case Part::road_main:
+      return "road_main";
+    case Part::road_local:
+      return "road_local";
+    case Part::block:
+      return "block";
+    case Part::volume:
+      return "volume";
+  }
+  return "unknown";
+}
+
+Part road_part(layout::RoadClass c) {
+  switch (c) {
+    case layout::RoadClass::artery:
+      return Part::road_artery;
+    case layout::RoadClass::main:
+      return Part::road_main;
+    case layout::RoadClass::local:
+      return Part::road_local;
+  }
+  return Part::road_local;
+}
+
+namespace {
+
+/// Longest ribbon segment: long straight roads are split so the ribbon drapes on the terrain.
+constexpr double kDrapeSpacingM = 10.0;
+/// Chunk indices must fit int32 with room to spare; coordinates beyond this are rejected.
+constexpr double kMaxChunkIndex = 1.0e9;
+/// Triangles with less area than this (m2, after rounding to float) are dropped.
+constexpr double kMinTriangleArea2 = 1e-12;
+
+/// (cy, cx): std::less on it gives the (cy, cx) chunk order of the output.
+using ChunkKey = std::pair<std::int32_t, std::int32_t>;
+
+/// One item's triangles that fall into one chunk.
+struct Piece {
+  ChunkKey key;
+  Part part = Part::terrain;
+  Mesh mesh;
+};
+using Pieces = std::vector<Piece>;
+
+using Float3 = std::array<float, 3>;
+
+// ---- Input checks -------------------------------------------------------------------------
+
+bool finite(Vec2 p) { return std::isfinite(p.x) && std::isfinite(p.y); }
+
+Status check_point(Vec2 p, double chunk_m, const std::string& where) {
+  if (!finite(p)) {
+    return Error::invalid_input(where, "expected a finite coordinate, got (" + std::to_string(p.x) +
+                                           ", " + std::to_string(p.y) + ")");
+  }
+  if (std::fabs(p.x) / chunk_m > kMaxChunkIndex || std::fabs(p.y) / chunk_m > kMaxChunkIndex) {
+    return Error::invalid_input(
+        where, "coordinate too far from the origin for chunk_m " + std::to_string(chunk_m));
+  }
+  return Ok{};
+}
+
+Status check_ring(const Ring& ring, double chunk_m, const std::string& where) {
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    if (Status s = check_point(ring[i], chunk_m, where + "[" + std::to_string(i) + "]"); !s) {
+      return s;
+    }
+  }
+  return Ok{};
+}
+
+Status check_polygon(const Polygon& poly, double chunk_m, const std::string& where) {
+  if (Status s = check_ring(poly.outer, chunk_m, where + ".outer"); !s) {
+    return s;
+  }
+  for (std::size_t h = 0; h < poly.holes.size(); ++h) {
+    if (Status s = check_ring(poly.holes[h], chunk_m, where + ".holes[" + std::to_string(h) + "]");
+        !s) {
+      return s;
+    }
+  }
+  return Ok{};
+}
+
+Status check_config(const Config& config) {
+  if (!std::isfinite(config.chunk_m) || config.chunk_m <= 0.0) {
+    return Error::invalid_input("export.chunk_m",
+                                "expected > 0, got " + std::to_string(config.chunk_m));
+  }
+  if (!std::isfinite(config.volume_setback_m) || config.volume_setback_m < 0.0) {
+    return Error::invalid_input("export.volume_setback_m",
+                                "expected >= 0, got " + std::to_string(config.volume_setback_m));
+  }
+  if (!std::isfinite(config.block_raise_m) || !std::isfinite(config.road_raise_m)) {
+    return Error::invalid_input("export", "block_raise_m and road_raise_m must be finite");
+  }
+  return Ok{};
+}
+
+Status check_ground(const terrain::Heightfield& ground) {
+  if (ground.nx < 2 || ground.ny < 2 ||
+      ground.heights.size() != std::size_t{ground.nx} * ground.ny) {
+    return Error::invalid_input("terrain",
+                                "expected a grid of >= 2 x 2 samples with nx * ny "
+                                "heights, got " +
+                                    std::to_string(ground.nx) + " x " + std::to_string(ground.ny) +
+                                    " and " + std::to_string(ground.heights.size()));
+  }
+  if (!finite(ground.origin) || !std::isfinite(ground.cell_m) || ground.cell_m <= 0.0) {
+    return Error::invalid_input("terrain", "origin and cell_m must be finite, cell_m > 0");
+  }
+  for (std::size_t i = 0; i < ground.heights.size(); ++i) {
+    if (!std::isfinite(ground.heights[i])) {
+      return Error::invalid_input(
+          "terrain.heights[" + std::to_string(i) + "]",
+          "expected a finite height, got " + std::to_string(ground.heights[i]));
+    }
+  }
+  return Ok{};
+}
+
+Status check_inputs(const layout::Output& city, const terrain::Heightfield& ground,
+                    const Config& config) {
+  if (Status s = check_config(config); !s) {
+    return s;
+  }
+  if (Status s = check_ground(ground); !s) {
+    return s;
+  }
+  const double chunk_m = config.chunk_m;
+  const auto& edges = city.network.edges;
+  for (std::size_t e = 0; e < edges.size(); ++e) {
+    const std::string where = "network.edges[" + std::to_string(e) + "]";
+    if (!std::isfinite(edges[e].width_m) || edges[e].width_m < 0.0) {
+      return Error::invalid_input(where + ".width_m",
+                                  "expected >= 0, got " + std::to_string(edges[e].width_m));
+    }
+    if (Status s = check_ring(edges[e].points, chunk_m, where + ".points"); !s) {
+      return s;
+    }
+  }
+  for (std::size_t b = 0; b < city.blocks.size(); ++b) {
+    const std::string where = "blocks[" + std::to_string(b) + "]";
+    if (!std::isfinite(city.blocks[b].target_height_m)) {
+      return Error::invalid_input(where + ".target_height_m", "expected a finite height");
+    }
+    if (Status s = check_polygon(city.blocks[b].area, chunk_m, where + ".area"); !s) {
+      return s;
+    }
+  }
+  return Ok{};
+}
+
+// ---- Vertex helpers -----------------------------------------------------------------------
+
+Float3 to_float3(double x, double y, double z) {
+  return {static_cast<float>(x), static_cast<float>(y), static_cast<float>(z)};
+}
+
+/// Unit normal of the terrain surface at p, by central differences over one cell.
+Float3 ground_normal(const terrain::Heightfield& g, Vec2 p) {
+  const double h = g.cell_m;
+  const double dx = (g.sample({p.x + h, p.y}) - g.sample({p.x - h, p.y})) / (2.0 * h);
+  const double dy = (g.sample({p.x, p.y + h}) - g.sample({p.x, p.y - h})) / (2.0 * h);
+  const Vec3 n = normalize(Vec3{-dx, -dy, 1.0});
+  return to_float3(n.x, n.y, n.z);
+}
+
+void add_vertex(Mesh& m, Vec2 p, double z, Float3 normal) {
+  m.positions.push_back(to_float3(p.x, p.y, z));
+  m.normals.push_back(normal);
+}
+
+/// Adds triangle (a, b, c) counter-clockwise seen from above (+z), whatever its input order.
+void add_triangle_up(Mesh& m, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  const auto& pa = m.positions[a];
+  const auto& pb = m.positions[b];
+  const auto& pc = m.positions[c];
+  const double turn = cross(Vec2{double{pb[0]} - pa[0], double{pb[1]} - pa[1]},
+                            Vec2{double{pc[0]} - pa[0], double{pc[1]} - pa[1]});
+  if (turn >= 0.0) {
+    m.indices.insert(m.indices.end(), {a, b, c});
+  } else {
+    m.indices.insert(m.indices.end(), {a, c, b});
+  }
+}
+
+// ---- Items --------------------------------------------------------------------------------
+
+/// A ribbon width_m wide along the edge, split into <= kDrapeSpacingM segments (corners kept),
+/// draped on the ground and raised by raise_m.
+Mesh road_ribbon(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
+  Mesh m;
+  const Polyline line = polyline_dedupe(edge.points);
+  if (line.size() < 2 || edge.width_m <= 0.0) {
+    return m;
+  }
+  // 1. Split long segments, one at a time so the original corners stay.
+  Polyline dense{line.front()};
+  for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+    const Polyline seg = polyline_resample(Polyline{line[i], line[i + 1]}, kDrapeSpacingM);
+    dense.insert(dense.end(), seg.begin() + 1, seg.end());
+  }
+  dense = polyline_dedupe(dense);
+  // 2. Curb lines on both sides; same point count as the centre line.
+  const Polyline left = polyline_offset(dense, 0.5 * edge.width_m);
+  const Polyline right = polyline_offset(dense, -0.5 * edge.width_m);
+  CF_ASSERT(left.size() == dense.size() && right.size() == dense.size(),
+            "polyline_offset must keep the point count");
+  const std::size_t n = std::min(left.size(), right.size());
+  if (n < 2) {
+    return m;
+  }
+  // 3. Vertices 2i (left) and 2i+1 (right), draped, normals from the terrain.
+  for (std::size_t i = 0; i < n; ++i) {
+    add_vertex(m, left[i], g.sample(left[i]) + raise_m, ground_normal(g, left[i]));
+    add_vertex(m, right[i], g.sample(right[i]) + raise_m, ground_normal(g, right[i]));
+  }
+  // 4. One quad per segment. Mitred joins can fold the inner side at sharp turns; such
+  // triangles are turned up here and zero-area ones dropped later.
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    const auto l0 = static_cast<std::uint32_t>(2 * i);
+    const std::uint32_t r0 = l0 + 1;
+    const std::uint32_t l1 = l0 + 2;
+    const std::uint32_t r1 = l0 + 3;
+    add_triangle_up(m, r0, r1, l1);
+    add_triangle_up(m, r0, l1, l0);
+  }
+  return m;
+}
+
+/// Flat triangulated polygon at ground height + raise_m (vertices draped, not the interior).
+Mesh block_surface(const layout::Block& block, const terrain::Heightfield& g, double raise_m) {
+  Mesh m;
+  const Triangulation t = triangulate(block.area);
+  for (const Vec2 p : t.points) {
+    add_vertex(m, p, g.sample(p) + raise_m, ground_normal(g, p));
+  }
+  for (std::size_t i = 0; i + 2 < t.indices.size(); i += 3) {
+    add_triangle_up(m, t.indices[i], t.indices[i + 1], t.indices[i + 2]);
+  }
+  return m;
+}
+
+/// Lowest ground under a footprint: its vertices and every grid sample inside it.
+double lowest_ground(const Polygon& fp, const terrain::Heightfield& g) {
+  double low = std::numeric_limits<double>::infinity();
+  for (const Vec2 p : fp.outer) {
+    low = std::min(low, g.sample(p));
+  }
+  const Aabb2 box = ring_bounds(fp.outer);
+  const auto index_range = [&](double lo, double hi, double origin, std::uint32_t count) {
+    const double first = std::ceil((lo - origin) / g.cell_m);
+    const double last = std::floor((hi - origin) / g.cell_m);
+    const double max_index = static_cast<double>(count) - 1.0;
+    return std::pair<double, double>{std::max(first, 0.0), std::min(last, max_index)};
+  };
+  const auto [i0, i1] = index_range(box.min.x, box.max.x, g.origin.x, g.nx);
+  const auto [j0, j1] = index_range(box.min.y, box.max.y, g.origin.y, g.ny);
+  for (double j = j0; j <= j1; j += 1.0) {
+    for (double i = i0; i <= i1; i += 1.0) {
+      const Vec2 p{g.origin.x + i * g.cell_m, g.origin.y + j * g.cell_m};
+      if (polygon_contains(fp, p)) {
+        low = std::min(low, static_cast<double>(g.at(static_cast<std::uint32_t>(i),
+                                                     static_cast<std::uint32_t>(j))));
+      }
+    }
+  }
+  return low;
+}
+
+/// Flat-shaded walls of one ring from base_z to top_z: four vertices per face, outward normal.
+/// The solid lies left of every canonical ring (outer counter-clockwise, holes clockwise), so
+/// outward is the right-hand side of each edge.
+void add_walls(Mesh& m, const Ring& ring, double base_z, double top_z) {
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[(i + 1) % ring.size()];
+    const Vec2 out = normalize(-perp(b - a));
+    if (out == Vec2{}) {
+      continue;
+    }
+    const Float3 n = to_float3(out.x, out.y, 0.0);
+    const auto v = static_cast<std::uint32_t>(m.positions.size());
+    add_vertex(m, a, base_z, n);
+    add_vertex(m, b, base_z, n);
+    add_vertex(m, b, top_z, n);
+    add_vertex(m, a, top_z, n);
+    // Counter-clockwise seen from outside.
+    m.indices.insert(m.indices.end(), {v, v + 1, v + 2, v, v + 2, v + 3});
+  }
+}
+
+/// The block inset by setback_m, extruded from the lowest ground under it to
+/// block.target_height_m above that: walls and a flat roof (no floor). Empty in parks.
+Mesh block_volume(const layout::Block& block, const terrain::Heightfield& g, double setback_m) {
+  Mesh m;
+  if (block.zone == layout::ZoneKind::park || block.target_height_m <= 0.0) {
+    return m;
+  }
+  const std::vector<Polygon> footprints = setback_m > 0.0
+                                              ? polygon_offset(block.area, -setback_m)
+                                              : std::vector<Polygon>{polygon_canonical(block.area)};
+  for (const Polygon& fp : footprints) {
+    if (fp.outer.size() < 3) {
+      continue;
+    }
+    const double base_z = lowest_ground(fp, g);
+    const double top_z = base_z + block.target_height_m;
+    add_walls(m, fp.outer, base_z, top_z);
+    for (const Ring& hole : fp.holes) {
+      add_walls(m, hole, base_z, top_z);
+    }
+    const Triangulation roof = triangulate(fp);
+    const auto first = static_cast<std::uint32_t>(m.positions.size());
+    for (const Vec2 p : roof.points) {
+      add_vertex(m, p, top_z, Float3{0.0f, 0.0f, 1.0f});
+    }
+    for (std::size_t i = 0; i + 2 < roof.indices.size(); i += 3) {
+      add_triangle_up(m, first + roof.indices[i], first + roof.indices[i + 1],
+                      first + roof.indices[i + 2]);
+    }
+  }
+  return m;
+}
+
+// ---- Chunking -----------------------------------------------------------------------------
+
+bool degenerate(const Mesh& m, std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  if (a == b || b == c || a == c) {
+    return true;
+  }
+  const auto& pa = m.positions[a];
+  const auto& pb = m.positions[b];
+  const auto& pc = m.positions[c];
+  const Vec3 ab{double{pb[0]} - pa[0], double{pb[1]} - pa[1], double{pb[2]} - pa[2]};
+  const Vec3 ac{double{pc[0]} - pa[0], double{pc[1]} - pa[1], double{pc[2]} - pa[2]};
+  const Vec3 n = cross(ab, ac);
+  return dot(n, n) < 4.0 * kMinTriangleArea2;
+}
+
+/// Renormalised in float so the GPU (and the glTF validator) get unit vectors.
+Float3 unit(Float3 n) {
+  const double len = std::sqrt(double{n[0]} * n[0] + double{n[1]} * n[1] + double{n[2]} * n[2]);
+  if (!(len > 0.0) || !std::isfinite(len)) {
+    return {0.0f, 0.0f, 1.0f};
+  }
+  return to_float3(n[0] / len, n[1] / len, n[2] / len);
+}
+
+/// Cuts one item's mesh into pieces by triangle centroid, dropping degenerate triangles.
+/// Pieces come out in chunk order; vertices keep their first-use order within a piece.
+Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
+  Pieces out;
+  if (m.indices.empty()) {
+    return out;
+  }
+  CF_ASSERT(m.normals.size() == m.positions.size(), "one normal per position");
+  // 1. Chunk of every kept triangle.
+  const std::size_t tri_count = m.indices.size() / 3;
+  std::vector<ChunkKey> keys(tri_count);
+  std::vector<bool> keep(tri_count, false);
+  std::vector<ChunkKey> distinct;
+  for (std::size_t t = 0; t < tri_count; ++t) {
+    const std::uint32_t a = m.indices[3 * t];
+    const std::uint32_t b = m.indices[3 * t + 1];
+    const std::uint32_t c = m.indices[3 * t + 2];
+    if (degenerate(m, a, b, c)) {
+      continue;
+    }
+    const double x = (double{m.positions[a][0]} + m.positions[b][0] + m.positions[c][0]) / 3.0;
+    const double y = (double{m.positions[a][1]} + m.positions[b][1] + m.positions[c][1]) / 3.0;
+    keys[t] = {static_cast<std::int32_t>(std::floor(y / chunk_m)),
+               static_cast<std::int32_t>(std::floor(x / chunk_m))};
+    keep[t] = true;
+    distinct.push_back(keys[t]);
+  }
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  // 2. One piece per chunk, with its own compact vertex list.
+  constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
+  std::vector<std::uint32_t> remap(m.positions.size());
+  for (const ChunkKey& key : distinct) {
+    std::fill(remap.begin(), remap.end(), kUnset);
+    Piece piece{key, part, {}};
+    for (std::size_t t = 0; t < tri_count; ++t) {
+      if (!keep[t] || keys[t] != key) {
+        continue;
+      }
+      for (std::size_t k = 0; k < 3; ++k) {
+        const std::uint32_t v = m.indices[3 * t + k];
+        if (remap[v] == kUnset) {
+          remap[v] = static_cast<std::uint32_t>(piece.mesh.positions.size());
+          piece.mesh.positions.push_back(m.positions[v]);
+          piece.mesh.normals.push_back(unit(m.normals[v]));
+        }
+        piece.mesh.indices.push_back(remap[v]);
+      }
+    }
+    out.push_back(std::move(piece));
+  }
+  return out;
+}
+
+/// Runs make(i) for i in [0, n) in parallel, each into its own slot.
+template <class Make>
+std::vector<Pieces> mesh_items(std::size_t n, const Make& make) {
+  std::vector<Pieces> slots(n);
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n),
+                    [&](const tbb::blocked_range<std::size_t>& r) {
+                      for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                        slots[i] = make(i);
+                      }
+                    });
+  return slots;
+}
+
+}  // namespace
+
+Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
+                                                   const terrain::Heightfield& ground,
+                                                   const Config& config) {
+  if (Status s = check_inputs(city, ground, config); !s) {
+    return s.error();
+  }
+  const double chunk_m = config.chunk_m;
+  const auto& edges = city.network.edges;
+  const auto& blocks = city.blocks;
+
+  // 1. Mesh every item into its own slot, in parallel.
+  const std::vector<terrain::TerrainChunk> terrain_chunks = terrain::mesh_chunks(ground, chunk_m);
+  std::vector<std::vector<Pieces>> groups;
+  groups.push_back(mesh_items(terrain_chunks.size(), [&](std::size_t i) {
+    return split_by_chunk(terrain_chunks[i].mesh, Part::terrain, chunk_m);
+  }));
+  groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
+    return split_by_chunk(road_ribbon(edges[i], ground, config.road_raise_m),
+                          road_part(edges[i].road_class), chunk_m);
+  }));
+  groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
+    return split_by_chunk(block_surface(blocks[i], ground, config.block_raise_m), Part::block,
+                          chunk_m);
+  }));
+  groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
+    return split_by_chunk(block_volume(blocks[i], ground, config.volume_setback_m), Part::volume,
+                          chunk_m);
+  }));
+
+  // 2. Merge in a fixed order (kind, then item index), so thread count never shows.
+  std::map<ChunkKey, ChunkMeshes> chunks;
+  for (const auto& group : groups) {
+    for (const Pieces& pieces : group) {
+      for (const Piece& piece : pieces) {
+        ChunkMeshes& chunk = chunks[piece.key];
+        chunk.cy = piece.key.first;
+        chunk.cx = piece.key.second;
+        chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+      }
+    }
+  }
+
+  // 3. Nothing non-finite leaves: finite doubles can still overflow float32 (absurd heights).
+  std::vector<ChunkMeshes> out;
+  out.reserve(chunks.size());
+  for (auto& [key, chunk] : chunks) {
+    for (std::size_t p = 0; p < kPartCount; ++p) {
+      for (const Float3& v : chunk.parts[p].positions) {
+        if (!std::isfinite(v[0]) || !std::isfinite(v[1]) || !std::isfinite(v[2])) {
+          return Error::invalid_input("chunk_" + std::to_string(chunk.cx) + "_" +
+                                          std::to_string(chunk.cy) + "." +
+                                          part_name(static_cast<Part>(p)),
+                                      "a vertex does not fit float32 (not finite)");
+        }
+      }
+    }
+    out.push_back(std::move(chunk));
+  }
+  return out;
+}
+
+}  // namespace cityforge::exporter::detail

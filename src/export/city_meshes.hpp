@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "cityforge/core/mesh.hpp"
+#include "cityforge/core/result.hpp"
+#include "cityforge/export/export.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+/// Private to the export module: the triangle meshes city.glb is made of, cut into chunks.
+namespace cityforge::exporter::detail {
+
+/// The surface kinds of city.glb; one glTF material each, in this order.
+enum class Part : std::uint8_t { terrain, road_artery, road_main, road_local, block, volume };
+inline constexpr std::size_t kPartCount = 6;
+
+/// Material name of a part ("terrain", "road_artery", ...).
+const char* part_name(Part p);
+
+/// The road ribbon part of a road class.
+Part road_part(layout::RoadClass c);
+
+/// Every triangle whose centroid lies in one chunk_m x chunk_m square, per part. Engine
+/// coordinates (z up); positions are absolute (not relative to the chunk).
+struct ChunkMeshes {
+  std::int32_t cx = 0;  ///< floor(x / chunk_m)
+  std::int32_t cy = 0;  ///< floor(y / chunk_m)
+  std::array<Mesh, kPartCount> parts;
+};
+
+/// Builds the terrain, road ribbons (per class), block surfaces and block volumes of a city and
+/// assigns each triangle to the chunk of its centroid. Within a chunk and part, triangles keep
+/// the order terrain chunks, then edges, then blocks by index; chunks are sorted by (cy, cx) and
+/// only non-empty chunks are returned. Degenerate triangles are dropped. Items are meshed in
+/// parallel into their own slots and merged in index order: identical output at any thread
+/// count. Fails when an input coordinate or setting is not finite (or out of range).
+Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
+                                                   const terrain::Heightfield& ground,
+                                                   const Config& config);
+
+}  // namespace cityforge::exporter::detail

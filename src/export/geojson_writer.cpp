@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: Apache-2.0
+// layout.geojson: roads, blocks and zones as a GeoJSON FeatureCollection in local metres.
+// Based on: RFC 7946, The GeoJSON Format (rings closed, exterior counter-clockwise).
+//
+// Written by hand rather than through nlohmann::json because the style guide asks for %.9g
+// numbers, which nlohmann's shortest round-trip printer does not produce. One feature per line.
+
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cityforge/export/export.hpp"
+
+namespace cityforge::exporter {
+
+namespace {
+
+/// Appends JSON text to a string. Numbers are %.9g; the first non-finite number is remembered
+/// with its place and turns the whole export into an error.
+class JsonText {
+ public:
+  std::string& str() { return m_out; }
+  const std::optional<Error>& error() const { return m_error; }
+
+  void raw(std::string_view s) { m_out.append(s); }
+
+  void string(std::string_view s) {
+    m_out.push_back('"');
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      if (c == '"' || c == '\\') {
+        m_out.push_back('\\');
+        m_out.push_back(c);
+      } else if (u < 0x20) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", u);
+        m_out.append(buf);
+      } else {
+        m_out.push_back(c);
+      }
+    }
+    m_out.push_back('"');
+  }
+
+  void number(double v, std::string_view where) {
+    if (!std::isfinite(v)) {
+      if (!m_error) {
+        m_error = Error::invalid_input(std::string(where),
+                                       "expected a finite number, got " + std::to_string(v));
+      }
+      m_out.append("null");
+      return;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    m_out.append(buf);
+  }
+
+  void integer(long long v) { m_out.append(std::to_string(v)); }
+
+  /// `"key":` preceded by a comma unless it is the first member.
+  void key(std::string_view k, bool first = false) {
+    if (!first) {
+      m_out.push_back(',');
+    }
+    string(k);
+    m_out.push_back(':');
+  }
+
+  void point(Vec2 p, const std::string& where) {
+    m_out.push_back('[');
+    number(p.x, where);
+    m_out.push_back(',');
+    number(p.y, where);
+    m_out.push_back(']');
+  }
+
+  void line(const Polyline& line, const std::string& where) {
+    m_out.push_back('[');
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if (i > 0) {
+        m_out.push_back(',');
+      }
+      point(line[i], where + "[" + std::to_string(i) + "]");
+    }
+    m_out.push_back(']');
+  }
+
+  /// A closed linear ring: the first point repeated at the end (RFC 7946 3.1.6).
+  void ring(const Ring& r, const std::string& where) {
+    Polyline closed = r;
+    if (!r.empty()) {
+      closed.push_back(r.front());
+    }
+    line(closed, where);
+  }
+
+ private:
+  std::string m_out;
+  std::optional<Error> m_error;
+};
+
+void polygon_geometry(JsonText& j, const Polygon& poly, const std::string& where) {
+  j.key("geometry");
+  j.raw("{");
+  j.key("type", true);
+  j.string("Polygon");
+  j.key("coordinates");
+  j.raw("[");
+  j.ring(poly.outer, where + ".outer");
+  for (std::size_t h = 0; h < poly.holes.size(); ++h) {
+    j.raw(",");
+    j.ring(poly.holes[h], where + ".holes[" + std::to_string(h) + "]");
+  }
+  j.raw("]}");
+}
+
+void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
+  const std::string where = "network.edges[" + std::to_string(index) + "]";
+  j.raw("{");
+  j.key("type", true);
+  j.string("Feature");
+  j.key("properties");
+  j.raw("{");
+  j.key("layer", true);
+  j.string("road");
+  j.key("id");
+  j.integer(e.id);
+  j.key("class");
+  j.string(layout::to_string(e.road_class));
+  j.key("width_m");
+  j.number(e.width_m, where + ".width_m");
+  j.key("lanes_per_direction");
+  j.integer(e.lanes_per_direction);
+  j.key("sidewalk_width_m");
+  j.number(e.sidewalk_width_m, where + ".sidewalk_width_m");
+  j.key("speed_limit_kmh");
+  j.number(e.speed_limit_kmh, where + ".speed_limit_kmh");
+  j.key("length_m");
+  j.number(e.length_m, where + ".length_m");
+  j.key("traffic_density");
+  j.number(e.traffic_density, where + ".traffic_density");
+  j.key("pedestrian_density");
+  j.number(e.pedestrian_density, where + ".pedestrian_density");
+  j.key("from");
+  j.integer(e.from);
+  j.key("to");
+  j.integer(e.to);
+  j.key("artery_index");
+  j.integer(e.artery_index);
+  j.raw("}");
+  j.key("geometry");
+  j.raw("{");
+  j.key("type", true);
+  j.string("LineString");
+  j.key("coordinates");
+  j.line(e.points, where + ".points");
+  j.raw("}}");
+}
+
+void block_feature(JsonText& j, const layout::Block& b, std::size_t index) {
+  const std::string where = "blocks[" + std::to_string(index) + "]";
+  j.raw("{");
+  j.key("type", true);
+  j.string("Feature");
+  j.key("properties");
+  j.raw("{");
+  j.key("layer", true);
+  j.string("block");
+  j.key("id");
+  j.integer(b.id);
+  j.key("zone");
+  j.string(layout::to_string(b.zone));
+  j.key("zone_index");
+  j.integer(b.zone_index);
+  j.key("target_height_m");
+  j.number(b.target_height_m, where + ".target_height_m");
+  j.key("density");
+  j.number(b.density, where + ".density");
+  j.key("frontage");
+  j.raw("[");
+  for (std::size_t i = 0; i < b.frontage.size(); ++i) {
+    if (i > 0) {
+      j.raw(",");
+    }
+    j.integer(b.frontage[i]);
+  }
+  j.raw("]}");
+  polygon_geometry(j, b.area, where + ".area");
+  j.raw("}");
+}
+
+void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index) {
+  const std::string where = "zones[" + std::to_string(index) + "]";
+  j.raw("{");
+  j.key("type", true);
+  j.string("Feature");
+  j.key("properties");
+  j.raw("{");
+  j.key("layer", true);
+  j.string("zone");
+  j.key("index");
+  j.integer(static_cast<long long>(index));
+  j.key("name");
+  j.string(z.name);
+  j.key("zone");
+  j.string(layout::to_string(z.kind));
+  j.key("min_height_m");
+  j.number(z.min_height_m, where + ".min_height_m");
+  j.key("max_height_m");
+  j.number(z.max_height_m, where + ".max_height_m");
+  j.key("density");
+  j.number(z.density, where + ".density");
+  j.raw("}");
+  polygon_geometry(j, z.area, where + ".area");
+  j.raw("}");
+}
+
+void metadata(JsonText& j, const Origin& origin) {
+  j.key("cityforge");
+  j.raw("{");
+  j.key("units", true);
+  j.string("m");
+  j.key("crs");
+  j.string(origin.georeferenced
+               ? "local metres: x east, y north from the origin (lon_deg, lat_deg); not WGS 84 "
+                 "despite RFC 7946, project with a local tangent plane"
+               : "local metres: x east, y north; invented city, not georeferenced, not WGS 84 "
+                 "despite RFC 7946");
+  j.key("origin");
+  j.raw("{");
+  j.key("georeferenced", true);
+  j.raw(origin.georeferenced ? "true" : "false");
+  j.key("lon_deg");
+  j.number(origin.lon_deg, "origin.lon_deg");
+  j.key("lat_deg");
+  j.number(origin.lat_deg, "origin.lat_deg");
+  j.raw("}}");
+}
+
+}  // namespace
+
+Result<std::string> layout_geojson(const layout::Output& city, const Origin& origin) {
+  JsonText j;
+  j.raw("{");
+  j.key("type", true);
+  j.string("FeatureCollection");
+  metadata(j, origin);
+  j.key("features");
+  j.raw("[");
+  // Roads, then blocks, then zones, each in index order; one feature per line.
+  bool first = true;
+  const auto next = [&] {
+    j.raw(first ? "\n" : ",\n");
+    first = false;
+  };
+  for (std::size_t i = 0; i < city.network.edges.size(); ++i) {
+    next();
+    road_feature(j, city.network.edges[i], i);
+  }
+  for (std::size_t i = 0; i < city.blocks.size(); ++i) {
+    next();
+    block_feature(j, city.blocks[i], i);
+  }
+  for (std::size_t i = 0; i < city.zones.size(); ++i) {
+    next();
+    zone_feature(j, city.zones[i], i);
+  }
+  j.raw("\n]}\n");
+  if (j.error()) {
+    return *j.error();
+  }
+  return std::move(j.str());
+}
+
+}  // namespace cityforge::exporter

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The chunked meshes behind city.glb: chunk assignment, orientation, volumes, determinism.
+#include "export/city_meshes.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+
+#include "export/fixture.hpp"
+
+namespace cityforge::exporter::detail {
+namespace {
+
+using exporter::fixture::small_city;
+using exporter::fixture::small_ground;
+
+Vec3 at(const Mesh& m, std::uint32_t i) {
+  return {m.positions[i][0], m.positions[i][1], m.positions[i][2]};
+}
+
+/// Geometric (unnormalised) normal of triangle t.
+Vec3 face_normal(const Mesh& m, std::size_t t) {
+  const Vec3 a = at(m, m.indices[3 * t]);
+  const Vec3 b = at(m, m.indices[3 * t + 1]);
+  const Vec3 c = at(m, m.indices[3 * t + 2]);
+  return cross(b - a, c - a);
+}
+
+std::size_t triangles(const std::vector<ChunkMeshes>& chunks, Part part) {
+  std::size_t n = 0;
+  for (const auto& c : chunks) {
+    n += c.parts[static_cast<std::size_t>(part)].triangle_count();
+  }
+  return n;
+}
+
+std::vector<ChunkMeshes> build(const layout::Output& city, const Config& config = {}) {
+  auto built = build_city_meshes(city, small_ground(), config);
+  EXPECT_TRUE(built.ok()) << built.error().to_string();
+  return built.ok() ? *built : std::vector<ChunkMeshes>{};
+}
+
+TEST(CityMeshes, EveryTriangleLiesInItsChunkAndFacesItsNormal) {
+  const Config config;
+  for (const ChunkMeshes& chunk : build(small_city(), config)) {
+    for (std::size_t p = 0; p < kPartCount; ++p) {
+      const Mesh& m = chunk.parts[p];
+      ASSERT_EQ(m.positions.size(), m.normals.size());
+      for (std::size_t t = 0; t < m.triangle_count(); ++t) {
+        const Vec3 c =
+            (at(m, m.indices[3 * t]) + at(m, m.indices[3 * t + 1]) + at(m, m.indices[3 * t + 2])) *
+            (1.0 / 3.0);
+        EXPECT_EQ(static_cast<std::int32_t>(std::floor(c.x / config.chunk_m)), chunk.cx);
+        EXPECT_EQ(static_cast<std::int32_t>(std::floor(c.y / config.chunk_m)), chunk.cy);
+        // Counter-clockwise seen from outside: the winding agrees with the vertex normals.
+        const Vec3 n = face_normal(m, t);
+        const auto& vn = m.normals[m.indices[3 * t]];
+        EXPECT_GT(dot(n, Vec3{vn[0], vn[1], vn[2]}), 0.0)
+            << part_name(static_cast<Part>(p)) << " triangle " << t;
+        EXPECT_GT(length(n), 0.0);
+      }
+      for (const auto& vn : m.normals) {
+        EXPECT_NEAR(std::sqrt(vn[0] * vn[0] + vn[1] * vn[1] + vn[2] * vn[2]), 1.0, 1e-6);
+      }
+    }
+  }
+}
+
+TEST(CityMeshes, RoadsDrapeOnTheGround) {
+  const auto ground = small_ground();
+  const Config config;
+  std::size_t checked = 0;
+  for (const ChunkMeshes& chunk : build(small_city(), config)) {
+    for (Part p : {Part::road_artery, Part::road_main, Part::road_local}) {
+      const Mesh& m = chunk.parts[static_cast<std::size_t>(p)];
+      for (const auto& v : m.positions) {
+        EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.road_raise_m, 1e-3);
+        ++checked;
+      }
+      // Segments are at most 10 m long along the road: ribbons are densely sampled.
+      for (std::size_t t = 0; t < m.triangle_count(); ++t) {
+        EXPECT_GT(face_normal(m, t).z, 0.0);
+      }
+    }
+  }
+  // 300 m roads split into <= 10 m pieces: >= 31 cross sections each, two vertices per
+  // section, plus duplicates where a ribbon crosses a chunk border.
+  EXPECT_GE(checked, 4U * 2U * 11U);
+}
+
+TEST(CityMeshes, ParkBlocksGetNoVolume) {
+  auto city = small_city();
+  const std::size_t with_park = triangles(build(city), Part::volume);
+  city.blocks[2].zone = layout::ZoneKind::residential;
+  const std::size_t without_park = triangles(build(city), Part::volume);
+  EXPECT_GT(without_park, with_park);
+  // Park or not, the block surface is there.
+  EXPECT_EQ(triangles(build(city), Part::block), triangles(build(small_city()), Part::block));
+}
+
+TEST(CityMeshes, VolumesRiseFromTheLowestGroundToTheTargetHeight) {
+  layout::Output city;
+  city.blocks.push_back(
+      exporter::fixture::make_block(0, {110, 10}, {190, 90}, layout::ZoneKind::commercial, 30.0));
+  const auto ground = small_ground();
+  Config config;
+  config.chunk_m = 1000.0;  // the block is in chunk (0, 0); terrain reaches into (-1, -1)
+  const auto chunks = build(city, config);
+  ASSERT_EQ(chunks.size(), 4U);
+  ASSERT_EQ(chunks[3].cx, 0);
+  ASSERT_EQ(chunks[3].cy, 0);
+  const Mesh& v = chunks[3].parts[static_cast<std::size_t>(Part::volume)];
+  ASSERT_FALSE(v.empty());
+  float lo = 1e9f;
+  float hi = -1e9f;
+  float min_x = 1e9f;
+  float max_x = -1e9f;
+  for (const auto& p : v.positions) {
+    lo = std::min(lo, p[2]);
+    hi = std::max(hi, p[2]);
+    min_x = std::min(min_x, p[0]);
+    max_x = std::max(max_x, p[0]);
+  }
+  // Inset by the 3 m setback.
+  EXPECT_NEAR(min_x, 113.0, 1e-3);
+  EXPECT_NEAR(max_x, 187.0, 1e-3);
+  // Lowest ground under the inset footprint (the slope falls towards low x and y).
+  double ground_lo = 1e9;
+  for (double y = 13.0; y <= 87.0; y += 1.0) {
+    for (double x = 113.0; x <= 187.0; x += 1.0) {
+      ground_lo = std::min(ground_lo, ground.sample({x, y}));
+    }
+  }
+  EXPECT_NEAR(lo, ground_lo, 0.05);
+  EXPECT_NEAR(hi - lo, 30.0, 1e-3);
+  // Four walls (2 triangles, 4 vertices each) and a roof of >= 2 triangles.
+  EXPECT_GE(v.triangle_count(), 10U);
+}
+
+TEST(CityMeshes, IdenticalAtAnyThreadCount) {
+  const auto a = build(small_city());
+  std::vector<ChunkMeshes> b;
+  tbb::task_arena one(1);
+  one.execute([&] { b = build(small_city()); });
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    for (std::size_t p = 0; p < kPartCount; ++p) {
+      EXPECT_EQ(a[c].parts[p].positions, b[c].parts[p].positions);
+      EXPECT_EQ(a[c].parts[p].normals, b[c].parts[p].normals);
+      EXPECT_EQ(a[c].parts[p].indices, b[c].parts[p].indices);
+    }
+  }
+}
+
+TEST(CityMeshes, RejectsBadGround) {
+  terrain::Heightfield flat;
+  flat.nx = 1;
+  flat.ny = 5;
+  flat.heights.resize(5);
+  auto built = build_city_meshes(small_city(), flat, Config{});
+  ASSERT_FALSE(built.ok());
+  EXPECT_EQ(built.error().where, "terrain");
+}
+
+}  // namespace
+}  // namespace cityforge::exporter::detail

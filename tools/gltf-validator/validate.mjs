@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+// Validates one glTF/GLB file with the Khronos glTF validator and prints a one-line summary.
+// Usage: node validate.mjs FILE.glb
+// Exit codes: 0 no errors, 1 the validator reported errors, 2 usage, I/O or validator failure.
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+
+const kMaxShown = 5;
+const kSeverity = ['error', 'warning', 'info', 'hint'];
+
+async function main(argv) {
+  if (argv.length !== 1) {
+    console.error('usage: node validate.mjs FILE.glb');
+    return 2;
+  }
+  const file = argv[0];
+  let bytes;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    console.error(`${file}: cannot read: ${err.message}`);
+    return 2;
+  }
+  let validator;
+  try {
+    // The package's CommonJS entry is the one documented for Node.
+    validator = createRequire(import.meta.url)('gltf-validator');
+  } catch (err) {
+    console.error(`cannot load gltf-validator (run npm ci in this folder): ${err.message}`);
+    return 2;
+  }
+  let report;
+  try {
+    report = await validator.validateBytes(new Uint8Array(bytes), { uri: file, maxIssues: 100 });
+  } catch (err) {
+    console.error(`${file}: validator failed: ${err}`);
+    return 2;
+  }
+  const issues = report.issues;
+  const shown = issues.messages
+    .slice(0, kMaxShown)
+    .map((m) => `[${kSeverity[m.severity] ?? m.severity}] ${m.code} ${m.pointer ?? ''}: ${m.message}`);
+  console.log(
+    `${file}: ${issues.numErrors} errors, ${issues.numWarnings} warnings, ${issues.numInfos} infos, ` +
+      `${issues.numHints} hints (validator ${report.validatorVersion})` +
+      (shown.length ? `; ${shown.join('; ')}` : ''));
+  return issues.numErrors > 0 ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));
