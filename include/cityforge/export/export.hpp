@@ -7,19 +7,15 @@
 
 #include "cityforge/core/result.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
 /// is `exporter`.
 namespace cityforge::exporter {
 
-/// Export settings.
-struct Config {
-  double chunk_m = 100.0;          ///< Side of the square spatial chunks of city.glb. [> 0]
-  double volume_setback_m = 3.0;   ///< Block volumes are inset from the block edge. [>= 0]
-  double block_raise_m = 0.15;     ///< Block surfaces sit this far above the ground (curb).
-  double road_raise_m = 0.05;      ///< Road ribbons sit this far above the ground.
-};
+/// Export settings: the `export` object of the city JSON (chunk size, setbacks, raises).
+using Config = pipeline::ExportSettings;
 
 /// Where the local frame sits on Earth; (0,0) with `georeferenced = false` for invented cities.
 struct Origin {

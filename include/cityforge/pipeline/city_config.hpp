@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+namespace cityforge::pipeline {
+
+/// How the exporters cut and dress the output (the `export` object of the city JSON).
+struct ExportSettings {
+  double chunk_m = 100.0;         ///< Side of the square spatial chunks of city.glb. [10..5000]
+  double volume_setback_m = 3.0;  ///< Block volumes are inset from the block edge. [0..50]
+  double block_raise_m = 0.15;    ///< Block surfaces sit this far above the ground (curb).
+  double road_raise_m = 0.05;     ///< Road ribbons sit this far above the ground.
+};
+
+/// Everything one city JSON file says: the inputs of the City Layout tool and the rules of
+/// every stage. Missing keys take the defaults documented on each struct.
+struct CityConfig {
+  std::string name = "city";
+  Seed seed = 1;
+  layout::Inputs inputs;
+  terrain::Config terrain;
+  layout::Config layout;
+  ExportSettings exports;
+};
+
+/// Parses a city JSON document. `source` names it in errors (a file path, or "<built-in>").
+/// Rejects malformed JSON (with line and column), unknown keys, wrong types, non-finite or
+/// absurd numbers, and then runs layout::validate. Error `where` is "<source>: <JSON pointer>".
+Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
+
+/// The canonical JSON of one config slice ("terrain", "layout", "inputs", "export"), used as
+/// the cache key of the stages that read it and written into stats.json.
+std::string config_slice(const CityConfig& config, std::string_view slice);
+
+}  // namespace cityforge::pipeline

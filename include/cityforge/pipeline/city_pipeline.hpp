@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/pipeline/city_config.hpp"
+#include "cityforge/pipeline/stage_graph.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+namespace cityforge::pipeline {
+
+/// The outputs of every stage of one run (shared with the cache, never modified).
+struct CityResult {
+  std::shared_ptr<const terrain::Heightfield> terrain;
+  std::shared_ptr<const layout::Output> layout;
+  std::vector<StageStats> stages;  ///< In stage order.
+};
+
+/// The city graph of DESIGN.md (terrain -> layout -> ...), with an in-memory cache: calling
+/// run() again after changing one config key re-runs only the stages downstream of it.
+class CityPipeline {
+ public:
+  /// Runs all stages for `config`. Deterministic: same config gives identical outputs at any
+  /// thread count (thread count is set by the caller through oneTBB's global_control).
+  Result<CityResult> run(const CityConfig& config, Observer* observer = nullptr);
+  /// How many times a stage actually ran (not served from the cache).
+  std::size_t executions(const std::string& stage) const { return m_cache.executions(stage); }
+  /// Stage names in order.
+  static std::vector<std::string> stage_names();
+
+ private:
+  StageCache m_cache;
+};
+
+}  // namespace cityforge::pipeline

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs what cityforge needs from Debian 12 packages, and only what is missing (idempotent).
+# Works as root or through sudo. The glTF validator used by the tests comes from the npm
+# registry, pinned by tools/gltf-validator/package-lock.json.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ pkg-config      # build
+  nlohmann-json3-dev                    # JSON configs, GeoJSON, stats, glTF JSON
+  libcli11-dev                          # command line
+  libtbb-dev                            # oneTBB: parallel stages and loops
+  libgeos-dev                           # GEOS: polygon booleans, buffers, triangulation, validity
+  libtinygltf-dev libstb-dev            # tinygltf: glTF 2.0 writer / reader (stb is its dependency)
+  libgtest-dev libgmock-dev             # tests
+  libbenchmark-dev                      # benchmarks
+)
+# Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all Debian packages present"
+  exit 0
+fi
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo_cmd=(sudo)
+  else
+    echo "install-deps: need root or sudo to install: ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: Apache-2.0
+// Strict reader of the city JSON: every key is known, every number finite and in range, and
+// every error names the source, the JSON pointer of the offending value and what was expected.
+#include "cityforge/pipeline/city_config.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <set>
+
+namespace cityforge::pipeline {
+namespace {
+
+using nlohmann::json;
+
+std::string fmt(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string describe(const json& j) {
+  std::string s = j.dump();
+  if (s.size() > 60) s = s.substr(0, 57) + "...";
+  return std::string(j.type_name()) + " " + s;
+}
+
+// Walks the document; the first problem found is kept in `error` and later reads are no-ops.
+class Reader {
+ public:
+  explicit Reader(std::string source) : m_source(std::move(source)) {}
+
+  bool failed() const { return m_error.has_value(); }
+  Error error() const { return *m_error; }
+
+  void fail(const std::string& path, const std::string& message) {
+    if (!m_error) m_error = Error::invalid_input(m_source + ": " + (path.empty() ? "/" : path), message);
+  }
+
+  // Rejects keys not in `allowed`, naming the closest allowed ones.
+  bool object(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
+    if (failed()) return false;
+    if (!j.is_object()) {
+      fail(path, "expected an object, got " + describe(j));
+      return false;
+    }
+    for (const auto& item : j.items()) {
+      const bool known = std::any_of(allowed.begin(), allowed.end(),
+                                     [&](const char* k) { return item.key() == k; });
+      if (!known) {
+        std::string list;
+        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        fail(path + "/" + item.key(), "unknown key '" + item.key() + "'; expected one of: " + list);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void number(const json& obj, const char* key, const std::string& path, double& out,
+              double lo, double hi) {
+    if (failed() || !obj.contains(key)) return;
+    const json& j = obj[key];
+    const std::string p = path + "/" + key;
+    if (!j.is_number()) {
+      fail(p, "expected a number, got " + describe(j));
+      return;
+    }
+    const double v = j.get<double>();
+    if (!std::isfinite(v) || v < lo || v > hi) {
+      fail(p, "expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + fmt(v));
+      return;
+    }
+    out = v;
+  }
+
+  void integer(const json& obj, const char* key, const std::string& path, int& out, int lo,
+               int hi) {
+    if (failed() || !obj.contains(key)) return;
+    const json& j = obj[key];
+    if (!j.is_number_integer()) {
+      fail(path + "/" + key, "expected an integer, got " + describe(j));
+      return;
+    }
+    const auto v = j.get<std::int64_t>();
+    if (v < lo || v > hi) {
+      fail(path + "/" + key, "expected an integer in [" + std::to_string(lo) + ", " +
+                                 std::to_string(hi) + "], got " + std::to_string(v));
+      return;
+    }
+    out = static_cast<int>(v);
+  }
+
+  void string(const json& obj, const char* key, const std::string& path, std::string& out) {
+    if (failed() || !obj.contains(key)) return;
+    if (!obj[key].is_string()) {
+      fail(path + "/" + key, "expected a string, got " + describe(obj[key]));
+      return;
+    }
+    out = obj[key].get<std::string>();
+  }
+
+  // [[x, y], ...] in metres. Non-finite or absurd values are caught here and by validate.
+  std::vector<Vec2> points(const json& j, const std::string& path) {
+    std::vector<Vec2> out;
+    if (failed()) return out;
+    if (!j.is_array()) {
+      fail(path, "expected an array of [x, y] points, got " + describe(j));
+      return out;
+    }
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const json& p = j[i];
+      const std::string pp = path + "/" + std::to_string(i);
+      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
+        fail(pp, "expected a point [x, y] of two numbers, got " + describe(p));
+        return out;
+      }
+      const Vec2 v{p[0].get<double>(), p[1].get<double>()};
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 || std::fabs(v.y) > 1e7) {
+        fail(pp, "coordinate (" + fmt(v.x) + ", " + fmt(v.y) +
+                     ") is not finite or beyond +-1e7 m; coordinates are metres in a local frame");
+        return out;
+      }
+      out.push_back(v);
+    }
+    return out;
+  }
+
+ private:
+  std::string m_source;
+  std::optional<Error> m_error;
+};
+
+void read_class(Reader& r, const json& j, const std::string& path, layout::RoadClassSpec& c) {
+  if (!r.object(j, path, {"width_m", "lanes_per_direction", "sidewalk_width_m", "speed_limit_kmh",
+                          "corner_radius_m"})) {
+    return;
+  }
+  r.number(j, "width_m", path, c.width_m, 0.5, 200);
+  r.integer(j, "lanes_per_direction", path, c.lanes_per_direction, 1, 6);
+  r.number(j, "sidewalk_width_m", path, c.sidewalk_width_m, 0, 50);
+  r.number(j, "speed_limit_kmh", path, c.speed_limit_kmh, 1, 300);
+  r.number(j, "corner_radius_m", path, c.corner_radius_m, 0, 100);
+}
+
+void read_layout(Reader& r, const json& j, layout::Config& c) {
+  const std::string path = "/layout";
+  if (!r.object(j, path, {"classes", "block_short_m", "block_long_m", "block_size_tolerance",
+                          "main_road_every", "corridor_m", "cost_cell_m", "slope_weight",
+                          "curve_weight", "merge_distance_m", "min_dangling_m",
+                          "min_block_area_m2", "zoning_cell_m", "default_height_m",
+                          "default_density"})) {
+    return;
+  }
+  if (j.contains("classes")) {
+    const json& cl = j["classes"];
+    if (r.object(cl, path + "/classes", {"artery", "main", "local"})) {
+      for (std::size_t i = 0; i < layout::kRoadClassCount; ++i) {
+        const char* name = layout::to_string(static_cast<layout::RoadClass>(i));
+        if (cl.contains(name)) read_class(r, cl[name], path + "/classes/" + name, c.classes[i]);
+      }
+    }
+  }
+  r.number(j, "block_short_m", path, c.block_short_m, 10.01, 2000);
+  r.number(j, "block_long_m", path, c.block_long_m, 10.01, 5000);
+  r.number(j, "block_size_tolerance", path, c.block_size_tolerance, 0, 0.9);
+  r.integer(j, "main_road_every", path, c.main_road_every, 1, 100);
+  r.number(j, "corridor_m", path, c.corridor_m, 1, 5000);
+  r.number(j, "cost_cell_m", path, c.cost_cell_m, 2, 200);
+  r.number(j, "slope_weight", path, c.slope_weight, 0, 1e6);
+  r.number(j, "curve_weight", path, c.curve_weight, 0, 1e6);
+  r.number(j, "merge_distance_m", path, c.merge_distance_m, 0, 100);
+  r.number(j, "min_dangling_m", path, c.min_dangling_m, 0, 1000);
+  r.number(j, "min_block_area_m2", path, c.min_block_area_m2, 1, 1e8);
+  r.number(j, "zoning_cell_m", path, c.zoning_cell_m, 1, 1000);
+  r.number(j, "default_height_m", path, c.default_height_m, 0, 1000);
+  r.number(j, "default_density", path, c.default_density, 0, 1);
+}
+
+void read_terrain(Reader& r, const json& j, terrain::Config& c) {
+  const std::string path = "/terrain";
+  if (!r.object(j, path, {"amplitude_m", "scale_m", "octaves", "persistence", "cell_m", "margin_m"})) {
+    return;
+  }
+  r.number(j, "amplitude_m", path, c.amplitude_m, 0, 2000);
+  r.number(j, "scale_m", path, c.scale_m, 1, 1e6);
+  r.integer(j, "octaves", path, c.octaves, 1, 12);
+  r.number(j, "persistence", path, c.persistence, 0.01, 0.99);
+  r.number(j, "cell_m", path, c.cell_m, 1, 1000);
+  r.number(j, "margin_m", path, c.margin_m, 0, 10000);
+}
+
+void read_export(Reader& r, const json& j, ExportSettings& c) {
+  const std::string path = "/export";
+  if (!r.object(j, path, {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m"})) return;
+  r.number(j, "chunk_m", path, c.chunk_m, 10, 5000);
+  r.number(j, "volume_setback_m", path, c.volume_setback_m, 0, 50);
+  r.number(j, "block_raise_m", path, c.block_raise_m, 0, 5);
+  r.number(j, "road_raise_m", path, c.road_raise_m, 0, 5);
+}
+
+void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
+  if (!j.is_array()) {
+    r.fail("/zones", "expected an array of zones, got " + describe(j));
+    return;
+  }
+  for (std::size_t i = 0; i < j.size() && !r.failed(); ++i) {
+    const std::string path = "/zones/" + std::to_string(i);
+    const json& z = j[i];
+    if (!r.object(z, path, {"name", "kind", "polygon", "height_m", "density"})) return;
+    layout::Zone zone;
+    r.string(z, "name", path, zone.name);
+    std::string kind;
+    if (!z.contains("kind")) {
+      r.fail(path, "missing key 'kind' (downtown, commercial, residential, industrial or park)");
+      return;
+    }
+    r.string(z, "kind", path, kind);
+    bool found = false;
+    for (std::size_t k = 0; k < layout::kZoneKindCount; ++k) {
+      if (kind == layout::to_string(static_cast<layout::ZoneKind>(k))) {
+        zone.kind = static_cast<layout::ZoneKind>(k);
+        found = true;
+      }
+    }
+    if (!found && !r.failed()) {
+      r.fail(path + "/kind", "unknown zone kind '" + kind +
+                                 "'; expected downtown, commercial, residential, industrial or park");
+      return;
+    }
+    if (!z.contains("polygon")) {
+      r.fail(path, "missing key 'polygon'");
+      return;
+    }
+    zone.area.outer = r.points(z["polygon"], path + "/polygon");
+    if (z.contains("height_m")) {
+      const json& h = z["height_m"];
+      if (!h.is_array() || h.size() != 2 || !h[0].is_number() || !h[1].is_number()) {
+        r.fail(path + "/height_m", "expected [min, max] in metres, got " + describe(h));
+        return;
+      }
+      zone.min_height_m = h[0].get<double>();
+      zone.max_height_m = h[1].get<double>();
+    }
+    r.number(z, "density", path, zone.density, 0, 1);
+    zones.push_back(std::move(zone));
+  }
+}
+
+// nlohmann reports a byte offset; users want line and column.
+std::string line_col(std::string_view text, std::size_t byte) {
+  std::size_t line = 1;
+  std::size_t col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+json to_json(const layout::RoadClassSpec& c) {
+  return {{"width_m", c.width_m}, {"lanes_per_direction", c.lanes_per_direction},
+          {"sidewalk_width_m", c.sidewalk_width_m}, {"speed_limit_kmh", c.speed_limit_kmh},
+          {"corner_radius_m", c.corner_radius_m}};
+}
+
+json points_json(const std::vector<Vec2>& pts) {
+  json a = json::array();
+  for (Vec2 p : pts) a.push_back({p.x, p.y});
+  return a;
+}
+
+}  // namespace
+
+Result<CityConfig> parse_city_config(std::string_view text, const std::string& source) {
+  // 1. Syntax.
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    std::string what = e.what();
+    const auto pos = what.find("syntax error");
+    return Error::invalid_input(source + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0),
+                                "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+  }
+  // 2. Structure, types and ranges.
+  Reader r(source);
+  CityConfig c;
+  if (!r.object(doc, "", {"name", "description", "seed", "boundary", "arteries", "zones", "water",
+                          "terrain", "layout", "export"})) {
+    return r.error();
+  }
+  r.string(doc, "name", "", c.name);
+  if (doc.contains("seed")) {
+    if (!doc["seed"].is_number_unsigned()) {
+      r.fail("/seed", "expected a non-negative integer, got " + describe(doc["seed"]));
+    } else {
+      c.seed = doc["seed"].get<std::uint64_t>();
+    }
+  }
+  if (!doc.contains("boundary")) {
+    r.fail("/boundary", "missing key 'boundary': the city needs a boundary polygon [[x, y], ...]");
+  } else {
+    c.inputs.boundary.outer = r.points(doc["boundary"], "/boundary");
+  }
+  if (doc.contains("arteries")) {
+    const json& a = doc["arteries"];
+    if (!a.is_array()) r.fail("/arteries", "expected an array of arteries, got " + describe(a));
+    for (std::size_t i = 0; !r.failed() && i < a.size(); ++i) {
+      const std::string path = "/arteries/" + std::to_string(i);
+      if (!r.object(a[i], path, {"name", "points"})) break;
+      layout::ArteryCurve curve;
+      r.string(a[i], "name", path, curve.name);
+      if (!a[i].contains("points")) r.fail(path, "missing key 'points'");
+      else curve.points = r.points(a[i]["points"], path + "/points");
+      c.inputs.arteries.push_back(std::move(curve));
+    }
+  }
+  if (!r.failed()) {
+    if (!doc.contains("zones")) {
+      r.fail("/zones", "missing key 'zones': at least one zoning region is expected");
+    } else {
+      read_zones(r, doc["zones"], c.inputs.zones);
+    }
+  }
+  if (!r.failed() && doc.contains("water")) {
+    const json& w = doc["water"];
+    if (!w.is_array()) r.fail("/water", "expected an array of polygons, got " + describe(w));
+    for (std::size_t i = 0; !r.failed() && i < w.size(); ++i) {
+      c.inputs.water.push_back(Polygon{r.points(w[i], "/water/" + std::to_string(i)), {}});
+    }
+  }
+  if (!r.failed() && doc.contains("terrain")) read_terrain(r, doc["terrain"], c.terrain);
+  if (!r.failed() && doc.contains("layout")) read_layout(r, doc["layout"], c.layout);
+  if (!r.failed() && doc.contains("export")) read_export(r, doc["export"], c.exports);
+  if (r.failed()) return r.error();
+  // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
+  //    its element names turned into JSON pointers of this file.
+  if (Status s = layout::validate(c.inputs, c.layout); !s) {
+    std::string where = s.error().where;
+    for (char& ch : where) {
+      if (ch == '.' || ch == '[') ch = '/';
+    }
+    std::erase(where, ']');
+    return Error::invalid_input(source + ": /" + where, s.error().message);
+  }
+  return c;
+}
+
+std::string config_slice(const CityConfig& c, std::string_view slice) {
+  json j;
+  if (slice == "terrain") {
+    const terrain::Config& t = c.terrain;
+    j = {{"amplitude_m", t.amplitude_m}, {"scale_m", t.scale_m}, {"octaves", t.octaves},
+         {"persistence", t.persistence}, {"cell_m", t.cell_m}, {"margin_m", t.margin_m}};
+  } else if (slice == "boundary_box") {
+    const Aabb2 b = ring_bounds(c.inputs.boundary.outer);
+    j = {b.min.x, b.min.y, b.max.x, b.max.y};
+  } else if (slice == "layout") {
+    const layout::Config& l = c.layout;
+    json classes;
+    for (std::size_t i = 0; i < layout::kRoadClassCount; ++i) {
+      classes[layout::to_string(static_cast<layout::RoadClass>(i))] = to_json(l.classes[i]);
+    }
+    j = {{"classes", classes}, {"block_short_m", l.block_short_m}, {"block_long_m", l.block_long_m},
+         {"block_size_tolerance", l.block_size_tolerance}, {"main_road_every", l.main_road_every},
+         {"corridor_m", l.corridor_m}, {"cost_cell_m", l.cost_cell_m},
+         {"slope_weight", l.slope_weight}, {"curve_weight", l.curve_weight},
+         {"merge_distance_m", l.merge_distance_m}, {"min_dangling_m", l.min_dangling_m},
+         {"min_block_area_m2", l.min_block_area_m2}, {"zoning_cell_m", l.zoning_cell_m},
+         {"default_height_m", l.default_height_m}, {"default_density", l.default_density}};
+  } else if (slice == "inputs") {
+    j["boundary"] = points_json(c.inputs.boundary.outer);
+    j["arteries"] = json::array();
+    for (const auto& a : c.inputs.arteries) j["arteries"].push_back({{"name", a.name}, {"points", points_json(a.points)}});
+    j["zones"] = json::array();
+    for (const auto& z : c.inputs.zones) {
+      j["zones"].push_back({{"name", z.name}, {"kind", layout::to_string(z.kind)},
+                            {"polygon", points_json(z.area.outer)},
+                            {"height_m", {z.min_height_m, z.max_height_m}}, {"density", z.density}});
+    }
+    j["water"] = json::array();
+    for (const auto& w : c.inputs.water) j["water"].push_back(points_json(w.outer));
+  } else if (slice == "export") {
+    const ExportSettings& e = c.exports;
+    j = {{"chunk_m", e.chunk_m}, {"volume_setback_m", e.volume_setback_m},
+         {"block_raise_m", e.block_raise_m}, {"road_raise_m", e.road_raise_m}};
+  }
+  return j.dump();
+}
+
+}  // namespace cityforge::pipeline

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: Apache-2.0
+// End-to-end tests of the `cityforge` executable: bad inputs, determinism, outputs.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string output;  // stdout + stderr
+};
+
+CliRun run_cli(const std::string& args) {
+  const std::string cmd = std::string(CITYFORGE_EXE) + " " + args + " 2>&1";
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("cityforge_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+const char* kValid = R"({
+  "boundary": [[0, 0], [900, 0], [900, 800], [0, 800]],
+  "arteries": [{"points": [[10, 400], [890, 420]]}],
+  "zones": [{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}],
+  "layout": {"classes": {"main": {"width_m": 14}}}
+})";
+
+struct BadCase {
+  const char* name;
+  const char* from;  // replaced in kValid (empty: the whole text is `to`)
+  const char* to;
+  const char* must_say;  // the offending value or place, in the message
+};
+
+class BadInput : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadInput, ClearMessageNonZeroExitNoOutput) {
+  const BadCase& c = GetParam();
+  const fs::path dir = temp_dir(c.name);
+  std::string text = kValid;
+  if (std::string(c.from).empty()) {
+    text = c.to;
+  } else {
+    const auto at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, std::string(c.from).size(), c.to);
+  }
+  const fs::path cfg = dir / "bad-city.json";
+  std::ofstream(cfg) << text;
+  const fs::path out = dir / "out";
+  const CliRun r = run_cli("generate " + cfg.string() + " -o " + out.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("bad-city.json"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(c.must_say), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out)) << "partial output written";
+  fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, BadInput,
+    ::testing::Values(
+        BadCase{"malformed", "\"zones\":", "\"zones\" ", "malformed JSON"},
+        BadCase{"unknown_key", "\"layout\"", "\"lay_out\"", "lay_out"},
+        BadCase{"missing_boundary", "\"boundary\": [[0, 0], [900, 0], [900, 800], [0, 800]],", "", "/boundary"},
+        BadCase{"self_intersecting", "[[0, 0], [900, 0], [900, 800], [0, 800]],\n  \"arteries\"",
+                "[[0, 0], [900, 800], [900, 0], [0, 800]],\n  \"arteries\"", "self-intersecting"},
+        BadCase{"artery_outside", "[890, 420]", "[2890, 420]", "2890"},
+        BadCase{"nan", "[890, 420]", "[NaN, 420]", "malformed JSON"},
+        BadCase{"huge", "[890, 420]", "[1e12, 420]", "1e+12"},
+        BadCase{"negative_width", "\"width_m\": 14", "\"width_m\": -14", "-14"},
+        BadCase{"empty_zoning", R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])", "[]",
+                "zoning is empty"}),
+    [](const ::testing::TestParamInfo<BadCase>& p) { return std::string(p.param.name); });
+
+TEST(Cli, MissingConfigFileIsNamed) {
+  const fs::path dir = temp_dir("missing");
+  const CliRun r = run_cli("generate " + (dir / "nope.json").string() + " -o " + (dir / "out").string());
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("nope.json"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  fs::remove_all(dir);
+}
+
+TEST(Cli, HelpExplainsEveryOption) {
+  const CliRun top = run_cli("--help");
+  EXPECT_EQ(top.exit_code, 0);
+  EXPECT_NE(top.output.find("generate"), std::string::npos);
+  const CliRun gen = run_cli("generate --help");
+  EXPECT_EQ(gen.exit_code, 0);
+  for (const char* opt : {"--out", "--seed", "--threads", "config"}) {
+    EXPECT_NE(gen.output.find(opt), std::string::npos) << opt;
+  }
+}
+
+// The default city, generated once for the tests below.
+class DefaultCity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = temp_dir("default");
+    s_run1 = run_cli("generate -o " + (s_dir / "t1").string() + " --threads 1");
+    s_run2 = run_cli("generate -o " + (s_dir / "t2").string() + " --threads 2");
+  }
+  static void TearDownTestSuite() { fs::remove_all(s_dir); }
+  static fs::path s_dir;
+  static CliRun s_run1;
+  static CliRun s_run2;
+};
+fs::path DefaultCity::s_dir;
+CliRun DefaultCity::s_run1;
+CliRun DefaultCity::s_run2;
+
+TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "stats.json"}) {
+    EXPECT_TRUE(fs::exists(s_dir / "t1" / f)) << f;
+  }
+  EXPECT_NE(s_run1.output.find("km of roads"), std::string::npos);
+  EXPECT_NE(s_run1.output.find("blocks"), std::string::npos);
+  for (const auto& e : fs::directory_iterator(s_dir / "t1")) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temp file left";
+  }
+  const auto stats = nlohmann::json::parse(slurp(s_dir / "t1" / "stats.json"));
+  EXPECT_GT(stats["road_km"]["artery"].get<double>(), 3.0);
+  EXPECT_GT(stats["road_km"]["main"].get<double>(), 3.0);
+  EXPECT_GT(stats["road_km"]["local"].get<double>(), 10.0);
+  EXPECT_GT(stats["counts"]["blocks"].get<int>(), 100);
+  ASSERT_TRUE(stats["stages"].is_array());
+  EXPECT_EQ(stats["stages"][1]["name"], "layout");
+  EXPECT_GT(stats["stages"][1]["peak_rss_mib"].get<double>(), 0.0);
+}
+
+TEST_F(DefaultCity, ByteIdenticalWithOneAndTwoThreads) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  ASSERT_EQ(s_run2.exit_code, 0) << s_run2.output;
+  for (const char* f : {"city.glb", "layout.geojson", "map.svg"}) {
+    const std::string a = slurp(s_dir / "t1" / f);
+    EXPECT_FALSE(a.empty()) << f;
+    EXPECT_TRUE(a == slurp(s_dir / "t2" / f)) << f << " differs between 1 and 2 threads";
+  }
+}
+
+TEST_F(DefaultCity, AnotherSeedGivesAnotherLayout) {
+  const CliRun r = run_cli("generate -o " + (s_dir / "seed2").string() + " --seed 2 -q");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(slurp(s_dir / "t1" / "layout.geojson") == slurp(s_dir / "seed2" / "layout.geojson"));
+}
+
+TEST_F(DefaultCity, GlbPassesTheKhronosValidator) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  const fs::path tool = fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "gltf-validator";
+  if (!fs::exists(tool / "node_modules" / "gltf-validator")) {
+    GTEST_SKIP() << "gltf-validator not installed: run `make validator` (make test does)";
+  }
+  const CliRun r = [&] {
+    CliRun out;
+    const std::string cmd = "node " + (tool / "validate.mjs").string() + " " +
+                            (s_dir / "t1" / "city.glb").string() + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    std::array<char, 4096> buf{};
+    while (std::fgets(buf.data(), buf.size(), p)) out.output += buf.data();
+    const int status = pclose(p);
+    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return out;
+  }();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::printf("%s", r.output.c_str());
+}
+
+}  // namespace

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cityforge/layout/layout.hpp"
+
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+
+#include <cmath>
+#include <numeric>
+#include <set>
+
+#include "layout_checks.hpp"
+
+namespace cityforge::layout {
+namespace {
+
+Inputs small_city() {
+  Inputs in;
+  in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
+  in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
+  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1080}}});
+  Zone res;
+  res.kind = ZoneKind::residential;
+  res.area.outer = in.boundary.outer;
+  res.min_height_m = 8;
+  res.max_height_m = 15;
+  Zone down;
+  down.kind = ZoneKind::downtown;
+  down.area.outer = {{400, 350}, {800, 350}, {800, 750}, {400, 750}};
+  down.min_height_m = 40;
+  down.max_height_m = 150;
+  down.density = 0.9;
+  in.zones = {res, down};
+  return in;
+}
+
+terrain::Heightfield flat_ground(const Inputs& in) {
+  return *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
+}
+
+TEST(LayoutRun, NetworkIsPlanarAndConnectedWithAllClasses) {
+  const Inputs in = small_city();
+  const Output out = *run(in, flat_ground(in), Config{}, 3);
+  EXPECT_EQ(test::first_crossing(out.network), "");
+  EXPECT_TRUE(test::is_connected(out.network));
+  std::set<RoadClass> classes;
+  for (const RoadEdge& e : out.network.edges) classes.insert(e.road_class);
+  EXPECT_EQ(classes.size(), 3U);
+  EXPECT_GT(out.blocks.size(), 10U);
+}
+
+TEST(LayoutRun, BlocksAreSimplePolygonsInsideTheBoundary) {
+  const Inputs in = small_city();
+  const Output out = *run(in, flat_ground(in), Config{}, 3);
+  ASSERT_FALSE(out.blocks.empty());
+  for (const Block& b : out.blocks) {
+    SCOPED_TRACE("block " + std::to_string(b.id));
+    EXPECT_TRUE(b.area.holes.empty());
+    EXPECT_TRUE(ring_self_intersections(b.area.outer).empty());
+    EXPECT_GT(polygon_area(b.area), Config{}.min_block_area_m2 - 1e-6);
+    double outside = 0;
+    for (const Polygon& p : polygon_difference(b.area, {in.boundary})) outside += polygon_area(p);
+    EXPECT_LT(outside, 0.5);
+  }
+}
+
+TEST(LayoutRun, BlocksKeepClearOfRoadsAndSidewalks) {
+  const Inputs in = small_city();
+  const Output out = *run(in, flat_ground(in), Config{}, 5);
+  for (const Block& b : out.blocks) {
+    for (Vec2 p : b.area.outer) {
+      for (const RoadEdge& e : out.network.edges) {
+        // 5 cm tolerance for buffer discretisation.
+        ASSERT_GE(polyline_distance(e.points, p), e.width_m / 2 + e.sidewalk_width_m - 0.05)
+            << "block " << b.id << " reaches into road " << e.id;
+      }
+    }
+  }
+}
+
+TEST(LayoutRun, ArteriesFollowTheirCurvesWithinTheCorridor) {
+  const Inputs in = small_city();
+  terrain::Config hills;
+  hills.amplitude_m = 30;
+  hills.scale_m = 400;
+  const terrain::Heightfield ground = *terrain::run(ring_bounds(in.boundary.outer), hills, 4);
+  Config cfg;
+  cfg.corridor_m = 60;
+  const Output out = *run(in, ground, cfg, 4);
+  ASSERT_EQ(out.routed_arteries.size(), 2U);
+  for (std::size_t a = 0; a < 2; ++a) {
+    for (Vec2 p : out.routed_arteries[a]) {
+      EXPECT_LE(polyline_distance(in.arteries[a].points, p), cfg.corridor_m + cfg.cost_cell_m);
+    }
+    EXPECT_EQ(out.routed_arteries[a].front(), in.arteries[a].points.front());
+    EXPECT_EQ(out.routed_arteries[a].back(), in.arteries[a].points.back());
+  }
+}
+
+TEST(LayoutRun, LeastCostRoutingAvoidsASteepHill) {
+  Inputs in;
+  in.boundary.outer = {{0, 0}, {2000, 0}, {2000, 1000}, {0, 1000}};
+  in.arteries.push_back({"straight", {{20, 500}, {1980, 500}}});
+  Zone z;
+  z.area.outer = in.boundary.outer;
+  in.zones = {z};
+  // A 120 m Gaussian hill (radius ~150 m) right on the straight line.
+  terrain::Heightfield hill = flat_ground(in);
+  const Vec2 top{1000, 500};
+  for (std::uint32_t j = 0; j < hill.ny; ++j) {
+    for (std::uint32_t i = 0; i < hill.nx; ++i) {
+      const Vec2 p = hill.origin + Vec2{i * hill.cell_m, j * hill.cell_m};
+      const double d2 = std::pow(distance(p, top), 2);
+      hill.heights[std::size_t{j} * hill.nx + i] = static_cast<float>(120.0 * std::exp(-d2 / (2 * 150.0 * 150.0)));
+    }
+  }
+  Config cfg;
+  cfg.corridor_m = 400;
+  const Output flat = *run(in, flat_ground(in), cfg, 1);
+  const Output hilly = *run(in, hill, cfg, 1);
+  double flat_dev = 0;
+  for (Vec2 p : flat.routed_arteries[0]) flat_dev = std::max(flat_dev, std::fabs(p.y - 500));
+  double max_h = 0;
+  for (Vec2 p : polyline_resample(hilly.routed_arteries[0], 5)) max_h = std::max(max_h, hill.sample(p));
+  EXPECT_LT(flat_dev, 15.0) << "on flat ground the artery stays on its curve";
+  EXPECT_LT(max_h, 40.0) << "the artery climbs the hill instead of going round it";
+}
+
+TEST(LayoutValidate, RejectsBadGeometry) {
+  Inputs in = small_city();
+  in.boundary.outer = {{0, 0}, {100, 0}, {200, 0}};
+  EXPECT_NE(validate(in, Config{}).error().message.find("zero area"), std::string::npos);
+  in = small_city();
+  in.boundary.outer = {{0, 0}, {1000, 1000}, {1000, 0}, {0, 1000}};
+  const Status bow = validate(in, Config{});
+  ASSERT_FALSE(bow.ok());
+  EXPECT_NE(bow.error().message.find("self-intersecting"), std::string::npos);
+  in = small_city();
+  in.arteries[1].points.push_back({5000, 5000});
+  const Status outside = validate(in, Config{});
+  ASSERT_FALSE(outside.ok());
+  EXPECT_EQ(outside.error().where, "arteries[1].points[3]");
+  in = small_city();
+  in.boundary.outer.clear();
+  EXPECT_EQ(validate(in, Config{}).error().where, "boundary");
+  in = small_city();
+  in.zones.clear();
+  EXPECT_EQ(validate(in, Config{}).error().where, "zones");
+  Config neg;
+  neg.classes[1].width_m = -3;
+  EXPECT_EQ(validate(small_city(), neg).error().where, "layout.classes.main.width_m");
+}
+
+TEST(LayoutRun, CollinearBoundaryPointsAndWaterHoles) {
+  Inputs in = small_city();
+  // Collinear points along the south edge are legal and change nothing essential.
+  in.boundary.outer = {{0, 0}, {400, 0}, {800, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
+  in.water.push_back(Polygon{{{150, 150}, {350, 150}, {350, 320}, {150, 320}}, {}});
+  const Output out = *run(in, flat_ground(in), Config{}, 9);
+  EXPECT_EQ(test::first_crossing(out.network), "");
+  for (const Block& b : out.blocks) {
+    for (const Polygon& p : polygon_intersection(b.area, in.water[0])) {
+      EXPECT_LT(polygon_area(p), 1.0) << "block " << b.id << " covers water";
+    }
+  }
+  for (const RoadEdge& e : out.network.edges) {
+    if (e.road_class == RoadClass::artery) continue;
+    for (Vec2 p : polyline_resample(e.points, 5)) {
+      EXPECT_FALSE(polygon_contains(Polygon{{{165, 165}, {335, 165}, {335, 305}, {165, 305}}, {}}, p))
+          << "road " << e.id << " runs on water";
+    }
+  }
+}
+
+TEST(LayoutRun, SameSeedSameLayoutAtAnyThreadCountOtherSeedDiffers) {
+  const Inputs in = small_city();
+  terrain::Config hills;
+  hills.amplitude_m = 20;
+  auto layout_hash = [&](int threads, Seed seed) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+    const terrain::Heightfield g = *terrain::run(ring_bounds(in.boundary.outer), hills, seed);
+    return test::hash_output(*run(in, g, Config{}, seed));
+  };
+  EXPECT_EQ(layout_hash(1, 11), layout_hash(2, 11));
+  EXPECT_NE(layout_hash(2, 11), layout_hash(2, 12));
+}
+
+TEST(LayoutRun, ZoningShapesTheSkyline) {
+  const Inputs in = small_city();
+  const Output out = *run(in, flat_ground(in), Config{}, 2);
+  const double core = out.height_field.sample({600, 550});
+  const double edge = out.height_field.sample({100, 900});
+  EXPECT_GT(core, 80.0);
+  EXPECT_LT(edge, 20.0);
+  for (const RoadEdge& e : out.network.edges) {
+    EXPECT_GE(e.traffic_density, 0.0);
+    EXPECT_LE(e.traffic_density, 1.0);
+  }
+}
+
+}  // namespace
+}  // namespace cityforge::layout
