@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "layout/detail.hpp"
 
@@ -32,6 +33,43 @@ std::vector<std::uint32_t> remove_spikes(std::vector<std::uint32_t> cycle) {
     }
   }
   return cycle;
+}
+
+// Boolean results can keep zero-width spikes where a buffer's end sits on the face's edge up to
+// rounding (the ring runs out along the edge and straight back). Removing every vertex that
+// lies on the line through its neighbours (within 1 mm) drops spikes and collinear points.
+Ring remove_degenerate(Ring ring) {
+  bool changed = true;
+  while (changed && ring.size() >= 3) {
+    changed = false;
+    for (std::size_t i = 0; i < ring.size() && ring.size() >= 3; ++i) {
+      const Vec2 a = ring[(i + ring.size() - 1) % ring.size()];
+      const Vec2 b = ring[i];
+      const Vec2 c = ring[(i + 1) % ring.size()];
+      const double base = distance(a, c);
+      const double off = base > 1e-9 ? std::fabs(cross(c - a, b - a)) / base : distance(a, b);
+      if (off < 1e-3) {
+        ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
+        changed = true;
+      }
+    }
+  }
+  return ring;
+}
+
+// A road's flat-ended buffer stops exactly at a dead end; where the dead end meets the city
+// limit at a slant that leaves a sliver of block around the road's tip. Dead ends are
+// extended by `by_m` so the reserve runs past them.
+Polyline with_dead_ends_extended(const RoadNetwork& net, const RoadEdge& e, double by_m) {
+  Polyline line = e.points;
+  if (net.nodes[e.from].edges.size() == 1) {
+    line.front() = line.front() + normalize(line[0] - line[1]) * by_m;
+  }
+  if (net.nodes[e.to].edges.size() == 1) {
+    const std::size_t n = line.size();
+    line.back() = line.back() + normalize(line[n - 1] - line[n - 2]) * by_m;
+  }
+  return line;
 }
 
 }  // namespace
@@ -65,7 +103,8 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
     std::vector<Polygon> cut = in.water;
     for (EdgeId id : frontage) {
       const RoadEdge& e = net.edges[id];
-      for (Polygon& b : polyline_buffer(e.points, e.width_m / 2 + e.sidewalk_width_m)) {
+      const double reach = e.width_m / 2 + e.sidewalk_width_m;
+      for (Polygon& b : polyline_buffer(with_dead_ends_extended(net, e, reach + 1.0), reach)) {
         cut.push_back(std::move(b));
       }
     }
@@ -79,7 +118,10 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
       pieces = std::move(inside);
     }
     for (Polygon& p : pieces) {
-      if (polygon_area(p) < config.min_block_area_m2) continue;
+      p.outer = remove_degenerate(std::move(p.outer));
+      for (Ring& h : p.holes) h = remove_degenerate(std::move(h));
+      std::erase_if(p.holes, [](const Ring& h) { return h.size() < 3; });
+      if (p.outer.size() < 3 || polygon_area(p) < config.min_block_area_m2) continue;
       Block b;
       b.area = std::move(p);
       b.frontage = frontage;

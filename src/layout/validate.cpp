@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Checks the layout inputs before any work, so bad input fails early with a precise message.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -46,7 +47,11 @@ Status check_ring(const Ring& ring, const std::string& where) {
     return Error::invalid_input(where, "a polygon needs >= 3 points, got " +
                                            std::to_string(ring.size()));
   }
-  if (std::fabs(ring_signed_area(ring)) < 1.0) {
+  // All points on one line: say so (a degenerate ring also overlaps itself).
+  double spread = 0.0;
+  const Vec2 dir = normalize(ring[1] - ring[0]);
+  for (Vec2 p : ring) spread = std::max(spread, std::fabs(cross(dir, p - ring[0])));
+  if (spread < 0.5) {
     return Error::invalid_input(where, "polygon has zero area (points are collinear or repeated)");
   }
   const std::vector<RingDefect> defects = ring_self_intersections(ring);
@@ -55,6 +60,9 @@ Status check_ring(const Ring& ring, const std::string& where) {
     return Error::invalid_input(where, "polygon is self-intersecting: edge " +
                                            std::to_string(d.edge_a) + " and edge " +
                                            std::to_string(d.edge_b) + " meet at " + fmt(d.at));
+  }
+  if (std::fabs(ring_signed_area(ring)) < 1.0) {
+    return Error::invalid_input(where, "polygon has zero area (points are collinear or repeated)");
   }
   return Ok{};
 }

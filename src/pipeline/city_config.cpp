@@ -289,6 +289,11 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
     const auto pos = what.find("syntax error");
     return Error::invalid_input(source + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0),
                                 "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+  } catch (const json::exception& e) {
+    // Numbers beyond double range ("1e999") are reported without a position.
+    std::string what = e.what();
+    const auto pos = what.find("] ");
+    return Error::invalid_input(source, "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
   }
   // 2. Structure, types and ranges.
   Reader r(source);

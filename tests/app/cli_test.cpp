@@ -60,6 +60,8 @@ struct BadCase {
   const char* must_say;  // the offending value or place, in the message
 };
 
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 class BadInput : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(BadInput, ClearMessageNonZeroExitNoOutput) {

@@ -17,7 +17,7 @@ Inputs small_city() {
   Inputs in;
   in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
   in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1080}}});
+  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
   Zone res;
   res.kind = ZoneKind::residential;
   res.area.outer = in.boundary.outer;
