@@ -47,8 +47,11 @@ Ring remove_degenerate(Ring ring) {
       const Vec2 b = ring[i];
       const Vec2 c = ring[(i + 1) % ring.size()];
       const double base = distance(a, c);
-      const double off = base > 1e-9 ? std::fabs(cross(c - a, b - a)) / base : distance(a, b);
-      if (off < 1e-3) {
+      // A vertex on a point's return trip (a == c), a repeated point, or a collinear vertex.
+      const bool spike = base < 1e-3;
+      const bool repeat = distance(a, b) < 1e-3;
+      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-3;
+      if (spike || repeat || collinear) {
         ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
         changed = true;
       }
@@ -72,12 +75,49 @@ Polyline with_dead_ends_extended(const RoadNetwork& net, const RoadEdge& e, doub
   return line;
 }
 
+Ring convex_hull(std::vector<Vec2> pts) {
+  std::sort(pts.begin(), pts.end(), [](Vec2 a, Vec2 b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
+  if (pts.size() < 3) return pts;
+  Ring hull(2 * pts.size());
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i) {  // lower chain
+    while (k >= 2 && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0) --k;
+    hull[k++] = pts[i];
+  }
+  for (std::size_t i = pts.size() - 1, t = k + 1; i-- > 0;) {  // upper chain
+    while (k >= t && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0) --k;
+    hull[k++] = pts[i];
+  }
+  hull.resize(k - 1);
+  return hull;
+}
+
+// The junction area around a node: the convex hull of the ends of its road reserves. Flat
+// ended reserves meeting at an angle leave a wedge open on the outside of the turn; the hull
+// closes it without reaching past the reserves themselves.
+Polygon junction_patch(const RoadNetwork& net, const RoadNode& node) {
+  std::vector<Vec2> corners{node.pos};
+  for (EdgeId id : node.edges) {
+    const RoadEdge& e = net.edges[id];
+    const Vec2 dir = e.from == node.id ? e.points[1] - e.points[0]
+                                       : e.points[e.points.size() - 2] - e.points.back();
+    const Vec2 side = perp(normalize(dir)) * (e.width_m / 2 + e.sidewalk_width_m);
+    corners.push_back(node.pos + side);
+    corners.push_back(node.pos - side);
+  }
+  return Polygon{convex_hull(std::move(corners)), {}};
+}
+
 }  // namespace
 
 std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>& graph_to_road,
                                 const RoadNetwork& net, const Inputs& in, const Config& config,
                                 const Field& height, const Field& density) {
   const std::vector<Face> faces = extract_faces(g);
+  std::vector<Polygon> patches(net.nodes.size());
+  for (const RoadNode& node : net.nodes) {
+    if (node.edges.size() >= 2) patches[node.id] = junction_patch(net, node);
+  }
   std::vector<std::vector<Block>> per_face(faces.size());
   tbb::parallel_for(std::size_t{0}, faces.size(), [&](std::size_t f) {
     const Face& face = faces[f];
@@ -107,6 +147,16 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
       for (Polygon& b : polyline_buffer(with_dead_ends_extended(net, e, reach + 1.0), reach)) {
         cut.push_back(std::move(b));
       }
+    }
+    std::vector<NodeId> junctions;
+    for (EdgeId id : frontage) {
+      junctions.push_back(net.edges[id].from);
+      junctions.push_back(net.edges[id].to);
+    }
+    std::sort(junctions.begin(), junctions.end());
+    junctions.erase(std::unique(junctions.begin(), junctions.end()), junctions.end());
+    for (NodeId v : junctions) {
+      if (patches[v].outer.size() >= 3) cut.push_back(patches[v]);
     }
     std::vector<Polygon> pieces = polygon_difference(poly, cut);
     // 3. Faces on the city limit may have been nudged outside it by node snapping.

@@ -13,6 +13,9 @@
 namespace cityforge::layout {
 namespace {
 
+// Points closer than this are the same point when noding (rounding, not design).
+constexpr double kNodingTolerance_m = 0.05;
+
 // Keeps only the road edges of the connected road component with the most length: isolated
 // grid pieces (cut off by a concave city limit or water) would be unreachable streets.
 std::size_t keep_main_component(PlanarGraph& g) {
@@ -43,6 +46,80 @@ std::size_t keep_main_component(PlanarGraph& g) {
   return before - g.edges.size();
 }
 
+// Arteries are the roads that bring traffic into the city: an end drawn near the city limit is
+// carried on to it (along its heading, up to reach_m), so the artery splits the city into
+// regions instead of leaving a strip of grid between its tip and the limit.
+void extend_to_limit(Polyline& path, const Ring& limit, double reach_m) {
+  for (int end = 0; end < 2; ++end) {
+    const Vec2 tip = end == 0 ? path.front() : path.back();
+    const Vec2 inner = end == 0 ? path[1] : path[path.size() - 2];
+    const Vec2 far = tip + normalize(tip - inner) * reach_m;
+    double best = 1e300;
+    Vec2 hit;
+    for (std::size_t i = 0; i < limit.size(); ++i) {
+      Vec2 x;
+      if (segment_intersection(tip, far, limit[i], limit[(i + 1) % limit.size()], &x) &&
+          distance(tip, x) < best) {
+        best = distance(tip, x);
+        hit = x;
+      }
+    }
+    if (best < 1e300 && best > 0.01) {
+      if (end == 0) {
+        path.insert(path.begin(), hit);
+      } else {
+        path.push_back(hit);
+      }
+    }
+  }
+}
+
+// Merges the end nodes of edges shorter than merge_m (junctions a few metres apart become one,
+// at the position of an artery node if there is one, else of the lowest-numbered node), then nodes the result again so it stays
+// planar. Clusters never grow wider than merge_m: merging transitively along a row of close
+// T junctions would pull a whole row of streets into one point. Shortest edges merge first.
+PlanarGraph merge_close_nodes(const PlanarGraph& g, double merge_m) {
+  std::vector<std::uint32_t> parent(g.nodes.size());
+  std::iota(parent.begin(), parent.end(), 0U);
+  std::vector<double> radius(g.nodes.size(), 0.0);  // of each cluster, around its root
+  auto find = [&](std::uint32_t v) {
+    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    return v;
+  };
+  // Arteries keep their line: a cluster with an artery node keeps that node's position.
+  std::vector<char> on_artery(g.nodes.size(), 0);
+  for (const PlanarGraph::Edge& e : g.edges) {
+    if (e.tag != detail::kTagBoundary && detail::tag_class(e.tag) == RoadClass::artery) {
+      on_artery[e.a] = on_artery[e.b] = 1;
+    }
+  }
+  std::vector<std::pair<double, std::uint32_t>> short_edges;
+  for (std::uint32_t e = 0; e < g.edges.size(); ++e) {
+    const double len = distance(g.nodes[g.edges[e].a], g.nodes[g.edges[e].b]);
+    if (len < merge_m) short_edges.emplace_back(len, e);
+  }
+  std::sort(short_edges.begin(), short_edges.end());
+  for (const auto& [len, e] : short_edges) {
+    const std::uint32_t a = find(g.edges[e].a);
+    const std::uint32_t b = find(g.edges[e].b);
+    if (a == b) continue;
+    const bool a_first = on_artery[a] != on_artery[b] ? on_artery[a] != 0 : a < b;
+    const std::uint32_t keep = a_first ? a : b;
+    const std::uint32_t gone = a_first ? b : a;
+    const double grown = distance(g.nodes[keep], g.nodes[gone]) + radius[gone];
+    if (std::max(grown, radius[keep]) > merge_m) continue;
+    parent[gone] = keep;
+    radius[keep] = std::max(grown, radius[keep]);
+  }
+  std::vector<TaggedSegment> segs;
+  for (const PlanarGraph::Edge& e : g.edges) {
+    const Vec2 a = g.nodes[find(e.a)];
+    const Vec2 b = g.nodes[find(e.b)];
+    if (a != b) segs.push_back({a, b, e.tag});
+  }
+  return build_planar_graph(segs, kNodingTolerance_m);
+}
+
 void add_polyline(std::vector<TaggedSegment>& segs, const Polyline& line, std::uint32_t tag) {
   for (std::size_t i = 0; i + 1 < line.size(); ++i) segs.push_back({line[i], line[i + 1], tag});
 }
@@ -65,6 +142,7 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const C
   });
   for (auto& r : routed) {
     if (!r) return r.error();
+    extend_to_limit(*r, out.boundary.outer, config.artery_to_limit_m);
     out.routed_arteries.push_back(std::move(*r));
   }
 
@@ -99,7 +177,8 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const C
   Ring limit = out.boundary.outer;
   limit.push_back(limit.front());
   add_polyline(segs, limit, detail::kTagBoundary);
-  PlanarGraph g = build_planar_graph(segs, config.merge_distance_m);
+  PlanarGraph g = merge_close_nodes(build_planar_graph(segs, kNodingTolerance_m),
+                                    config.merge_distance_m);
 
   // 5. Clean up: short dead ends, then isolated pieces.
   std::vector<std::uint32_t> keep{detail::kTagBoundary};

@@ -108,6 +108,7 @@ Status check_config(const Config& c) {
   }
   if (c.main_road_every < 1) return bad("main_road_every", c.main_road_every, ">= 1");
   if (!(c.corridor_m > 0 && c.corridor_m <= 5000)) return bad("corridor_m", c.corridor_m, "0 < value <= 5000 m");
+  if (!(c.artery_to_limit_m >= 0 && c.artery_to_limit_m <= 5000)) return bad("artery_to_limit_m", c.artery_to_limit_m, "0..5000 m");
   if (!(c.cost_cell_m >= 2 && c.cost_cell_m <= 200)) return bad("cost_cell_m", c.cost_cell_m, "2..200 m");
   if (!(c.slope_weight >= 0 && std::isfinite(c.slope_weight))) return bad("slope_weight", c.slope_weight, ">= 0");
   if (!(c.curve_weight >= 0 && std::isfinite(c.curve_weight))) return bad("curve_weight", c.curve_weight, ">= 0");

@@ -149,7 +149,7 @@ void read_class(Reader& r, const json& j, const std::string& path, layout::RoadC
 void read_layout(Reader& r, const json& j, layout::Config& c) {
   const std::string path = "/layout";
   if (!r.object(j, path, {"classes", "block_short_m", "block_long_m", "block_size_tolerance",
-                          "main_road_every", "corridor_m", "cost_cell_m", "slope_weight",
+                          "main_road_every", "corridor_m", "artery_to_limit_m", "cost_cell_m", "slope_weight",
                           "curve_weight", "merge_distance_m", "min_dangling_m",
                           "min_block_area_m2", "zoning_cell_m", "default_height_m",
                           "default_density"})) {
@@ -169,6 +169,7 @@ void read_layout(Reader& r, const json& j, layout::Config& c) {
   r.number(j, "block_size_tolerance", path, c.block_size_tolerance, 0, 0.9);
   r.integer(j, "main_road_every", path, c.main_road_every, 1, 100);
   r.number(j, "corridor_m", path, c.corridor_m, 1, 5000);
+  r.number(j, "artery_to_limit_m", path, c.artery_to_limit_m, 0, 5000);
   r.number(j, "cost_cell_m", path, c.cost_cell_m, 2, 200);
   r.number(j, "slope_weight", path, c.slope_weight, 0, 1e6);
   r.number(j, "curve_weight", path, c.curve_weight, 0, 1e6);
@@ -376,7 +377,8 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     }
     j = {{"classes", classes}, {"block_short_m", l.block_short_m}, {"block_long_m", l.block_long_m},
          {"block_size_tolerance", l.block_size_tolerance}, {"main_road_every", l.main_road_every},
-         {"corridor_m", l.corridor_m}, {"cost_cell_m", l.cost_cell_m},
+         {"corridor_m", l.corridor_m}, {"artery_to_limit_m", l.artery_to_limit_m},
+         {"cost_cell_m", l.cost_cell_m},
          {"slope_weight", l.slope_weight}, {"curve_weight", l.curve_weight},
          {"merge_distance_m", l.merge_distance_m}, {"min_dangling_m", l.min_dangling_m},
          {"min_block_area_m2", l.min_block_area_m2}, {"zoning_cell_m", l.zoning_cell_m},

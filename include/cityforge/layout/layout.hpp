@@ -67,6 +67,8 @@ struct Config {
   double block_size_tolerance = 0.25;  ///< Blocks may stretch +-25 % to fit a region. [0..0.9]
   int main_road_every = 3;           ///< Every n-th grid line is a main road. [Limit: >= 1]
   double corridor_m = 80.0;          ///< Max distance of a routed artery from its curve. [> 0]
+  double artery_to_limit_m = 150.0;  ///< Artery ends this close to the city limit (along their
+                                     ///< heading) are carried on to it. [>= 0]
   double cost_cell_m = 10.0;         ///< Routing grid resolution. [Limit: >= 2]
   double slope_weight = 40.0;        ///< Cost factor per unit slope (rise/run). [>= 0]
   double curve_weight = 1.0;         ///< Cost factor for drifting away from the curve. [>= 0]
