@@ -202,6 +202,8 @@ int main(int argc, char** argv) {
   CLI::App app{"cityforge: procedural 3D cities from a boundary, a few artery curves and zoning.\n"
                "Outputs glTF (city.glb), GeoJSON (layout.geojson), an SVG map and stats.json."};
   app.require_subcommand(1);
+  app.footer("Run `cityforge generate --help` for the options; the city JSON format is documented\n"
+             "in docs/city-config.md.");
   GenerateOptions gen;
   CLI::App* g = app.add_subcommand(
       "generate",
@@ -216,6 +218,11 @@ int main(int argc, char** argv) {
                 "Worker threads (default: all cores); output is identical for any count")
       ->check(CLI::Range(1, 1024));
   g->add_flag("-q,--quiet", gen.quiet, "No progress or summary, errors only");
+  g->footer("Examples:\n"
+            "  cityforge generate -o out                      # the built-in default city\n"
+            "  cityforge generate data/examples/metropolis-4x5km.json -o out --seed 3\n"
+            "Exit codes: 0 done, 2 bad input (the message names the file and the value), 1 other\n"
+            "failure. Nothing is written unless the whole city was generated.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

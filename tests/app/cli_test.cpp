@@ -4,7 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
+#include <set>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -194,6 +197,72 @@ TEST_F(DefaultCity, GlbPassesTheKhronosValidator) {
   }();
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::printf("%s", r.output.c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// Reads city.glb back: header, JSON chunk, and checks meshes, accessors and bounds against the
+// layout the same run wrote.
+TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  const std::string glb = slurp(s_dir / "t1" / "city.glb");
+  ASSERT_GT(glb.size(), 20U);
+  auto u32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, glb.data() + at, 4);
+    return v;
+  };
+  EXPECT_EQ(u32(0), 0x46546C67U) << "magic 'glTF'";
+  EXPECT_EQ(u32(4), 2U) << "version";
+  EXPECT_EQ(u32(8), glb.size()) << "length";
+  const std::uint32_t json_len = u32(12);
+  EXPECT_EQ(u32(16), 0x4E4F534AU) << "first chunk is JSON";
+  const auto doc = nlohmann::json::parse(glb.substr(20, json_len));
+  const std::uint32_t bin_len = u32(20 + json_len);
+  EXPECT_EQ(u32(24 + json_len), 0x004E4942U) << "second chunk is BIN";
+  EXPECT_EQ(doc["buffers"][0]["byteLength"].get<std::uint32_t>(), bin_len);
+
+  // One chunk node per mesh, named chunk_<cx>_<cy>, under the root node "city".
+  const auto& nodes = doc["nodes"];
+  std::size_t chunks = 0;
+  for (const auto& n : nodes) {
+    if (n.contains("mesh")) {
+      ++chunks;
+      EXPECT_EQ(n["name"].get<std::string>().rfind("chunk_", 0), 0U);
+    }
+  }
+  EXPECT_EQ(chunks, doc["meshes"].size());
+  EXPECT_GT(chunks, 300U) << "a 2x2 km city in 100 m chunks";
+
+  // Every primitive: POSITION with min/max, NORMAL of the same count, indices a multiple of 3.
+  std::set<std::string> materials;
+  double min_x = 1e300, max_x = -1e300, min_z = 1e300, max_z = -1e300;
+  for (const auto& mesh : doc["meshes"]) {
+    for (const auto& prim : mesh["primitives"]) {
+      const auto& pos = doc["accessors"][prim["attributes"]["POSITION"].get<std::size_t>()];
+      const auto& nor = doc["accessors"][prim["attributes"]["NORMAL"].get<std::size_t>()];
+      const auto& idx = doc["accessors"][prim["indices"].get<std::size_t>()];
+      ASSERT_TRUE(pos.contains("min") && pos.contains("max"));
+      EXPECT_EQ(pos["count"], nor["count"]);
+      EXPECT_EQ(idx["count"].get<std::size_t>() % 3, 0U);
+      min_x = std::min(min_x, pos["min"][0].get<double>());
+      max_x = std::max(max_x, pos["max"][0].get<double>());
+      min_z = std::min(min_z, pos["min"][2].get<double>());
+      max_z = std::max(max_z, pos["max"][2].get<double>());
+      materials.insert(doc["materials"][prim["material"].get<std::size_t>()]["name"].get<std::string>());
+    }
+  }
+  for (const char* m : {"terrain", "road_artery", "road_main", "road_local", "block", "volume"}) {
+    EXPECT_TRUE(materials.count(m)) << m;
+  }
+  // The default city's boundary spans x -100..2200 and y 0..2100 (glTF z = -y), plus terrain margin.
+  EXPECT_LE(min_x, -100.0);
+  EXPECT_GE(max_x, 2200.0);
+  EXPECT_LE(min_z, -2100.0);
+  EXPECT_GE(max_z, 0.0);
+  EXPECT_LT(max_x - min_x, 2600.0);
 }
 
 }  // namespace
