@@ -35,7 +35,8 @@ bool ring_contains(const Ring& ring, Vec2 p);
 /// Inside the outer ring and outside every hole.
 bool polygon_contains(const Polygon& poly, Vec2 p);
 
-/// Outer counter-clockwise, holes clockwise; removes consecutive duplicate points.
+/// Outer counter-clockwise, holes clockwise; removes consecutive duplicate points (and a
+/// closing point equal to the first). Holes left with fewer than 3 points are dropped.
 Polygon polygon_canonical(Polygon poly);
 
 /// A self-intersection found in a ring: the indices of the two edges (edge i goes from point i
@@ -46,8 +47,12 @@ struct RingDefect {
   Vec2 at;
 };
 /// Checks that a ring is simple: >= 3 distinct points, non-zero area, no two non-adjacent edges
-/// touching or crossing. Returns the first defect found (lowest edge_a, then edge_b), or an empty
-/// vector. The message of a user-facing error is built from it by the caller.
+/// touching or crossing, no two adjacent edges folding back onto each other. Returns the first
+/// defect found (lowest edge_a, then edge_b), or an empty vector. Zero-length edges (repeated
+/// points) are skipped, so their neighbours count as adjacent. Encoding: fewer than 3 distinct
+/// points gives {0, 0, first point}; a fold back gives the two edges and their shared point; a
+/// zero-area ring without either gives its first two edges. The message of a user-facing error
+/// is built from it by the caller.
 std::vector<RingDefect> ring_self_intersections(const Ring& ring);
 
 /// Whether a polygon is valid in the OGC sense (simple rings, holes inside the outer ring, no
@@ -55,7 +60,9 @@ std::vector<RingDefect> ring_self_intersections(const Ring& ring);
 bool polygon_is_valid(const Polygon& poly, std::string* reason = nullptr);
 
 // ---- Boolean operations and buffers (backed by GEOS; thread-safe; deterministic for the same
-// ---- input order). Results are canonical polygons sorted by (min x, min y, area).
+// ---- input order). Results are canonical polygons sorted by (min x, min y, area), then by
+// ---- their points. Invalid inputs are repaired first (GEOSMakeValid); inputs that cannot be
+// ---- converted (rings with < 3 points, non-finite values) or a GEOS failure give an empty result.
 
 /// Union of all polygons.
 std::vector<Polygon> polygon_union(const std::vector<Polygon>& polys);
@@ -63,11 +70,13 @@ std::vector<Polygon> polygon_union(const std::vector<Polygon>& polys);
 std::vector<Polygon> polygon_difference(const Polygon& a, const std::vector<Polygon>& bs);
 /// a intersect b.
 std::vector<Polygon> polygon_intersection(const Polygon& a, const Polygon& b);
-/// Offsets the polygon: distance_m < 0 insets (shrinks), > 0 grows. Mitred joins.
+/// Offsets the polygon: distance_m < 0 insets (shrinks), > 0 grows. Mitred joins, mitre limited
+/// to 4x the distance. An inset may split the polygon or make it vanish (empty result).
 std::vector<Polygon> polygon_offset(const Polygon& poly, double distance_m);
 /// The area within half_width_m of an open polyline, with flat (butt) ends and mitred joins.
 std::vector<Polygon> polyline_buffer(const Polyline& line, double half_width_m);
-/// The parts of the polyline inside the polygon, in order along the line.
+/// The parts of the polyline inside the polygon, in order along the line. Pieces running along
+/// the boundary may go either way. Not GEOS-backed; O(line points x polygon points).
 std::vector<Polyline> clip_polyline(const Polyline& line, const Polygon& poly);
 
 /// A triangulation in the plane: indices into `points`, counter-clockwise triangles.

@@ -15,13 +15,14 @@ namespace cityforge {
 /// depend on hash-map iteration order.
 class SpatialHash {
  public:
-  /// [Limit: cell_m > 0]
+  /// [Limit: cell_m > 0; |coordinate| / cell_m < 2^31]
   explicit SpatialHash(double cell_m) : m_cell(cell_m) {}
 
+  /// Lists id in every cell the box overlaps. Empty boxes or non-finite corners are ignored.
   void insert(std::uint32_t id, const Aabb2& box);
   void insert(std::uint32_t id, Vec2 p) { insert(id, Aabb2{p, p}); }
   /// Ids of items whose cells overlap the box (a superset of the items overlapping it), sorted,
-  /// unique.
+  /// unique. Replaces the contents of out.
   void query(const Aabb2& box, std::vector<std::uint32_t>& out) const;
   /// Ids of items whose cells lie within radius_m of p (superset), sorted, unique.
   void query_radius(Vec2 p, double radius_m, std::vector<std::uint32_t>& out) const {

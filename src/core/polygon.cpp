@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ring and polygon measures, containment, canonical orientation and the simple-ring check.
+// Based on: the shoelace formula; W. R. Franklin, PNPOLY point inclusion test, 1970s; and a
+// sort-and-sweep over edge x-extents for the pairwise edge tests.
+#include "cityforge/core/polygon.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <numeric>
+
+namespace cityforge {
+
+double ring_signed_area(const Ring& ring) {
+  if (ring.size() < 3) {
+    return 0.0;
+  }
+  // Relative to the first point: coordinates kilometres from the origin lose no precision.
+  const Vec2 o = ring.front();
+  double twice = 0.0;
+  for (std::size_t i = 1; i + 1 < ring.size(); ++i) {
+    twice += cross(ring[i] - o, ring[i + 1] - o);
+  }
+  return 0.5 * twice;
+}
+
+double polygon_area(const Polygon& poly) {
+  double area = std::fabs(ring_signed_area(poly.outer));
+  for (const Ring& hole : poly.holes) {
+    area -= std::fabs(ring_signed_area(hole));
+  }
+  return area;
+}
+
+double polygon_perimeter(const Polygon& poly) {
+  const auto ring_perimeter = [](const Ring& ring) {
+    double total = 0.0;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      total += distance(ring[i], ring[(i + 1) % ring.size()]);
+    }
+    return total;
+  };
+  double total = ring_perimeter(poly.outer);
+  for (const Ring& hole : poly.holes) {
+    total += ring_perimeter(hole);
+  }
+  return total;
+}
+
+Vec2 ring_centroid(const Ring& ring) {
+  if (ring.empty()) {
+    return {};
+  }
+  const Vec2 o = ring.front();
+  double twice = 0.0;
+  Vec2 acc;
+  for (std::size_t i = 1; i + 1 < ring.size(); ++i) {
+    const Vec2 p = ring[i] - o;
+    const Vec2 q = ring[i + 1] - o;
+    const double w = cross(p, q);
+    twice += w;
+    acc += (p + q) * w;
+  }
+  if (twice == 0.0) {
+    // Degenerate ring: the mean of its points is the best we can say.
+    Vec2 mean;
+    for (const Vec2& p : ring) {
+      mean += p - o;
+    }
+    return o + mean / static_cast<double>(ring.size());
+  }
+  return o + acc / (3.0 * twice);
+}
+
+Aabb2 ring_bounds(const Ring& ring) {
+  Aabb2 box;
+  for (const Vec2& p : ring) {
+    box.add(p);
+  }
+  return box;
+}
+
+bool ring_contains(const Ring& ring, Vec2 p) {
+  bool inside = false;
+  const std::size_t n = ring.size();
+  for (std::size_t i = 0, j = n - 1; i < n; j = i++) {
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[j];
+    if ((a.y > p.y) != (b.y > p.y)) {
+      const double x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+      if (p.x < x) {
+        inside = !inside;
+      }
+    }
+  }
+  return inside;
+}
+
+bool polygon_contains(const Polygon& poly, Vec2 p) {
+  if (!ring_contains(poly.outer, p)) {
+    return false;
+  }
+  return std::none_of(poly.holes.begin(), poly.holes.end(),
+                      [p](const Ring& hole) { return ring_contains(hole, p); });
+}
+
+namespace {
+
+/// Removes consecutive duplicates, including the closing duplicate of first and last.
+Ring dedupe_ring(const Ring& ring) {
+  Ring out = polyline_dedupe(ring, 0.0);
+  while (out.size() > 1 && out.back() == out.front()) {
+    out.pop_back();
+  }
+  return out;
+}
+
+}  // namespace
+
+Polygon polygon_canonical(Polygon poly) {
+  poly.outer = dedupe_ring(poly.outer);
+  if (ring_signed_area(poly.outer) < 0.0) {
+    std::reverse(poly.outer.begin(), poly.outer.end());
+  }
+  std::vector<Ring> holes;
+  holes.reserve(poly.holes.size());
+  for (Ring& hole : poly.holes) {
+    Ring h = dedupe_ring(hole);
+    if (h.size() < 3) {
+      continue;
+    }
+    if (ring_signed_area(h) > 0.0) {
+      std::reverse(h.begin(), h.end());
+    }
+    holes.push_back(std::move(h));
+  }
+  poly.holes = std::move(holes);
+  return poly;
+}
+
+namespace {
+
+struct RingEdge {
+  std::size_t index = 0;  // Index of the edge in the input ring.
+  Vec2 a;
+  Vec2 b;
+};
+
+bool less_defect(const RingDefect& x, const RingDefect& y) {
+  return x.edge_a != y.edge_a ? x.edge_a < y.edge_a : x.edge_b < y.edge_b;
+}
+
+/// Whether consecutive edges e0 (ending at the shared point) and e1 (starting there) fold back
+/// onto each other: collinear and pointing in opposite directions.
+bool folds_back(const RingEdge& e0, const RingEdge& e1) {
+  const Vec2 d0 = e0.b - e0.a;
+  const Vec2 d1 = e1.b - e1.a;
+  const double scale = length(d0) * length(d1);
+  return std::fabs(cross(d0, d1)) <= 1e-12 * scale && dot(d0, d1) < 0.0;
+}
+
+}  // namespace
+
+std::vector<RingDefect> ring_self_intersections(const Ring& ring) {
+  const Vec2 first = ring.empty() ? Vec2{} : ring.front();
+
+  // 1. At least three distinct points.
+  std::vector<Vec2> distinct = ring;
+  std::sort(distinct.begin(), distinct.end(),
+            [](Vec2 p, Vec2 q) { return p.x != q.x ? p.x < q.x : p.y < q.y; });
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  if (distinct.size() < 3) {
+    return {RingDefect{0, 0, first}};
+  }
+
+  // 2. Edges of non-zero length; zero-length edges (repeated points) are skipped, so their
+  // neighbours count as adjacent.
+  const std::size_t n = ring.size();
+  std::vector<RingEdge> edges;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[(i + 1) % n];
+    if (a != b) {
+      edges.push_back({i, a, b});
+    }
+  }
+  const std::size_t m = edges.size();
+  std::vector<RingDefect> found;
+
+  // 3. Adjacent edges may only share their common point: a fold back overlaps them.
+  for (std::size_t k = 0; k < m; ++k) {
+    const RingEdge& e0 = edges[k];
+    const RingEdge& e1 = edges[(k + 1) % m];
+    if (folds_back(e0, e1)) {
+      found.push_back({std::min(e0.index, e1.index), std::max(e0.index, e1.index), e0.b});
+    }
+  }
+
+  // 4. Non-adjacent edges must not touch: sweep over x so only overlapping x-extents meet.
+  std::vector<std::size_t> order(m);
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto min_x = [&](std::size_t k) { return std::min(edges[k].a.x, edges[k].b.x); };
+  const auto max_x = [&](std::size_t k) { return std::max(edges[k].a.x, edges[k].b.x); };
+  std::sort(order.begin(), order.end(), [&](std::size_t p, std::size_t q) {
+    return min_x(p) != min_x(q) ? min_x(p) < min_x(q) : p < q;
+  });
+  for (std::size_t oi = 0; oi < m; ++oi) {
+    const std::size_t p = order[oi];
+    for (std::size_t oj = oi + 1; oj < m && min_x(order[oj]) <= max_x(p); ++oj) {
+      const std::size_t q = order[oj];
+      const std::size_t lo = std::min(p, q);
+      const std::size_t hi = std::max(p, q);
+      if (hi == lo + 1 || (lo == 0 && hi == m - 1)) {
+        continue;  // Adjacent (handled in step 3).
+      }
+      Vec2 at;
+      if (segment_intersection(edges[lo].a, edges[lo].b, edges[hi].a, edges[hi].b, &at)) {
+        found.push_back({edges[lo].index, edges[hi].index, at});
+      }
+    }
+  }
+
+  // 5. Zero area with no crossing found (nearly collinear points): report the first edges.
+  if (found.empty()) {
+    const Aabb2 box = ring_bounds(ring);
+    const double diag2 = dot(box.size(), box.size());
+    if (std::fabs(ring_signed_area(ring)) <= 1e-12 * diag2) {
+      found.push_back({edges[0].index, edges[1].index, edges[0].b});
+    }
+  }
+  if (found.empty()) {
+    return {};
+  }
+  return {*std::min_element(found.begin(), found.end(), less_defect)};
+}
+
+}  // namespace cityforge

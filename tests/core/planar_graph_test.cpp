@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cityforge/core/planar_graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+#include "cityforge/core/rng.hpp"
+
+namespace cityforge {
+namespace {
+
+/// n horizontal and n vertical lines `spacing` apart, from `from` to `to` along their length.
+std::vector<TaggedSegment> grid_lines(int n, double spacing, double from, double to) {
+  std::vector<TaggedSegment> segs;
+  for (int i = 0; i < n; ++i) {
+    const double c = i * spacing;
+    segs.push_back({{from, c}, {to, c}, 1});
+    segs.push_back({{c, from}, {c, to}, 2});
+  }
+  return segs;
+}
+
+double total_length(const PlanarGraph& g) {
+  double sum = 0.0;
+  for (const auto& e : g.edges) {
+    sum += distance(g.nodes[e.a], g.nodes[e.b]);
+  }
+  return sum;
+}
+
+void expect_sorted(const PlanarGraph& g) {
+  for (std::size_t i = 1; i < g.nodes.size(); ++i) {
+    const Vec2 p = g.nodes[i - 1];
+    const Vec2 q = g.nodes[i];
+    EXPECT_TRUE(p.x < q.x || (p.x == q.x && p.y < q.y)) << i;
+  }
+  for (std::size_t i = 0; i < g.edges.size(); ++i) {
+    EXPECT_LT(g.edges[i].a, g.edges[i].b);
+    if (i > 0) {
+      const auto& p = g.edges[i - 1];
+      const auto& q = g.edges[i];
+      EXPECT_TRUE(p.a < q.a || (p.a == q.a && p.b < q.b)) << i;
+    }
+  }
+}
+
+TEST(BuildPlanarGraph, GridOfCrossingLines) {
+  // Lines end exactly on the outer lines: the 100 crossings are all the nodes.
+  const PlanarGraph g = build_planar_graph(grid_lines(10, 100.0, 0.0, 900.0), 0.0);
+  EXPECT_EQ(g.nodes.size(), 100U);
+  EXPECT_EQ(g.edges.size(), 180U);  // 20 lines of 9 pieces.
+  EXPECT_FALSE(planar_graph_has_crossings(g));
+  EXPECT_NEAR(total_length(g), 20 * 900.0, 1e-9);
+  expect_sorted(g);
+  for (const auto& e : g.edges) {
+    EXPECT_EQ(e.tag, g.nodes[e.a].y == g.nodes[e.b].y ? 1U : 2U);
+  }
+}
+
+TEST(BuildPlanarGraph, GridWithOvershootingLines) {
+  // Lines overshoot by 50 m: 40 extra end nodes and 2 more pieces per line.
+  const PlanarGraph g = build_planar_graph(grid_lines(10, 100.0, -50.0, 950.0), 0.5);
+  EXPECT_EQ(g.nodes.size(), 140U);
+  EXPECT_EQ(g.edges.size(), 220U);
+  EXPECT_FALSE(planar_graph_has_crossings(g));
+}
+
+TEST(BuildPlanarGraph, SnapsNearMissesAndOverlaps) {
+  const std::vector<TaggedSegment> segs{
+      {{0, 0}, {10, 0}, 5},   {{10.2, 0.1}, {20, 0}, 3},  // Starts 0.22 m from the first one's end.
+      {{5, 0.3}, {5, 10}, 4},                             // A T-junction that stops 0.3 m short.
+      {{12, 0}, {18, 0}, 1},  // Overlaps the second segment: its tag (1) wins there.
+      {{7, 7}, {7, 7}, 9},    // Zero length: dropped.
+  };
+  const PlanarGraph g = build_planar_graph(segs, 0.5);
+  EXPECT_FALSE(planar_graph_has_crossings(g));
+  // Nodes: (0,0) (5,0.3) (5,10) (10,0) (12,0) (18,0) (20,0).
+  ASSERT_EQ(g.nodes.size(), 7U);
+  EXPECT_EQ(g.nodes[1], (Vec2{5, 0.3}));
+  EXPECT_EQ(g.nodes[3], (Vec2{10, 0}));  // Lowest-index member of the snapped pair.
+  ASSERT_EQ(g.edges.size(), 6U);
+  std::uint32_t tag_12_18 = 0;
+  for (const auto& e : g.edges) {
+    if (g.nodes[e.a] == (Vec2{12, 0}) && g.nodes[e.b] == (Vec2{18, 0})) {
+      tag_12_18 = e.tag;
+    }
+  }
+  EXPECT_EQ(tag_12_18, 1U);
+}
+
+TEST(BuildPlanarGraph, RandomSegmentsHaveNoCrossings) {
+  for (std::uint64_t seed = 0; seed < 50; ++seed) {
+    Rng rng{seed, Stage::test, 1};
+    std::vector<TaggedSegment> segs;
+    double input_length = 0.0;
+    for (std::uint32_t i = 0; i < 120; ++i) {
+      const Vec2 a{rng.uniform(0, 1000), rng.uniform(0, 1000)};
+      const Vec2 b = a + Vec2{rng.uniform(-300, 300), rng.uniform(-300, 300)};
+      segs.push_back({a, b, i});
+      input_length += distance(a, b);
+    }
+    // Some exact T-junctions and shared end points as well.
+    for (std::uint32_t i = 0; i < 20; ++i) {
+      const TaggedSegment& s = segs[i];
+      segs.push_back({lerp(s.a, s.b, 0.5), s.b + Vec2{50, 70}, 1000 + i});
+      input_length += distance(lerp(s.a, s.b, 0.5), s.b + Vec2{50, 70});
+    }
+    for (const double snap : {0.0, 0.5}) {
+      const PlanarGraph g = build_planar_graph(segs, snap);
+      std::uint32_t ea = 0;
+      std::uint32_t eb = 0;
+      EXPECT_FALSE(planar_graph_has_crossings(g, &ea, &eb))
+          << "seed " << seed << " snap " << snap << " edges " << ea << " " << eb;
+      expect_sorted(g);
+      if (snap == 0.0) {
+        EXPECT_NEAR(total_length(g), input_length, 1e-6 * input_length) << seed;
+      }
+      const PlanarGraph again = build_planar_graph(segs, snap);
+      EXPECT_EQ(again.nodes, g.nodes);
+      ASSERT_EQ(again.edges.size(), g.edges.size());
+      for (std::size_t i = 0; i < g.edges.size(); ++i) {
+        EXPECT_EQ(again.edges[i].a, g.edges[i].a);
+        EXPECT_EQ(again.edges[i].b, g.edges[i].b);
+        EXPECT_EQ(again.edges[i].tag, g.edges[i].tag);
+      }
+    }
+  }
+}
+
+TEST(BuildPlanarGraph, CityGridIsFast) {
+  // A 4 x 5 km grid with 85 m blocks, jittered nodes, and each segment's end points perturbed
+  // by up to 0.15 m so the builder must snap them back together.
+  constexpr int kCols = 48;
+  constexpr int kRows = 59;
+  Rng rng{7, Stage::test, 2};
+  std::vector<Vec2> node(kCols * kRows);
+  for (Vec2& p : node) {
+    const auto k = static_cast<int>(&p - node.data());
+    p = {(k % kCols) * 85.0 + rng.uniform(-3, 3), (k / kCols) * 85.0 + rng.uniform(-3, 3)};
+  }
+  const auto jitter = [&](Vec2 p) {
+    return p + Vec2{rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15)};
+  };
+  std::vector<TaggedSegment> segs;
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      const Vec2 p = node[r * kCols + c];
+      if (c + 1 < kCols) {
+        segs.push_back({jitter(p), jitter(node[r * kCols + c + 1]), 1});
+      }
+      if (r + 1 < kRows) {
+        segs.push_back({jitter(p), jitter(node[(r + 1) * kCols + c]), 2});
+      }
+    }
+  }
+  ASSERT_GT(segs.size(), 5000U);
+  const auto start = std::chrono::steady_clock::now();
+  const PlanarGraph g = build_planar_graph(segs, 0.5);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("build_planar_graph: %zu segments -> %zu nodes, %zu edges in %.1f ms\n", segs.size(),
+              g.nodes.size(), g.edges.size(), ms);
+  EXPECT_EQ(g.nodes.size(), static_cast<std::size_t>(kCols * kRows));
+  EXPECT_EQ(g.edges.size(), segs.size());
+  EXPECT_FALSE(planar_graph_has_crossings(g));
+  EXPECT_LT(ms, 1000.0);  // Generous for Debug and sanitizer builds; Release is far faster.
+}
+
+TEST(PlanarGraphHasCrossings, FindsFirstPair) {
+  PlanarGraph g;
+  g.nodes = {{0, 0}, {10, 0}, {5, -5}, {5, 5}, {20, 0}, {30, 0}};
+  g.edges = {{4, 5, 0}, {0, 1, 0}, {2, 3, 0}};
+  std::uint32_t ea = 9;
+  std::uint32_t eb = 9;
+  ASSERT_TRUE(planar_graph_has_crossings(g, &ea, &eb));
+  EXPECT_EQ(ea, 1U);
+  EXPECT_EQ(eb, 2U);
+  // Edges sharing a node overlap when collinear in the same direction.
+  PlanarGraph h;
+  h.nodes = {{0, 0}, {10, 0}, {5, 0}, {0, 5}};
+  h.edges = {{0, 1, 0}, {0, 2, 0}};
+  EXPECT_TRUE(planar_graph_has_crossings(h));
+  h.edges = {{0, 1, 0}, {0, 3, 0}};
+  EXPECT_FALSE(planar_graph_has_crossings(h));
+  // A node touching an edge's interior.
+  h.edges = {{0, 1, 0}, {2, 3, 0}};
+  EXPECT_TRUE(planar_graph_has_crossings(h));
+}
+
+TEST(PlanarGraph, IncidenceIsCounterClockwise) {
+  PlanarGraph g;
+  g.nodes = {{0, 0}, {1, 0}, {0, 1}, {-1, 0}, {0, -1}, {1, 1}};
+  g.edges = {{0, 4, 0}, {0, 3, 0}, {0, 1, 0}, {0, 2, 0}, {0, 5, 0}};
+  const auto inc = g.incidence();
+  // Angles: east 0, north-east 45, north 90, west 180, south 270 degrees.
+  EXPECT_EQ(inc[0], (std::vector<std::uint32_t>{2, 4, 3, 1, 0}));
+  EXPECT_EQ(inc[5], (std::vector<std::uint32_t>{4}));
+}
+
+}  // namespace
+}  // namespace cityforge
