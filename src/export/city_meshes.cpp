@@ -32,6 +32,8 @@ const char* part_name(Part p) {
       return "road_main";
     case Part::road_local:
       return "road_local";
+    case Part::sidewalk:
+      return "sidewalk";
     case Part::block:
       return "block";
     case Part::volume:
@@ -217,57 +219,129 @@ void add_triangle_up(Mesh& m, std::uint32_t a, std::uint32_t b, std::uint32_t c)
 
 // ---- Items --------------------------------------------------------------------------------
 
-/// A ribbon width_m wide along the edge, split into <= kDrapeSpacingM segments (corners kept),
-/// draped on the ground and raised by raise_m.
-Mesh road_ribbon(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
-  Mesh m;
+/// The edge's centre line with long segments split to <= kDrapeSpacingM (corners kept), so
+/// ribbons along it drape on the terrain.
+Polyline drape_line(const layout::RoadEdge& edge) {
   const Polyline line = polyline_dedupe(edge.points);
-  if (line.size() < 2 || edge.width_m <= 0.0) {
-    return m;
+  if (line.size() < 2) {
+    return {};
   }
-  // 1. Split long segments, one at a time so the original corners stay.
   Polyline dense{line.front()};
   for (std::size_t i = 0; i + 1 < line.size(); ++i) {
     const Polyline seg = polyline_resample(Polyline{line[i], line[i + 1]}, kDrapeSpacingM);
     dense.insert(dense.end(), seg.begin() + 1, seg.end());
   }
-  dense = polyline_dedupe(dense);
-  // 2. Curb lines on both sides; same point count as the centre line.
-  const Polyline left = polyline_offset(dense, 0.5 * edge.width_m);
-  const Polyline right = polyline_offset(dense, -0.5 * edge.width_m);
-  CF_ASSERT(left.size() == dense.size() && right.size() == dense.size(),
+  return polyline_dedupe(dense);
+}
+
+/// A strip between the lines offset left_m and right_m (left of travel positive) from the
+/// centre line, draped on the ground and raised by raise_m.
+void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
+               const terrain::Heightfield& g, double raise_m) {
+  const Polyline left = polyline_offset(centre, left_m);
+  const Polyline right = polyline_offset(centre, right_m);
+  CF_ASSERT(left.size() == centre.size() && right.size() == centre.size(),
             "polyline_offset must keep the point count");
   const std::size_t n = std::min(left.size(), right.size());
   if (n < 2) {
-    return m;
+    return;
   }
-  // 3. Vertices 2i (left) and 2i+1 (right), draped, normals from the terrain.
+  const auto base = static_cast<std::uint32_t>(m.positions.size());
+  // 1. Vertices base+2i (left) and base+2i+1 (right), draped, normals from the terrain.
   for (std::size_t i = 0; i < n; ++i) {
     add_vertex(m, left[i], g.sample(left[i]) + raise_m, ground_normal(g, left[i]));
     add_vertex(m, right[i], g.sample(right[i]) + raise_m, ground_normal(g, right[i]));
   }
-  // 4. One quad per segment. Mitred joins can fold the inner side at sharp turns; such
+  // 2. One quad per segment. Mitred joins can fold the inner side at sharp turns; such
   // triangles are turned up here and zero-area ones dropped later.
   for (std::size_t i = 0; i + 1 < n; ++i) {
-    const auto l0 = static_cast<std::uint32_t>(2 * i);
+    const auto l0 = static_cast<std::uint32_t>(base + 2 * i);
     const std::uint32_t r0 = l0 + 1;
     const std::uint32_t l1 = l0 + 2;
     const std::uint32_t r1 = l0 + 3;
     add_triangle_up(m, r0, r1, l1);
     add_triangle_up(m, r0, l1, l0);
   }
+}
+
+// Until junctions are built (the roads stage), ribbons of different roads overlap there. Each
+// class sits a little higher than the one below it, and sidewalks lowest, so the wider road
+// wins cleanly instead of flickering.
+double class_raise(layout::RoadClass c) {
+  switch (c) {
+    case layout::RoadClass::artery:
+      return 0.04;
+    case layout::RoadClass::main:
+      return 0.02;
+    case layout::RoadClass::local:
+      return 0.0;
+  }
+  return 0.0;
+}
+constexpr double kSidewalkBelowRoadM = 0.02;
+
+/// The carriageway: a ribbon width_m wide along the edge.
+Mesh road_ribbon(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
+  Mesh m;
+  if (edge.width_m > 0.0) {
+    add_strip(m, drape_line(edge), 0.5 * edge.width_m, -0.5 * edge.width_m, g,
+              raise_m + class_raise(edge.road_class));
+  }
   return m;
 }
 
-/// Flat triangulated polygon at ground height + raise_m (vertices draped, not the interior).
+/// The two sidewalks: strips sidewalk_width_m wide outside the curb lines.
+Mesh sidewalk_strips(const layout::RoadEdge& edge, const terrain::Heightfield& g,
+                     double raise_m) {
+  Mesh m;
+  if (edge.sidewalk_width_m > 0.0 && edge.width_m > 0.0) {
+    const Polyline centre = drape_line(edge);
+    const double curb = 0.5 * edge.width_m;
+    const double outer = curb + edge.sidewalk_width_m;
+    const double z = std::max(0.0, raise_m - kSidewalkBelowRoadM);
+    add_strip(m, centre, outer, curb, g, z);
+    add_strip(m, centre, -curb, -outer, g, z);
+  }
+  return m;
+}
+
+/// Triangulated polygon draped on the ground + raise_m: triangles are split at their edge
+/// midpoints until no edge is longer than two terrain cells, so the surface follows the ground
+/// instead of cutting through it across a large block.
 Mesh block_surface(const layout::Block& block, const terrain::Heightfield& g, double raise_m) {
   Mesh m;
   const Triangulation t = triangulate(block.area);
-  for (const Vec2 p : t.points) {
-    add_vertex(m, p, g.sample(p) + raise_m, ground_normal(g, p));
-  }
+  const double max_edge = 2.0 * g.cell_m;
+  std::vector<std::array<Vec2, 3>> tris;
   for (std::size_t i = 0; i + 2 < t.indices.size(); i += 3) {
-    add_triangle_up(m, t.indices[i], t.indices[i + 1], t.indices[i + 2]);
+    tris.push_back({t.points[t.indices[i]], t.points[t.indices[i + 1]], t.points[t.indices[i + 2]]});
+  }
+  std::vector<std::array<Vec2, 3>> done;
+  while (!tris.empty()) {
+    const std::array<Vec2, 3> tri = tris.back();
+    tris.pop_back();
+    const double longest = std::max({distance(tri[0], tri[1]), distance(tri[1], tri[2]),
+                                     distance(tri[2], tri[0])});
+    if (longest <= max_edge) {
+      done.push_back(tri);
+      continue;
+    }
+    const Vec2 ab = (tri[0] + tri[1]) * 0.5;
+    const Vec2 bc = (tri[1] + tri[2]) * 0.5;
+    const Vec2 ca = (tri[2] + tri[0]) * 0.5;
+    tris.push_back({ca, bc, tri[2]});
+    tris.push_back({ab, tri[1], bc});
+    tris.push_back({tri[0], ab, ca});
+    tris.push_back({ab, bc, ca});
+  }
+  // Shared vertices are written once per triangle: blocks are small and this keeps the
+  // subdivision free of cracks without a vertex map.
+  for (const auto& tri : done) {
+    const auto base = static_cast<std::uint32_t>(m.positions.size());
+    for (const Vec2 p : tri) {
+      add_vertex(m, p, g.sample(p) + raise_m, ground_normal(g, p));
+    }
+    add_triangle_up(m, base, base + 1, base + 2);
   }
   return m;
 }
@@ -466,6 +540,10 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
   groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
     return split_by_chunk(road_ribbon(edges[i], ground, config.road_raise_m),
                           road_part(edges[i].road_class), chunk_m);
+  }));
+  groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
+    return split_by_chunk(sidewalk_strips(edges[i], ground, config.road_raise_m), Part::sidewalk,
+                          chunk_m);
   }));
   groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
     return split_by_chunk(block_surface(blocks[i], ground, config.block_raise_m), Part::block,

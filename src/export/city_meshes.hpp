@@ -16,8 +16,16 @@
 namespace cityforge::exporter::detail {
 
 /// The surface kinds of city.glb; one glTF material each, in this order.
-enum class Part : std::uint8_t { terrain, road_artery, road_main, road_local, block, volume };
-inline constexpr std::size_t kPartCount = 6;
+enum class Part : std::uint8_t {
+  terrain,
+  road_artery,
+  road_main,
+  road_local,
+  sidewalk,
+  block,
+  volume
+};
+inline constexpr std::size_t kPartCount = 7;
 
 /// Material name of a part ("terrain", "road_artery", ...).
 const char* part_name(Part p);
@@ -33,7 +41,7 @@ struct ChunkMeshes {
   std::array<Mesh, kPartCount> parts;
 };
 
-/// Builds the terrain, road ribbons (per class), block surfaces and block volumes of a city and
+/// Builds the terrain, road ribbons (per class), sidewalk strips, block surfaces and block volumes of a city and
 /// assigns each triangle to the chunk of its centroid. Within a chunk and part, triangles keep
 /// the order terrain chunks, then edges, then blocks by index; chunks are sorted by (cy, cx) and
 /// only non-empty chunks are returned. Degenerate triangles are dropped. Items are meshed in

@@ -49,6 +49,7 @@ constexpr std::array<Look, kPartCount> kLooks{{
     {{0.08, 0.08, 0.09}, 0.80},  // road_artery: dark asphalt
     {{0.13, 0.13, 0.14}, 0.80},  // road_main
     {{0.20, 0.20, 0.21}, 0.85},  // road_local: worn asphalt
+    {{0.55, 0.54, 0.52}, 0.90},  // sidewalk: light concrete
     {{0.45, 0.43, 0.40}, 0.90},  // block: paving
     {{0.72, 0.70, 0.66}, 0.70},  // volume: concrete
 }};

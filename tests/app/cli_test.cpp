@@ -254,7 +254,8 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
       materials.insert(doc["materials"][prim["material"].get<std::size_t>()]["name"].get<std::string>());
     }
   }
-  for (const char* m : {"terrain", "road_artery", "road_main", "road_local", "block", "volume"}) {
+  for (const char* m : {"terrain", "road_artery", "road_main", "road_local", "sidewalk", "block",
+                        "volume"}) {
     EXPECT_TRUE(materials.count(m)) << m;
   }
   // The default city's boundary spans x -100..2200 and y 0..2100 (glTF z = -y), plus terrain margin.

@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdio>
 #include <vector>
 
@@ -157,16 +156,11 @@ TEST(BuildPlanarGraph, CityGridIsFast) {
     }
   }
   ASSERT_GT(segs.size(), 5000U);
-  const auto start = std::chrono::steady_clock::now();
+  // Speed is measured by bench (BM_PlanarGraph), never asserted here.
   const PlanarGraph g = build_planar_graph(segs, 0.5);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::printf("build_planar_graph: %zu segments -> %zu nodes, %zu edges in %.1f ms\n", segs.size(),
-              g.nodes.size(), g.edges.size(), ms);
   EXPECT_EQ(g.nodes.size(), static_cast<std::size_t>(kCols * kRows));
   EXPECT_EQ(g.edges.size(), segs.size());
   EXPECT_FALSE(planar_graph_has_crossings(g));
-  EXPECT_LT(ms, 1000.0);  // Generous for Debug and sanitizer builds; Release is far faster.
 }
 
 TEST(PlanarGraphHasCrossings, FindsFirstPair) {

@@ -72,10 +72,13 @@ TEST(CityMeshes, RoadsDrapeOnTheGround) {
   const Config config;
   std::size_t checked = 0;
   for (const ChunkMeshes& chunk : build(small_city(), config)) {
-    for (Part p : {Part::road_artery, Part::road_main, Part::road_local}) {
+    // Wider classes sit higher so overlaps at junctions resolve cleanly; sidewalks lowest.
+    const std::pair<Part, double> parts[] = {{Part::road_artery, 0.04}, {Part::road_main, 0.02},
+                                             {Part::road_local, 0.0}, {Part::sidewalk, -0.02}};
+    for (const auto& [p, above] : parts) {
       const Mesh& m = chunk.parts[static_cast<std::size_t>(p)];
       for (const auto& v : m.positions) {
-        EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.road_raise_m, 1e-3);
+        EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.road_raise_m + above, 1e-3);
         ++checked;
       }
       // Segments are at most 10 m long along the road: ribbons are densely sampled.
@@ -165,3 +168,34 @@ TEST(CityMeshes, RejectsBadGround) {
 
 }  // namespace
 }  // namespace cityforge::exporter::detail
+
+namespace cityforge::exporter {
+namespace {
+
+// Block surfaces follow the ground inside the block, not only at its corners: the centre of
+// every triangle sits within 10 cm of ground + raise (the fixture's ground is curved).
+TEST(CityMeshes, BlockSurfacesDrapeInsideTheBlock) {
+  const auto ground = fixture::small_ground();
+  const Config config;
+  std::size_t checked = 0;
+  const auto chunks = detail::build_city_meshes(fixture::small_city(), ground, config);
+  ASSERT_TRUE(chunks.ok());
+  for (const detail::ChunkMeshes& chunk : *chunks) {
+    const Mesh& m = chunk.parts[static_cast<std::size_t>(detail::Part::block)];
+    for (std::size_t t = 0; t < m.triangle_count(); ++t) {
+      double x = 0, y = 0, z = 0;
+      for (int k = 0; k < 3; ++k) {
+        const auto& v = m.positions[m.indices[3 * t + k]];
+        x += v[0] / 3;
+        y += v[1] / 3;
+        z += v[2] / 3;
+      }
+      EXPECT_NEAR(z, ground.sample({x, y}) + config.block_raise_m, 0.1);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 20U);
+}
+
+}  // namespace
+}  // namespace cityforge::exporter

@@ -101,7 +101,7 @@ TEST(CityGlb, ReadsBackWithOneNodeAndMeshPerChunk) {
     EXPECT_EQ(mat.pbrMetallicRoughness.metallicFactor, 0.0);
   }
   EXPECT_EQ(materials, (std::set<std::string>{"terrain", "road_artery", "road_main", "road_local",
-                                              "block", "volume"}));
+                                              "sidewalk", "block", "volume"}));
 
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const std::string name =
