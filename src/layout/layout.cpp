@@ -126,8 +126,22 @@ void add_polyline(std::vector<TaggedSegment>& segs, const Polyline& line, std::u
 
 }  // namespace
 
+Result<Zoning> build_zoning(const Inputs& in, const Config& config, Seed seed) {
+  if (Status s = validate(in, config); !s) return s.error();
+  Zoning z;
+  detail::build_zoning_fields(in, config, seed, z.height, z.density);
+  return z;
+}
+
 Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Config& config,
                    Seed seed) {
+  Result<Zoning> zoning = build_zoning(in, config, seed);
+  if (!zoning) return zoning.error();
+  return run(in, ground, *zoning, config, seed);
+}
+
+Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Zoning& zoning,
+                   const Config& config, Seed seed) {
   if (Status s = validate(in, config); !s) return s.error();
   Output out;
   out.boundary = polygon_canonical(in.boundary);
@@ -188,8 +202,9 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const C
   prune_dangling(g, config.min_dangling_m, keep);
   keep_main_component(g);
 
-  // 6. Zoning fields, the road network with its attributes, and the blocks.
-  detail::build_zoning_fields(in, config, seed, out.height_field, out.density_field);
+  // 6. The road network with its attributes, and the blocks.
+  out.height_field = zoning.height;
+  out.density_field = zoning.density;
   std::vector<EdgeId> graph_to_road;
   out.network = detail::chain_network(g, config, out.density_field, graph_to_road);
   out.blocks = detail::build_blocks(g, graph_to_road, out.network, in, config, out.height_field,

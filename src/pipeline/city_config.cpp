@@ -395,6 +395,16 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     }
     j["water"] = json::array();
     for (const auto& w : c.inputs.water) j["water"].push_back(points_json(w.outer));
+  } else if (slice == "zoning") {
+    j["boundary"] = points_json(c.inputs.boundary.outer);
+    j["zones"] = json::array();
+    for (const auto& z : c.inputs.zones) {
+      j["zones"].push_back({{"kind", layout::to_string(z.kind)}, {"polygon", points_json(z.area.outer)},
+                            {"height_m", {z.min_height_m, z.max_height_m}}, {"density", z.density}});
+    }
+    j["zoning_cell_m"] = c.layout.zoning_cell_m;
+    j["default_height_m"] = c.layout.default_height_m;
+    j["default_density"] = c.layout.default_density;
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
     j = {{"chunk_m", e.chunk_m}, {"volume_setback_m", e.volume_setback_m},

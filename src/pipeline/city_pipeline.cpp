@@ -12,7 +12,7 @@ const T& as(const Value& v) {
 
 }  // namespace
 
-std::vector<std::string> CityPipeline::stage_names() { return {"terrain", "layout"}; }
+std::vector<std::string> CityPipeline::stage_names() { return {"terrain", "zoning", "layout"}; }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
   const std::string seed = "seed=" + std::to_string(config.seed) + ";";
@@ -27,11 +27,19 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
         if (!r) return r.error();
         return Value(std::make_shared<const terrain::Heightfield>(std::move(*r)));
       }});
+  // Zoning needs no terrain: it runs beside it.
   nodes.push_back(StageNode{
-      "layout", 1, {0}, seed + config_slice(config, "inputs") + config_slice(config, "layout"),
+      "zoning", 1, {}, seed + config_slice(config, "zoning"),
+      [&config](const std::vector<Value>&) -> Result<Value> {
+        auto r = layout::build_zoning(config.inputs, config.layout, config.seed);
+        if (!r) return r.error();
+        return Value(std::make_shared<const layout::Zoning>(std::move(*r)));
+      }});
+  nodes.push_back(StageNode{
+      "layout", 1, {0, 1}, seed + config_slice(config, "inputs") + config_slice(config, "layout"),
       [&config](const std::vector<Value>& in) -> Result<Value> {
-        auto r = layout::run(config.inputs, as<terrain::Heightfield>(in[0]), config.layout,
-                             config.seed);
+        auto r = layout::run(config.inputs, as<terrain::Heightfield>(in[0]),
+                             as<layout::Zoning>(in[1]), config.layout, config.seed);
         if (!r) return r.error();
         return Value(std::make_shared<const layout::Output>(std::move(*r)));
       }});
@@ -40,7 +48,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   if (!values) return values.error();
   CityResult out;
   out.terrain = std::static_pointer_cast<const terrain::Heightfield>((*values)[0]);
-  out.layout = std::static_pointer_cast<const layout::Output>((*values)[1]);
+  out.layout = std::static_pointer_cast<const layout::Output>((*values)[2]);
   out.stages = std::move(stats);
   return out;
 }

@@ -36,8 +36,7 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(pipe.executions("terrain"), 1U);
   EXPECT_EQ(pipe.executions("layout"), 1U);
-  EXPECT_TRUE(again->stages[0].cached);
-  EXPECT_TRUE(again->stages[1].cached);
+  for (const StageStats& st : again->stages) EXPECT_TRUE(st.cached) << st.name;
 
   // A layout rule: only the layout re-runs.
   cfg.layout.block_long_m = 160;
@@ -45,17 +44,26 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   EXPECT_EQ(pipe.executions("terrain"), 1U);
   EXPECT_EQ(pipe.executions("layout"), 2U);
 
-  // A terrain rule: terrain and everything downstream of it.
+  // A terrain rule: terrain and everything downstream of it, not zoning beside it.
   cfg.terrain.amplitude_m = 9;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
+  EXPECT_EQ(pipe.executions("zoning"), 1U) << "zoning does not read the terrain or block sizes";
   EXPECT_EQ(pipe.executions("layout"), 3U);
+
+  // A zone's heights: zoning and layout, not terrain.
+  cfg.inputs.zones[0].max_height_m = 30;
+  ASSERT_TRUE(pipe.run(cfg).ok());
+  EXPECT_EQ(pipe.executions("terrain"), 2U);
+  EXPECT_EQ(pipe.executions("zoning"), 2U);
+  EXPECT_EQ(pipe.executions("layout"), 4U);
 
   // An export-only setting touches no stage.
   cfg.exports.chunk_m = 250;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
-  EXPECT_EQ(pipe.executions("layout"), 3U);
+  EXPECT_EQ(pipe.executions("zoning"), 2U);
+  EXPECT_EQ(pipe.executions("layout"), 4U);
 }
 
 TEST(StageGraph, IndependentStagesRunInParallel) {

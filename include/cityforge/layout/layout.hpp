@@ -160,9 +160,21 @@ struct Output {
 /// offending element as `where` (e.g. "arteries[1].points[3]").
 Status validate(const Inputs& in, const Config& config);
 
+/// The zoning fields ("vertical modelling"): target building height and density over the city.
+/// Independent of the terrain, so the pipeline runs it beside the terrain stage.
+struct Zoning {
+  Field height;   ///< Metres.
+  Field density;  ///< 0..1.
+};
+/// Builds the zoning fields from the zones. Deterministic for a seed at any thread count.
+Result<Zoning> build_zoning(const Inputs& in, const Config& config, Seed seed);
+
 /// Runs the City Layout tool: routes arteries over the terrain, fits a grid per region between
-/// them, builds the planar network, blocks and zoning fields. Deterministic for a seed at any
-/// thread count.
+/// them, builds the planar network and the blocks, with densities and heights from `zoning`.
+/// Deterministic for a seed at any thread count.
+Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Zoning& zoning,
+                   const Config& config, Seed seed);
+/// The same, building the zoning fields itself.
 Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Config& config,
                    Seed seed);
 

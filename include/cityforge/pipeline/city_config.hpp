@@ -35,7 +35,8 @@ struct CityConfig {
 /// absurd numbers, and then runs layout::validate. Error `where` is "<source>: <JSON pointer>".
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
-/// The canonical JSON of one config slice ("terrain", "layout", "inputs", "export"), used as
+/// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
+/// "inputs", "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 
