@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cityforge/core/grid_sample.hpp"
 #include "cityforge/layout/layout.hpp"
 
 namespace cityforge::layout {
@@ -27,22 +28,7 @@ const char* to_string(ZoneKind k) {
 }
 
 double Field::sample(Vec2 p) const {
-  if (nx == 0 || ny == 0) {
-    return 0.0;
-  }
-  if (nx < 2 || ny < 2) {
-    return values[0];
-  }
-  const double gx = std::clamp((p.x - origin.x) / cell_m, 0.0, static_cast<double>(nx - 1));
-  const double gy = std::clamp((p.y - origin.y) / cell_m, 0.0, static_cast<double>(ny - 1));
-  const auto i = std::min(static_cast<std::uint32_t>(gx), nx - 2);
-  const auto j = std::min(static_cast<std::uint32_t>(gy), ny - 2);
-  const double u = gx - i;
-  const double v = gy - j;
-  auto at = [&](std::uint32_t a, std::uint32_t b) { return values[std::size_t{b} * nx + a]; };
-  const double h0 = at(i, j) + u * (at(i + 1, j) - at(i, j));
-  const double h1 = at(i, j + 1) + u * (at(i + 1, j + 1) - at(i, j + 1));
-  return h0 + v * (h1 - h0);
+  return bilinear_sample(values, nx, ny, origin, cell_m, p);
 }
 
 std::array<double, kRoadClassCount> road_length_by_class(const RoadNetwork& net) {

@@ -4,21 +4,13 @@
 
 #include "cityforge/terrain/heightfield.hpp"
 
+#include "cityforge/core/grid_sample.hpp"
+
 namespace cityforge::terrain {
 
 double Heightfield::sample(Vec2 p) const {
-  if (nx < 2 || ny < 2) {
-    return 0.0;
-  }
-  const double gx = std::clamp((p.x - origin.x) / cell_m, 0.0, static_cast<double>(nx - 1));
-  const double gy = std::clamp((p.y - origin.y) / cell_m, 0.0, static_cast<double>(ny - 1));
-  const auto i = std::min(static_cast<std::uint32_t>(gx), nx - 2);
-  const auto j = std::min(static_cast<std::uint32_t>(gy), ny - 2);
-  const double u = gx - i;
-  const double v = gy - j;
-  const double h0 = at(i, j) + u * (at(i + 1, j) - at(i, j));
-  const double h1 = at(i, j + 1) + u * (at(i + 1, j + 1) - at(i, j + 1));
-  return h0 + v * (h1 - h0);
+  // A grid of fewer than 2 x 2 samples has no area: flat ground.
+  return nx < 2 || ny < 2 ? 0.0 : bilinear_sample(heights, nx, ny, origin, cell_m, p);
 }
 
 double Heightfield::slope(Vec2 p) const {
