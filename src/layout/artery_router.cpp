@@ -74,7 +74,18 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
   g.blocked.assign(n, 0);
   rasterize_curve(g, curve.points, config.corridor_m);
 
-  // 2. Cells outside the corridor, outside the city or on water are blocked.
+  // 2. Cells outside the corridor, outside the city, on water or closer to it than half the
+  //    artery plus one cell (simplifying and smoothing the path may cut that much) are blocked.
+  const double clearance =
+      config.classes[static_cast<std::size_t>(RoadClass::artery)].width_m / 2 + g.cell;
+  auto near_water = [&](const Polygon& w, Vec2 c) {
+    if (polygon_contains(w, c)) return true;
+    const Ring& r = w.outer;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (segment_distance(r[i], r[(i + 1) % r.size()], c) < clearance) return true;
+    }
+    return false;
+  };
   std::vector<float> height(n, 0.0f);
   for (int j = 0; j < g.ny; ++j) {
     for (int i = 0; i < g.nx; ++i) {
@@ -82,7 +93,7 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
       const Vec2 c = g.center(i, j);
       bool blocked = !(g.curve_dist[k] <= config.corridor_m) || !ring_contains(in.boundary.outer, c);
       for (const Polygon& w : in.water) {
-        blocked = blocked || polygon_contains(w, c);
+        blocked = blocked || near_water(w, c);
       }
       g.blocked[k] = blocked ? 1 : 0;
       height[k] = static_cast<float>(ground.sample(c));

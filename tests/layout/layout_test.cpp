@@ -245,3 +245,34 @@ TEST(LayoutRun, InvariantsHoldOverManySeeds) {
 
 }  // namespace
 }  // namespace cityforge::layout
+
+namespace cityforge::layout {
+namespace {
+
+TEST(LayoutRun, ArteriesRouteAroundWater) {
+  Inputs in;
+  in.boundary.outer = {{0, 0}, {2000, 0}, {2000, 1000}, {0, 1000}};
+  in.arteries.push_back({"across the lake", {{20, 500}, {1980, 500}}});
+  in.water.push_back(Polygon{{{800, 380}, {1200, 380}, {1200, 620}, {800, 620}}, {}});
+  Zone z;
+  z.area.outer = in.boundary.outer;
+  in.zones = {z};
+  Config cfg;
+  cfg.corridor_m = 300;
+  const terrain::Heightfield flat = *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
+  const Output out = *run(in, flat, cfg, 1);
+  double detour = 0;
+  for (Vec2 p : polyline_resample(out.routed_arteries[0], 2.0)) {
+    ASSERT_FALSE(polygon_contains(in.water[0], p)) << "artery crosses the lake at " << p.x << ", " << p.y;
+    detour = std::max(detour, std::fabs(p.y - 500));
+  }
+  EXPECT_GT(detour, 120.0) << "the artery must go round the 240 m wide lake";
+  // With the corridor too narrow to pass the lake, the error names the artery.
+  cfg.corridor_m = 60;
+  const Result<Output> blocked = run(in, flat, cfg, 1);
+  ASSERT_FALSE(blocked.ok());
+  EXPECT_EQ(blocked.error().where, "arteries[0]");
+}
+
+}  // namespace
+}  // namespace cityforge::layout
