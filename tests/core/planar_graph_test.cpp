@@ -103,7 +103,7 @@ TEST(BuildPlanarGraph, RandomSegmentsHaveNoCrossings) {
     }
     // Some exact T-junctions and shared end points as well.
     for (std::uint32_t i = 0; i < 20; ++i) {
-      const TaggedSegment& s = segs[i];
+      const TaggedSegment s = segs[i];  // a copy: push_back below may reallocate
       segs.push_back({lerp(s.a, s.b, 0.5), s.b + Vec2{50, 70}, 1000 + i});
       input_length += distance(lerp(s.a, s.b, 0.5), s.b + Vec2{50, 70});
     }
