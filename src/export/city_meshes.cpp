@@ -291,8 +291,7 @@ Mesh road_ribbon(const layout::RoadEdge& edge, const terrain::Heightfield& g, do
 }
 
 /// The two sidewalks: strips sidewalk_width_m wide outside the curb lines.
-Mesh sidewalk_strips(const layout::RoadEdge& edge, const terrain::Heightfield& g,
-                     double raise_m) {
+Mesh sidewalk_strips(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
   Mesh m;
   if (edge.sidewalk_width_m > 0.0 && edge.width_m > 0.0) {
     const Polyline centre = drape_line(edge);
@@ -316,13 +315,15 @@ Mesh block_surface(const layout::Block& block, const terrain::Heightfield& g, do
   const double max_edge = 2.0 * g.cell_m;
   std::map<std::pair<double, double>, std::uint32_t> index;  // one vertex per point
   auto vertex = [&](Vec2 p) {
-    auto [it, added] = index.try_emplace({p.x, p.y}, static_cast<std::uint32_t>(m.positions.size()));
+    auto [it, added] =
+        index.try_emplace({p.x, p.y}, static_cast<std::uint32_t>(m.positions.size()));
     if (added) add_vertex(m, p, g.sample(p) + raise_m, ground_normal(g, p));
     return it->second;
   };
   std::vector<std::array<Vec2, 3>> todo;
   for (std::size_t i = 0; i + 2 < t.indices.size(); i += 3) {
-    todo.push_back({t.points[t.indices[i]], t.points[t.indices[i + 1]], t.points[t.indices[i + 2]]});
+    todo.push_back(
+        {t.points[t.indices[i]], t.points[t.indices[i + 1]], t.points[t.indices[i + 2]]});
   }
   while (!todo.empty()) {
     const std::array<Vec2, 3> tri = todo.back();

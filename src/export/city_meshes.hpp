@@ -41,12 +41,12 @@ struct ChunkMeshes {
   std::array<Mesh, kPartCount> parts;
 };
 
-/// Builds the terrain, road ribbons (per class), sidewalk strips, block surfaces and block volumes of a city and
-/// assigns each triangle to the chunk of its centroid. Within a chunk and part, triangles keep
-/// the order terrain chunks, then edges, then blocks by index; chunks are sorted by (cy, cx) and
-/// only non-empty chunks are returned. Degenerate triangles are dropped. Items are meshed in
-/// parallel into their own slots and merged in index order: identical output at any thread
-/// count. Fails when an input coordinate or setting is not finite (or out of range).
+/// Builds the terrain, road ribbons (per class), sidewalk strips, block surfaces and block volumes
+/// of a city and assigns each triangle to the chunk of its centroid. Within a chunk and part,
+/// triangles keep the order terrain chunks, then edges, then blocks by index; chunks are sorted by
+/// (cy, cx) and only non-empty chunks are returned. Degenerate triangles are dropped. Items are
+/// meshed in parallel into their own slots and merged in index order: identical output at any
+/// thread count. Fails when an input coordinate or setting is not finite (or out of range).
 Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
                                                    const Config& config);

@@ -195,8 +195,9 @@ std::string map_svg(const layout::Output& city) {
           "fill=\"" + std::string(kZoneColours[static_cast<std::size_t>(z.kind)]) + "\"");
     }
   }
-  s += "</g>\n<g id=\"blocks\" fill=\"" + std::string(kBlockFill) + "\" fill-opacity=\"0.55\" stroke=\"" + kBlockStroke +
-       "\" stroke-width=\"" + num(0.002 * extent) + "\" fill-rule=\"evenodd\">\n";
+  s += "</g>\n<g id=\"blocks\" fill=\"" + std::string(kBlockFill) +
+       "\" fill-opacity=\"0.55\" stroke=\"" + kBlockStroke + "\" stroke-width=\"" +
+       num(0.002 * extent) + "\" fill-rule=\"evenodd\">\n";
   for (const auto& b : city.blocks) {
     if (finite(b.area)) {
       s += polygon_path(f, b.area, "");

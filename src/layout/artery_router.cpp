@@ -35,10 +35,14 @@ void rasterize_curve(CostGrid& g, const Polyline& curve, double corridor_m) {
     Aabb2 box;
     box.add(curve[s]);
     box.add(curve[s + 1]);
-    const int i0 = std::max(0, static_cast<int>(std::floor((box.min.x - corridor_m - g.origin.x) / g.cell)));
-    const int i1 = std::min(g.nx - 1, static_cast<int>(std::floor((box.max.x + corridor_m - g.origin.x) / g.cell)));
-    const int j0 = std::max(0, static_cast<int>(std::floor((box.min.y - corridor_m - g.origin.y) / g.cell)));
-    const int j1 = std::min(g.ny - 1, static_cast<int>(std::floor((box.max.y + corridor_m - g.origin.y) / g.cell)));
+    const int i0 =
+        std::max(0, static_cast<int>(std::floor((box.min.x - corridor_m - g.origin.x) / g.cell)));
+    const int i1 = std::min(
+        g.nx - 1, static_cast<int>(std::floor((box.max.x + corridor_m - g.origin.x) / g.cell)));
+    const int j0 =
+        std::max(0, static_cast<int>(std::floor((box.min.y - corridor_m - g.origin.y) / g.cell)));
+    const int j1 = std::min(
+        g.ny - 1, static_cast<int>(std::floor((box.max.y + corridor_m - g.origin.y) / g.cell)));
     for (int j = j0; j <= j1; ++j) {
       for (int i = i0; i <= i1; ++i) {
         const auto d = static_cast<float>(segment_distance(curve[s], curve[s + 1], g.center(i, j)));
@@ -50,8 +54,8 @@ void rasterize_curve(CostGrid& g, const Polyline& curve, double corridor_m) {
 }
 
 // The 16 moves: 8 neighbours plus the knight moves, so paths can hold headings in 22.5 deg steps.
-constexpr int kMoves[16][2] = {{1, 0},  {1, 1},  {0, 1},  {-1, 1}, {-1, 0}, {-1, -1},
-                               {0, -1}, {1, -1}, {2, 1},  {1, 2},  {-1, 2}, {-2, 1},
+constexpr int kMoves[16][2] = {{1, 0},   {1, 1},   {0, 1},  {-1, 1}, {-1, 0}, {-1, -1},
+                               {0, -1},  {1, -1},  {2, 1},  {1, 2},  {-1, 2}, {-2, 1},
                                {-2, -1}, {-1, -2}, {1, -2}, {2, -1}};
 
 }  // namespace
@@ -62,11 +66,13 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
   // 1. The cost grid covers the curve's box plus the corridor.
   const Polyline dense = polyline_resample(curve.points, config.cost_cell_m);
   Aabb2 box;
-  for (Vec2 p : dense) box.add(p);
+  for (Vec2 p : dense)
+    box.add(p);
   CostGrid g;
   g.cell = config.cost_cell_m;
   const double pad = config.corridor_m + 2 * g.cell;
-  g.origin = {std::floor((box.min.x - pad) / g.cell) * g.cell, std::floor((box.min.y - pad) / g.cell) * g.cell};
+  g.origin = {std::floor((box.min.x - pad) / g.cell) * g.cell,
+              std::floor((box.min.y - pad) / g.cell) * g.cell};
   g.nx = static_cast<int>(std::ceil((box.max.x + pad - g.origin.x) / g.cell)) + 1;
   g.ny = static_cast<int>(std::ceil((box.max.y + pad - g.origin.y) / g.cell)) + 1;
   const std::size_t n = static_cast<std::size_t>(g.nx) * g.ny;
@@ -91,7 +97,8 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
     for (int i = 0; i < g.nx; ++i) {
       const std::size_t k = g.at(i, j);
       const Vec2 c = g.center(i, j);
-      bool blocked = !(g.curve_dist[k] <= config.corridor_m) || !ring_contains(in.boundary.outer, c);
+      bool blocked =
+          !(g.curve_dist[k] <= config.corridor_m) || !ring_contains(in.boundary.outer, c);
       for (const Polygon& w : in.water) {
         blocked = blocked || near_water(w, c);
       }
@@ -100,8 +107,9 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
     }
   }
   auto cell_of = [&](Vec2 p) {
-    return std::pair<int, int>{std::clamp(static_cast<int>(std::floor((p.x - g.origin.x) / g.cell)), 0, g.nx - 1),
-                               std::clamp(static_cast<int>(std::floor((p.y - g.origin.y) / g.cell)), 0, g.ny - 1)};
+    return std::pair<int, int>{
+        std::clamp(static_cast<int>(std::floor((p.x - g.origin.x) / g.cell)), 0, g.nx - 1),
+        std::clamp(static_cast<int>(std::floor((p.y - g.origin.y) / g.cell)), 0, g.ny - 1)};
   };
   const auto [si, sj] = cell_of(curve.points.front());
   const auto [ti, tj] = cell_of(curve.points.back());
@@ -134,9 +142,11 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
       if (g.blocked[q]) continue;
       const double step = g.cell * std::hypot(mv[0], mv[1]);
       const double slope = std::fabs(height[q] - height[k]) / step;
-      const double drift = std::isfinite(g.curve_dist[q]) ? g.curve_dist[q] / config.corridor_m : 1.0;
-      const double cost = step * (1.0 + config.slope_weight * slope * slope * 10.0 +
-                                  config.slope_weight * slope + config.curve_weight * drift * drift);
+      const double drift =
+          std::isfinite(g.curve_dist[q]) ? g.curve_dist[q] / config.corridor_m : 1.0;
+      const double cost =
+          step * (1.0 + config.slope_weight * slope * slope * 10.0 + config.slope_weight * slope +
+                  config.curve_weight * drift * drift);
       const double nb = best[k] + cost;
       if (nb < best[q]) {
         best[q] = nb;
@@ -146,13 +156,15 @@ Result<Polyline> route_artery(const ArteryCurve& curve, std::size_t index, const
     }
   }
   if (!std::isfinite(best[goal])) {
-    return Error::invalid_input(where, "no route within corridor_m = " + std::to_string(config.corridor_m) +
-                                           " m of the curve avoids water and stays in the city");
+    return Error::invalid_input(
+        where, "no route within corridor_m = " + std::to_string(config.corridor_m) +
+                   " m of the curve avoids water and stays in the city");
   }
 
   // 4. Walk back, put the artist's exact end points back, simplify and smooth.
   Polyline path;
-  for (std::int64_t k = static_cast<std::int64_t>(goal); k >= 0; k = parent[static_cast<std::size_t>(k)]) {
+  for (std::int64_t k = static_cast<std::int64_t>(goal); k >= 0;
+       k = parent[static_cast<std::size_t>(k)]) {
     path.push_back(g.center(static_cast<int>(k % g.nx), static_cast<int>(k / g.nx)));
   }
   std::reverse(path.begin(), path.end());

@@ -76,16 +76,19 @@ Polyline with_dead_ends_extended(const RoadNetwork& net, const RoadEdge& e, doub
 }
 
 Ring convex_hull(std::vector<Vec2> pts) {
-  std::sort(pts.begin(), pts.end(), [](Vec2 a, Vec2 b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
+  std::sort(pts.begin(), pts.end(),
+            [](Vec2 a, Vec2 b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
   if (pts.size() < 3) return pts;
   Ring hull(2 * pts.size());
   std::size_t k = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {  // lower chain
-    while (k >= 2 && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0) --k;
+    while (k >= 2 && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0)
+      --k;
     hull[k++] = pts[i];
   }
   for (std::size_t i = pts.size() - 1, t = k + 1; i-- > 0;) {  // upper chain
-    while (k >= t && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0) --k;
+    while (k >= t && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0)
+      --k;
     hull[k++] = pts[i];
   }
   hull.resize(k - 1);
@@ -125,7 +128,8 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
     const std::vector<std::uint32_t> cycle = remove_spikes(face.nodes);
     if (cycle.size() < 3) return;
     Polygon poly;
-    for (std::uint32_t v : cycle) poly.outer.push_back(g.nodes[v]);
+    for (std::uint32_t v : cycle)
+      poly.outer.push_back(g.nodes[v]);
     poly = polygon_canonical(std::move(poly));
     if (polygon_area(poly) < config.min_block_area_m2) return;
     std::vector<EdgeId> frontage;
@@ -163,13 +167,15 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
     if (touches_boundary) {
       std::vector<Polygon> inside;
       for (const Polygon& p : pieces) {
-        for (Polygon& q : polygon_intersection(p, in.boundary)) inside.push_back(std::move(q));
+        for (Polygon& q : polygon_intersection(p, in.boundary))
+          inside.push_back(std::move(q));
       }
       pieces = std::move(inside);
     }
     for (Polygon& p : pieces) {
       p.outer = remove_degenerate(std::move(p.outer));
-      for (Ring& h : p.holes) h = remove_degenerate(std::move(h));
+      for (Ring& h : p.holes)
+        h = remove_degenerate(std::move(h));
       std::erase_if(p.holes, [](const Ring& h) { return h.size() < 3; });
       if (p.outer.size() < 3 || polygon_area(p) < config.min_block_area_m2) continue;
       Block b;

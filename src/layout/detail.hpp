@@ -17,7 +17,9 @@ inline std::uint32_t road_tag(RoadClass c, std::int32_t artery_index) {
   return (static_cast<std::uint32_t>(c) << 16U) | static_cast<std::uint32_t>(artery_index + 1);
 }
 inline RoadClass tag_class(std::uint32_t tag) { return static_cast<RoadClass>(tag >> 16U); }
-inline std::int32_t tag_artery(std::uint32_t tag) { return static_cast<std::int32_t>(tag & 0xffffU) - 1; }
+inline std::int32_t tag_artery(std::uint32_t tag) {
+  return static_cast<std::int32_t>(tag & 0xffffU) - 1;
+}
 
 /// Routes one artery as a least-cost path over the terrain within `corridor_m` of its curve,
 /// avoiding water and staying inside the boundary. The error names the artery.
@@ -53,7 +55,7 @@ RoadNetwork chain_network(const PlanarGraph& g, const Config& config, const Fiel
 
 /// Blocks: faces of the graph minus road and sidewalk width, inside the boundary, off water.
 std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>& graph_to_road,
-                                const RoadNetwork& net, const Inputs& in,
-                                const Config& config, const Field& height, const Field& density);
+                                const RoadNetwork& net, const Inputs& in, const Config& config,
+                                const Field& height, const Field& density);
 
 }  // namespace cityforge::layout::detail

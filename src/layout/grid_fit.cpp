@@ -29,7 +29,10 @@ struct Candidate {
 // Orientation candidates: directions of the region's longest edges (folded to [0, pi)), plus
 // the axes. Rounded to 0.5 degree and de-duplicated so near-parallel edges count once.
 std::vector<double> orientation_candidates(const Ring& ring) {
-  struct E { double len; double ang; };
+  struct E {
+    double len;
+    double ang;
+  };
   std::vector<E> edges;
   for (std::size_t i = 0; i < ring.size(); ++i) {
     const Vec2 d = ring[(i + 1) % ring.size()] - ring[i];
@@ -44,13 +47,16 @@ std::vector<double> orientation_candidates(const Ring& ring) {
       const double diff = std::fabs(o.ang - e.ang);
       return std::min(diff, kPi - diff) < 3.0 * kPi / 180;
     });
-    if (it == dirs.end()) dirs.push_back(e); else it->len += e.len;
+    if (it == dirs.end())
+      dirs.push_back(e);
+    else
+      it->len += e.len;
   }
-  std::sort(dirs.begin(), dirs.end(), [](const E& a, const E& b) {
-    return a.len != b.len ? a.len > b.len : a.ang < b.ang;
-  });
+  std::sort(dirs.begin(), dirs.end(),
+            [](const E& a, const E& b) { return a.len != b.len ? a.len > b.len : a.ang < b.ang; });
   std::vector<double> out;
-  for (std::size_t i = 0; i < dirs.size() && i < 4; ++i) out.push_back(dirs[i].ang);
+  for (std::size_t i = 0; i < dirs.size() && i < 4; ++i)
+    out.push_back(dirs[i].ang);
   out.push_back(0.0);
   out.push_back(kPi / 2);
   return out;
@@ -71,7 +77,8 @@ double score_candidate(const Ring& local, const Aabb2& box, double w, double l, 
     for (double u = box.min.x + off_u; u + l <= box.max.x + 1e-6; u += l) {
       const Vec2 c[5] = {{u, v}, {u + l, v}, {u, v + w}, {u + l, v + w}, {u + l / 2, v + w / 2}};
       bool inside = true;
-      for (const Vec2& p : c) inside = inside && ring_contains(local, p);
+      for (const Vec2& p : c)
+        inside = inside && ring_contains(local, p);
       if (inside) covered += w * l;
     }
   }
@@ -86,10 +93,12 @@ bool hugs_edge(const Polyline& piece, const Polygon& region, double hug_m) {
   for (Vec2 p : samples) {
     double d = 1e300;
     auto ring_distance = [&](const Ring& r) {
-      for (std::size_t i = 0; i < r.size(); ++i) d = std::min(d, segment_distance(r[i], r[(i + 1) % r.size()], p));
+      for (std::size_t i = 0; i < r.size(); ++i)
+        d = std::min(d, segment_distance(r[i], r[(i + 1) % r.size()], p));
     };
     ring_distance(region.outer);
-    for (const Ring& h : region.holes) ring_distance(h);
+    for (const Ring& h : region.holes)
+      ring_distance(h);
     if (d < hug_m) ++near;
   }
   return near * 2 > samples.size();
@@ -121,7 +130,8 @@ void extend_to_artery(Polyline& piece, const std::vector<Polyline>& arteries, do
 Ring rotated(const Ring& r, double angle) {
   Ring out;
   out.reserve(r.size());
-  for (Vec2 p : r) out.push_back(rotate(p, -angle));
+  for (Vec2 p : r)
+    out.push_back(rotate(p, -angle));
   return out;
 }
 
@@ -150,8 +160,10 @@ std::vector<GridLine> fit_grid(Region& region, const std::vector<Polyline>& arte
       const double angle = base + swap * kPi / 2;
       const Ring local = rotated(ring, angle);
       const Aabb2 box = ring_bounds(local);
-      const double l = fitted_spacing(box.size().x, config.block_long_m, config.block_size_tolerance);
-      const double w = fitted_spacing(box.size().y, config.block_short_m, config.block_size_tolerance);
+      const double l =
+          fitted_spacing(box.size().x, config.block_long_m, config.block_size_tolerance);
+      const double w =
+          fitted_spacing(box.size().y, config.block_short_m, config.block_size_tolerance);
       for (int ou = 0; ou < 3; ++ou) {
         for (int ov = 0; ov < 2; ++ov) {
           Candidate c{angle, w, l, l * ou / 3.0, w * ov / 2.0, 0.0, diff < 1e-6};
@@ -205,17 +217,20 @@ std::vector<GridLine> fit_grid(Region& region, const std::vector<Polyline>& arte
   // city limit and leave sliver blocks, so the first and last lines keep that distance.
   auto first_line = [](double lo, double off, double step) {
     double s = lo + off;
-    while (s < lo + 0.3 * step) s += step;
+    while (s < lo + 0.3 * step)
+      s += step;
     return s;
   };
   int k = 0;
   // Lines along the long axis, spaced w apart (the long sides of the blocks).
-  for (double v = first_line(box.min.y, pick.off_v, pick.w); v <= box.max.y - 0.3 * pick.w; v += pick.w, ++k) {
+  for (double v = first_line(box.min.y, pick.off_v, pick.w); v <= box.max.y - 0.3 * pick.w;
+       v += pick.w, ++k) {
     emit({box.min.x - margin, v}, {box.max.x + margin, v}, k, phase_v);
   }
   k = 0;
   // Cross streets, spaced l apart.
-  for (double u = first_line(box.min.x, pick.off_u, pick.l); u <= box.max.x - 0.3 * pick.l; u += pick.l, ++k) {
+  for (double u = first_line(box.min.x, pick.off_u, pick.l); u <= box.max.x - 0.3 * pick.l;
+       u += pick.l, ++k) {
     emit({u, box.min.y - margin}, {u, box.max.y + margin}, k, phase_u);
   }
   return lines;

@@ -22,7 +22,8 @@ std::size_t keep_main_component(PlanarGraph& g) {
   std::vector<std::uint32_t> parent(g.nodes.size());
   std::iota(parent.begin(), parent.end(), 0U);
   auto find = [&](std::uint32_t v) {
-    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    while (parent[v] != v)
+      v = parent[v] = parent[parent[v]];
     return v;
   };
   for (const PlanarGraph::Edge& e : g.edges) {
@@ -75,15 +76,17 @@ void extend_to_limit(Polyline& path, const Ring& limit, double reach_m) {
 }
 
 // Merges the end nodes of edges shorter than merge_m (junctions a few metres apart become one,
-// at the position of an artery node if there is one, else of the lowest-numbered node), then nodes the result again so it stays
-// planar. Clusters never grow wider than merge_m: merging transitively along a row of close
-// T junctions would pull a whole row of streets into one point. Shortest edges merge first.
+// at the position of an artery node if there is one, else of the lowest-numbered node), then nodes
+// the result again so it stays planar. Clusters never grow wider than merge_m: merging transitively
+// along a row of close T junctions would pull a whole row of streets into one point. Shortest edges
+// merge first.
 PlanarGraph merge_close_nodes(const PlanarGraph& g, double merge_m) {
   std::vector<std::uint32_t> parent(g.nodes.size());
   std::iota(parent.begin(), parent.end(), 0U);
   std::vector<double> radius(g.nodes.size(), 0.0);  // of each cluster, around its root
   auto find = [&](std::uint32_t v) {
-    while (parent[v] != v) v = parent[v] = parent[parent[v]];
+    while (parent[v] != v)
+      v = parent[v] = parent[parent[v]];
     return v;
   };
   // Arteries keep their line: a cluster with an artery node keeps that node's position.
@@ -121,7 +124,8 @@ PlanarGraph merge_close_nodes(const PlanarGraph& g, double merge_m) {
 }
 
 void add_polyline(std::vector<TaggedSegment>& segs, const Polyline& line, std::uint32_t tag) {
-  for (std::size_t i = 0; i + 1 < line.size(); ++i) segs.push_back({line[i], line[i + 1], tag});
+  for (std::size_t i = 0; i + 1 < line.size(); ++i)
+    segs.push_back({line[i], line[i + 1], tag});
 }
 
 }  // namespace
@@ -163,7 +167,8 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Z
   // 2. Regions: the city minus water minus the arteries' corridors.
   std::vector<Polygon> cut = in.water;
   for (const Polyline& a : out.routed_arteries) {
-    for (Polygon& p : polyline_buffer(a, artery_reach)) cut.push_back(std::move(p));
+    for (Polygon& p : polyline_buffer(a, artery_reach))
+      cut.push_back(std::move(p));
   }
   for (Polygon& p : polygon_difference(out.boundary, cut)) {
     if (polygon_area(p) >= config.min_block_area_m2) out.regions.push_back(Region{std::move(p)});
@@ -176,7 +181,7 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Z
   std::vector<std::vector<detail::GridLine>> lines(out.regions.size());
   tbb::parallel_for(std::size_t{0}, out.regions.size(), [&](std::size_t r) {
     lines[r] = detail::fit_grid(out.regions[r], out.routed_arteries, city_angle, extend_m, config,
-                                 seed, r);
+                                seed, r);
   });
 
   // 4. One planar graph: arteries, grid lines and the city limit (for faces), noded.
@@ -186,13 +191,14 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Z
                  detail::road_tag(RoadClass::artery, static_cast<std::int32_t>(a)));
   }
   for (const auto& list : lines) {
-    for (const detail::GridLine& l : list) add_polyline(segs, l.points, detail::road_tag(l.road_class, -1));
+    for (const detail::GridLine& l : list)
+      add_polyline(segs, l.points, detail::road_tag(l.road_class, -1));
   }
   Ring limit = out.boundary.outer;
   limit.push_back(limit.front());
   add_polyline(segs, limit, detail::kTagBoundary);
-  PlanarGraph g = merge_close_nodes(build_planar_graph(segs, kNodingTolerance_m),
-                                    config.merge_distance_m);
+  PlanarGraph g =
+      merge_close_nodes(build_planar_graph(segs, kNodingTolerance_m), config.merge_distance_m);
 
   // 5. Clean up: short dead ends, then isolated pieces.
   std::vector<std::uint32_t> keep{detail::kTagBoundary};

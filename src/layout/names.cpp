@@ -9,27 +9,33 @@ namespace cityforge::layout {
 
 const char* to_string(RoadClass c) {
   switch (c) {
-    case RoadClass::artery: return "artery";
-    case RoadClass::main: return "main";
-    case RoadClass::local: return "local";
+    case RoadClass::artery:
+      return "artery";
+    case RoadClass::main:
+      return "main";
+    case RoadClass::local:
+      return "local";
   }
   return "?";
 }
 
 const char* to_string(ZoneKind k) {
   switch (k) {
-    case ZoneKind::downtown: return "downtown";
-    case ZoneKind::commercial: return "commercial";
-    case ZoneKind::residential: return "residential";
-    case ZoneKind::industrial: return "industrial";
-    case ZoneKind::park: return "park";
+    case ZoneKind::downtown:
+      return "downtown";
+    case ZoneKind::commercial:
+      return "commercial";
+    case ZoneKind::residential:
+      return "residential";
+    case ZoneKind::industrial:
+      return "industrial";
+    case ZoneKind::park:
+      return "park";
   }
   return "?";
 }
 
-double Field::sample(Vec2 p) const {
-  return bilinear_sample(values, nx, ny, origin, cell_m, p);
-}
+double Field::sample(Vec2 p) const { return bilinear_sample(values, nx, ny, origin, cell_m, p); }
 
 std::array<double, kRoadClassCount> road_length_by_class(const RoadNetwork& net) {
   std::array<double, kRoadClassCount> out{};

@@ -32,8 +32,9 @@ Status check_points(const std::vector<Vec2>& pts, const std::string& where) {
     }
     if (std::fabs(p.x) > kMaxCoordinate_m || std::fabs(p.y) > kMaxCoordinate_m) {
       return Error::invalid_input(where + "[" + std::to_string(i) + "]",
-                                  "coordinate " + fmt(p) + " is beyond +-1e7 m; coordinates are "
-                                  "metres in a local frame");
+                                  "coordinate " + fmt(p) +
+                                      " is beyond +-1e7 m; coordinates are "
+                                      "metres in a local frame");
     }
   }
   return Ok{};
@@ -44,13 +45,14 @@ Status check_ring(const Ring& ring, const std::string& where) {
     return s;
   }
   if (ring.size() < 3) {
-    return Error::invalid_input(where, "a polygon needs >= 3 points, got " +
-                                           std::to_string(ring.size()));
+    return Error::invalid_input(where,
+                                "a polygon needs >= 3 points, got " + std::to_string(ring.size()));
   }
   // All points on one line: say so (a degenerate ring also overlaps itself).
   double spread = 0.0;
   const Vec2 dir = normalize(ring[1] - ring[0]);
-  for (Vec2 p : ring) spread = std::max(spread, std::fabs(cross(dir, p - ring[0])));
+  for (Vec2 p : ring)
+    spread = std::max(spread, std::fabs(cross(dir, p - ring[0])));
   if (spread < 0.5) {
     return Error::invalid_input(where, "polygon has zero area (points are collinear or repeated)");
   }
@@ -107,17 +109,28 @@ Status check_config(const Config& c) {
     return bad("block_size_tolerance", c.block_size_tolerance, "0..0.9");
   }
   if (c.main_road_every < 1) return bad("main_road_every", c.main_road_every, ">= 1");
-  if (!(c.corridor_m > 0 && c.corridor_m <= 5000)) return bad("corridor_m", c.corridor_m, "0 < value <= 5000 m");
-  if (!(c.artery_to_limit_m >= 0 && c.artery_to_limit_m <= 5000)) return bad("artery_to_limit_m", c.artery_to_limit_m, "0..5000 m");
-  if (!(c.cost_cell_m >= 2 && c.cost_cell_m <= 200)) return bad("cost_cell_m", c.cost_cell_m, "2..200 m");
-  if (!(c.slope_weight >= 0 && std::isfinite(c.slope_weight))) return bad("slope_weight", c.slope_weight, ">= 0");
-  if (!(c.curve_weight >= 0 && std::isfinite(c.curve_weight))) return bad("curve_weight", c.curve_weight, ">= 0");
-  if (!(c.merge_distance_m >= 0 && c.merge_distance_m <= 100)) return bad("merge_distance_m", c.merge_distance_m, "0..100 m");
-  if (!(c.min_dangling_m >= 0 && c.min_dangling_m <= 1000)) return bad("min_dangling_m", c.min_dangling_m, "0..1000 m");
-  if (!(c.min_block_area_m2 > 0 && std::isfinite(c.min_block_area_m2))) return bad("min_block_area_m2", c.min_block_area_m2, "> 0");
-  if (!(c.zoning_cell_m >= 1 && c.zoning_cell_m <= 1000)) return bad("zoning_cell_m", c.zoning_cell_m, "1..1000 m");
-  if (!(c.default_height_m >= 0 && c.default_height_m <= 1000)) return bad("default_height_m", c.default_height_m, "0..1000 m");
-  if (!(c.default_density >= 0 && c.default_density <= 1)) return bad("default_density", c.default_density, "0..1");
+  if (!(c.corridor_m > 0 && c.corridor_m <= 5000))
+    return bad("corridor_m", c.corridor_m, "0 < value <= 5000 m");
+  if (!(c.artery_to_limit_m >= 0 && c.artery_to_limit_m <= 5000))
+    return bad("artery_to_limit_m", c.artery_to_limit_m, "0..5000 m");
+  if (!(c.cost_cell_m >= 2 && c.cost_cell_m <= 200))
+    return bad("cost_cell_m", c.cost_cell_m, "2..200 m");
+  if (!(c.slope_weight >= 0 && std::isfinite(c.slope_weight)))
+    return bad("slope_weight", c.slope_weight, ">= 0");
+  if (!(c.curve_weight >= 0 && std::isfinite(c.curve_weight)))
+    return bad("curve_weight", c.curve_weight, ">= 0");
+  if (!(c.merge_distance_m >= 0 && c.merge_distance_m <= 100))
+    return bad("merge_distance_m", c.merge_distance_m, "0..100 m");
+  if (!(c.min_dangling_m >= 0 && c.min_dangling_m <= 1000))
+    return bad("min_dangling_m", c.min_dangling_m, "0..1000 m");
+  if (!(c.min_block_area_m2 > 0 && std::isfinite(c.min_block_area_m2)))
+    return bad("min_block_area_m2", c.min_block_area_m2, "> 0");
+  if (!(c.zoning_cell_m >= 1 && c.zoning_cell_m <= 1000))
+    return bad("zoning_cell_m", c.zoning_cell_m, "1..1000 m");
+  if (!(c.default_height_m >= 0 && c.default_height_m <= 1000))
+    return bad("default_height_m", c.default_height_m, "0..1000 m");
+  if (!(c.default_density >= 0 && c.default_density <= 1))
+    return bad("default_density", c.default_density, "0..1");
   return Ok{};
 }
 
@@ -136,9 +149,9 @@ Status validate(const Inputs& in, const Config& config) {
                                                 fmt(box.size().y) + " m; at most 100 km a side");
   }
   if (std::fabs(ring_signed_area(in.boundary.outer)) < 10000) {
-    return Error::invalid_input("boundary", "the city is smaller than 1 ha (" +
-                                                fmt(std::fabs(ring_signed_area(in.boundary.outer))) +
-                                                " m2)");
+    return Error::invalid_input("boundary",
+                                "the city is smaller than 1 ha (" +
+                                    fmt(std::fabs(ring_signed_area(in.boundary.outer))) + " m2)");
   }
   // 2. Arteries: two or more points, all inside the boundary (1 m tolerance for points drawn
   //    on the edge).
@@ -147,8 +160,8 @@ Status validate(const Inputs& in, const Config& config) {
     const Polyline& pts = in.arteries[a].points;
     if (Status s = check_points(pts, where); !s) return s;
     if (pts.size() < 2 || polyline_length(pts) < 1.0) {
-      return Error::invalid_input(where, "an artery needs >= 2 distinct points, got " +
-                                             std::to_string(pts.size()));
+      return Error::invalid_input(
+          where, "an artery needs >= 2 distinct points, got " + std::to_string(pts.size()));
     }
     for (std::size_t i = 0; i < pts.size(); ++i) {
       Ring ring = in.boundary.outer;
@@ -161,8 +174,9 @@ Status validate(const Inputs& in, const Config& config) {
   }
   // 3. Zoning: at least one zone; each a simple polygon with a sane height range and density.
   if (in.zones.empty()) {
-    return Error::invalid_input("zones", "zoning is empty: expected at least one zone (a "
-                                         "residential zone covering the city gives uniform zoning)");
+    return Error::invalid_input("zones",
+                                "zoning is empty: expected at least one zone (a "
+                                "residential zone covering the city gives uniform zoning)");
   }
   for (std::size_t z = 0; z < in.zones.size(); ++z) {
     const Zone& zone = in.zones[z];

@@ -54,7 +54,8 @@ void build_zoning_fields(const Inputs& in, const Config& config, Seed seed, Fiel
     depth[z] = deepest;
   }
   // 2. Sample every cell: rows in parallel, each into its own slots.
-  const std::uint64_t key = hash_combine(mix64(seed), static_cast<std::uint64_t>(Stage::layout) * 7919U);
+  const std::uint64_t key =
+      hash_combine(mix64(seed), static_cast<std::uint64_t>(Stage::layout) * 7919U);
   tbb::parallel_for(std::uint32_t{0}, height.ny, [&](std::uint32_t j) {
     for (std::uint32_t i = 0; i < height.nx; ++i) {
       const Vec2 p = height.origin + Vec2{i * height.cell_m, j * height.cell_m};

@@ -3,12 +3,11 @@
 // every error names the source, the JSON pointer of the offending value and what was expected.
 #include "cityforge/pipeline/city_config.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <nlohmann/json.hpp>
 #include <set>
 
 namespace cityforge::pipeline {
@@ -37,7 +36,8 @@ class Reader {
   Error error() const { return *m_error; }
 
   void fail(const std::string& path, const std::string& message) {
-    if (!m_error) m_error = Error::invalid_input(m_source + ": " + (path.empty() ? "/" : path), message);
+    if (!m_error)
+      m_error = Error::invalid_input(m_source + ": " + (path.empty() ? "/" : path), message);
   }
 
   // Rejects keys not in `allowed`, naming the closest allowed ones.
@@ -52,7 +52,8 @@ class Reader {
                                      [&](const char* k) { return item.key() == k; });
       if (!known) {
         std::string list;
-        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        for (const char* k : allowed)
+          list += std::string(list.empty() ? "" : ", ") + k;
         fail(path + "/" + item.key(), "unknown key '" + item.key() + "'; expected one of: " + list);
         return false;
       }
@@ -60,8 +61,8 @@ class Reader {
     return true;
   }
 
-  void number(const json& obj, const char* key, const std::string& path, double& out,
-              double lo, double hi) {
+  void number(const json& obj, const char* key, const std::string& path, double& out, double lo,
+              double hi) {
     if (failed() || !obj.contains(key)) return;
     const json& j = obj[key];
     const std::string p = path + "/" + key;
@@ -119,7 +120,8 @@ class Reader {
         return out;
       }
       const Vec2 v{p[0].get<double>(), p[1].get<double>()};
-      if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 || std::fabs(v.y) > 1e7) {
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 ||
+          std::fabs(v.y) > 1e7) {
         fail(pp, "coordinate (" + fmt(v.x) + ", " + fmt(v.y) +
                      ") is not finite or beyond +-1e7 m; coordinates are metres in a local frame");
         return out;
@@ -135,8 +137,9 @@ class Reader {
 };
 
 void read_class(Reader& r, const json& j, const std::string& path, layout::RoadClassSpec& c) {
-  if (!r.object(j, path, {"width_m", "lanes_per_direction", "sidewalk_width_m", "speed_limit_kmh",
-                          "corner_radius_m"})) {
+  if (!r.object(j, path,
+                {"width_m", "lanes_per_direction", "sidewalk_width_m", "speed_limit_kmh",
+                 "corner_radius_m"})) {
     return;
   }
   r.number(j, "width_m", path, c.width_m, 0.5, 200);
@@ -148,11 +151,11 @@ void read_class(Reader& r, const json& j, const std::string& path, layout::RoadC
 
 void read_layout(Reader& r, const json& j, layout::Config& c) {
   const std::string path = "/layout";
-  if (!r.object(j, path, {"classes", "block_short_m", "block_long_m", "block_size_tolerance",
-                          "main_road_every", "corridor_m", "artery_to_limit_m", "cost_cell_m", "slope_weight",
-                          "curve_weight", "merge_distance_m", "min_dangling_m",
-                          "min_block_area_m2", "zoning_cell_m", "default_height_m",
-                          "default_density"})) {
+  if (!r.object(j, path,
+                {"classes", "block_short_m", "block_long_m", "block_size_tolerance",
+                 "main_road_every", "corridor_m", "artery_to_limit_m", "cost_cell_m",
+                 "slope_weight", "curve_weight", "merge_distance_m", "min_dangling_m",
+                 "min_block_area_m2", "zoning_cell_m", "default_height_m", "default_density"})) {
     return;
   }
   if (j.contains("classes")) {
@@ -183,7 +186,8 @@ void read_layout(Reader& r, const json& j, layout::Config& c) {
 
 void read_terrain(Reader& r, const json& j, terrain::Config& c) {
   const std::string path = "/terrain";
-  if (!r.object(j, path, {"amplitude_m", "scale_m", "octaves", "persistence", "cell_m", "margin_m"})) {
+  if (!r.object(j, path,
+                {"amplitude_m", "scale_m", "octaves", "persistence", "cell_m", "margin_m"})) {
     return;
   }
   r.number(j, "amplitude_m", path, c.amplitude_m, 0, 2000);
@@ -228,8 +232,9 @@ void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
       }
     }
     if (!found && !r.failed()) {
-      r.fail(path + "/kind", "unknown zone kind '" + kind +
-                                 "'; expected downtown, commercial, residential, industrial or park");
+      r.fail(path + "/kind",
+             "unknown zone kind '" + kind +
+                 "'; expected downtown, commercial, residential, industrial or park");
       return;
     }
     if (!z.contains("polygon")) {
@@ -267,14 +272,17 @@ std::string line_col(std::string_view text, std::size_t byte) {
 }
 
 json to_json(const layout::RoadClassSpec& c) {
-  return {{"width_m", c.width_m}, {"lanes_per_direction", c.lanes_per_direction},
-          {"sidewalk_width_m", c.sidewalk_width_m}, {"speed_limit_kmh", c.speed_limit_kmh},
+  return {{"width_m", c.width_m},
+          {"lanes_per_direction", c.lanes_per_direction},
+          {"sidewalk_width_m", c.sidewalk_width_m},
+          {"speed_limit_kmh", c.speed_limit_kmh},
           {"corner_radius_m", c.corner_radius_m}};
 }
 
 json points_json(const std::vector<Vec2>& pts) {
   json a = json::array();
-  for (Vec2 p : pts) a.push_back({p.x, p.y});
+  for (Vec2 p : pts)
+    a.push_back({p.x, p.y});
   return a;
 }
 
@@ -288,19 +296,22 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto pos = what.find("syntax error");
-    return Error::invalid_input(source + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0),
-                                "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
+    return Error::invalid_input(
+        source + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0),
+        "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
   } catch (const json::exception& e) {
     // Numbers beyond double range ("1e999") are reported without a position.
     std::string what = e.what();
     const auto pos = what.find("] ");
-    return Error::invalid_input(source, "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+    return Error::invalid_input(
+        source, "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
   }
   // 2. Structure, types and ranges.
   Reader r(source);
   CityConfig c;
-  if (!r.object(doc, "", {"name", "description", "seed", "boundary", "arteries", "zones", "water",
-                          "terrain", "layout", "export"})) {
+  if (!r.object(doc, "",
+                {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
+                 "layout", "export"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -324,8 +335,10 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
       if (!r.object(a[i], path, {"name", "points"})) break;
       layout::ArteryCurve curve;
       r.string(a[i], "name", path, curve.name);
-      if (!a[i].contains("points")) r.fail(path, "missing key 'points'");
-      else curve.points = r.points(a[i]["points"], path + "/points");
+      if (!a[i].contains("points"))
+        r.fail(path, "missing key 'points'");
+      else
+        curve.points = r.points(a[i]["points"], path + "/points");
       c.inputs.arteries.push_back(std::move(curve));
     }
   }
@@ -365,7 +378,7 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
   if (slice == "terrain") {
     const terrain::Config& t = c.terrain;
     j = {{"amplitude_m", t.amplitude_m}, {"scale_m", t.scale_m}, {"octaves", t.octaves},
-         {"persistence", t.persistence}, {"cell_m", t.cell_m}, {"margin_m", t.margin_m}};
+         {"persistence", t.persistence}, {"cell_m", t.cell_m},   {"margin_m", t.margin_m}};
   } else if (slice == "boundary_box") {
     const Aabb2 b = ring_bounds(c.inputs.boundary.outer);
     j = {b.min.x, b.min.y, b.max.x, b.max.y};
@@ -375,40 +388,56 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     for (std::size_t i = 0; i < layout::kRoadClassCount; ++i) {
       classes[layout::to_string(static_cast<layout::RoadClass>(i))] = to_json(l.classes[i]);
     }
-    j = {{"classes", classes}, {"block_short_m", l.block_short_m}, {"block_long_m", l.block_long_m},
-         {"block_size_tolerance", l.block_size_tolerance}, {"main_road_every", l.main_road_every},
-         {"corridor_m", l.corridor_m}, {"artery_to_limit_m", l.artery_to_limit_m},
+    j = {{"classes", classes},
+         {"block_short_m", l.block_short_m},
+         {"block_long_m", l.block_long_m},
+         {"block_size_tolerance", l.block_size_tolerance},
+         {"main_road_every", l.main_road_every},
+         {"corridor_m", l.corridor_m},
+         {"artery_to_limit_m", l.artery_to_limit_m},
          {"cost_cell_m", l.cost_cell_m},
-         {"slope_weight", l.slope_weight}, {"curve_weight", l.curve_weight},
-         {"merge_distance_m", l.merge_distance_m}, {"min_dangling_m", l.min_dangling_m},
-         {"min_block_area_m2", l.min_block_area_m2}, {"zoning_cell_m", l.zoning_cell_m},
-         {"default_height_m", l.default_height_m}, {"default_density", l.default_density}};
+         {"slope_weight", l.slope_weight},
+         {"curve_weight", l.curve_weight},
+         {"merge_distance_m", l.merge_distance_m},
+         {"min_dangling_m", l.min_dangling_m},
+         {"min_block_area_m2", l.min_block_area_m2},
+         {"zoning_cell_m", l.zoning_cell_m},
+         {"default_height_m", l.default_height_m},
+         {"default_density", l.default_density}};
   } else if (slice == "inputs") {
     j["boundary"] = points_json(c.inputs.boundary.outer);
     j["arteries"] = json::array();
-    for (const auto& a : c.inputs.arteries) j["arteries"].push_back({{"name", a.name}, {"points", points_json(a.points)}});
+    for (const auto& a : c.inputs.arteries)
+      j["arteries"].push_back({{"name", a.name}, {"points", points_json(a.points)}});
     j["zones"] = json::array();
     for (const auto& z : c.inputs.zones) {
-      j["zones"].push_back({{"name", z.name}, {"kind", layout::to_string(z.kind)},
+      j["zones"].push_back({{"name", z.name},
+                            {"kind", layout::to_string(z.kind)},
                             {"polygon", points_json(z.area.outer)},
-                            {"height_m", {z.min_height_m, z.max_height_m}}, {"density", z.density}});
+                            {"height_m", {z.min_height_m, z.max_height_m}},
+                            {"density", z.density}});
     }
     j["water"] = json::array();
-    for (const auto& w : c.inputs.water) j["water"].push_back(points_json(w.outer));
+    for (const auto& w : c.inputs.water)
+      j["water"].push_back(points_json(w.outer));
   } else if (slice == "zoning") {
     j["boundary"] = points_json(c.inputs.boundary.outer);
     j["zones"] = json::array();
     for (const auto& z : c.inputs.zones) {
-      j["zones"].push_back({{"kind", layout::to_string(z.kind)}, {"polygon", points_json(z.area.outer)},
-                            {"height_m", {z.min_height_m, z.max_height_m}}, {"density", z.density}});
+      j["zones"].push_back({{"kind", layout::to_string(z.kind)},
+                            {"polygon", points_json(z.area.outer)},
+                            {"height_m", {z.min_height_m, z.max_height_m}},
+                            {"density", z.density}});
     }
     j["zoning_cell_m"] = c.layout.zoning_cell_m;
     j["default_height_m"] = c.layout.default_height_m;
     j["default_density"] = c.layout.default_density;
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
-    j = {{"chunk_m", e.chunk_m}, {"volume_setback_m", e.volume_setback_m},
-         {"block_raise_m", e.block_raise_m}, {"road_raise_m", e.road_raise_m}};
+    j = {{"chunk_m", e.chunk_m},
+         {"volume_setback_m", e.volume_setback_m},
+         {"block_raise_m", e.block_raise_m},
+         {"road_raise_m", e.road_raise_m}};
   }
   return j.dump();
 }

@@ -19,30 +19,38 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   std::vector<StageNode> nodes;
   // Terrain covers the city's bounds; it reads the terrain rules and the boundary's box only.
   const Aabb2 area = ring_bounds(config.inputs.boundary.outer);
-  nodes.push_back(StageNode{
-      "terrain", 1, {},
-      seed + config_slice(config, "terrain") + config_slice(config, "boundary_box"),
-      [&config, area](const std::vector<Value>&) -> Result<Value> {
-        auto r = terrain::run(area, config.terrain, config.seed);
-        if (!r) return r.error();
-        return Value(std::make_shared<const terrain::Heightfield>(std::move(*r)));
-      }});
+  nodes.push_back(
+      StageNode{"terrain",
+                1,
+                {},
+                seed + config_slice(config, "terrain") + config_slice(config, "boundary_box"),
+                [&config, area](const std::vector<Value>&) -> Result<Value> {
+                  auto r = terrain::run(area, config.terrain, config.seed);
+                  if (!r) return r.error();
+                  return Value(std::make_shared<const terrain::Heightfield>(std::move(*r)));
+                }});
   // Zoning needs no terrain: it runs beside it.
-  nodes.push_back(StageNode{
-      "zoning", 1, {}, seed + config_slice(config, "zoning"),
-      [&config](const std::vector<Value>&) -> Result<Value> {
-        auto r = layout::build_zoning(config.inputs, config.layout, config.seed);
-        if (!r) return r.error();
-        return Value(std::make_shared<const layout::Zoning>(std::move(*r)));
-      }});
-  nodes.push_back(StageNode{
-      "layout", 1, {0, 1}, seed + config_slice(config, "inputs") + config_slice(config, "layout"),
-      [&config](const std::vector<Value>& in) -> Result<Value> {
-        auto r = layout::run(config.inputs, as<terrain::Heightfield>(in[0]),
-                             as<layout::Zoning>(in[1]), config.layout, config.seed);
-        if (!r) return r.error();
-        return Value(std::make_shared<const layout::Output>(std::move(*r)));
-      }});
+  nodes.push_back(StageNode{"zoning",
+                            1,
+                            {},
+                            seed + config_slice(config, "zoning"),
+                            [&config](const std::vector<Value>&) -> Result<Value> {
+                              auto r =
+                                  layout::build_zoning(config.inputs, config.layout, config.seed);
+                              if (!r) return r.error();
+                              return Value(std::make_shared<const layout::Zoning>(std::move(*r)));
+                            }});
+  nodes.push_back(StageNode{"layout",
+                            1,
+                            {0, 1},
+                            seed + config_slice(config, "inputs") + config_slice(config, "layout"),
+                            [&config](const std::vector<Value>& in) -> Result<Value> {
+                              auto r = layout::run(config.inputs, as<terrain::Heightfield>(in[0]),
+                                                   as<layout::Zoning>(in[1]), config.layout,
+                                                   config.seed);
+                              if (!r) return r.error();
+                              return Value(std::make_shared<const layout::Output>(std::move(*r)));
+                            }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();

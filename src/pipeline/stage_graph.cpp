@@ -64,7 +64,8 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
     for (std::size_t i = 0; i < n; ++i) {
       if (done[i]) continue;
       bool ready = true;
-      for (std::size_t d : nodes[i].inputs) ready = ready && done[d];
+      for (std::size_t d : nodes[i].inputs)
+        ready = ready && done[d];
       if (ready) wave.push_back(i);
     }
     // Peak memory per stage is exact when a wave holds one stage; otherwise it is the wave's.

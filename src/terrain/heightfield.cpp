@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "cityforge/terrain/heightfield.hpp"
+
 #include <algorithm>
 #include <cmath>
-
-#include "cityforge/terrain/heightfield.hpp"
 
 #include "cityforge/core/grid_sample.hpp"
 

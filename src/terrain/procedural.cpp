@@ -38,8 +38,9 @@ Status check(const Aabb2& area, const Config& c) {
   }
   const Vec2 size = area.size() + Vec2{2 * c.margin_m, 2 * c.margin_m};
   if (size.x / c.cell_m * size.y / c.cell_m > 4e8) {
-    return Error::invalid_input("terrain.cell_m", "the grid would need over 400 million samples; "
-                                                  "use a larger cell_m");
+    return Error::invalid_input("terrain.cell_m",
+                                "the grid would need over 400 million samples; "
+                                "use a larger cell_m");
   }
   return Ok{};
 }

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // End-to-end tests of the `cityforge` executable: bad inputs, determinism, outputs.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
-#include <cstring>
-#include <set>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -29,7 +29,8 @@ CliRun run_cli(const std::string& args) {
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  while (std::fgets(buf.data(), buf.size(), p))
+    r.output += buf.data();
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
@@ -43,7 +44,8 @@ std::string slurp(const fs::path& p) {
 }
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("cityforge_cli_" + name + "_" + std::to_string(::getpid()));
+  const fs::path d =
+      fs::temp_directory_path() / ("cityforge_cli_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -94,20 +96,23 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         BadCase{"malformed", "\"zones\":", "\"zones\" ", "malformed JSON"},
         BadCase{"unknown_key", "\"layout\"", "\"lay_out\"", "lay_out"},
-        BadCase{"missing_boundary", "\"boundary\": [[0, 0], [900, 0], [900, 800], [0, 800]],", "", "/boundary"},
+        BadCase{"missing_boundary", "\"boundary\": [[0, 0], [900, 0], [900, 800], [0, 800]],", "",
+                "/boundary"},
         BadCase{"self_intersecting", "[[0, 0], [900, 0], [900, 800], [0, 800]],\n  \"arteries\"",
                 "[[0, 0], [900, 800], [900, 0], [0, 800]],\n  \"arteries\"", "self-intersecting"},
         BadCase{"artery_outside", "[890, 420]", "[2890, 420]", "2890"},
         BadCase{"nan", "[890, 420]", "[NaN, 420]", "malformed JSON"},
         BadCase{"huge", "[890, 420]", "[1e12, 420]", "1e+12"},
         BadCase{"negative_width", "\"width_m\": 14", "\"width_m\": -14", "-14"},
-        BadCase{"empty_zoning", R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])", "[]",
-                "zoning is empty"}),
+        BadCase{"empty_zoning",
+                R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])",
+                "[]", "zoning is empty"}),
     [](const ::testing::TestParamInfo<BadCase>& p) { return std::string(p.param.name); });
 
 TEST(Cli, MissingConfigFileIsNamed) {
   const fs::path dir = temp_dir("missing");
-  const CliRun r = run_cli("generate " + (dir / "nope.json").string() + " -o " + (dir / "out").string());
+  const CliRun r =
+      run_cli("generate " + (dir / "nope.json").string() + " -o " + (dir / "out").string());
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("nope.json"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(dir / "out"));
@@ -190,7 +195,8 @@ TEST_F(DefaultCity, GlbPassesTheKhronosValidator) {
                             (s_dir / "t1" / "city.glb").string() + " 2>&1";
     FILE* p = popen(cmd.c_str(), "r");
     std::array<char, 4096> buf{};
-    while (std::fgets(buf.data(), buf.size(), p)) out.output += buf.data();
+    while (std::fgets(buf.data(), buf.size(), p))
+      out.output += buf.data();
     const int status = pclose(p);
     out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return out;
@@ -251,14 +257,16 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
       max_x = std::max(max_x, pos["max"][0].get<double>());
       min_z = std::min(min_z, pos["min"][2].get<double>());
       max_z = std::max(max_z, pos["max"][2].get<double>());
-      materials.insert(doc["materials"][prim["material"].get<std::size_t>()]["name"].get<std::string>());
+      materials.insert(
+          doc["materials"][prim["material"].get<std::size_t>()]["name"].get<std::string>());
     }
   }
-  for (const char* m : {"terrain", "road_artery", "road_main", "road_local", "sidewalk", "block",
-                        "volume"}) {
+  for (const char* m :
+       {"terrain", "road_artery", "road_main", "road_local", "sidewalk", "block", "volume"}) {
     EXPECT_TRUE(materials.count(m)) << m;
   }
-  // The default city's boundary spans x -100..2200 and y 0..2100 (glTF z = -y), plus terrain margin.
+  // The default city's boundary spans x -100..2200 and y 0..2100 (glTF z = -y), plus terrain
+  // margin.
   EXPECT_LE(min_x, -100.0);
   EXPECT_GE(max_x, 2200.0);
   EXPECT_LE(min_z, -2100.0);

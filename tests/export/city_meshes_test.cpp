@@ -73,8 +73,10 @@ TEST(CityMeshes, RoadsDrapeOnTheGround) {
   std::size_t checked = 0;
   for (const ChunkMeshes& chunk : build(small_city(), config)) {
     // Wider classes sit higher so overlaps at junctions resolve cleanly; sidewalks lowest.
-    const std::pair<Part, double> parts[] = {{Part::road_artery, 0.04}, {Part::road_main, 0.02},
-                                             {Part::road_local, 0.0}, {Part::sidewalk, -0.02}};
+    const std::pair<Part, double> parts[] = {{Part::road_artery, 0.04},
+                                             {Part::road_main, 0.02},
+                                             {Part::road_local, 0.0},
+                                             {Part::sidewalk, -0.02}};
     for (const auto& [p, above] : parts) {
       const Mesh& m = chunk.parts[static_cast<std::size_t>(p)];
       for (const auto& v : m.positions) {

@@ -44,7 +44,8 @@ TEST(LayoutRun, NetworkIsPlanarAndConnectedWithAllClasses) {
   EXPECT_EQ(test::first_crossing(out.network), "");
   EXPECT_TRUE(test::is_connected(out.network));
   std::set<RoadClass> classes;
-  for (const RoadEdge& e : out.network.edges) classes.insert(e.road_class);
+  for (const RoadEdge& e : out.network.edges)
+    classes.insert(e.road_class);
   EXPECT_EQ(classes.size(), 3U);
   EXPECT_GT(out.blocks.size(), 10U);
 }
@@ -59,7 +60,8 @@ TEST(LayoutRun, BlocksAreSimplePolygonsInsideTheBoundary) {
     EXPECT_TRUE(ring_self_intersections(b.area.outer).empty());
     EXPECT_GT(polygon_area(b.area), Config{}.min_block_area_m2 - 1e-6);
     double outside = 0;
-    for (const Polygon& p : polygon_difference(b.area, {in.boundary})) outside += polygon_area(p);
+    for (const Polygon& p : polygon_difference(b.area, {in.boundary}))
+      outside += polygon_area(p);
     EXPECT_LT(outside, 0.5);
   }
 }
@@ -96,15 +98,18 @@ TEST(LayoutRun, ArteriesFollowTheirCurvesWithinTheCorridor) {
       const bool on_limit = polyline_distance(limit, path[i]) < 1e-6;
       // Only the ends may leave the corridor, and only to reach the city limit.
       if (on_limit && (i == 0 || i + 1 == path.size())) continue;
-      EXPECT_LE(polyline_distance(in.arteries[a].points, path[i]), cfg.corridor_m + cfg.cost_cell_m);
+      EXPECT_LE(polyline_distance(in.arteries[a].points, path[i]),
+                cfg.corridor_m + cfg.cost_cell_m);
     }
     // The artist's end points are kept (the ends near the limit are carried on to it).
     auto has = [&](Vec2 p) { return std::find(path.begin(), path.end(), p) != path.end(); };
     EXPECT_TRUE(has(in.arteries[a].points.front()));
     EXPECT_TRUE(has(in.arteries[a].points.back()));
   }
-  EXPECT_LT(polyline_distance(limit, out.routed_arteries[0].front()), 1e-6) << "west end reaches the limit";
-  EXPECT_LT(polyline_distance(limit, out.routed_arteries[1].front()), 1e-6) << "south end reaches the limit";
+  EXPECT_LT(polyline_distance(limit, out.routed_arteries[0].front()), 1e-6)
+      << "west end reaches the limit";
+  EXPECT_LT(polyline_distance(limit, out.routed_arteries[1].front()), 1e-6)
+      << "south end reaches the limit";
 }
 
 TEST(LayoutRun, LeastCostRoutingAvoidsASteepHill) {
@@ -121,7 +126,8 @@ TEST(LayoutRun, LeastCostRoutingAvoidsASteepHill) {
     for (std::uint32_t i = 0; i < hill.nx; ++i) {
       const Vec2 p = hill.origin + Vec2{i * hill.cell_m, j * hill.cell_m};
       const double d2 = std::pow(distance(p, top), 2);
-      hill.heights[std::size_t{j} * hill.nx + i] = static_cast<float>(120.0 * std::exp(-d2 / (2 * 150.0 * 150.0)));
+      hill.heights[std::size_t{j} * hill.nx + i] =
+          static_cast<float>(120.0 * std::exp(-d2 / (2 * 150.0 * 150.0)));
     }
   }
   Config cfg;
@@ -129,9 +135,11 @@ TEST(LayoutRun, LeastCostRoutingAvoidsASteepHill) {
   const Output flat = *run(in, flat_ground(in), cfg, 1);
   const Output hilly = *run(in, hill, cfg, 1);
   double flat_dev = 0;
-  for (Vec2 p : flat.routed_arteries[0]) flat_dev = std::max(flat_dev, std::fabs(p.y - 500));
+  for (Vec2 p : flat.routed_arteries[0])
+    flat_dev = std::max(flat_dev, std::fabs(p.y - 500));
   double max_h = 0;
-  for (Vec2 p : polyline_resample(hilly.routed_arteries[0], 5)) max_h = std::max(max_h, hill.sample(p));
+  for (Vec2 p : polyline_resample(hilly.routed_arteries[0], 5))
+    max_h = std::max(max_h, hill.sample(p));
   EXPECT_LT(flat_dev, 15.0) << "on flat ground the artery stays on its curve";
   EXPECT_LT(max_h, 40.0) << "the artery climbs the hill instead of going round it";
 }
@@ -176,7 +184,8 @@ TEST(LayoutRun, CollinearBoundaryPointsAndWaterHoles) {
   for (const RoadEdge& e : out.network.edges) {
     if (e.road_class == RoadClass::artery) continue;
     for (Vec2 p : polyline_resample(e.points, 5)) {
-      EXPECT_FALSE(polygon_contains(Polygon{{{165, 165}, {335, 165}, {335, 305}, {165, 305}}, {}}, p))
+      EXPECT_FALSE(
+          polygon_contains(Polygon{{{165, 165}, {335, 165}, {335, 305}, {165, 305}}, {}}, p))
           << "road " << e.id << " runs on water";
     }
   }
@@ -259,11 +268,13 @@ TEST(LayoutRun, ArteriesRouteAroundWater) {
   in.zones = {z};
   Config cfg;
   cfg.corridor_m = 300;
-  const terrain::Heightfield flat = *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
+  const terrain::Heightfield flat =
+      *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
   const Output out = *run(in, flat, cfg, 1);
   double detour = 0;
   for (Vec2 p : polyline_resample(out.routed_arteries[0], 2.0)) {
-    ASSERT_FALSE(polygon_contains(in.water[0], p)) << "artery crosses the lake at " << p.x << ", " << p.y;
+    ASSERT_FALSE(polygon_contains(in.water[0], p))
+        << "artery crosses the lake at " << p.x << ", " << p.y;
     detour = std::max(detour, std::fabs(p.y - 500));
   }
   EXPECT_GT(detour, 120.0) << "the artery must go round the 240 m wide lake";

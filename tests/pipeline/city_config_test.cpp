@@ -54,8 +54,9 @@ TEST(CityConfig, MissingBoundary) {
 }
 
 TEST(CityConfig, SelfIntersectingBoundary) {
-  const Error e = parse_error(replaced(kValid, "[[0, 0], [900, 0], [900, 800], [0, 800]],\n  \"arteries\"",
-                                       "[[0, 0], [900, 800], [900, 0], [0, 800]],\n  \"arteries\""));
+  const Error e =
+      parse_error(replaced(kValid, "[[0, 0], [900, 0], [900, 800], [0, 800]],\n  \"arteries\"",
+                           "[[0, 0], [900, 800], [900, 0], [0, 800]],\n  \"arteries\""));
   EXPECT_EQ(e.where, "city.json: /boundary");
   EXPECT_NE(e.message.find("self-intersecting"), std::string::npos);
 }
@@ -77,25 +78,32 @@ TEST(CityConfig, NanAndHugeCoordinates) {
 }
 
 TEST(CityConfig, NegativeWidth) {
-  const Error e = parse_error(replaced(kValid, "\"zones\"",
-                                       "\"layout\": {\"classes\": {\"main\": {\"width_m\": -4}}},\n  \"zones\""));
+  const Error e = parse_error(
+      replaced(kValid, "\"zones\"",
+               "\"layout\": {\"classes\": {\"main\": {\"width_m\": -4}}},\n  \"zones\""));
   EXPECT_EQ(e.where, "city.json: /layout/classes/main/width_m");
   EXPECT_NE(e.message.find("-4"), std::string::npos);
 }
 
 TEST(CityConfig, EmptyZoning) {
   const Error e = parse_error(replaced(
-      kValid, R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])", "[]"));
+      kValid, R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])",
+      "[]"));
   EXPECT_EQ(e.where, "city.json: /zones");
-  const Error empty_poly = parse_error(replaced(kValid, R"("polygon": [[0, 0], [900, 0], [900, 800], [0, 800]])", R"("polygon": [])"));
+  const Error empty_poly = parse_error(replaced(
+      kValid, R"("polygon": [[0, 0], [900, 0], [900, 800], [0, 800]])", R"("polygon": [])"));
   EXPECT_EQ(empty_poly.where, "city.json: /zones/0/polygon");
 }
 
 TEST(CityConfig, WrongTypesAndRanges) {
-  EXPECT_EQ(parse_error(replaced(kValid, "\"zones\"", "\"seed\": -1, \"zones\"")).where, "city.json: /seed");
-  EXPECT_EQ(parse_error(replaced(kValid, "\"zones\"", "\"terrain\": {\"octaves\": \"four\"}, \"zones\"")).where,
-            "city.json: /terrain/octaves");
-  EXPECT_EQ(parse_error(replaced(kValid, "residential", "suburb")).where, "city.json: /zones/0/kind");
+  EXPECT_EQ(parse_error(replaced(kValid, "\"zones\"", "\"seed\": -1, \"zones\"")).where,
+            "city.json: /seed");
+  EXPECT_EQ(
+      parse_error(replaced(kValid, "\"zones\"", "\"terrain\": {\"octaves\": \"four\"}, \"zones\""))
+          .where,
+      "city.json: /terrain/octaves");
+  EXPECT_EQ(parse_error(replaced(kValid, "residential", "suburb")).where,
+            "city.json: /zones/0/kind");
 }
 
 TEST(CityConfig, SliceChangesOnlyWithItsKeys) {

@@ -36,7 +36,8 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(pipe.executions("terrain"), 1U);
   EXPECT_EQ(pipe.executions("layout"), 1U);
-  for (const StageStats& st : again->stages) EXPECT_TRUE(st.cached) << st.name;
+  for (const StageStats& st : again->stages)
+    EXPECT_TRUE(st.cached) << st.name;
 
   // A layout rule: only the layout re-runs.
   cfg.layout.block_long_m = 160;
@@ -74,14 +75,17 @@ TEST(StageGraph, IndependentStagesRunInParallel) {
   auto rendezvous = [&](const std::vector<Value>&) -> Result<Value> {
     arrived.fetch_add(1);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    while (arrived.load() < 2 && std::chrono::steady_clock::now() < until)
+      std::this_thread::yield();
     return Value(std::make_shared<const int>(arrived.load()));
   };
-  std::vector<StageNode> nodes = {{"a", 1, {}, "", rendezvous}, {"b", 1, {}, "", rendezvous},
-                                  {"sum", 1, {0, 1}, "", [](const std::vector<Value>& in) -> Result<Value> {
-                                     return Value(std::make_shared<const int>(*static_cast<const int*>(in[0].get()) +
-                                                                              *static_cast<const int*>(in[1].get())));
-                                   }}};
+  std::vector<StageNode> nodes = {
+      {"a", 1, {}, "", rendezvous},
+      {"b", 1, {}, "", rendezvous},
+      {"sum", 1, {0, 1}, "", [](const std::vector<Value>& in) -> Result<Value> {
+         return Value(std::make_shared<const int>(*static_cast<const int*>(in[0].get()) +
+                                                  *static_cast<const int*>(in[1].get())));
+       }}};
   StageCache cache;
   Result<std::vector<Value>> r = run_graph(nodes, cache, nullptr, nullptr);
   ASSERT_TRUE(r.ok());
@@ -90,7 +94,11 @@ TEST(StageGraph, IndependentStagesRunInParallel) {
 
 TEST(StageGraph, FirstErrorStopsTheRun) {
   std::vector<StageNode> nodes = {
-      {"bad", 1, {}, "", [](const std::vector<Value>&) -> Result<Value> {
+      {"bad",
+       1,
+       {},
+       "",
+       [](const std::vector<Value>&) -> Result<Value> {
          return Error::invalid_input("x", "broken");
        }},
       {"after", 1, {0}, "", [](const std::vector<Value>&) -> Result<Value> {
@@ -110,7 +118,8 @@ TEST(CityPipeline, DefaultCityHasAllClassesAndManyBlocks) {
   Result<CityResult> r = pipe.run(*cfg);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   std::set<layout::RoadClass> classes;
-  for (const auto& e : r->layout->network.edges) classes.insert(e.road_class);
+  for (const auto& e : r->layout->network.edges)
+    classes.insert(e.road_class);
   EXPECT_EQ(classes.size(), 3U);
   EXPECT_GT(r->layout->blocks.size(), 100U);
   const auto km = layout::road_length_by_class(r->layout->network);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cityforge/terrain/heightfield.hpp"
-
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
 #include <cmath>
+
+#include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::terrain {
 namespace {
@@ -15,7 +15,8 @@ TEST(TerrainRun, FlatWhenAmplitudeIsZero) {
   Config c;
   c.amplitude_m = 0;
   const Heightfield hf = *run(kArea, c, 3);
-  for (float h : hf.heights) ASSERT_EQ(h, 0.0f);
+  for (float h : hf.heights)
+    ASSERT_EQ(h, 0.0f);
   EXPECT_TRUE(hf.bounds().contains({0, 0}));
   EXPECT_TRUE(hf.bounds().contains({1000, 600}));
 }
@@ -81,7 +82,8 @@ TEST(TerrainMeshChunks, CoverEveryCellOnceInChunkOrder) {
       EXPECT_LE(p[0], (chunks[i].cx + 1) * 100.0 + 1e-3);
     }
     if (i > 0) {
-      EXPECT_TRUE(std::make_pair(chunks[i - 1].cy, chunks[i - 1].cx) < std::make_pair(chunks[i].cy, chunks[i].cx));
+      EXPECT_TRUE(std::make_pair(chunks[i - 1].cy, chunks[i - 1].cx) <
+                  std::make_pair(chunks[i].cy, chunks[i].cx));
     }
   }
   EXPECT_EQ(tris, 2U * (hf.nx - 1) * (hf.ny - 1));

@@ -50,9 +50,9 @@ bool planar_graph_has_crossings(const PlanarGraph& g, std::uint32_t* ea = nullpt
 
 /// A face of a planar graph: the cycle of nodes around it, counter-clockwise for inner faces.
 struct Face {
-  std::vector<std::uint32_t> nodes;     ///< Node indices in order around the face.
-  std::vector<std::uint32_t> edges;     ///< edges[i] joins nodes[i] and nodes[i+1] (wrapping).
-  double signed_area = 0.0;             ///< > 0 for bounded faces.
+  std::vector<std::uint32_t> nodes;  ///< Node indices in order around the face.
+  std::vector<std::uint32_t> edges;  ///< edges[i] joins nodes[i] and nodes[i+1] (wrapping).
+  double signed_area = 0.0;          ///< > 0 for bounded faces.
 };
 
 /// Extracts the bounded faces of a planar graph by walking half-edges (next half-edge = the one

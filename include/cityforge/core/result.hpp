@@ -39,7 +39,7 @@ struct Error {
 template <class T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : m_v(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : m_v(std::move(value)) {}      // NOLINT(google-explicit-constructor)
   Result(Error error) : m_v(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return m_v.index() == 0; }

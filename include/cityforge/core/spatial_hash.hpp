@@ -33,7 +33,8 @@ class SpatialHash {
 
  private:
   static std::uint64_t key(std::int64_t cx, std::int64_t cy) {
-    return (static_cast<std::uint64_t>(cx) << 32U) ^ (static_cast<std::uint64_t>(cy) & 0xffffffffULL);
+    return (static_cast<std::uint64_t>(cx) << 32U) ^
+           (static_cast<std::uint64_t>(cy) & 0xffffffffULL);
   }
   std::int64_t cell_of(double v) const { return static_cast<std::int64_t>(std::floor(v / m_cell)); }
 

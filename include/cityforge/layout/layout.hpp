@@ -21,11 +21,11 @@ const char* to_string(RoadClass c);
 
 /// Geometry and traffic rules for one road class.
 struct RoadClassSpec {
-  double width_m = 10.0;            ///< Carriageway width, curb to curb. [Limit: > 0]
-  int lanes_per_direction = 1;      ///< [Limit: 1..6]
-  double sidewalk_width_m = 3.0;    ///< Each side. [Limit: >= 0]
-  double speed_limit_kmh = 50.0;    ///< [Limit: > 0]
-  double corner_radius_m = 6.0;     ///< Curb return radius at junctions. [Limit: >= 0]
+  double width_m = 10.0;          ///< Carriageway width, curb to curb. [Limit: > 0]
+  int lanes_per_direction = 1;    ///< [Limit: 1..6]
+  double sidewalk_width_m = 3.0;  ///< Each side. [Limit: >= 0]
+  double speed_limit_kmh = 50.0;  ///< [Limit: > 0]
+  double corner_radius_m = 6.0;   ///< Curb return radius at junctions. [Limit: >= 0]
 };
 
 enum class ZoneKind : std::uint8_t { downtown, commercial, residential, industrial, park };
@@ -37,9 +37,9 @@ struct Zone {
   std::string name;
   ZoneKind kind = ZoneKind::residential;
   Polygon area;
-  double min_height_m = 6.0;     ///< Height at the zone's edge. [Limit: >= 0]
-  double max_height_m = 20.0;    ///< Height at the zone's core. [Limit: >= min_height_m]
-  double density = 0.5;          ///< Built / people density, 0..1.
+  double min_height_m = 6.0;   ///< Height at the zone's edge. [Limit: >= 0]
+  double max_height_m = 20.0;  ///< Height at the zone's core. [Limit: >= min_height_m]
+  double density = 0.5;        ///< Built / people density, 0..1.
 };
 
 /// An artery drawn by the artist: the router follows it within the corridor.
@@ -59,25 +59,25 @@ struct Inputs {
 /// Layout rules.
 struct Config {
   std::array<RoadClassSpec, kRoadClassCount> classes{
-      RoadClassSpec{22.0, 3, 5.0, 60.0, 9.0},   // artery
-      RoadClassSpec{14.0, 2, 4.0, 50.0, 7.0},   // main
-      RoadClassSpec{9.0, 1, 3.0, 40.0, 5.0}};   // local
-  double block_short_m = 80.0;       ///< Preferred block depth (American: ~80 m). [Limit: > 10]
-  double block_long_m = 200.0;       ///< Preferred block length. [Limit: >= block_short_m]
+      RoadClassSpec{22.0, 3, 5.0, 60.0, 9.0},  // artery
+      RoadClassSpec{14.0, 2, 4.0, 50.0, 7.0},  // main
+      RoadClassSpec{9.0, 1, 3.0, 40.0, 5.0}};  // local
+  double block_short_m = 80.0;         ///< Preferred block depth (American: ~80 m). [Limit: > 10]
+  double block_long_m = 200.0;         ///< Preferred block length. [Limit: >= block_short_m]
   double block_size_tolerance = 0.25;  ///< Blocks may stretch +-25 % to fit a region. [0..0.9]
-  int main_road_every = 3;           ///< Every n-th grid line is a main road. [Limit: >= 1]
-  double corridor_m = 80.0;          ///< Max distance of a routed artery from its curve. [> 0]
-  double artery_to_limit_m = 150.0;  ///< Artery ends this close to the city limit (along their
-                                     ///< heading) are carried on to it. [>= 0]
-  double cost_cell_m = 10.0;         ///< Routing grid resolution. [Limit: >= 2]
-  double slope_weight = 40.0;        ///< Cost factor per unit slope (rise/run). [>= 0]
-  double curve_weight = 1.0;         ///< Cost factor for drifting away from the curve. [>= 0]
-  double merge_distance_m = 12.0;    ///< Nodes closer than this merge. [>= 0]
-  double min_dangling_m = 40.0;      ///< Dead ends shorter than this are removed. [>= 0]
-  double min_block_area_m2 = 400.0;  ///< Smaller leftovers are not blocks. [> 0]
-  double zoning_cell_m = 20.0;       ///< Resolution of the height / density fields. [>= 1]
-  double default_height_m = 9.0;     ///< Height outside every zone.
-  double default_density = 0.3;      ///< Density outside every zone.
+  int main_road_every = 3;             ///< Every n-th grid line is a main road. [Limit: >= 1]
+  double corridor_m = 80.0;            ///< Max distance of a routed artery from its curve. [> 0]
+  double artery_to_limit_m = 150.0;    ///< Artery ends this close to the city limit (along their
+                                       ///< heading) are carried on to it. [>= 0]
+  double cost_cell_m = 10.0;           ///< Routing grid resolution. [Limit: >= 2]
+  double slope_weight = 40.0;          ///< Cost factor per unit slope (rise/run). [>= 0]
+  double curve_weight = 1.0;           ///< Cost factor for drifting away from the curve. [>= 0]
+  double merge_distance_m = 12.0;      ///< Nodes closer than this merge. [>= 0]
+  double min_dangling_m = 40.0;        ///< Dead ends shorter than this are removed. [>= 0]
+  double min_block_area_m2 = 400.0;    ///< Smaller leftovers are not blocks. [> 0]
+  double zoning_cell_m = 20.0;         ///< Resolution of the height / density fields. [>= 1]
+  double default_height_m = 9.0;       ///< Height outside every zone.
+  double default_density = 0.3;        ///< Density outside every zone.
 };
 
 using NodeId = std::uint32_t;
@@ -97,7 +97,7 @@ struct RoadEdge {
   NodeId from = 0;
   NodeId to = 0;
   RoadClass road_class = RoadClass::local;
-  Polyline points;            ///< From `from` to `to`, >= 2 points.
+  Polyline points;  ///< From `from` to `to`, >= 2 points.
   double width_m = 0.0;
   int lanes_per_direction = 1;
   double sidewalk_width_m = 0.0;
@@ -138,10 +138,10 @@ struct Field {
 /// The region between arteries and its fitted grid pattern.
 struct Region {
   Polygon area;
-  double angle_deg = 0.0;   ///< Orientation of the grid's long axis.
-  double block_w_m = 0.0;   ///< Spacing of the grid lines across the long axis.
-  double block_l_m = 0.0;   ///< Spacing along the long axis.
-  double fit_score = 0.0;   ///< Share of the region covered by whole blocks, 0..1.
+  double angle_deg = 0.0;  ///< Orientation of the grid's long axis.
+  double block_w_m = 0.0;  ///< Spacing of the grid lines across the long axis.
+  double block_l_m = 0.0;  ///< Spacing along the long axis.
+  double fit_score = 0.0;  ///< Share of the region covered by whole blocks, 0..1.
 };
 
 /// The "soup of metadata" the later stages consume.

@@ -16,8 +16,8 @@ namespace cityforge::terrain {
 struct Heightfield {
   Vec2 origin;
   double cell_m = 10.0;
-  std::uint32_t nx = 0;  ///< Samples along x (>= 2).
-  std::uint32_t ny = 0;  ///< Samples along y (>= 2).
+  std::uint32_t nx = 0;        ///< Samples along x (>= 2).
+  std::uint32_t ny = 0;        ///< Samples along y (>= 2).
   std::vector<float> heights;  ///< nx * ny, row-major by j then i.
 
   float at(std::uint32_t i, std::uint32_t j) const { return heights[std::size_t{j} * nx + i]; }
@@ -30,12 +30,12 @@ struct Heightfield {
 
 /// Procedural terrain: fractal gradient noise. Flat (all zeros) when amplitude_m is 0.
 struct Config {
-  double amplitude_m = 12.0;   ///< Peak deviation from 0. [Limit: >= 0, <= 2000]
-  double scale_m = 900.0;      ///< Wavelength of the first octave. [Limit: > 0]
-  int octaves = 4;             ///< [Limit: 1..12]
-  double persistence = 0.5;    ///< Amplitude factor per octave. [Limit: (0, 1)]
-  double cell_m = 10.0;        ///< Grid spacing. [Limit: >= 1]
-  double margin_m = 50.0;      ///< Extra ground around the city's bounds. [Limit: >= 0]
+  double amplitude_m = 12.0;  ///< Peak deviation from 0. [Limit: >= 0, <= 2000]
+  double scale_m = 900.0;     ///< Wavelength of the first octave. [Limit: > 0]
+  int octaves = 4;            ///< [Limit: 1..12]
+  double persistence = 0.5;   ///< Amplitude factor per octave. [Limit: (0, 1)]
+  double cell_m = 10.0;       ///< Grid spacing. [Limit: >= 1]
+  double margin_m = 50.0;     ///< Extra ground around the city's bounds. [Limit: >= 0]
 };
 
 /// Generates the heightfield covering `area` (plus the margin). Deterministic for a seed at any
