@@ -154,6 +154,7 @@ int generate(const GenerateOptions& opt) {
   // 3. Export into memory.
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
+  progress.stage_started("export");
   Result<std::vector<std::uint8_t>> glb =
       exporter::city_glb(*city->layout, *city->terrain, cfg->exports);
   if (!glb) return fail(glb.error());
