@@ -23,8 +23,9 @@ struct CliRun {
   std::string output;  // stdout + stderr
 };
 
-CliRun run_cli(const std::string& args) {
-  const std::string cmd = std::string(CITYFORGE_EXE) + " " + args + " 2>&1";
+// Runs a shell command, capturing stdout and stderr together.
+CliRun run_command(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   CliRun r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -34,6 +35,10 @@ CliRun run_cli(const std::string& args) {
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+CliRun run_cli(const std::string& args) {
+  return run_command(std::string(CITYFORGE_EXE) + " " + args);
 }
 
 std::string slurp(const fs::path& p) {
@@ -189,18 +194,8 @@ TEST_F(DefaultCity, GlbPassesTheKhronosValidator) {
   if (!fs::exists(tool / "node_modules" / "gltf-validator")) {
     GTEST_SKIP() << "gltf-validator not installed: run `make validator` (make test does)";
   }
-  const CliRun r = [&] {
-    CliRun out;
-    const std::string cmd = "node " + (tool / "validate.mjs").string() + " " +
-                            (s_dir / "t1" / "city.glb").string() + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    std::array<char, 4096> buf{};
-    while (std::fgets(buf.data(), buf.size(), p))
-      out.output += buf.data();
-    const int status = pclose(p);
-    out.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return out;
-  }();
+  const CliRun r = run_command("node " + (tool / "validate.mjs").string() + " " +
+                               (s_dir / "t1" / "city.glb").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   std::printf("%s", r.output.c_str());
 }
