@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/polygon.hpp"
+#include "cityforge/core/polyline.hpp"
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+/// The road processor (seeds/000, minutes 10-14): junctions, trimmed sections, road modules,
+/// sidewalks and the lane graph that the simulation and SUMO drive on.
+namespace cityforge::roads {
+
+/// Road processor rules.
+struct Config {
+  double module_lengths_m[3] = {20.0, 10.0, 5.0};  ///< Road modules per width class, longest first.
+  double min_module_scale = 0.5;   ///< The last 5 m module may shrink to 2.5 m... [Limit: (0, 1]]
+  double max_module_scale = 1.5;   ///< ...or stretch to 7.5 m to absorb a remainder. [>= 1]
+  double crown_m = 0.08;           ///< Camber: centre line above the curbs.
+  double skirt_m = 0.3;            ///< Skirts hang this far below the surface edges.
+  double curb_height_m = 0.15;     ///< Sidewalks sit this far above the road.
+  double min_trim_m = 2.0;         ///< Shortest trim at a junction with 3+ legs.
+  double crosswalk_width_m = 3.0;  ///< Crosswalk stripe band, just outside the junction.
+  double stop_line_gap_m = 1.0;    ///< Stop line this far before the crosswalk.
+  double lane_width_m = 3.3;       ///< Nominal; actual = road width / lanes, clamped.
+  double yellow_s = 3.0;           ///< Signal clearance.
+  double all_red_s = 1.5;
+  double min_green_s = 12.0;
+  double pedestrian_walk_s = 7.0;  ///< Walk interval before flashing don't-walk.
+};
+
+using LaneId = std::uint32_t;
+inline constexpr LaneId kNoLane = 0xffffffffU;
+
+/// How a junction is controlled.
+enum class Control : std::uint8_t { none, yield, stop, signal };
+const char* to_string(Control c);
+
+/// One leg of a junction: a road edge end, with the distance its section is trimmed by.
+struct Leg {
+  layout::EdgeId edge = 0;
+  bool at_edge_start = true;  ///< The leg is the edge's `from` end.
+  double trim_m = 0.0;        ///< Arc length cut from that end of the edge's centre line.
+  Vec2 direction;             ///< Unit vector leaving the junction along the edge.
+};
+
+/// A junction: the node, its legs counter-clockwise by leaving angle, its surface (the area
+/// between the trimmed section ends, with curb returns of the classes' corner radius) and its
+/// control.
+struct Intersection {
+  layout::NodeId node = 0;
+  std::vector<Leg> legs;
+  Polygon surface;  ///< Empty for dead ends and 2-leg bends (sections meet directly).
+  Control control = Control::none;
+};
+
+/// A road section: one edge's centre line between its two trims, and its carriageway surface.
+struct Section {
+  layout::EdgeId edge = 0;
+  double trim_start_m = 0.0;
+  double trim_end_m = 0.0;
+  Polyline centre;  ///< Trimmed centre line, from the edge's `from` side.
+  Polygon surface;  ///< Carriageway, curb to curb.
+};
+
+/// A road module instance of the point cloud ("9 bricks for 3 classes").
+struct ModuleInstance {
+  std::uint8_t road_class = 0;  ///< layout::RoadClass.
+  std::uint8_t size = 0;        ///< Index into Config::module_lengths_m (0: 20 m, 1: 10 m, 2: 5 m).
+  Vec3 position;                ///< Start of the module on the centre line (z on the terrain).
+  double yaw_rad = 0.0;         ///< Heading of the module's +x axis.
+  double scale = 1.0;           ///< Along +x; != 1 for at most one module per section.
+  std::uint32_t owner = 0;      ///< Section index, or intersection index for junction fill.
+  bool in_intersection = false;
+};
+
+/// Lane kinds (bit flags: a lane may be e.g. vehicle | intersection).
+enum LaneTag : std::uint32_t {
+  kVehicle = 1U << 0U,
+  kSidewalk = 1U << 1U,
+  kCrosswalk = 1U << 2U,
+  kIntersection = 1U << 3U,
+  kFreeway = 1U << 4U,
+  kRamp = 1U << 5U,
+  kParking = 1U << 6U,
+  kYield = 1U << 7U,  ///< A permissive movement that must give way (e.g. left turn on green).
+};
+
+/// Which way a connector turns.
+enum class Turn : std::uint8_t { none, through, right, left, u_turn };
+
+/// A lane of the graph: a centre polyline (x, y, z) with its width, speed limit and links.
+struct Lane {
+  LaneId id = 0;
+  std::uint32_t tags = 0;
+  std::vector<Vec3> points;
+  double width_m = 0.0;
+  double length_m = 0.0;
+  double speed_limit_mps = 0.0;
+  std::vector<LaneId> successors;  ///< Sorted.
+  std::vector<LaneId> predecessors;  ///< Sorted.
+  std::int32_t section = -1;         ///< Index into Output::sections, or -1.
+  std::int32_t intersection = -1;    ///< Index into Output::intersections, or -1.
+  std::int32_t lane_index = -1;      ///< 0 = curb-side lane of its direction.
+  bool forward = true;               ///< Along the edge's from -> to direction.
+  Turn turn = Turn::none;            ///< For connectors.
+  double traffic_density = 0.0;      ///< From the layout, 0..1.
+  double pedestrian_density = 0.0;
+};
+
+/// A signal phase: which connector and crosswalk lanes may go, for how long.
+struct Phase {
+  double green_s = 0.0;
+  double yellow_s = 0.0;
+  double all_red_s = 0.0;
+  std::vector<LaneId> green;  ///< Connector lanes with right of way (sorted).
+  std::vector<LaneId> walk;   ///< Crosswalk lanes with a walk signal (sorted).
+};
+
+/// The fixed-time plan of a signalised intersection.
+struct SignalPlan {
+  std::uint32_t intersection = 0;
+  double offset_s = 0.0;
+  std::vector<Phase> phases;
+  double cycle_s() const;
+};
+
+/// The contract between the city and the simulation (DESIGN.md, "The lane graph").
+struct LaneGraph {
+  std::vector<Lane> lanes;
+  std::vector<SignalPlan> signals;
+};
+
+/// Everything the road processor produces.
+struct Output {
+  std::vector<Intersection> intersections;  ///< One per layout node, same index.
+  std::vector<Section> sections;            ///< One per layout edge, same index.
+  std::vector<ModuleInstance> modules;
+  std::vector<Polygon> sidewalks;           ///< Sidewalk areas, one or more per section side.
+  LaneGraph lanes;
+};
+
+/// Trims every section at its junctions, builds junction and section surfaces. The trim of a leg
+/// grows with the width of its neighbours and shrinks with the angle between them, so surfaces
+/// of different roads never overlap.
+Result<Output> build_geometry(const layout::Output& city, const terrain::Heightfield& ground,
+                              const Config& config);
+
+/// Fills sections and junctions with road modules (20 / 10 / 5 m per class, fitted greedily,
+/// only the last 5 m module scaled within [min_module_scale, max_module_scale]).
+std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output& geometry,
+                                        const terrain::Heightfield& ground, const Config& config);
+
+/// Builds the lane graph on the trimmed geometry: driving lanes per direction per section,
+/// connectors for every allowed movement inside junctions (smooth, continuous in position and
+/// tangent), sidewalk and crosswalk lanes, controls and signal plans.
+Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geometry,
+                                   const terrain::Heightfield& ground, const Config& config);
+
+/// The whole road stage: geometry, modules, lane graph. Deterministic at any thread count.
+Result<Output> run(const layout::Output& city, const terrain::Heightfield& ground,
+                   const Config& config, Seed seed);
+
+}  // namespace cityforge::roads
