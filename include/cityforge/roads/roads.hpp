@@ -33,6 +33,11 @@ struct Config {
   double all_red_s = 1.5;
   double min_green_s = 12.0;
   double pedestrian_walk_s = 7.0;  ///< Walk interval before flashing don't-walk.
+  /// Curb return radius per layout::RoadClass (artery, main, local); layout::Output does not
+  /// carry it per edge. A corner between two classes uses the smaller radius. Same defaults
+  /// as layout::Config. [Limit: >= 0]
+  double corner_radius_m[3] = {9.0, 7.0, 5.0};
+  double max_trim_share = 0.9;  ///< The two trims of an edge take at most this share of it.
 };
 
 using LaneId = std::uint32_t;
@@ -137,6 +142,15 @@ struct LaneGraph {
   std::vector<SignalPlan> signals;
 };
 
+/// Counters of build_geometry (for stats.json and tests).
+struct GeometryStats {
+  std::uint32_t junctions = 0;      ///< Intersections with a surface.
+  std::uint32_t trims_shrunk = 0;   ///< Edges whose two trims were scaled down to fit.
+  std::uint32_t trims_grown = 0;    ///< Leg trims lengthened after a section overlap check.
+  std::uint32_t surfaces_clipped = 0;  ///< Surfaces cut back where trims could not separate
+                                       ///< them (sharp angles on short edges).
+};
+
 /// Everything the road processor produces.
 struct Output {
   std::vector<Intersection> intersections;  ///< One per layout node, same index.
@@ -144,11 +158,16 @@ struct Output {
   std::vector<ModuleInstance> modules;
   std::vector<Polygon> sidewalks;           ///< Sidewalk areas, one or more per section side.
   LaneGraph lanes;
+  GeometryStats geometry_stats;
 };
 
 /// Trims every section at its junctions, builds junction and section surfaces. The trim of a leg
 /// grows with the width of its neighbours and shrinks with the angle between them, so surfaces
-/// of different roads never overlap.
+/// of different roads never overlap. Dead ends and bends between two roads of equal width get
+/// no surface (two such sections meet on the bisector). Controls: signal where two or more legs
+/// are arteries or main roads (3+ legs), stop where four or more legs are local, yield at the
+/// other 3+ leg junctions, none elsewhere. Errors on edges with < 2 points, bad end nodes or
+/// width <= 0.
 Result<Output> build_geometry(const layout::Output& city, const terrain::Heightfield& ground,
                               const Config& config);
 
