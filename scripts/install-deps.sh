@@ -14,6 +14,7 @@ packages=(
   libtinygltf-dev libstb-dev            # tinygltf: glTF 2.0 writer / reader (stb is its dependency)
   libgtest-dev libgmock-dev             # tests
   libbenchmark-dev                      # benchmarks
+  sumo                                  # netconvert + sumo: the SUMO export test drives the city
 )
 # Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

@@ -51,4 +51,27 @@ inline Status write_file_atomic(const std::string& path, const std::string& text
   return write_file_atomic(path, text.data(), text.size());
 }
 
+/// A SUMO network in netconvert's "plain XML" form: the text of `city.nod.xml`,
+/// `city.edg.xml`, `city.con.xml` and `city.tll.xml`. Schema and ids in docs/sumo.md.
+struct SumoFiles {
+  std::string nodes;        ///< `<nodes>`: id "n<node id>", x, y in local metres, type.
+  std::string edges;        ///< `<edges>`: "e<edge id>f" (from -> to) and "e<edge id>b" (back).
+  std::string connections;  ///< `<connections>`: empty; netconvert guesses the connections.
+  std::string tll;          ///< `<tlLogics>`: empty; netconvert builds the signal programs.
+};
+
+/// The road network as SUMO plain XML. Every layout edge becomes two one-way edges sharing its
+/// centre line (shape from `from` to `to`, reversed for the back edge) with spreadType "right",
+/// `lanes_per_direction` lanes each of width width_m / (2 lanes), speed in m/s and a priority
+/// by class (artery 3, main 2, local 1). `node_control[i]` is the roads::Control value of node
+/// i (0 none, 1 yield, 2 stop, 3 signal) and sets the SUMO node type (traffic_light, priority,
+/// allway_stop or priority_stop, right_before_left); empty leaves junction types to netconvert.
+/// Dead ends are "priority" so netconvert builds their turnarounds. Nodes and edges appear in
+/// id order, numbers as %.9g: byte identical for identical inputs. Fails, naming the element,
+/// on non-finite coordinates, dangling node references, fewer than 2 points, lanes < 1,
+/// speed or width <= 0, node ids that are not their index, or a node_control of the wrong
+/// size or with values above 3.
+Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
+                                 const std::vector<std::uint8_t>& node_control);
+
 }  // namespace cityforge::exporter

@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cityforge/core/rng.hpp"
+#include "cityforge/export/export.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+namespace cityforge::exporter {
+namespace {
+
+namespace fs = std::filesystem;
+using layout::RoadClass;
+
+layout::RoadEdge road(layout::EdgeId id, layout::NodeId from, layout::NodeId to, RoadClass c,
+                      Polyline points, int lanes, double width_m, double speed_kmh) {
+  layout::RoadEdge e;
+  e.id = id;
+  e.from = from;
+  e.to = to;
+  e.road_class = c;
+  e.points = std::move(points);
+  e.lanes_per_direction = lanes;
+  e.width_m = width_m;
+  e.speed_limit_kmh = speed_kmh;
+  e.length_m = polyline_length(e.points);
+  return e;
+}
+
+/// A T junction at n1: an artery from n0 bending into n1, a main road on to n3 and a local
+/// street north to the dead end n2.
+layout::Output t_junction() {
+  layout::Output city;
+  city.network.nodes = {
+      {0, {0, 0}, {0}}, {1, {100, 0}, {0, 1, 2}}, {2, {100, 80}, {1}}, {3, {250, 0}, {2}}};
+  city.network.edges = {
+      road(0, 0, 1, RoadClass::artery, {{0, 0}, {50, 5.5}, {100, 0}}, 3, 21.0, 60.0),
+      road(1, 1, 2, RoadClass::local, {{100, 0}, {100, 80}}, 1, 9.0, 40.0),
+      road(2, 1, 3, RoadClass::main, {{100, 0}, {175, 0}, {175, 0}, {250, 0}}, 2, 14.0, 50.0),
+  };
+  return city;
+}
+
+/// The line of `xml` holding `id="<id>"`, or "" if there is none.
+std::string line_with_id(const std::string& xml, const std::string& id) {
+  const std::size_t at = xml.find("id=\"" + id + "\"");
+  if (at == std::string::npos) {
+    return "";
+  }
+  const std::size_t begin = xml.rfind('\n', at) + 1;
+  return xml.substr(begin, xml.find('\n', at) - begin);
+}
+
+/// The value of attribute `name` in one XML element line, or "<none>".
+std::string attribute(const std::string& line, const std::string& name) {
+  const std::string key = " " + name + "=\"";
+  const std::size_t at = line.find(key);
+  if (at == std::string::npos) {
+    return "<none>";
+  }
+  const std::size_t begin = at + key.size();
+  return line.substr(begin, line.find('"', begin) - begin);
+}
+
+std::vector<std::string> split_spaces(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string token; in >> token;) {
+    out.push_back(token);
+  }
+  return out;
+}
+
+TEST(SumoPlainXml, WritesNodesAndTwoOneWayEdgesPerRoad) {
+  auto files = sumo_plain_xml(t_junction(), {});
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+  for (const char* id : {"n0", "n1", "n2", "n3"}) {
+    EXPECT_NE(line_with_id(files->nodes, id), "") << id;
+  }
+  EXPECT_EQ(attribute(line_with_id(files->nodes, "n2"), "x"), "100");
+  EXPECT_EQ(attribute(line_with_id(files->nodes, "n2"), "y"), "80");
+
+  const std::string e0f = line_with_id(files->edges, "e0f");
+  const std::string e0b = line_with_id(files->edges, "e0b");
+  EXPECT_EQ(attribute(e0f, "from"), "n0");
+  EXPECT_EQ(attribute(e0f, "to"), "n1");
+  EXPECT_EQ(attribute(e0b, "from"), "n1");
+  EXPECT_EQ(attribute(e0b, "to"), "n0");
+  EXPECT_EQ(attribute(e0f, "numLanes"), "3");
+  EXPECT_EQ(attribute(e0f, "speed"), "16.6666667");  // 60 km/h
+  EXPECT_EQ(attribute(e0f, "width"), "3.5");         // 21 m over 6 lanes
+  EXPECT_EQ(attribute(e0f, "spreadType"), "right");
+  EXPECT_EQ(attribute(e0f, "priority"), "3");
+  const std::string e2b = line_with_id(files->edges, "e2b");
+  EXPECT_EQ(attribute(e2b, "numLanes"), "2");
+  EXPECT_EQ(attribute(e2b, "speed"), "13.8888889");  // 50 km/h
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e1f"), "numLanes"), "1");
+
+  std::size_t edges = 0;
+  for (std::size_t at = files->edges.find("<edge "); at != std::string::npos;
+       at = files->edges.find("<edge ", at + 1)) {
+    ++edges;
+  }
+  EXPECT_EQ(edges, 6U);
+  EXPECT_NE(files->connections.find("<connections>"), std::string::npos);
+  EXPECT_NE(files->tll.find("<tlLogics>"), std::string::npos);
+}
+
+TEST(SumoPlainXml, BackEdgeShapeIsTheForwardShapeReversed) {
+  auto files = sumo_plain_xml(t_junction(), {});
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+  const auto forward = split_spaces(attribute(line_with_id(files->edges, "e0f"), "shape"));
+  auto back = split_spaces(attribute(line_with_id(files->edges, "e0b"), "shape"));
+  EXPECT_EQ(forward, (std::vector<std::string>{"0,0", "50,5.5", "100,0"}));
+  std::reverse(back.begin(), back.end());
+  EXPECT_EQ(back, forward);
+  // The repeated point of edge 2 is written once.
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e2f"), "shape"), "100,0 175,0 250,0");
+}
+
+TEST(SumoPlainXml, NodeTypesFollowTheJunctionControl) {
+  auto guessed = sumo_plain_xml(t_junction(), {});
+  ASSERT_TRUE(guessed.ok());
+  EXPECT_EQ(attribute(line_with_id(guessed->nodes, "n1"), "type"), "<none>");
+  EXPECT_EQ(attribute(line_with_id(guessed->nodes, "n2"), "type"), "priority");  // dead end
+
+  const std::vector<std::pair<std::uint8_t, std::string>> cases = {
+      {0, "right_before_left"}, {1, "priority"}, {2, "priority_stop"}, {3, "traffic_light"}};
+  for (const auto& [control, type] : cases) {
+    auto files = sumo_plain_xml(t_junction(), {0, control, 0, 0});
+    ASSERT_TRUE(files.ok()) << files.error().to_string();
+    EXPECT_EQ(attribute(line_with_id(files->nodes, "n1"), "type"), type) << int{control};
+  }
+  // A stop where all legs share a class is an all-way stop.
+  layout::Output same = t_junction();
+  for (layout::RoadEdge& e : same.network.edges) {
+    e.road_class = RoadClass::local;
+  }
+  auto files = sumo_plain_xml(same, {0, 2, 0, 0});
+  ASSERT_TRUE(files.ok());
+  EXPECT_EQ(attribute(line_with_id(files->nodes, "n1"), "type"), "allway_stop");
+}
+
+TEST(SumoPlainXml, IsDeterministic) {
+  const auto a = sumo_plain_xml(t_junction(), {0, 3, 0, 0});
+  const auto b = sumo_plain_xml(t_junction(), {0, 3, 0, 0});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->nodes, b->nodes);
+  EXPECT_EQ(a->edges, b->edges);
+  EXPECT_EQ(a->connections, b->connections);
+  EXPECT_EQ(a->tll, b->tll);
+}
+
+TEST(SumoPlainXml, RejectsNonFiniteCoordinatesNamingTheEdge) {
+  layout::Output city = t_junction();
+  city.network.edges[1].points[1].x = std::numeric_limits<double>::quiet_NaN();
+  auto files = sumo_plain_xml(city, {});
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.error().code, ErrorCode::invalid_input);
+  EXPECT_EQ(files.error().where, "network.edges[1].points[1]");
+
+  city = t_junction();
+  city.network.nodes[3].pos.y = std::numeric_limits<double>::infinity();
+  files = sumo_plain_xml(city, {});
+  ASSERT_FALSE(files.ok());
+  EXPECT_EQ(files.error().where, "network.nodes[3].pos");
+}
+
+TEST(SumoPlainXml, RejectsBadControlAndBadEdges) {
+  EXPECT_EQ(sumo_plain_xml(t_junction(), {0, 1}).error().where, "node_control");
+  EXPECT_EQ(sumo_plain_xml(t_junction(), {0, 4, 0, 0}).error().where, "node_control[1]");
+  layout::Output city = t_junction();
+  city.network.edges[2].to = 9;
+  EXPECT_EQ(sumo_plain_xml(city, {}).error().where, "network.edges[2]");
+  city = t_junction();
+  city.network.edges[0].lanes_per_direction = 0;
+  EXPECT_EQ(sumo_plain_xml(city, {}).error().where, "network.edges[0].lanes_per_direction");
+}
+
+// End to end: a generated city through netconvert and a 600 s SUMO run with random trips.
+
+/// A ~1 x 1 km city with two crossing arteries, as the layout tests build it.
+layout::Output generated_city() {
+  layout::Inputs in;
+  in.boundary.outer = {{0, 0}, {1000, 0}, {1000, 1000}, {0, 1000}};
+  in.arteries.push_back({"east-west", {{10, 480}, {500, 540}, {990, 500}}});
+  in.arteries.push_back({"north-south", {{520, 10}, {470, 500}, {530, 990}}});
+  layout::Zone res;
+  res.area.outer = in.boundary.outer;
+  in.zones = {res};
+  const terrain::Heightfield ground =
+      *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
+  auto out = layout::run(in, ground, layout::Config{}, 7);
+  EXPECT_TRUE(out.ok()) << out.error().to_string();
+  return std::move(out).value();
+}
+
+/// A plausible control per node: signals where an artery meets two or more other legs, stops
+/// at local crossings, yields elsewhere; plain bends and dead ends have none.
+std::vector<std::uint8_t> plausible_control(const layout::Output& city) {
+  std::vector<std::uint8_t> control(city.network.nodes.size(), 0);
+  for (const layout::RoadNode& n : city.network.nodes) {
+    if (n.edges.size() < 3) {
+      continue;
+    }
+    bool artery = false;
+    bool all_local = true;
+    for (layout::EdgeId e : n.edges) {
+      artery = artery || city.network.edges[e].road_class == RoadClass::artery;
+      all_local = all_local && city.network.edges[e].road_class == RoadClass::local;
+    }
+    control[n.id] = artery ? 3 : (all_local ? 2 : 1);
+  }
+  return control;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+/// The number after `label` in SUMO's statistics block (-1 if absent).
+long statistic(const std::string& log, const std::string& label) {
+  const std::size_t at = log.find(label);
+  return at == std::string::npos ? -1 : std::strtol(log.c_str() + at + label.size(), nullptr, 10);
+}
+
+/// Random trips between distinct edges, departures spread evenly over [0, horizon_s).
+std::string random_trips(const layout::Output& city, int count, double horizon_s) {
+  Rng rng{1, Stage::test, 0};
+  const auto edges = static_cast<std::uint32_t>(city.network.edges.size());
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<routes>\n";
+  for (int i = 0; i < count; ++i) {
+    const std::uint32_t a = rng.below(2 * edges);
+    std::uint32_t b = rng.below(2 * edges - 1);
+    b += b >= a ? 1 : 0;
+    // Appended rather than `"e" + ...`, which g++ 12 flags with a false -Wrestrict.
+    const auto name = [](std::uint32_t k) {
+      std::string id = "e";
+      id += std::to_string(k / 2);
+      id += k % 2 == 0 ? "f" : "b";
+      return id;
+    };
+    char depart[32];
+    std::snprintf(depart, sizeof depart, "%.2f", horizon_s * i / count);
+    xml += "  <trip id=\"t" + std::to_string(i) + "\" depart=\"" + depart + "\" from=\"" + name(a) +
+           "\" to=\"" + name(b) + "\"/>\n";
+  }
+  return xml + "</routes>\n";
+}
+
+/// Runs a shell command with SUMO_HOME set to Debian's /usr/share/sumo unless the user set it
+/// (without it SUMO warns and uses built-in type maps). Returns the exit status.
+int run_shell(const std::string& command) {
+  const std::string with_home =
+      "if [ -z \"${SUMO_HOME:-}\" ] && [ -d /usr/share/sumo ]; then export "
+      "SUMO_HOME=/usr/share/sumo; fi; " +
+      command;
+  const int status = std::system(with_home.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Set CITYFORGE_KEEP_SUMO=1 to keep the files in the temporary folder for sumo-gui.
+TEST(SumoPlainXmlEndToEnd, GeneratedCityRunsInSumoWithCompletedTrips) {
+  if (run_shell("command -v netconvert >/dev/null 2>&1 && command -v sumo >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "netconvert / sumo not installed (Debian package 'sumo', see "
+                    "scripts/install-deps.sh)";
+  }
+  const layout::Output city = generated_city();
+  ASSERT_GT(city.network.edges.size(), 20U);
+  auto files = sumo_plain_xml(city, plausible_control(city));
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       ("cityforge_sumo_" + std::to_string(static_cast<long>(getpid())));
+  const fs::path sumo_dir = dir / "sumo";
+  fs::remove_all(dir);
+  fs::create_directories(sumo_dir);
+  ASSERT_TRUE(write_file_atomic((sumo_dir / "city.nod.xml").string(), files->nodes).ok());
+  ASSERT_TRUE(write_file_atomic((sumo_dir / "city.edg.xml").string(), files->edges).ok());
+  ASSERT_TRUE(write_file_atomic((sumo_dir / "city.con.xml").string(), files->connections).ok());
+  ASSERT_TRUE(write_file_atomic((sumo_dir / "city.tll.xml").string(), files->tll).ok());
+
+  // 1. netconvert through the project's script.
+  const std::string script = std::string(CITYFORGE_SOURCE_DIR) + "/scripts/sumo-convert.sh";
+  const int convert = run_shell("bash '" + script + "' '" + dir.string() + "' > '" +
+                                (dir / "netconvert.log").string() + "' 2>&1");
+  const std::string convert_log = read_text(dir / "netconvert.log");
+  ASSERT_EQ(convert, 0) << convert_log;
+  EXPECT_EQ(convert_log.find("Error"), std::string::npos) << convert_log;
+  ASSERT_TRUE(fs::exists(sumo_dir / "city.net.xml")) << convert_log;
+  const std::string net = read_text(sumo_dir / "city.net.xml");
+  EXPECT_GT(count_of(net, "type=\"traffic_light\""), 0U);
+  EXPECT_NE(net.find("<edge id=\"e0f\""), std::string::npos);
+  // Every dead end has a turnaround: the edge into it connects to its own back edge.
+  std::vector<int> degree(city.network.nodes.size(), 0);
+  for (const layout::RoadEdge& e : city.network.edges) {
+    ++degree[e.from];
+    ++degree[e.to];
+  }
+  std::size_t dead_ends = 0;
+  for (const layout::RoadEdge& e : city.network.edges) {
+    std::string id = "e";  // appended: g++ 12 flags `"e" + ...` with a false -Wrestrict
+    id += std::to_string(e.id);
+    for (const auto& [node, in, out] :
+         {std::tuple{e.to, id + "f", id + "b"}, std::tuple{e.from, id + "b", id + "f"}}) {
+      if (degree[node] == 1) {
+        ++dead_ends;
+        EXPECT_NE(net.find("<connection from=\"" + in + "\" to=\"" + out + "\""), std::string::npos)
+            << "no turnaround at dead end n" << node;
+      }
+    }
+  }
+  EXPECT_GT(dead_ends, 0U);
+
+  // 2. 300 random trips over the first 400 s, simulated for 600 s.
+  const int trips = 300;
+  ASSERT_TRUE(
+      write_file_atomic((dir / "trips.rou.xml").string(), random_trips(city, trips, 400.0)).ok());
+  const std::string sumo_cmd =
+      "sumo -n '" + (sumo_dir / "city.net.xml").string() + "' -r '" +
+      (dir / "trips.rou.xml").string() +
+      "' --end 600 --no-step-log --duration-log.statistics --tripinfo-output '" +
+      (dir / "tripinfo.xml").string() + "' > '" + (dir / "sumo.log").string() + "' 2>&1";
+  const int sim = run_shell(sumo_cmd);
+  const std::string sim_log = read_text(dir / "sumo.log");
+  ASSERT_EQ(sim, 0) << sim_log;
+  EXPECT_EQ(sim_log.find("Error:"), std::string::npos) << sim_log;
+
+  // 3. Completed trips: one <tripinfo> per vehicle that arrived.
+  const std::size_t arrived = count_of(read_text(dir / "tripinfo.xml"), "<tripinfo ");
+  const long inserted = statistic(sim_log, "Inserted: ");
+  std::printf(
+      "[ sumo     ] %zu edges, %zu nodes; netconvert warnings %zu; vehicles inserted %ld of "
+      "%d, arrived %zu, teleports %ld\n",
+      2 * city.network.edges.size(), city.network.nodes.size(), count_of(convert_log, "Warning"),
+      inserted, trips, arrived, statistic(sim_log, "Teleports: "));
+  EXPECT_GE(arrived, 10U) << sim_log;
+  EXPECT_GE(inserted, trips * 9L / 10) << sim_log;
+  if (!HasFailure() && std::getenv("CITYFORGE_KEEP_SUMO") == nullptr) {
+    fs::remove_all(dir);
+  }
+}
+
+TEST(SumoPlainXmlEndToEnd, NetconvertAcceptsTheNetworkWithoutControl) {
+  if (run_shell("command -v netconvert >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "netconvert not installed (Debian package 'sumo')";
+  }
+  auto files = sumo_plain_xml(generated_city(), {});
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       ("cityforge_sumo_plain_" + std::to_string(static_cast<long>(getpid())));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sumo");
+  ASSERT_TRUE(write_file_atomic((dir / "sumo" / "city.nod.xml").string(), files->nodes).ok());
+  ASSERT_TRUE(write_file_atomic((dir / "sumo" / "city.edg.xml").string(), files->edges).ok());
+  const std::string script = std::string(CITYFORGE_SOURCE_DIR) + "/scripts/sumo-convert.sh";
+  const int convert = run_shell("bash '" + script + "' '" + dir.string() + "' > '" +
+                                (dir / "netconvert.log").string() + "' 2>&1");
+  const std::string log = read_text(dir / "netconvert.log");
+  EXPECT_EQ(convert, 0) << log;
+  EXPECT_TRUE(fs::exists(dir / "sumo" / "city.net.xml")) << log;
+  if (!HasFailure() && std::getenv("CITYFORGE_KEEP_SUMO") == nullptr) {
+    fs::remove_all(dir);
+  }
+}
+
+}  // namespace
+}  // namespace cityforge::exporter
