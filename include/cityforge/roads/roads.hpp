@@ -115,6 +115,11 @@ struct Lane {
   std::int32_t lane_index = -1;      ///< 0 = curb-side lane of its direction.
   bool forward = true;               ///< Along the edge's from -> to direction.
   Turn turn = Turn::none;            ///< For connectors.
+  /// Lane changes on a section: the same-direction lane to the left (lane_index + 1) and to
+  /// the right (lane_index - 1, towards the curb), or kNoLane. Not successors: a vehicle may
+  /// move across anywhere along the lane.
+  LaneId left_neighbour = kNoLane;
+  LaneId right_neighbour = kNoLane;
   double traffic_density = 0.0;      ///< From the layout, 0..1.
   double pedestrian_density = 0.0;
 };
