@@ -3,6 +3,7 @@
 // tangents, so a connector is continuous in position and tangent with the lanes it joins.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "cityforge/core/polyline.hpp"
 #include "roads/detail/lanes.hpp"
@@ -34,21 +35,16 @@ std::vector<Vec3> bezier_connector(Vec3 p0, Vec2 t0, Vec3 p3, Vec2 t3, double ha
     if (i > 0) arc[i] = arc[i - 1] + distance(dense[i], dense[i - 1]);
   }
   const double total = arc.back();
-  // 2. Arc-length stations: evenly spaced, plus 5 cm from each end (tangent fidelity).
-  std::vector<double> stations{0.0};
+  // 2. Arc-length stations, evenly spaced.
+  std::vector<double> stations;
   const int n = std::max(2, static_cast<int>(std::ceil(total / spacing_m)));
-  const double end_gap = std::min(0.05, total * 0.1);
-  stations.push_back(end_gap);
-  for (int i = 1; i < n; ++i) {
-    const double s = total * i / n;
-    if (s > end_gap + 1e-6 && s < total - end_gap - 1e-6) stations.push_back(s);
-  }
-  stations.push_back(total - end_gap);
-  stations.push_back(total);
+  for (int i = 0; i <= n; ++i)
+    stations.push_back(total * i / n);
   // 3. Interpolate positions; exact end points; z linear in arc length.
   std::vector<Vec3> out;
-  out.reserve(stations.size());
+  out.reserve(stations.size() + 2);
   std::size_t k = 0;
+  auto z_at = [&](double s) { return p0.z + (p3.z - p0.z) * (total > 0.0 ? s / total : 0.0); };
   for (std::size_t i = 0; i < stations.size(); ++i) {
     const double s = stations[i];
     Vec2 p;
@@ -63,9 +59,25 @@ std::vector<Vec3> bezier_connector(Vec3 p0, Vec2 t0, Vec3 p3, Vec2 t3, double ha
       const double f = seg > 0.0 ? (s - arc[k]) / seg : 0.0;
       p = lerp(dense[k], dense[k + 1], f);
     }
-    const double f = total > 0.0 ? s / total : 0.0;
-    out.push_back({p.x, p.y, p0.z + (p3.z - p0.z) * f});
+    out.push_back({p.x, p.y, z_at(s)});
   }
+  // 4. One sample close to each end, close enough that the end chords follow the tangents
+  // within 0.25 degrees however tight the curve (the lanes they join continue straight there).
+  const double max_sin = std::sin(0.25 * std::numbers::pi / 180.0);
+  auto near_end = [&](bool at_start) {
+    const Vec2 origin = at_start ? a : d;
+    const Vec2 tangent = at_start ? t0 : -t3;
+    double t = 1.0 / (4.0 * kDense);
+    Vec2 p = origin;
+    for (int it = 0; it < 40; ++it, t *= 0.5) {
+      p = bezier_at(a, b, c, d, at_start ? t : 1.0 - t);
+      const Vec2 chord = normalize(p - origin);
+      if (std::abs(cross(chord, tangent)) < max_sin && dot(chord, tangent) > 0.0) break;
+    }
+    return Vec3{p.x, p.y, at_start ? p0.z : p3.z};
+  };
+  out.insert(out.begin() + 1, near_end(true));
+  out.insert(out.end() - 1, near_end(false));
   return out;
 }
 

@@ -262,7 +262,8 @@ LaneId Builder::add_connector(std::uint32_t index, LaneId from, LaneId to, Turn 
   const Vec3 p0 = a.points.back();
   const Vec3 p3 = b.points.front();
   const double gap = distance(xy(p0), xy(p3));
-  const double handle = turn == Turn::u_turn ? gap * 2.0 / 3.0 + 0.5 : gap / 3.0;
+  // A floor on the handle keeps near-touching ends (lane count changes) a smooth S-curve.
+  const double handle = turn == Turn::u_turn ? gap * 2.0 / 3.0 + 0.5 : std::max(gap / 3.0, 0.3);
   Lane lane;
   lane.tags = kVehicle | kIntersection | (yield ? kYield : 0U);
   lane.points = detail::bezier_connector(p0, end_tangent(a.points), p3, start_tangent(b.points),

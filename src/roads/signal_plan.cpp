@@ -27,6 +27,31 @@ bool conflicts(LaneId c, const std::vector<LaneId>& green, const std::vector<Lan
   return false;
 }
 
+/// The path a movement's vehicles take near the junction: the last metres of the incoming
+/// lane, the connector, the first metres of the outgoing lane (across both crosswalks).
+std::vector<Vec3> approach_path(const std::vector<Lane>& lanes, const Lane& c) {
+  constexpr double kApproachM = 10.0;
+  std::vector<Vec3> path;
+  if (!c.predecessors.empty()) {
+    const auto& in = lanes[c.predecessors[0]].points;
+    std::size_t first = in.size() - 1;
+    for (double acc = 0.0; first > 0 && acc < kApproachM; --first) {
+      acc += length(in[first] - in[first - 1]);
+    }
+    path.insert(path.end(), in.begin() + static_cast<std::ptrdiff_t>(first), in.end() - 1);
+  }
+  path.insert(path.end(), c.points.begin(), c.points.end());
+  if (!c.successors.empty()) {
+    const auto& out = lanes[c.successors[0]].points;
+    double acc = 0.0;
+    for (std::size_t i = 1; i < out.size() && acc < kApproachM; ++i) {
+      acc += length(out[i] - out[i - 1]);
+      path.push_back(out[i]);
+    }
+  }
+  return path;
+}
+
 int turn_rank(Turn t) { return t == Turn::through ? 0 : t == Turn::right ? 1 : 2; }
 
 }  // namespace
@@ -150,7 +175,7 @@ SignalPlan build_signal_plan(std::uint32_t index, const Intersection& junction,
           for (LaneId c : mv.connectors) {
             if (!std::binary_search(phase.green.begin(), phase.green.end(), c)) continue;
             const bool touches = mv.from_leg == l || mv.to_leg == l ||
-                                 lanes_cross(lanes[c].points, lanes[cw].points);
+                                 lanes_cross(approach_path(lanes, lanes[c]), lanes[cw].points);
             if (!touches) continue;
             if (mv.turn == Turn::through) blocked = true;
             crossing.push_back(c);

@@ -12,8 +12,8 @@ namespace cityforge::roads::detail {
 
 /// A cubic Bezier from p0 (leaving along unit tangent t0) to p3 (arriving along unit tangent
 /// t3), control points handle_m along the tangents. Sampled at most spacing_m apart in arc
-/// length, with extra samples 5 cm from both ends so the polyline's end segments follow the
-/// tangents (within a fraction of a degree). z: `base_z` of each end interpolated linearly.
+/// length, plus one sample very close to each end so the polyline's end segments follow the
+/// tangents within 0.25 degrees. z is interpolated linearly between the ends.
 std::vector<Vec3> bezier_connector(Vec3 p0, Vec2 t0, Vec3 p3, Vec2 t3, double handle_m,
                                    double spacing_m);
 
