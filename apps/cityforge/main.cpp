@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -107,6 +108,52 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
   for (const auto& b : city.blocks)
     block_area += polygon_area(b.area);
   j["block_area_km2"] = block_area / 1e6;
+  // Roads: junctions by control, lanes by kind, modules by class and size.
+  const roads::Output& rd = *r.roads;
+  ordered_json controls = {{"none", 0}, {"yield", 0}, {"stop", 0}, {"signal", 0}};
+  for (const auto& x : rd.intersections) {
+    controls[roads::to_string(x.control)] = controls[roads::to_string(x.control)].get<int>() + 1;
+  }
+  std::size_t vehicle = 0, connectors = 0, sidewalk = 0, crosswalk = 0;
+  double vehicle_km = 0, sidewalk_km = 0;
+  for (const auto& l : rd.lanes.lanes) {
+    if ((l.tags & roads::kVehicle) && (l.tags & roads::kIntersection)) {
+      ++connectors;
+    } else if (l.tags & roads::kVehicle) {
+      ++vehicle;
+      vehicle_km += l.length_m / 1000.0;
+    }
+    if (l.tags & roads::kSidewalk) {
+      ++sidewalk;
+      sidewalk_km += l.length_m / 1000.0;
+    }
+    if (l.tags & roads::kCrosswalk) ++crosswalk;
+  }
+  j["intersections"] = controls;
+  j["lanes"] = {{"vehicle", vehicle},
+                {"connectors", connectors},
+                {"sidewalk", sidewalk},
+                {"crosswalk", crosswalk},
+                {"vehicle_lane_km", vehicle_km},
+                {"sidewalk_km", sidewalk_km},
+                {"signal_plans", rd.lanes.signals.size()}};
+  ordered_json modules;
+  for (std::size_t c = 0; c < layout::kRoadClassCount; ++c) {
+    std::array<std::size_t, 3> by_size{};
+    std::size_t scaled = 0;
+    for (const auto& m : rd.modules) {
+      if (m.road_class != c || m.in_intersection) continue;
+      ++by_size[m.size < 3 ? m.size : 2];
+      if (m.scale != 1.0) ++scaled;
+    }
+    modules[layout::to_string(static_cast<layout::RoadClass>(c))] = {
+        {"20m", by_size[0]}, {"10m", by_size[1]}, {"5m", by_size[2]}, {"scaled", scaled}};
+  }
+  std::size_t junction_fill = 0;
+  for (const auto& m : rd.modules)
+    junction_fill += m.in_intersection ? 1 : 0;
+  modules["junction_fill"] = junction_fill;
+  j["road_modules"] = modules;
   ordered_json st = ordered_json::array();
   for (const auto& s : stages) {
     st.push_back({{"name", s.name},
@@ -155,12 +202,22 @@ int generate(const GenerateOptions& opt) {
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   progress.stage_started("export");
-  Result<std::vector<std::uint8_t>> glb =
-      exporter::city_glb(*city->layout, *city->terrain, cfg->exports);
+  Result<std::vector<std::uint8_t>> glb = exporter::city_glb(
+      *city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads);
   if (!glb) return fail(glb.error());
   Result<std::string> geojson = exporter::layout_geojson(*city->layout, exporter::Origin{});
   if (!geojson) return fail(geojson.error());
   const std::string svg = exporter::map_svg(*city->layout);
+  Result<std::string> lanes = exporter::lanes_json(*city->roads, *city->layout);
+  if (!lanes) return fail(lanes.error());
+  std::vector<std::uint8_t> control;
+  for (const auto& x : city->roads->intersections)
+    control.push_back(static_cast<std::uint8_t>(x.control));
+  Result<exporter::SumoFiles> sumo = exporter::sumo_plain_xml(*city->layout, control);
+  if (!sumo) return fail(sumo.error());
+  Result<std::vector<std::uint8_t>> modules_ply =
+      exporter::road_modules_ply(city->roads->modules, cfg->roads.module_lengths_m);
+  if (!modules_ply) return fail(modules_ply.error());
   pipeline::StageStats ex;
   ex.name = "export";
   ex.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_export).count();
@@ -169,23 +226,33 @@ int generate(const GenerateOptions& opt) {
   stages.push_back(ex);
 
   // 4. Write: each file through a temporary name and a rename; stats.json last.
-  std::error_code ec;
-  fs::create_directories(opt.out_dir, ec);
-  if (ec) return fail(Error::io(opt.out_dir, "cannot create the output folder: " + ec.message()));
   const fs::path dir(opt.out_dir);
-  if (Status s = exporter::write_file_atomic((dir / "city.glb").string(), glb->data(), glb->size());
-      !s)
-    return fail(s.error());
-  if (Status s = exporter::write_file_atomic((dir / "layout.geojson").string(), *geojson); !s)
-    return fail(s.error());
-  if (Status s = exporter::write_file_atomic((dir / "map.svg").string(), svg); !s)
-    return fail(s.error());
+  for (const char* sub : {"", "sumo", "points"}) {
+    std::error_code ec;
+    fs::create_directories(dir / sub, ec);
+    if (ec) {
+      return fail(Error::io((dir / sub).string(), "cannot create the folder: " + ec.message()));
+    }
+  }
+  auto write = [&](const char* rel, const void* data, std::size_t size) {
+    return exporter::write_file_atomic((dir / rel).string(), data, size);
+  };
+  auto write_text = [&](const char* rel, const std::string& body) {
+    return write(rel, body.data(), body.size());
+  };
+  for (const Status& s :
+       {write("city.glb", glb->data(), glb->size()), write_text("layout.geojson", *geojson),
+        write_text("map.svg", svg), write_text("lanes.json", *lanes),
+        write("points/road_modules.ply", modules_ply->data(), modules_ply->size()),
+        write_text("sumo/city.nod.xml", sumo->nodes), write_text("sumo/city.edg.xml", sumo->edges),
+        write_text("sumo/city.con.xml", sumo->connections),
+        write_text("sumo/city.tll.xml", sumo->tll)}) {
+    if (!s) return fail(s.error());
+  }
   const double total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const auto stats = stats_json(*cfg, *city, stages, threads, total_s);
-  if (Status s = exporter::write_file_atomic((dir / "stats.json").string(), stats.dump(2) + "\n");
-      !s)
-    return fail(s.error());
+  if (Status s = write_text("stats.json", stats.dump(2) + "\n"); !s) return fail(s.error());
 
   // 5. Summary.
   if (!opt.quiet) {
@@ -202,8 +269,22 @@ int generate(const GenerateOptions& opt) {
       std::printf("%s %.3f s, ", s.name.c_str(), s.wall_s);
     std::printf("total %.3f s; peak memory %.0f MiB\n", total_s,
                 stats["peak_rss_mib"].get<double>());
-    std::printf("\nwrote %s/{city.glb, layout.geojson, map.svg, stats.json}\n",
-                opt.out_dir.c_str());
+    const auto& ln = stats["lanes"];
+    const auto& ix = stats["intersections"];
+    std::printf(
+        "roads: %d signalised, %d stop, %d yield junctions; %zu vehicle lanes (%.1f km), "
+        "%zu connectors, %.1f km of sidewalk lanes, %zu crosswalks\n",
+        ix["signal"].get<int>(), ix["stop"].get<int>(), ix["yield"].get<int>(),
+        ln["vehicle"].get<std::size_t>(), ln["vehicle_lane_km"].get<double>(),
+        ln["connectors"].get<std::size_t>(), ln["sidewalk_km"].get<double>(),
+        ln["crosswalk"].get<std::size_t>());
+    std::printf(
+        "\nwrote %s/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
+        "points/road_modules.ply, sumo/city.{nod,edg,con,tll}.xml\n",
+        opt.out_dir.c_str());
+    std::printf(
+        "drive it in SUMO: scripts/sumo-convert.sh %s && sumo-gui -n %s/sumo/city.net.xml\n",
+        opt.out_dir.c_str(), opt.out_dir.c_str());
     std::printf(
         "look at it: open %s/map.svg in a browser, or load %s/city.glb in any glTF viewer\n"
         "(Blender: File > Import > glTF 2.0; or drag it onto a three.js / Babylon.js "

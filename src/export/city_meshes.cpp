@@ -221,8 +221,8 @@ void add_triangle_up(Mesh& m, std::uint32_t a, std::uint32_t b, std::uint32_t c)
 
 /// The edge's centre line with long segments split to <= kDrapeSpacingM (corners kept), so
 /// ribbons along it drape on the terrain.
-Polyline drape_line(const layout::RoadEdge& edge) {
-  const Polyline line = polyline_dedupe(edge.points);
+Polyline drape_line(const Polyline& points) {
+  const Polyline line = polyline_dedupe(points);
   if (line.size() < 2) {
     return {};
   }
@@ -237,7 +237,8 @@ Polyline drape_line(const layout::RoadEdge& edge) {
 /// A strip between the lines offset left_m and right_m (left of travel positive) from the
 /// centre line, draped on the ground and raised by raise_m.
 void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
-               const terrain::Heightfield& g, double raise_m) {
+               const terrain::Heightfield& g, double raise_m, double left_lift_m = 0.0,
+               double right_lift_m = 0.0) {
   const Polyline left = polyline_offset(centre, left_m);
   const Polyline right = polyline_offset(centre, right_m);
   CF_ASSERT(left.size() == centre.size() && right.size() == centre.size(),
@@ -249,8 +250,9 @@ void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
   const auto base = static_cast<std::uint32_t>(m.positions.size());
   // 1. Vertices base+2i (left) and base+2i+1 (right), draped, normals from the terrain.
   for (std::size_t i = 0; i < n; ++i) {
-    add_vertex(m, left[i], g.sample(left[i]) + raise_m, ground_normal(g, left[i]));
-    add_vertex(m, right[i], g.sample(right[i]) + raise_m, ground_normal(g, right[i]));
+    add_vertex(m, left[i], g.sample(left[i]) + raise_m + left_lift_m, ground_normal(g, left[i]));
+    add_vertex(m, right[i], g.sample(right[i]) + raise_m + right_lift_m,
+               ground_normal(g, right[i]));
   }
   // 2. One quad per segment. Mitred joins can fold the inner side at sharp turns; such
   // triangles are turned up here and zero-area ones dropped later.
@@ -281,20 +283,71 @@ double class_raise(layout::RoadClass c) {
 constexpr double kSidewalkBelowRoadM = 0.02;
 
 /// The carriageway: a ribbon width_m wide along the edge.
-Mesh road_ribbon(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
+/// A vertical skirt below the line offset offset_m from the centre, skirt_m deep, facing away
+/// from the centre line.
+void add_skirt(Mesh& m, const Polyline& centre, double offset_m, const terrain::Heightfield& g,
+               double raise_m, double skirt_m) {
+  const Polyline edge = polyline_offset(centre, offset_m);
+  if (edge.size() < 2) {
+    return;
+  }
+  const auto base = static_cast<std::uint32_t>(m.positions.size());
+  for (std::size_t i = 0; i < edge.size(); ++i) {
+    const Vec2 along = normalize(edge[std::min(i + 1, edge.size() - 1)] - edge[i > 0 ? i - 1 : 0]);
+    const Vec2 out = offset_m > 0.0 ? perp(along) : -perp(along);
+    const Float3 n = to_float3(out.x, out.y, 0.0);
+    const double top = g.sample(edge[i]) + raise_m;
+    add_vertex(m, edge[i], top, n);
+    add_vertex(m, edge[i], top - skirt_m, n);
+  }
+  for (std::size_t i = 0; i + 1 < edge.size(); ++i) {
+    const auto t0 = static_cast<std::uint32_t>(base + 2 * i);
+    const std::uint32_t b0 = t0 + 1;
+    const std::uint32_t t1 = t0 + 2;
+    const std::uint32_t b1 = t0 + 3;
+    if (offset_m > 0.0) {  // left side: outward is to the left of travel
+      m.indices.insert(m.indices.end(), {t0, t1, b0, b0, t1, b1});
+    } else {
+      m.indices.insert(m.indices.end(), {t0, b0, t1, t1, b0, b1});
+    }
+  }
+}
+
+/// The centre line to dress: the section trimmed at its junctions when roads were built, else
+/// the whole edge.
+const Polyline& centre_of(const layout::RoadEdge& edge, const Polyline* trimmed) {
+  return trimmed != nullptr && trimmed->size() >= 2 ? *trimmed : edge.points;
+}
+
+/// A crowned carriageway: curb, centre raised by crown_m, curb; skirts hang skirt_m below both
+/// edges so neighbouring surfaces never show a gap.
+void add_crowned_strip(Mesh& m, const Polyline& centre, double half_width_m,
+                       const terrain::Heightfield& g, double raise_m, double crown_m,
+                       double skirt_m) {
+  add_strip(m, centre, half_width_m, 0.0, g, raise_m, 0.0, crown_m);
+  add_strip(m, centre, 0.0, -half_width_m, g, raise_m, crown_m, 0.0);
+  if (skirt_m > 0.0) {
+    add_skirt(m, centre, half_width_m, g, raise_m, skirt_m);
+    add_skirt(m, centre, -half_width_m, g, raise_m, skirt_m);
+  }
+}
+
+Mesh road_ribbon(const layout::RoadEdge& edge, const Polyline* trimmed,
+                 const terrain::Heightfield& g, double raise_m, double crown_m, double skirt_m) {
   Mesh m;
   if (edge.width_m > 0.0) {
-    add_strip(m, drape_line(edge), 0.5 * edge.width_m, -0.5 * edge.width_m, g,
-              raise_m + class_raise(edge.road_class));
+    add_crowned_strip(m, drape_line(centre_of(edge, trimmed)), 0.5 * edge.width_m, g,
+                      raise_m + class_raise(edge.road_class), crown_m, skirt_m);
   }
   return m;
 }
 
 /// The two sidewalks: strips sidewalk_width_m wide outside the curb lines.
-Mesh sidewalk_strips(const layout::RoadEdge& edge, const terrain::Heightfield& g, double raise_m) {
+Mesh sidewalk_strips(const layout::RoadEdge& edge, const Polyline* trimmed,
+                     const terrain::Heightfield& g, double raise_m) {
   Mesh m;
   if (edge.sidewalk_width_m > 0.0 && edge.width_m > 0.0) {
-    const Polyline centre = drape_line(edge);
+    const Polyline centre = drape_line(centre_of(edge, trimmed));
     const double curb = 0.5 * edge.width_m;
     const double outer = curb + edge.sidewalk_width_m;
     const double z = std::max(0.0, raise_m - kSidewalkBelowRoadM);
@@ -525,11 +578,28 @@ std::vector<Pieces> mesh_items(std::size_t n, const Make& make) {
   return slots;
 }
 
+/// A junction's surface, draped, at the height of its widest leg's class.
+Mesh junction_surface(const roads::Intersection& x, const layout::Output& city,
+                      const terrain::Heightfield& g, double raise_m) {
+  layout::Block as_block;
+  as_block.area = x.surface;
+  return block_surface(as_block, g, raise_m + class_raise(junction_class(x, city)));
+}
+
 }  // namespace
+
+layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city) {
+  auto best = layout::RoadClass::local;
+  for (const roads::Leg& leg : x.legs) {
+    best = std::min(best, city.network.edges[leg.edge].road_class);  // artery < main < local
+  }
+  return best;
+}
 
 Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
-                                                   const Config& config) {
+                                                   const Config& config, const roads::Output* roads,
+                                                   const roads::Config& rules) {
   if (Status s = check_inputs(city, ground, config); !s) {
     return s.error();
   }
@@ -543,14 +613,29 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
   groups.push_back(mesh_items(terrain_chunks.size(), [&](std::size_t i) {
     return split_by_chunk(terrain_chunks[i].mesh, Part::terrain, chunk_m);
   }));
+  // With roads built, carriageways and sidewalks stop at the junction mouths, carriageways are
+  // crowned with skirts, and junction surfaces fill the gaps.
+  const bool built = roads != nullptr && roads->sections.size() == edges.size();
+  auto trimmed = [&](std::size_t i) { return built ? &roads->sections[i].centre : nullptr; };
+  const double crown_m = built ? rules.crown_m : 0.0;
+  const double skirt_m = built ? rules.skirt_m : 0.0;
   groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
-    return split_by_chunk(road_ribbon(edges[i], ground, config.road_raise_m),
-                          road_part(edges[i].road_class), chunk_m);
+    return split_by_chunk(
+        road_ribbon(edges[i], trimmed(i), ground, config.road_raise_m, crown_m, skirt_m),
+        road_part(edges[i].road_class), chunk_m);
   }));
   groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
-    return split_by_chunk(sidewalk_strips(edges[i], ground, config.road_raise_m), Part::sidewalk,
-                          chunk_m);
+    return split_by_chunk(sidewalk_strips(edges[i], trimmed(i), ground, config.road_raise_m),
+                          Part::sidewalk, chunk_m);
   }));
+  if (built) {
+    const auto& xs = roads->intersections;
+    groups.push_back(mesh_items(xs.size(), [&](std::size_t i) {
+      if (xs[i].surface.outer.size() < 3) return Pieces{};
+      return split_by_chunk(junction_surface(xs[i], city, ground, config.road_raise_m),
+                            road_part(junction_class(xs[i], city)), chunk_m);
+    }));
+  }
   groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
     return split_by_chunk(block_surface(blocks[i], ground, config.block_raise_m), Part::block,
                           chunk_m);

@@ -47,8 +47,16 @@ struct ChunkMeshes {
 /// (cy, cx) and only non-empty chunks are returned. Degenerate triangles are dropped. Items are
 /// meshed in parallel into their own slots and merged in index order: identical output at any
 /// thread count. Fails when an input coordinate or setting is not finite (or out of range).
+/// With `roads`, carriageways follow the trimmed sections (crowned, with skirts, per `rules`),
+/// sidewalks stop at the junction mouths and junction surfaces are added in the part of their
+/// widest leg; without, ribbons follow whole edges.
 Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
-                                                   const Config& config);
+                                                   const Config& config,
+                                                   const roads::Output* roads = nullptr,
+                                                   const roads::Config& rules = {});
+
+/// The class of a junction's widest leg (artery before main before local).
+layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city);
 
 }  // namespace cityforge::exporter::detail

@@ -139,9 +139,10 @@ Result<tinygltf::Primitive> add_primitive(tinygltf::Model& model, const Mesh& me
 }  // namespace
 
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
-                                           const terrain::Heightfield& ground,
-                                           const Config& config) {
-  Result<std::vector<ChunkMeshes>> built = detail::build_city_meshes(city, ground, config);
+                                           const terrain::Heightfield& ground, const Config& config,
+                                           const roads::Output* roads, const roads::Config& rules) {
+  Result<std::vector<ChunkMeshes>> built =
+      detail::build_city_meshes(city, ground, config, roads, rules);
   if (!built) {
     return built.error();
   }

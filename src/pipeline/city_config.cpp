@@ -198,6 +198,29 @@ void read_terrain(Reader& r, const json& j, terrain::Config& c) {
   r.number(j, "margin_m", path, c.margin_m, 0, 10000);
 }
 
+void read_roads(Reader& r, const json& j, roads::Config& c) {
+  const std::string path = "/roads";
+  if (!r.object(j, path,
+                {"min_module_scale", "max_module_scale", "crown_m", "skirt_m", "curb_height_m",
+                 "min_trim_m", "crosswalk_width_m", "stop_line_gap_m", "lane_width_m", "yellow_s",
+                 "all_red_s", "min_green_s", "pedestrian_walk_s"})) {
+    return;
+  }
+  r.number(j, "min_module_scale", path, c.min_module_scale, 0.1, 1.0);
+  r.number(j, "max_module_scale", path, c.max_module_scale, 1.0, 3.0);
+  r.number(j, "crown_m", path, c.crown_m, 0, 1);
+  r.number(j, "skirt_m", path, c.skirt_m, 0, 5);
+  r.number(j, "curb_height_m", path, c.curb_height_m, 0, 1);
+  r.number(j, "min_trim_m", path, c.min_trim_m, 0, 100);
+  r.number(j, "crosswalk_width_m", path, c.crosswalk_width_m, 0.5, 20);
+  r.number(j, "stop_line_gap_m", path, c.stop_line_gap_m, 0, 20);
+  r.number(j, "lane_width_m", path, c.lane_width_m, 2, 6);
+  r.number(j, "yellow_s", path, c.yellow_s, 1, 10);
+  r.number(j, "all_red_s", path, c.all_red_s, 0, 10);
+  r.number(j, "min_green_s", path, c.min_green_s, 3, 120);
+  r.number(j, "pedestrian_walk_s", path, c.pedestrian_walk_s, 1, 60);
+}
+
 void read_export(Reader& r, const json& j, ExportSettings& c) {
   const std::string path = "/export";
   if (!r.object(j, path, {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m"})) return;
@@ -358,6 +381,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   }
   if (!r.failed() && doc.contains("terrain")) read_terrain(r, doc["terrain"], c.terrain);
   if (!r.failed() && doc.contains("layout")) read_layout(r, doc["layout"], c.layout);
+  if (!r.failed() && doc.contains("roads")) read_roads(r, doc["roads"], c.roads);
   if (!r.failed() && doc.contains("export")) read_export(r, doc["export"], c.exports);
   if (r.failed()) return r.error();
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
@@ -432,6 +456,23 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     j["zoning_cell_m"] = c.layout.zoning_cell_m;
     j["default_height_m"] = c.layout.default_height_m;
     j["default_density"] = c.layout.default_density;
+  } else if (slice == "roads") {
+    const roads::Config& r = c.roads;
+    j = {
+        {"module_lengths_m", {r.module_lengths_m[0], r.module_lengths_m[1], r.module_lengths_m[2]}},
+        {"min_module_scale", r.min_module_scale},
+        {"max_module_scale", r.max_module_scale},
+        {"crown_m", r.crown_m},
+        {"skirt_m", r.skirt_m},
+        {"curb_height_m", r.curb_height_m},
+        {"min_trim_m", r.min_trim_m},
+        {"crosswalk_width_m", r.crosswalk_width_m},
+        {"stop_line_gap_m", r.stop_line_gap_m},
+        {"lane_width_m", r.lane_width_m},
+        {"yellow_s", r.yellow_s},
+        {"all_red_s", r.all_red_s},
+        {"min_green_s", r.min_green_s},
+        {"pedestrian_walk_s", r.pedestrian_walk_s}};
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
     j = {{"chunk_m", e.chunk_m},

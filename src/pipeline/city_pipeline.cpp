@@ -12,7 +12,9 @@ const T& as(const Value& v) {
 
 }  // namespace
 
-std::vector<std::string> CityPipeline::stage_names() { return {"terrain", "zoning", "layout"}; }
+std::vector<std::string> CityPipeline::stage_names() {
+  return {"terrain", "zoning", "layout", "roads"};
+}
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
   const std::string seed = "seed=" + std::to_string(config.seed) + ";";
@@ -51,12 +53,24 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
                               if (!r) return r.error();
                               return Value(std::make_shared<const layout::Output>(std::move(*r)));
                             }});
+  nodes.push_back(StageNode{"roads",
+                            1,
+                            {0, 2},
+                            seed + config_slice(config, "roads"),
+                            [&config](const std::vector<Value>& in) -> Result<Value> {
+                              auto r = roads::run(as<layout::Output>(in[1]),
+                                                  as<terrain::Heightfield>(in[0]), config.roads,
+                                                  config.seed);
+                              if (!r) return r.error();
+                              return Value(std::make_shared<const roads::Output>(std::move(*r)));
+                            }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();
   CityResult out;
   out.terrain = std::static_pointer_cast<const terrain::Heightfield>((*values)[0]);
   out.layout = std::static_pointer_cast<const layout::Output>((*values)[2]);
+  out.roads = std::static_pointer_cast<const roads::Output>((*values)[3]);
   out.stages = std::move(stats);
   return out;
 }

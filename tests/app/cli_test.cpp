@@ -154,7 +154,8 @@ CliRun DefaultCity::s_run2;
 
 TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
-  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "stats.json"}) {
+  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "stats.json", "lanes.json",
+                        "points/road_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
     EXPECT_TRUE(fs::exists(s_dir / "t1" / f)) << f;
   }
   EXPECT_NE(s_run1.output.find("km of roads"), std::string::npos);
@@ -175,7 +176,8 @@ TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
 TEST_F(DefaultCity, ByteIdenticalWithOneAndTwoThreads) {
   ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
   ASSERT_EQ(s_run2.exit_code, 0) << s_run2.output;
-  for (const char* f : {"city.glb", "layout.geojson", "map.svg"}) {
+  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "lanes.json",
+                        "points/road_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
     const std::string a = slurp(s_dir / "t1" / f);
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == slurp(s_dir / "t2" / f)) << f << " differs between 1 and 2 threads";

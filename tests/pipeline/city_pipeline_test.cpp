@@ -59,12 +59,19 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   EXPECT_EQ(pipe.executions("zoning"), 2U);
   EXPECT_EQ(pipe.executions("layout"), 4U);
 
+  // A road rule: only the roads stage.
+  cfg.roads.min_green_s = 15;
+  ASSERT_TRUE(pipe.run(cfg).ok());
+  EXPECT_EQ(pipe.executions("layout"), 4U);
+  EXPECT_EQ(pipe.executions("roads"), 5U) << "roads ran once per run that changed anything so far";
+
   // An export-only setting touches no stage.
   cfg.exports.chunk_m = 250;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
   EXPECT_EQ(pipe.executions("zoning"), 2U);
   EXPECT_EQ(pipe.executions("layout"), 4U);
+  EXPECT_EQ(pipe.executions("roads"), 5U);
 }
 
 TEST(StageGraph, IndependentStagesRunInParallel) {

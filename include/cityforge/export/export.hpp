@@ -8,6 +8,7 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/pipeline/city_config.hpp"
+#include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
@@ -24,15 +25,17 @@ struct Origin {
   double lat_deg = 0.0;
 };
 
-/// Builds `city.glb` (glTF 2.0 binary) in memory: one node per chunk_m x chunk_m chunk (named
-/// "chunk_<cx>_<cy>", ordered by (cy, cx)), each with one mesh whose primitives are the
-/// terrain, the road ribbons per class, block surfaces and block volumes that fall in it
-/// (triangles are assigned by centroid). Converts z-up engine coordinates to glTF's y-up
+/// Builds `city.glb` (glTF 2.0 binary) in memory. With `roads`, carriageways follow the
+/// trimmed sections (crowned, with skirts) and junction surfaces fill the junctions: one node per
+/// chunk_m x chunk_m chunk (named "chunk_<cx>_<cy>", ordered by (cy, cx)), each with one mesh whose
+/// primitives are the terrain, the road ribbons per class, block surfaces and block volumes that
+/// fall in it (triangles are assigned by centroid). Converts z-up engine coordinates to glTF's y-up
 /// (x, z, -y). Positions are float32 with min/max, normals float32, indices uint32. Byte
 /// identical for identical inputs. Fails (never emits NaN) if any coordinate is not finite.
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
-                                           const terrain::Heightfield& ground,
-                                           const Config& config);
+                                           const terrain::Heightfield& ground, const Config& config,
+                                           const roads::Output* roads = nullptr,
+                                           const roads::Config& rules = {});
 
 /// `layout.geojson`: a FeatureCollection of roads (LineString with class, width, lanes,
 /// sidewalk, speed, densities, from/to nodes), blocks and zones (Polygon), in local metres;
@@ -43,6 +46,18 @@ Result<std::string> layout_geojson(const layout::Output& city, const Origin& ori
 /// `map.svg`: a top-down map: zones tinted by kind, blocks, roads drawn to width and coloured
 /// by class, the boundary, a scale bar and a legend. North is up.
 std::string map_svg(const layout::Output& city);
+
+/// `lanes.json`: every lane of the lane graph (tags, width, length, speed, successors and
+/// predecessors, points x y z), the junctions (node, position, control, legs with trims) and
+/// the signal plans (phases with green connectors and walking crosswalks). Schema in
+/// docs/lanes.md. Byte identical for identical inputs; rejects non-finite numbers.
+Result<std::string> lanes_json(const roads::Output& roads, const layout::Output& city);
+
+/// `points/road_modules.ply`: the road module instances as a binary little-endian PLY point
+/// cloud (x y z yaw scale module_length_m road_class size owner in_intersection), for
+/// instancing in DCC tools. Rejects non-finite values.
+Result<std::vector<std::uint8_t>> road_modules_ply(
+    const std::vector<roads::ModuleInstance>& modules, const double (&module_lengths_m)[3]);
 
 /// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
 /// a reader never sees a half-written file. The error names the path.

@@ -7,6 +7,7 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::pipeline {
@@ -27,6 +28,7 @@ struct CityConfig {
   layout::Inputs inputs;
   terrain::Config terrain;
   layout::Config layout;
+  roads::Config roads;
   ExportSettings exports;
 };
 
@@ -36,7 +38,7 @@ struct CityConfig {
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
 /// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "inputs", "export"), used as
+/// "roads", "inputs", "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 

@@ -8,6 +8,7 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
+#include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::pipeline {
@@ -16,11 +17,13 @@ namespace cityforge::pipeline {
 struct CityResult {
   std::shared_ptr<const terrain::Heightfield> terrain;
   std::shared_ptr<const layout::Output> layout;
+  std::shared_ptr<const roads::Output> roads;
   std::vector<StageStats> stages;  ///< In stage order.
 };
 
-/// The city graph of DESIGN.md (terrain -> layout -> ...), with an in-memory cache: calling
-/// run() again after changing one config key re-runs only the stages downstream of it.
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> ...), with an in-memory
+/// cache: calling run() again after changing one config key re-runs only the stages downstream of
+/// it.
 class CityPipeline {
  public:
   /// Runs all stages for `config`. Deterministic: same config gives identical outputs at any
