@@ -30,6 +30,7 @@ function usage(msg) {
 function parseArgs(argv) {
   const pos = [];
   let size = '1600x1000';
+  let focus = null;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--size') {
@@ -37,6 +38,12 @@ function parseArgs(argv) {
       size = argv[++i];
     } else if (a.startsWith('--size=')) {
       size = a.slice('--size='.length);
+    } else if (a === '--focus') {
+      if (i + 1 >= argv.length) usage('--focus needs X,Y,HALF_SIZE');
+      focus = argv[++i].split(',').map(Number);
+      if (focus.length !== 3 || focus.some((v) => !Number.isFinite(v)) || focus[2] <= 0) {
+        usage(`bad --focus '${argv[i]}', expected X,Y,HALF_SIZE in metres`);
+      }
     } else if (a === '-h' || a === '--help') {
       usage();
     } else if (a.startsWith('--')) {
@@ -51,13 +58,13 @@ function parseArgs(argv) {
   const width = Number(m[1]);
   const height = Number(m[2]);
   if (width < 16 || height < 16 || width > 8192 || height > 8192) usage(`--size ${size} out of range`);
-  return { glb: path.resolve(pos[0]), prefix: path.resolve(pos[1]), width, height };
+  return { glb: path.resolve(pos[0]), prefix: path.resolve(pos[1]), width, height, focus };
 }
 
 // ---------------------------------------------------------------------------
 // The page. Everything below runs inside Chromium.
 // ---------------------------------------------------------------------------
-function pageHtml(width, height) {
+function pageHtml(width, height, focus) {
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>cityforge preview</title>
 <style>html,body{margin:0;background:#000;overflow:hidden}</style>
@@ -70,6 +77,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 
 const W = ${width}, H = ${height};
+const FOCUS = ${JSON.stringify(focus)}; // [x, y, half-size] in engine metres (y north), or null
 const SKY = new THREE.Color(0xb8cfe6);
 
 function fail(err) {
@@ -197,6 +205,16 @@ try {
   }
 
   function topCamera() {
+    if (FOCUS) {
+      // A close top-down look at one place: engine (x, y) is glb (x, -y).
+      const r = FOCUS[2];
+      const cam = new THREE.OrthographicCamera(-r * aspect, r * aspect, r, -r, 1, size.y + 400);
+      cam.position.set(FOCUS[0], box.max.y + 100, -FOCUS[1]);
+      cam.up.set(0, 0, -1);
+      cam.lookAt(FOCUS[0], box.min.y, -FOCUS[1]);
+      cam.updateProjectionMatrix();
+      return cam;
+    }
     const margin = 1.04;
     let halfW = (size.x / 2) * margin, halfH = (size.z / 2) * margin;
     if (halfW / halfH > aspect) halfH = halfW / aspect; else halfW = halfH * aspect;
@@ -351,7 +369,7 @@ async function main() {
   });
 
   const work = async () => {
-    server = await startServer(opts.glb, pageHtml(opts.width, opts.height));
+    server = await startServer(opts.glb, pageHtml(opts.width, opts.height, opts.focus));
     const port = server.address().port;
     userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cityforge-preview-'));
     context = await chromium.launchPersistentContext(userDataDir, {
