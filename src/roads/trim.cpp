@@ -11,7 +11,6 @@
 #include "roads/detail/geometry.hpp"
 
 namespace cityforge::roads::detail {
-
 Polyline leg_line(const layout::RoadEdge& e, bool at_edge_start) {
   Polyline line = e.points;
   if (!at_edge_start) std::reverse(line.begin(), line.end());
@@ -156,20 +155,30 @@ std::uint32_t cap_trims(const layout::Output& city, const Config& config,
   return shrunk;
 }
 
+// Signals where two major roads (artery or main) meet; a major road that merely passes a local
+// street keeps priority and the local legs stop; local crossings of 4+ legs are all-way stops,
+// smaller local junctions yield. Two major legs belong to one road passing through when they
+// are of the same class and nearly opposite (> 150 degrees apart).
 Control junction_control(const layout::Output& city, const NodeLegs& node) {
   if (node.kind != NodeKind::junction || node.legs.size() < 3) return Control::none;
-  int major = 0;
+  std::vector<const Leg*> major;
   int local = 0;
   for (const Leg& leg : node.legs) {
-    const layout::RoadClass c = city.network.edges[leg.edge].road_class;
-    if (c == layout::RoadClass::local) {
+    if (city.network.edges[leg.edge].road_class == layout::RoadClass::local) {
       ++local;
     } else {
-      ++major;
+      major.push_back(&leg);
     }
   }
-  if (major >= 2) return Control::signal;
-  if (local >= 4) return Control::stop;
+  if (major.size() >= 3) return Control::signal;
+  if (major.size() == 2) {
+    const bool same_class = city.network.edges[major[0]->edge].road_class ==
+                            city.network.edges[major[1]->edge].road_class;
+    const bool opposite =
+        dot(major[0]->direction, major[1]->direction) < std::cos(150.0 * std::numbers::pi / 180.0);
+    return same_class && opposite ? Control::stop : Control::signal;
+  }
+  if (!major.empty() || local >= 4) return Control::stop;
   return Control::yield;
 }
 

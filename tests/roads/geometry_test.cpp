@@ -68,7 +68,8 @@ TEST(RoadsGeometry, TJunctionHasASurfaceAndNoOverlaps) {
   check_geometry(city, out);
   const Intersection& x = out.intersections[0];
   EXPECT_GT(polygon_area(x.surface), 100.0);
-  EXPECT_EQ(x.control, Control::signal);  // main, local, main.
+  // A main road passing a local street keeps priority: the local leg stops.
+  EXPECT_EQ(x.control, Control::stop);  // main, local, main.
   // The local leg needs room for the two curb returns of radius 5 m.
   EXPECT_GE(x.legs[1].trim_m, 7.0 + 5.0 - 1e-6);
 }
