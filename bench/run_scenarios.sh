@@ -9,7 +9,7 @@ threads=${2:-$(nproc)}
 exe="$build/cityforge"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-22s %8s %8s %8s %8s %9s %9s %8s %9s\n' city terrain layout export total peak_MiB road_km blocks threads
+printf '%-22s %8s %8s %8s %8s %8s %9s %9s %8s %8s %9s\n' city terrain layout roads export total peak_MiB road_km blocks lanes threads
 for cfg in "" data/examples/metropolis-4x5km.json; do
   name=${cfg:-default}
   "$exe" generate $cfg -o "$tmp/$(basename "$name" .json)" --threads "$threads" -q
@@ -17,8 +17,9 @@ for cfg in "" data/examples/metropolis-4x5km.json; do
 import json, sys
 s = json.load(open(sys.argv[1]))
 t = {x["name"]: x["wall_s"] for x in s["stages"]}
-print(f'{sys.argv[2]:<22} {t.get("terrain",0):8.3f} {t.get("layout",0):8.3f} {t.get("export",0):8.3f} '
-      f'{s["total_wall_s"]:8.3f} {s["peak_rss_mib"]:9.1f} {s["road_km"]["total"]:9.1f} '
-      f'{s["counts"]["blocks"]:8d} {s["threads"]:9d}')
+lanes = sum(v for k, v in s.get("lanes", {}).items() if k in ("vehicle", "connectors", "sidewalk", "crosswalk"))
+print(f'{sys.argv[2]:<22} {t.get("terrain",0):8.3f} {t.get("layout",0):8.3f} {t.get("roads",0):8.3f} '
+      f'{t.get("export",0):8.3f} {s["total_wall_s"]:8.3f} {s["peak_rss_mib"]:9.1f} '
+      f'{s["road_km"]["total"]:9.1f} {s["counts"]["blocks"]:8d} {lanes:8d} {s["threads"]:9d}')
 PY
 done
