@@ -280,6 +280,67 @@ void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
 }
 
 // nlohmann reports a byte offset; users want line and column.
+// The `freeways` array: {name, points [[x, y, height above ground], ...], lanes_per_direction,
+// design_speed_kmh}; points inside the boundary (1 m tolerance).
+void read_freeways(Reader& r, const json& j, const Polygon& boundary,
+                   std::vector<freeway::FreewayCurve>& out) {
+  if (!j.is_array()) {
+    r.fail("/freeways", "expected an array of freeways, got " + describe(j));
+    return;
+  }
+  Ring limit = boundary.outer;
+  if (!limit.empty()) limit.push_back(limit.front());
+  for (std::size_t i = 0; !r.failed() && i < j.size(); ++i) {
+    const std::string path = "/freeways/" + std::to_string(i);
+    if (!r.object(j[i], path, {"name", "points", "lanes_per_direction", "design_speed_kmh"})) {
+      return;
+    }
+    freeway::FreewayCurve f;
+    r.string(j[i], "name", path, f.name);
+    r.integer(j[i], "lanes_per_direction", path, f.lanes_per_direction, 1, 6);
+    r.number(j[i], "design_speed_kmh", path, f.design_speed_kmh, 20, 200);
+    if (!j[i].contains("points")) {
+      r.fail(path, "missing key 'points': a freeway needs [[x, y, height_above_ground], ...]");
+      return;
+    }
+    const json& pts = j[i]["points"];
+    if (!pts.is_array() || pts.size() < 2) {
+      r.fail(path + "/points",
+             "expected an array of >= 2 points [x, y, height_above_ground], got " + describe(pts));
+      return;
+    }
+    for (std::size_t k = 0; !r.failed() && k < pts.size(); ++k) {
+      const json& p = pts[k];
+      const std::string pp = path + "/points/" + std::to_string(k);
+      if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
+          !p[2].is_number()) {
+        r.fail(pp,
+               "expected a point [x, y, height_above_ground] of three numbers, got " + describe(p));
+        return;
+      }
+      const Vec3 v{p[0].get<double>(), p[1].get<double>(), p[2].get<double>()};
+      if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 ||
+          std::fabs(v.y) > 1e7) {
+        r.fail(pp,
+               "coordinate (" + fmt(v.x) + ", " + fmt(v.y) + ") is not finite or beyond +-1e7 m");
+        return;
+      }
+      if (!std::isfinite(v.z) || v.z < 0 || v.z > 200) {
+        r.fail(pp, "expected a height above ground in [0, 200] m, got " + fmt(v.z));
+        return;
+      }
+      const Vec2 xy{v.x, v.y};
+      if (!ring_contains(boundary.outer, xy) && polyline_distance(limit, xy) > 1.0) {
+        r.fail(pp, "point (" + fmt(v.x) + ", " + fmt(v.y) +
+                       ") is outside the boundary; freeways must stay inside the city");
+        return;
+      }
+      f.points.push_back(v);
+    }
+    out.push_back(std::move(f));
+  }
+}
+
 std::string line_col(std::string_view text, std::size_t byte) {
   std::size_t line = 1;
   std::size_t col = 1;
@@ -334,7 +395,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   CityConfig c;
   if (!r.object(doc, "",
                 {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-                 "layout", "export"})) {
+                 "layout", "export", "freeways"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -383,6 +444,8 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (!r.failed() && doc.contains("layout")) read_layout(r, doc["layout"], c.layout);
   if (!r.failed() && doc.contains("roads")) read_roads(r, doc["roads"], c.roads);
   if (!r.failed() && doc.contains("export")) read_export(r, doc["export"], c.exports);
+  if (!r.failed() && doc.contains("freeways"))
+    read_freeways(r, doc["freeways"], c.inputs.boundary, c.freeways);
   if (r.failed()) return r.error();
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
   //    its element names turned into JSON pointers of this file.
@@ -473,6 +536,17 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
         {"all_red_s", r.all_red_s},
         {"min_green_s", r.min_green_s},
         {"pedestrian_walk_s", r.pedestrian_walk_s}};
+  } else if (slice == "freeways") {
+    j = json::array();
+    for (const auto& f : c.freeways) {
+      json pts = json::array();
+      for (Vec3 p : f.points)
+        pts.push_back({p.x, p.y, p.z});
+      j.push_back({{"name", f.name},
+                   {"points", pts},
+                   {"lanes_per_direction", f.lanes_per_direction},
+                   {"design_speed_kmh", f.design_speed_kmh}});
+    }
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
     j = {{"chunk_m", e.chunk_m},

@@ -3,9 +3,11 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
+#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
@@ -29,6 +31,9 @@ struct CityConfig {
   terrain::Config terrain;
   layout::Config layout;
   roads::Config roads;
+  /// Elevated freeways (the `freeways` array): x, y inside the boundary (1 m tolerance) and
+  /// the deck height above the ground.
+  std::vector<freeway::FreewayCurve> freeways;
   ExportSettings exports;
 };
 
@@ -38,7 +43,7 @@ struct CityConfig {
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
 /// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "roads", "inputs", "export"), used as
+/// "roads", "inputs", "freeways", "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 
