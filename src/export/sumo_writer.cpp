@@ -5,15 +5,22 @@
 //
 // Each two-way layout edge becomes two one-way SUMO edges that share the centre line: with
 // spreadType="right" SUMO lays each direction's lanes on its right of that line, which is
-// right-hand traffic on a carriageway of the layout's width. Connections and signal programs
-// are left to netconvert, which builds them from the node types written here.
+// right-hand traffic on a carriageway of the layout's width. Without the roads stage,
+// connections and signal programs are left to netconvert, which builds them from the node
+// types written here. With it, every vehicle movement of the lane graph becomes one lane-to-lane
+// connection and every signal plan one static tlLogic whose link indices are pinned by
+// `<connection tl= linkIndex=>` elements in the tll file (netconvert renumbers link indices
+// given in the connections file, so they would not match the state strings).
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "cityforge/export/export.hpp"
@@ -22,11 +29,11 @@ namespace cityforge::exporter {
 
 namespace {
 
-// roads::Control values, spelled out so this writer does not depend on the roads header.
-constexpr std::uint8_t kControlNone = 0;
-constexpr std::uint8_t kControlYield = 1;
-constexpr std::uint8_t kControlStop = 2;
-constexpr std::uint8_t kControlSignal = 3;
+// roads::Control values as the node_control bytes of the plain overload.
+constexpr auto kControlNone = static_cast<std::uint8_t>(roads::Control::none);
+constexpr auto kControlYield = static_cast<std::uint8_t>(roads::Control::yield);
+constexpr auto kControlStop = static_cast<std::uint8_t>(roads::Control::stop);
+constexpr auto kControlSignal = static_cast<std::uint8_t>(roads::Control::signal);
 
 /// Appends XML text. Numbers are %.9g; the first non-finite number is remembered with its place
 /// and turns the whole export into an error.
@@ -276,10 +283,10 @@ void edge_xml(const layout::RoadEdge& e, std::size_t index, bool back, XmlText& 
   x.raw("/>\n");
 }
 
-}  // namespace
-
-Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
-                                 const std::vector<std::uint8_t>& node_control) {
+/// The nodes and edges files, shared by both overloads: nodes in id order, then two one-way
+/// edges per road in edge order (forward first).
+Status nodes_and_edges(const layout::Output& city, const std::vector<std::uint8_t>& node_control,
+                       SumoFiles& files) {
   // 1. Reject what SUMO could not read or would silently misread.
   if (Status ok = validate(city, node_control); !ok) {
     return ok.error();
@@ -292,8 +299,7 @@ Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
     note_edge_end(info[e.to], e.road_class);
   }
 
-  // 3. Nodes, then two one-way edges per road in edge order (forward first).
-  SumoFiles files;
+  // 3. Nodes, then edges.
   XmlText nodes;
   files.nodes = nodes_xml(city, node_control, info, nodes);
   if (nodes.error()) {
@@ -311,11 +317,330 @@ Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
     return *edges.error();
   }
   files.edges = std::move(edges.str());
+  return Ok{};
+}
 
-  // 4. netconvert guesses connections and builds signal programs from the node types; the
-  // files are written anyway so a user can add overrides in place.
+// --- Connections and signal programs from the roads stage. ---
+
+/// A lane of a one-way SUMO edge: layout edge, direction and SUMO lane index (0 = right-most,
+/// which is our curb lane, lane_index 0).
+struct SumoLane {
+  layout::EdgeId edge = 0;
+  bool forward = true;
+  int index = 0;
+  auto key() const { return std::tuple(edge, forward, index); }
+};
+
+/// One lane-to-lane connection at a node, with the connector lanes it stands for (none for the
+/// direct joins of bends and class changes without a junction surface).
+struct Link {
+  layout::NodeId node = 0;
+  SumoLane from;
+  SumoLane to;
+  std::vector<roads::LaneId> connectors;
+};
+
+std::string lane_where(roads::LaneId id) { return "roads.lanes[" + std::to_string(id) + "]"; }
+
+bool is_connector(const roads::Lane& l) {
+  return (l.tags & roads::kVehicle) != 0U && (l.tags & roads::kIntersection) != 0U;
+}
+
+/// A driving lane of a section (not a connector, sidewalk or crosswalk).
+bool is_section_lane(const roads::Lane& l) {
+  return (l.tags & roads::kVehicle) != 0U && (l.tags & roads::kIntersection) == 0U &&
+         l.section >= 0;
+}
+
+std::string sumo_edge_id(const SumoLane& l) {
+  return prefixed_id('e', l.edge, l.forward ? "f" : "b");
+}
+
+/// Checks the lane graph against the layout: counts, ids, links, sections, lane indices,
+/// junctions, signal plans. After this, every index the link builder follows is in range.
+Status validate_roads(const layout::Output& city, const roads::Output& roads) {
+  const auto& net = city.network;
+  const auto& lanes = roads.lanes.lanes;
+  if (roads.intersections.size() != net.nodes.size() || roads.sections.size() != net.edges.size()) {
+    return Error::invalid_input(
+        "roads", "expected one intersection per node and one section per edge (" +
+                     std::to_string(net.nodes.size()) + " / " + std::to_string(net.edges.size()) +
+                     "), got " + std::to_string(roads.intersections.size()) + " / " +
+                     std::to_string(roads.sections.size()));
+  }
+  for (std::size_t i = 0; i < roads.sections.size(); ++i) {
+    if (roads.sections[i].edge >= net.edges.size()) {
+      return Error::invalid_input("roads.sections[" + std::to_string(i) + "].edge",
+                                  "expected an edge id below " + std::to_string(net.edges.size()) +
+                                      ", got " + std::to_string(roads.sections[i].edge));
+    }
+  }
+  for (std::size_t i = 0; i < lanes.size(); ++i) {
+    const roads::Lane& l = lanes[i];
+    const std::string where = lane_where(static_cast<roads::LaneId>(i));
+    for (const auto* links : {&l.successors, &l.predecessors}) {
+      for (const roads::LaneId k : *links) {
+        if (k >= lanes.size()) {
+          return Error::invalid_input(where, "expected linked lane ids below " +
+                                                 std::to_string(lanes.size()) + ", got " +
+                                                 std::to_string(k));
+        }
+      }
+    }
+    if (is_section_lane(l)) {
+      if (static_cast<std::size_t>(l.section) >= roads.sections.size()) {
+        return Error::invalid_input(where + ".section", "expected a section below " +
+                                                            std::to_string(roads.sections.size()) +
+                                                            ", got " + std::to_string(l.section));
+      }
+      const int n = net.edges[roads.sections[l.section].edge].lanes_per_direction;
+      if (l.lane_index < 0 || l.lane_index >= n) {
+        return Error::invalid_input(where + ".lane_index",
+                                    "expected 0.." + std::to_string(n - 1) +
+                                        " (lanes_per_direction of its edge), got " +
+                                        std::to_string(l.lane_index));
+      }
+    } else if (is_connector(l)) {
+      if (l.intersection < 0 || static_cast<std::size_t>(l.intersection) >= net.nodes.size()) {
+        return Error::invalid_input(where + ".intersection", "expected a junction below " +
+                                                                 std::to_string(net.nodes.size()) +
+                                                                 ", got " +
+                                                                 std::to_string(l.intersection));
+      }
+      if (l.predecessors.size() != 1 || l.successors.size() != 1) {
+        return Error::invalid_input(
+            where, "expected a connector with one predecessor and one successor, got " +
+                       std::to_string(l.predecessors.size()) + " and " +
+                       std::to_string(l.successors.size()));
+      }
+    }
+  }
+  std::vector<bool> planned(net.nodes.size(), false);
+  for (std::size_t s = 0; s < roads.lanes.signals.size(); ++s) {
+    const roads::SignalPlan& plan = roads.lanes.signals[s];
+    const std::string where = "roads.lanes.signals[" + std::to_string(s) + "]";
+    if (plan.intersection >= net.nodes.size() || planned[plan.intersection]) {
+      return Error::invalid_input(where + ".intersection", "expected one plan per junction below " +
+                                                               std::to_string(net.nodes.size()) +
+                                                               ", got " +
+                                                               std::to_string(plan.intersection));
+    }
+    planned[plan.intersection] = true;
+    const double cycle_s = plan.cycle_s();
+    if (plan.phases.empty() || !(cycle_s > 0.0) || !std::isfinite(cycle_s)) {
+      return Error::invalid_input(where + ".phases",
+                                  "expected phases with a finite cycle > 0 s, got " +
+                                      std::to_string(plan.phases.size()) + " phases of " +
+                                      std::to_string(cycle_s) + " s");
+    }
+    for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+      const roads::Phase& ph = plan.phases[p];
+      if (!(ph.green_s >= 0.0 && ph.yellow_s >= 0.0 && ph.all_red_s >= 0.0)) {
+        return Error::invalid_input(where + ".phases[" + std::to_string(p) + "]",
+                                    "expected durations >= 0 s");
+      }
+      for (const roads::LaneId g : ph.green) {
+        if (g >= lanes.size() || !is_connector(lanes[g]) ||
+            lanes[g].intersection != static_cast<std::int32_t>(plan.intersection)) {
+          return Error::invalid_input(where + ".phases[" + std::to_string(p) + "].green",
+                                      "expected vehicle connectors of junction " +
+                                          std::to_string(plan.intersection) + ", got lane " +
+                                          std::to_string(g));
+        }
+      }
+    }
+  }
+  return Ok{};
+}
+
+SumoLane sumo_lane(const roads::Output& roads, const roads::Lane& l) {
+  return {roads.sections[l.section].edge, l.forward, l.lane_index};
+}
+
+/// Every vehicle movement as a SUMO connection, grouped by node (node id order) and, within a
+/// node, in the order of its first lane id: connectors (predecessor -> successor) and direct
+/// section-to-section joins. Connectors joining the same two lanes share one link.
+std::vector<Link> collect_links(const layout::Output& city, const roads::Output& roads) {
+  const auto& lanes = roads.lanes.lanes;
+  std::vector<Link> links;
+  std::map<std::tuple<layout::NodeId, std::tuple<layout::EdgeId, bool, int>,
+                      std::tuple<layout::EdgeId, bool, int>>,
+           std::size_t>
+      seen;
+  const auto add = [&](layout::NodeId node, SumoLane from, SumoLane to, roads::LaneId connector,
+                       bool is_conn) {
+    const auto [it, fresh] = seen.try_emplace(std::tuple(node, from.key(), to.key()), links.size());
+    if (fresh) {
+      links.push_back({node, from, to, {}});
+    }
+    if (is_conn) {
+      links[it->second].connectors.push_back(connector);
+    }
+  };
+  for (const roads::Lane& l : lanes) {
+    if (is_connector(l)) {
+      const roads::Lane& in = lanes[l.predecessors[0]];
+      const roads::Lane& out = lanes[l.successors[0]];
+      // Freeway and ramp lanes have no SUMO edge yet.
+      if (is_section_lane(in) && is_section_lane(out)) {
+        add(static_cast<layout::NodeId>(l.intersection), sumo_lane(roads, in),
+            sumo_lane(roads, out), l.id, true);
+      }
+    } else if (is_section_lane(l)) {
+      const SumoLane from = sumo_lane(roads, l);
+      const layout::RoadEdge& e = city.network.edges[from.edge];
+      for (const roads::LaneId s : l.successors) {
+        if (is_section_lane(lanes[s])) {
+          add(from.forward ? e.to : e.from, from, sumo_lane(roads, lanes[s]), s, false);
+        }
+      }
+    }
+  }
+  std::stable_sort(links.begin(), links.end(),
+                   [](const Link& a, const Link& b) { return a.node < b.node; });
+  return links;
+}
+
+void connection_xml(const Link& link, XmlText& x) {
+  x.raw("  <connection");
+  x.attr("from", sumo_edge_id(link.from));
+  x.attr("to", sumo_edge_id(link.to));
+  x.attr_int("fromLane", link.from.index);
+  x.attr_int("toLane", link.to.index);
+}
+
+/// The SUMO signal state of each link of a junction in one phase: 'G' for a green connector
+/// with right of way, 'g' for a green one that yields (kYield), 'r' otherwise.
+std::string green_state(const std::vector<const Link*>& links, const roads::Phase& phase,
+                        const std::vector<roads::Lane>& lanes) {
+  std::string state(links.size(), 'r');
+  for (std::size_t k = 0; k < links.size(); ++k) {
+    for (const roads::LaneId c : links[k]->connectors) {
+      if (!std::binary_search(phase.green.begin(), phase.green.end(), c)) {
+        continue;
+      }
+      const bool yield = (lanes[c].tags & roads::kYield) != 0U;
+      state[k] = !yield ? 'G' : (state[k] == 'G' ? 'G' : 'g');
+    }
+  }
+  return state;
+}
+
+void phase_xml(double duration_s, const std::string& state, const std::string& where, XmlText& x) {
+  if (duration_s <= 0.0) {
+    return;
+  }
+  x.raw("    <phase");
+  x.attr("duration", duration_s, where);
+  x.attr("state", state);
+  x.raw("/>\n");
+}
+
+/// The tll file: one static tlLogic per signal plan, each of our phases as green, yellow and
+/// all-red SUMO phases (zero durations left out), then the link index of every connection of
+/// the signalised junctions.
+std::string tll_xml(const roads::Output& roads, const std::vector<Link>& links, XmlText& x) {
+  const auto& lanes = roads.lanes.lanes;
+  x.raw(kXmlDeclaration);
+  x.raw("<tlLogics>\n");
+  std::string pins;
+  for (std::size_t s = 0; s < roads.lanes.signals.size(); ++s) {
+    const roads::SignalPlan& plan = roads.lanes.signals[s];
+    const std::string where = "roads.lanes.signals[" + std::to_string(s) + "]";
+    std::vector<const Link*> at;
+    for (const Link& l : links) {
+      if (l.node == plan.intersection) {
+        at.push_back(&l);
+      }
+    }
+    x.raw("  <tlLogic");
+    x.attr("id", node_id(plan.intersection));
+    x.attr("type", "static");
+    x.attr("programID", "0");
+    x.attr("offset", plan.offset_s, where + ".offset_s");
+    x.raw(">\n");
+    for (std::size_t p = 0; p < plan.phases.size(); ++p) {
+      const roads::Phase& ph = plan.phases[p];
+      const std::string pw = where + ".phases[" + std::to_string(p) + "]";
+      const std::string green = green_state(at, ph, lanes);
+      std::string yellow = green;
+      for (char& c : yellow) {
+        c = c == 'r' ? 'r' : 'y';
+      }
+      phase_xml(ph.green_s, green, pw + ".green_s", x);
+      phase_xml(ph.yellow_s, yellow, pw + ".yellow_s", x);
+      phase_xml(ph.all_red_s, std::string(at.size(), 'r'), pw + ".all_red_s", x);
+    }
+    x.raw("  </tlLogic>\n");
+    // Link indices go with the program: netconvert renumbers them in the connections file.
+    XmlText pin;
+    for (std::size_t k = 0; k < at.size(); ++k) {
+      connection_xml(*at[k], pin);
+      pin.attr("tl", node_id(plan.intersection));
+      pin.attr_int("linkIndex", static_cast<long long>(k));
+      pin.raw("/>\n");
+    }
+    pins += pin.str();
+  }
+  x.raw(pins);
+  x.raw("</tlLogics>\n");
+  return std::move(x.str());
+}
+
+}  // namespace
+
+Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
+                                 const std::vector<std::uint8_t>& node_control) {
+  SumoFiles files;
+  if (Status ok = nodes_and_edges(city, node_control, files); !ok) {
+    return ok.error();
+  }
+  // netconvert guesses connections and builds signal programs from the node types; the files
+  // are written anyway so a user can add overrides in place.
   files.connections = std::string(kXmlDeclaration) + "<connections>\n</connections>\n";
   files.tll = std::string(kXmlDeclaration) + "<tlLogics>\n</tlLogics>\n";
+  return files;
+}
+
+Result<SumoFiles> sumo_plain_xml(const layout::Output& city, const roads::Output& roads) {
+  // 1. The lane graph must fit the layout before any index is followed.
+  if (Status ok = validate_roads(city, roads); !ok) {
+    return ok.error();
+  }
+
+  // 2. Node types from the junction controls; a signal without a plan (too few legs) is a
+  // plain priority junction, since SUMO needs a program for every traffic_light node.
+  std::vector<std::uint8_t> control(city.network.nodes.size(), kControlNone);
+  for (std::size_t i = 0; i < control.size(); ++i) {
+    const roads::Control c = roads.intersections[i].control;
+    control[i] = c == roads::Control::signal ? kControlYield : static_cast<std::uint8_t>(c);
+  }
+  for (const roads::SignalPlan& plan : roads.lanes.signals) {
+    control[plan.intersection] = kControlSignal;
+  }
+  SumoFiles files;
+  if (Status ok = nodes_and_edges(city, control, files); !ok) {
+    return ok.error();
+  }
+
+  // 3. One connection per movement, grouped by node.
+  const std::vector<Link> links = collect_links(city, roads);
+  XmlText con;
+  con.raw(kXmlDeclaration);
+  con.raw("<connections>\n");
+  for (const Link& l : links) {
+    connection_xml(l, con);
+    con.raw("/>\n");
+  }
+  con.raw("</connections>\n");
+  files.connections = std::move(con.str());
+
+  // 4. Signal programs with pinned link indices.
+  XmlText tll;
+  files.tll = tll_xml(roads, links, tll);
+  if (tll.error()) {
+    return *tll.error();
+  }
   return files;
 }
 

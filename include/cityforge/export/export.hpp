@@ -71,8 +71,8 @@ inline Status write_file_atomic(const std::string& path, const std::string& text
 struct SumoFiles {
   std::string nodes;        ///< `<nodes>`: id "n<node id>", x, y in local metres, type.
   std::string edges;        ///< `<edges>`: "e<edge id>f" (from -> to) and "e<edge id>b" (back).
-  std::string connections;  ///< `<connections>`: empty; netconvert guesses the connections.
-  std::string tll;          ///< `<tlLogics>`: empty; netconvert builds the signal programs.
+  std::string connections;  ///< `<connections>`: lane to lane; empty: netconvert guesses.
+  std::string tll;          ///< `<tlLogics>`: programs and link indices; empty: netconvert's.
 };
 
 /// The road network as SUMO plain XML. Every layout edge becomes two one-way edges sharing its
@@ -88,5 +88,22 @@ struct SumoFiles {
 /// size or with values above 3.
 Result<SumoFiles> sumo_plain_xml(const layout::Output& city,
                                  const std::vector<std::uint8_t>& node_control);
+
+/// The same nodes and edges, with SUMO driving our lane graph instead of netconvert's guesses.
+/// Node types follow each intersection's control (a signal becomes "traffic_light" only where
+/// the roads stage built a SignalPlan). The connections file holds one `<connection from to
+/// fromLane toLane>` per vehicle connector (predecessor lane -> successor lane; our lane_index
+/// 0, the curb lane, is SUMO lane 0, the right-most) and per direct section-to-section join at
+/// bends, grouped by node in node id order, within a node in lane id order; connectors joining
+/// the same two lanes share one connection. The tll file holds one static `<tlLogic id="n<k>"
+/// programID="0">` per signal plan, each phase written as green ('G', or 'g' for kYield
+/// connectors), yellow ('y' for the links green in that phase) and all-red SUMO phases (zero
+/// durations left out), so a program has the plan's cycle; then `<connection ... tl linkIndex>`
+/// pins link i of node n<k> to the junction's i-th connection in the order above, which is the
+/// character order of the state strings. Freeway lanes are not exported. Byte identical for
+/// identical inputs. Fails, naming the element, where the lane graph does not fit the layout
+/// (counts, lane links, sections, lane indices, connectors without exactly one predecessor and
+/// successor, plans naming foreign lanes or with no positive cycle) and on the errors above.
+Result<SumoFiles> sumo_plain_xml(const layout::Output& city, const roads::Output& roads);
 
 }  // namespace cityforge::exporter
