@@ -38,6 +38,14 @@ struct Config {
   /// as layout::Config. [Limit: >= 0]
   double corner_radius_m[3] = {9.0, 7.0, 5.0};
   double max_trim_share = 0.9;  ///< The two trims of an edge take at most this share of it.
+  /// Carriageways sit this far above the terrain. Must equal the exporter's road_raise_m (the
+  /// pipeline copies it) so markings land on the drawn surface. [Limit: finite]
+  double road_raise_m = 0.05;
+  /// Extra raise per layout::RoadClass (artery, main, local), as the exporter draws them; a
+  /// junction surface takes the raise of its highest-class leg.
+  double class_raise_m[3] = {0.04, 0.02, 0.0};
+  /// Markings float this far above the road surface so they do not z-fight with it. [>= 0]
+  double marking_lift_m = 0.01;
 };
 
 using LaneId = std::uint32_t;
@@ -147,6 +155,40 @@ struct LaneGraph {
   std::vector<SignalPlan> signals;
 };
 
+/// What a road marking decal shows. Lines are white; the decal's texture is chosen by kind.
+enum class MarkingKind : std::uint8_t {
+  centre_solid,         ///< Single solid centre line (two-way main roads).
+  centre_double_solid,  ///< Double solid centre line, one decal for both lines (arteries).
+  lane_dashed,          ///< Dashed line: lane separators, and the centre line of local roads.
+  edge_solid,           ///< Solid line along each curb.
+  stop_line,            ///< Across the incoming lanes before a signal or stop junction.
+  crosswalk_stripe,     ///< One zebra bar of a crosswalk, parallel to the traffic.
+  arrow_through,        ///< Turn arrows on approach lanes, by the movements the lane allows.
+  arrow_left,
+  arrow_right,
+  arrow_through_left,
+  arrow_through_right,
+};
+const char* to_string(MarkingKind k);
+
+/// One road marking instance, draped on the road surface (see road_surface_z). Its local +x
+/// axis points along yaw_rad (along the road for lines and stripes, the direction of travel for
+/// stop lines and arrows); length_m is measured along +x, width_m across.
+struct Decal {
+  MarkingKind kind = MarkingKind::centre_solid;
+  Vec3 position;  ///< Centre of the decal, z on the road surface + Config::marking_lift_m.
+  double yaw_rad = 0.0;
+  double length_m = 0.0;
+  double width_m = 0.0;
+  /// The section (index into Output::sections) the decal lies on. Every marking of this version
+  /// lies on a section: stop lines, crosswalk stripes and arrows sit on the leg's section just
+  /// outside the junction surface.
+  std::uint32_t section_or_intersection = 0;
+  /// The decal's quad, or a strip polygon where the road bends under it: counter-clockwise
+  /// seen from above, >= 4 points, every z on the road surface + Config::marking_lift_m.
+  std::vector<Vec3> outline;
+};
+
 /// Counters of build_geometry (for stats.json and tests).
 struct GeometryStats {
   std::uint32_t junctions = 0;      ///< Intersections with a surface.
@@ -163,6 +205,7 @@ struct Output {
   std::vector<ModuleInstance> modules;
   std::vector<Polygon> sidewalks;           ///< Sidewalk areas, one or more per section side.
   LaneGraph lanes;
+  std::vector<Decal> markings;  ///< Sections in index order; see build_markings.
   GeometryStats geometry_stats;
 };
 
@@ -186,6 +229,50 @@ std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output
 /// tangent), sidewalk and crosswalk lanes, controls and signal plans.
 Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geometry,
                                    const terrain::Heightfield& ground, const Config& config);
+
+/// The point lateral_m left of section `section`'s trimmed centre line (right when negative)
+/// at arc length s_m from its `from` end (clamped to the line): on the segment holding s, the
+/// same fraction of the way between the two vertices offset by lateral_m (mitred at interior
+/// vertices as polyline_offset does), so points trace polyline_offset(centre, lateral_m) and the
+/// exporter's carriageway strips.
+Vec2 section_point(const Output& roads, std::uint32_t section, double lateral_m, double s_m);
+
+/// Height of the finished road surface at section_point(roads, section, lateral_m, s_m), by the
+/// exporter's draping rule: ground.sample(p) + road_raise_m + class_raise_m[class] +
+/// crown_m * max(0, 1 - |lateral_m| / half width) (the crown falls linearly from the centre
+/// line to the curbs). Metres.
+double road_surface_z(const layout::Output& city, const Output& roads,
+                      const terrain::Heightfield& ground, const Config& config,
+                      std::uint32_t section, double lateral_m, double s_m);
+
+/// Height of junction `intersection`'s flat surface at p: ground.sample(p) + road_raise_m +
+/// the class raise of its highest-class leg (no crown). Metres.
+double junction_surface_z(const layout::Output& city, const Output& roads,
+                          const terrain::Heightfield& ground, const Config& config,
+                          std::uint32_t intersection, Vec2 p);
+
+/// Road markings as decals on the built sections and lane graph (right-hand traffic):
+/// - centre line on every two-way section: double solid on arteries (0.45 m wide: two 0.15 m
+///   lines 0.15 m apart), single solid 0.15 m on main roads, dashed 0.15 m (lane_dashed) on
+///   locals;
+/// - lane separators between same-direction lanes: dashed, 0.15 m wide, 3 m dashes 9 m apart;
+/// - edge lines 0.15 m wide, their outer side 0.2 m inside each curb;
+/// - stop lines 0.4 m deep across the incoming lanes of every leg of signal and stop junctions,
+///   stop_line_gap_m before the crosswalk;
+/// - crosswalk stripes on the crosswalk lanes of 3+ leg junctions: 0.5 m bars, 0.5 m gaps,
+///   across the carriageway, as long as the crosswalk lane is wide;
+/// - one 5 m turn arrow per approach lane of a 3+ leg junction, 3 m before the stop line (or
+///   crosswalk), for the movements the lane's connectors allow; lanes allowing every movement
+///   or only left and right get none (no such kind).
+/// Centre, edge and separator lines stop at the stop line or crosswalk. Markings from one end
+/// use at most half the section, so short sections drop arrows first, then stop lines.
+/// Long markings are cut into pieces of at most 5 m; each outline follows the road surface.
+/// Output order: sections by index; within one, centre line, lane separators, edge lines, then
+/// the crosswalk, stop line and arrows of its `from` end and of its `to` end. Deterministic.
+/// Returns no decals when `roads` does not hold one section per edge and one intersection per
+/// node of `city` (run() always does).
+std::vector<Decal> build_markings(const layout::Output& city, const Output& roads,
+                                  const terrain::Heightfield& ground, const Config& config);
 
 /// The whole road stage: geometry, modules, lane graph. Deterministic at any thread count.
 Result<Output> run(const layout::Output& city, const terrain::Heightfield& ground,
