@@ -154,6 +154,17 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
     junction_fill += m.in_intersection ? 1 : 0;
   modules["junction_fill"] = junction_fill;
   j["road_modules"] = modules;
+  const freeway::Output& fw = *r.freeway;
+  double deck_km = 0;
+  for (const auto& d : fw.decks)
+    deck_km += d.length_m / 1000.0;
+  std::size_t off = 0;
+  for (const auto& ramp : fw.ramps)
+    off += ramp.off ? 1 : 0;
+  j["freeway"] = {
+      {"decks", fw.decks.size()}, {"deck_km", deck_km}, {"pillars", fw.pillars.size()},
+      {"lanes", fw.lanes.size()}, {"off_ramps", off},   {"on_ramps", fw.ramps.size() - off},
+      {"warnings", fw.warnings}};
   ordered_json st = ordered_json::array();
   for (const auto& s : stages) {
     st.push_back({{"name", s.name},
@@ -195,25 +206,34 @@ int generate(const GenerateOptions& opt) {
   Progress progress(opt.quiet);
   pipeline::CityPipeline pipe;
   Result<pipeline::CityResult> city = pipe.run(*cfg, &progress);
-  if (!city) return fail(city.error());
+  if (!city) {
+    // A stage's input error names the element ("freeways[0].points[3]"); add the file.
+    Error e = city.error();
+    if (e.code == ErrorCode::invalid_input && e.where.rfind(source, 0) != 0) {
+      e.where = source + ": " + e.where;
+    }
+    return fail(e);
+  }
   std::vector<pipeline::StageStats> stages = city->stages;
 
   // 3. Export into memory.
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   progress.stage_started("export");
-  Result<std::vector<std::uint8_t>> glb = exporter::city_glb(
-      *city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads);
+  Result<std::vector<std::uint8_t>> glb =
+      exporter::city_glb(*city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads,
+                         city->freeway.get());
   if (!glb) return fail(glb.error());
   Result<std::string> geojson = exporter::layout_geojson(*city->layout, exporter::Origin{});
   if (!geojson) return fail(geojson.error());
   const std::string svg = exporter::map_svg(*city->layout);
-  Result<std::string> lanes = exporter::lanes_json(*city->roads, *city->layout);
+  // One lane graph: the streets' lanes with the freeway and its ramps joined to them.
+  roads::Output with_freeway = *city->roads;
+  with_freeway.lanes = freeway::merged_lanes(city->roads->lanes, *city->freeway);
+  Result<std::string> lanes = exporter::lanes_json(with_freeway, *city->layout);
   if (!lanes) return fail(lanes.error());
-  std::vector<std::uint8_t> control;
-  for (const auto& x : city->roads->intersections)
-    control.push_back(static_cast<std::uint8_t>(x.control));
-  Result<exporter::SumoFiles> sumo = exporter::sumo_plain_xml(*city->layout, control);
+  // SUMO drives our own lanes, connectors and signal plans (not netconvert's guesses).
+  Result<exporter::SumoFiles> sumo = exporter::sumo_plain_xml(*city->layout, *city->roads);
   if (!sumo) return fail(sumo.error());
   Result<std::vector<std::uint8_t>> modules_ply =
       exporter::road_modules_ply(city->roads->modules, cfg->roads.module_lengths_m);

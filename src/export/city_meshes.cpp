@@ -38,6 +38,8 @@ const char* part_name(Part p) {
       return "block";
     case Part::volume:
       return "volume";
+    case Part::freeway:
+      return "freeway";
   }
   return "unknown";
 }
@@ -456,14 +458,30 @@ void add_walls(Mesh& m, const Ring& ring, double base_z, double top_z) {
 
 /// The block inset by setback_m, extruded from the lowest ground under it to
 /// block.target_height_m above that: walls and a flat roof (no floor). Empty in parks.
-Mesh block_volume(const layout::Block& block, const terrain::Heightfield& g, double setback_m) {
+Mesh block_volume(const layout::Block& block, const terrain::Heightfield& g, double setback_m,
+                  const std::vector<Polygon>& keep_out = {}) {
   Mesh m;
   if (block.zone == layout::ZoneKind::park || block.target_height_m <= 0.0) {
     return m;
   }
-  const std::vector<Polygon> footprints = setback_m > 0.0
-                                              ? polygon_offset(block.area, -setback_m)
-                                              : std::vector<Polygon>{polygon_canonical(block.area)};
+  std::vector<Polygon> footprints = setback_m > 0.0
+                                        ? polygon_offset(block.area, -setback_m)
+                                        : std::vector<Polygon>{polygon_canonical(block.area)};
+  // Nothing is built under a freeway deck.
+  const Aabb2 box = ring_bounds(block.area.outer);
+  std::vector<Polygon> near;
+  for (const Polygon& k : keep_out) {
+    if (box.overlaps(ring_bounds(k.outer))) near.push_back(k);
+  }
+  if (!near.empty()) {
+    std::vector<Polygon> cut;
+    for (const Polygon& fp : footprints) {
+      for (Polygon& piece : polygon_difference(fp, near)) {
+        if (polygon_area(piece) >= 20.0) cut.push_back(std::move(piece));
+      }
+    }
+    footprints = std::move(cut);
+  }
   for (const Polygon& fp : footprints) {
     if (fp.outer.size() < 3) {
       continue;
@@ -578,6 +596,20 @@ std::vector<Pieces> mesh_items(std::size_t n, const Make& make) {
   return slots;
 }
 
+/// A pillar as a 2 x 2 m box from its base on the terrain up to the deck underside.
+Mesh pillar_box(const freeway::Pillar& p) {
+  Mesh m;
+  const double half = 1.0;
+  Ring ring;
+  for (const Vec2 c :
+       {Vec2{-half, -half}, Vec2{half, -half}, Vec2{half, half}, Vec2{-half, half}}) {
+    ring.push_back(Vec2{p.base.x, p.base.y} + rotate(c, p.yaw_rad));
+  }
+  // The base sinks half a metre so it never floats on a slope.
+  add_walls(m, ring, p.base.z - 0.5, p.base.z + p.height_m);
+  return m;
+}
+
 /// A junction's surface, draped, at the height of its widest leg's class.
 Mesh junction_surface(const roads::Intersection& x, const layout::Output& city,
                       const terrain::Heightfield& g, double raise_m) {
@@ -599,13 +631,16 @@ layout::RoadClass junction_class(const roads::Intersection& x, const layout::Out
 Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
                                                    const Config& config, const roads::Output* roads,
-                                                   const roads::Config& rules) {
+                                                   const roads::Config& rules,
+                                                   const freeway::Output* freeway) {
   if (Status s = check_inputs(city, ground, config); !s) {
     return s.error();
   }
   const double chunk_m = config.chunk_m;
   const auto& edges = city.network.edges;
   const auto& blocks = city.blocks;
+  const std::vector<Polygon> no_footprints;
+  const std::vector<Polygon>& keep_out = freeway != nullptr ? freeway->footprints : no_footprints;
 
   // 1. Mesh every item into its own slot, in parallel.
   const std::vector<terrain::TerrainChunk> terrain_chunks = terrain::mesh_chunks(ground, chunk_m);
@@ -624,10 +659,21 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
         road_ribbon(edges[i], trimmed(i), ground, config.road_raise_m, crown_m, skirt_m),
         road_part(edges[i].road_class), chunk_m);
   }));
-  groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
-    return split_by_chunk(sidewalk_strips(edges[i], trimmed(i), ground, config.road_raise_m),
-                          Part::sidewalk, chunk_m);
-  }));
+  if (built) {
+    // Sidewalk areas from the road stage (corners solved), at curb height like the blocks.
+    const auto& walks = roads->sidewalks;
+    groups.push_back(mesh_items(walks.size(), [&](std::size_t i) {
+      layout::Block as_block;
+      as_block.area = walks[i];
+      return split_by_chunk(block_surface(as_block, ground, config.block_raise_m), Part::sidewalk,
+                            chunk_m);
+    }));
+  } else {
+    groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
+      return split_by_chunk(sidewalk_strips(edges[i], nullptr, ground, config.road_raise_m),
+                            Part::sidewalk, chunk_m);
+    }));
+  }
   if (built) {
     const auto& xs = roads->intersections;
     groups.push_back(mesh_items(xs.size(), [&](std::size_t i) {
@@ -641,9 +687,24 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                           chunk_m);
   }));
   groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
-    return split_by_chunk(block_volume(blocks[i], ground, config.volume_setback_m), Part::volume,
-                          chunk_m);
+    return split_by_chunk(block_volume(blocks[i], ground, config.volume_setback_m, keep_out),
+                          Part::volume, chunk_m);
   }));
+
+  if (freeway != nullptr) {
+    std::vector<const Mesh*> decks;
+    for (const auto& c : freeway->deck_chunks)
+      decks.push_back(&c.mesh);
+    for (const auto& c : freeway->barrier_chunks)
+      decks.push_back(&c.mesh);
+    groups.push_back(mesh_items(decks.size(), [&](std::size_t i) {
+      return split_by_chunk(*decks[i], Part::freeway, chunk_m);
+    }));
+    const auto& pillars = freeway->pillars;
+    groups.push_back(mesh_items(pillars.size(), [&](std::size_t i) {
+      return split_by_chunk(pillar_box(pillars[i]), Part::freeway, chunk_m);
+    }));
+  }
 
   // 2. Merge in a fixed order (kind, then item index), so thread count never shows.
   std::map<ChunkKey, ChunkMeshes> chunks;

@@ -9,6 +9,7 @@
 #include "cityforge/core/mesh.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/export/export.hpp"
+#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
@@ -23,9 +24,10 @@ enum class Part : std::uint8_t {
   road_local,
   sidewalk,
   block,
-  volume
+  volume,
+  freeway
 };
-inline constexpr std::size_t kPartCount = 7;
+inline constexpr std::size_t kPartCount = 8;
 
 /// Material name of a part ("terrain", "road_artery", ...).
 const char* part_name(Part p);
@@ -49,12 +51,14 @@ struct ChunkMeshes {
 /// thread count. Fails when an input coordinate or setting is not finite (or out of range).
 /// With `roads`, carriageways follow the trimmed sections (crowned, with skirts, per `rules`),
 /// sidewalks stop at the junction mouths and junction surfaces are added in the part of their
-/// widest leg; without, ribbons follow whole edges.
+/// widest leg; without, ribbons follow whole edges. With `freeway`, its deck, barriers and
+/// pillars are added (part `freeway`) and block volumes keep out of the deck footprints.
 Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
                                                    const Config& config,
                                                    const roads::Output* roads = nullptr,
-                                                   const roads::Config& rules = {});
+                                                   const roads::Config& rules = {},
+                                                   const freeway::Output* freeway = nullptr);
 
 /// The class of a junction's widest leg (artery before main before local).
 layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city);

@@ -52,6 +52,7 @@ constexpr std::array<Look, kPartCount> kLooks{{
     {{0.55, 0.54, 0.52}, 0.90},  // sidewalk: light concrete
     {{0.45, 0.43, 0.40}, 0.90},  // block: paving
     {{0.72, 0.70, 0.66}, 0.70},  // volume: concrete
+    {{0.50, 0.50, 0.52}, 0.80},  // freeway: deck concrete
 }};
 
 tinygltf::Material make_material(Part part) {
@@ -140,9 +141,10 @@ Result<tinygltf::Primitive> add_primitive(tinygltf::Model& model, const Mesh& me
 
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Config& config,
-                                           const roads::Output* roads, const roads::Config& rules) {
+                                           const roads::Output* roads, const roads::Config& rules,
+                                           const freeway::Output* freeway) {
   Result<std::vector<ChunkMeshes>> built =
-      detail::build_city_meshes(city, ground, config, roads, rules);
+      detail::build_city_meshes(city, ground, config, roads, rules, freeway);
   if (!built) {
     return built.error();
   }

@@ -395,7 +395,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   CityConfig c;
   if (!r.object(doc, "",
                 {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-                 "layout", "export", "freeways"})) {
+                 "layout", "roads", "export", "freeways"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);

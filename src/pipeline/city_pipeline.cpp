@@ -13,7 +13,7 @@ const T& as(const Value& v) {
 }  // namespace
 
 std::vector<std::string> CityPipeline::stage_names() {
-  return {"terrain", "zoning", "layout", "roads"};
+  return {"terrain", "zoning", "layout", "roads", "freeway"};
 }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
@@ -64,6 +64,18 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
                               if (!r) return r.error();
                               return Value(std::make_shared<const roads::Output>(std::move(*r)));
                             }});
+  // Freeways join the roads (ramps reach artery lanes) and keep their own config slice.
+  nodes.push_back(StageNode{
+      "freeway",
+      1,
+      {0, 2, 3},
+      seed + config_slice(config, "freeways"),
+      [&config](const std::vector<Value>& in) -> Result<Value> {
+        auto r = freeway::run(config.freeways, as<layout::Output>(in[1]), as<roads::Output>(in[2]),
+                              as<terrain::Heightfield>(in[0]), freeway::Config{}, config.seed);
+        if (!r) return r.error();
+        return Value(std::make_shared<const freeway::Output>(std::move(*r)));
+      }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();
@@ -71,6 +83,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.terrain = std::static_pointer_cast<const terrain::Heightfield>((*values)[0]);
   out.layout = std::static_pointer_cast<const layout::Output>((*values)[2]);
   out.roads = std::static_pointer_cast<const roads::Output>((*values)[3]);
+  out.freeway = std::static_pointer_cast<const freeway::Output>((*values)[4]);
   out.stages = std::move(stats);
   return out;
 }

@@ -10,8 +10,9 @@ Result<Output> run(const layout::Output& city, const terrain::Heightfield& groun
   Result<Output> geometry = build_geometry(city, ground, config);
   if (!geometry.ok()) return geometry.error();
   Output out = std::move(geometry).value();
-  // 2. Road modules.
+  // 2. Road modules and sidewalk areas.
   out.modules = fit_modules(city, out, ground, config);
+  out.sidewalks = build_sidewalks(city, out);
   // 3. Lanes, connectors, crosswalks and signals.
   Result<LaneGraph> lanes = build_lane_graph(city, out, ground, config);
   if (!lanes.ok()) return lanes.error();

@@ -116,3 +116,28 @@ TEST(CityConfig, SliceChangesOnlyWithItsKeys) {
 
 }  // namespace
 }  // namespace cityforge::pipeline
+
+namespace cityforge::pipeline {
+namespace {
+
+TEST(CityConfig, RoadRulesAreReadAndChecked) {
+  const std::string base = R"({
+  "boundary": [[0, 0], [900, 0], [900, 800], [0, 800]],
+  "zones": [{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}],
+  "roads": ROADS
+})";
+  auto with = [&](const std::string& roads) {
+    std::string t = base;
+    t.replace(t.find("ROADS"), 5, roads);
+    return parse_city_config(t, "city.json");
+  };
+  const Result<CityConfig> ok = with(R"({"min_green_s": 20, "crown_m": 0.1})");
+  ASSERT_TRUE(ok.ok()) << ok.error().to_string();
+  EXPECT_EQ(ok->roads.min_green_s, 20.0);
+  EXPECT_EQ(ok->roads.crown_m, 0.1);
+  EXPECT_EQ(with(R"({"min_gren_s": 20})").error().where, "city.json: /roads/min_gren_s");
+  EXPECT_EQ(with(R"({"yellow_s": -1})").error().where, "city.json: /roads/yellow_s");
+}
+
+}  // namespace
+}  // namespace cityforge::pipeline

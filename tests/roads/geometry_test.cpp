@@ -187,3 +187,48 @@ TEST(RoadsGeometry, LayoutCityHasNoOverlaps) {
 
 }  // namespace
 }  // namespace cityforge::roads
+
+namespace cityforge::roads {
+namespace {
+
+// Sidewalks fill the ring between blocks and curbs: they never overlap a road surface or a
+// block, and they reach the junction corners (the curb returns).
+TEST(RoadsSidewalks, BetweenBlocksAndCurbsWithoutOverlaps) {
+  layout::Inputs in;
+  in.boundary.outer = {{0, 0}, {900, 0}, {900, 700}, {0, 700}};
+  in.arteries.push_back({"a", {{10, 350}, {890, 380}}});
+  layout::Zone z;
+  z.area.outer = in.boundary.outer;
+  in.zones = {z};
+  const terrain::Heightfield flat =
+      *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
+  const layout::Output city = *layout::run(in, flat, layout::Config{}, 3);
+  const Output out = *run(city, flat, Config{}, 3);
+  ASSERT_GT(out.sidewalks.size(), city.blocks.size() / 2);
+  double walk_area = 0.0;
+  for (const Polygon& w : out.sidewalks) {
+    walk_area += polygon_area(w);
+    const Aabb2 wb = ring_bounds(w.outer);
+    auto overlap = [&](const Polygon& p) {
+      if (p.outer.size() < 3 || !wb.overlaps(ring_bounds(p.outer))) return 0.0;
+      double a = 0.0;
+      for (const Polygon& q : polygon_intersection(w, p))
+        a += polygon_area(q);
+      return a;
+    };
+    for (const Section& s : out.sections)
+      ASSERT_LT(overlap(s.surface), 0.01);
+    for (const Intersection& x : out.intersections)
+      ASSERT_LT(overlap(x.surface), 0.01);
+    for (const layout::Block& b : city.blocks)
+      ASSERT_LT(overlap(b.area), 0.01);
+  }
+  // Roughly the sidewalk width times the block perimeters.
+  double expected = 0.0;
+  for (const layout::Block& b : city.blocks)
+    expected += polygon_perimeter(b.area) * 3.0;
+  EXPECT_GT(walk_area, 0.8 * expected);
+}
+
+}  // namespace
+}  // namespace cityforge::roads

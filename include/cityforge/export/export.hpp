@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cityforge/core/result.hpp"
+#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -35,7 +36,8 @@ struct Origin {
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Config& config,
                                            const roads::Output* roads = nullptr,
-                                           const roads::Config& rules = {});
+                                           const roads::Config& rules = {},
+                                           const freeway::Output* freeway = nullptr);
 
 /// `layout.geojson`: a FeatureCollection of roads (LineString with class, width, lanes,
 /// sidewalk, speed, densities, from/to nodes), blocks and zones (Polygon), in local metres;

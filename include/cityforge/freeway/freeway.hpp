@@ -130,4 +130,8 @@ Result<Output> run(const std::vector<FreewayCurve>& curves, const layout::Output
                    const roads::Output& roads, const terrain::Heightfield& ground,
                    const Config& config, Seed seed);
 
+/// The roads lane graph with this stage's freeway and ramp lanes appended and its links
+/// applied (successor and predecessor lists stay sorted): the one graph a simulation drives.
+roads::LaneGraph merged_lanes(const roads::LaneGraph& roads, const Output& freeway);
+
 }  // namespace cityforge::freeway

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
@@ -18,12 +19,13 @@ struct CityResult {
   std::shared_ptr<const terrain::Heightfield> terrain;
   std::shared_ptr<const layout::Output> layout;
   std::shared_ptr<const roads::Output> roads;
+  std::shared_ptr<const freeway::Output> freeway;
   std::vector<StageStats> stages;  ///< In stage order.
 };
 
-/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> ...), with an in-memory
-/// cache: calling run() again after changing one config key re-runs only the stages downstream of
-/// it.
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway -> ...), with an
+/// in-memory cache: calling run() again after changing one config key re-runs only the stages
+/// downstream of it.
 class CityPipeline {
  public:
   /// Runs all stages for `config`. Deterministic: same config gives identical outputs at any

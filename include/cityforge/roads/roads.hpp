@@ -116,7 +116,7 @@ struct Lane {
   double width_m = 0.0;
   double length_m = 0.0;
   double speed_limit_mps = 0.0;
-  std::vector<LaneId> successors;  ///< Sorted.
+  std::vector<LaneId> successors;    ///< Sorted.
   std::vector<LaneId> predecessors;  ///< Sorted.
   std::int32_t section = -1;         ///< Index into Output::sections, or -1.
   std::int32_t intersection = -1;    ///< Index into Output::intersections, or -1.
@@ -128,7 +128,7 @@ struct Lane {
   /// move across anywhere along the lane.
   LaneId left_neighbour = kNoLane;
   LaneId right_neighbour = kNoLane;
-  double traffic_density = 0.0;      ///< From the layout, 0..1.
+  double traffic_density = 0.0;  ///< From the layout, 0..1.
   double pedestrian_density = 0.0;
 };
 
@@ -191,9 +191,9 @@ struct Decal {
 
 /// Counters of build_geometry (for stats.json and tests).
 struct GeometryStats {
-  std::uint32_t junctions = 0;      ///< Intersections with a surface.
-  std::uint32_t trims_shrunk = 0;   ///< Edges whose two trims were scaled down to fit.
-  std::uint32_t trims_grown = 0;    ///< Leg trims lengthened after a section overlap check.
+  std::uint32_t junctions = 0;         ///< Intersections with a surface.
+  std::uint32_t trims_shrunk = 0;      ///< Edges whose two trims were scaled down to fit.
+  std::uint32_t trims_grown = 0;       ///< Leg trims lengthened after a section overlap check.
   std::uint32_t surfaces_clipped = 0;  ///< Surfaces cut back where trims could not separate
                                        ///< them (sharp angles on short edges).
 };
@@ -203,7 +203,7 @@ struct Output {
   std::vector<Intersection> intersections;  ///< One per layout node, same index.
   std::vector<Section> sections;            ///< One per layout edge, same index.
   std::vector<ModuleInstance> modules;
-  std::vector<Polygon> sidewalks;           ///< Sidewalk areas, one or more per section side.
+  std::vector<Polygon> sidewalks;  ///< Sidewalk areas: the ring between each block and its curbs.
   LaneGraph lanes;
   std::vector<Decal> markings;  ///< Sections in index order; see build_markings.
   GeometryStats geometry_stats;
@@ -229,6 +229,11 @@ std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output
 /// tangent), sidewalk and crosswalk lanes, controls and signal plans.
 Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geometry,
                                    const terrain::Heightfield& ground, const Config& config);
+
+/// Sidewalk areas: each block grown by the widest sidewalk of its frontage roads, minus the
+/// carriageways and junction surfaces around it. Corners follow the curb returns; sidewalks
+/// never overlap road surfaces. In block order.
+std::vector<Polygon> build_sidewalks(const layout::Output& city, const Output& geometry);
 
 /// The point lateral_m left of section `section`'s trimmed centre line (right when negative)
 /// at arc length s_m from its `from` end (clamped to the line): on the segment holding s, the
