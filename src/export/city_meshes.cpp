@@ -40,6 +40,8 @@ const char* part_name(Part p) {
       return "volume";
     case Part::freeway:
       return "freeway";
+    case Part::marking:
+      return "marking";
   }
   return "unknown";
 }
@@ -596,6 +598,19 @@ std::vector<Pieces> mesh_items(std::size_t n, const Make& make) {
   return slots;
 }
 
+/// A road marking decal baked as a flat fan over its outline (already draped on the road).
+Mesh decal_mesh(const roads::Decal& d) {
+  Mesh m;
+  if (d.outline.size() < 3) return m;
+  for (const Vec3& p : d.outline) {
+    add_vertex(m, {p.x, p.y}, p.z, Float3{0.0f, 0.0f, 1.0f});
+  }
+  for (std::uint32_t i = 1; i + 1 < d.outline.size(); ++i) {
+    add_triangle_up(m, 0, i, i + 1);
+  }
+  return m;
+}
+
 /// A pillar as a 2 x 2 m box from its base on the terrain up to the deck underside.
 Mesh pillar_box(const freeway::Pillar& p) {
   Mesh m;
@@ -691,6 +706,12 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                           Part::volume, chunk_m);
   }));
 
+  if (built) {
+    const auto& decals = roads->markings;
+    groups.push_back(mesh_items(decals.size(), [&](std::size_t i) {
+      return split_by_chunk(decal_mesh(decals[i]), Part::marking, chunk_m);
+    }));
+  }
   if (freeway != nullptr) {
     std::vector<const Mesh*> decks;
     for (const auto& c : freeway->deck_chunks)

@@ -25,9 +25,10 @@ enum class Part : std::uint8_t {
   sidewalk,
   block,
   volume,
-  freeway
+  freeway,
+  marking
 };
-inline constexpr std::size_t kPartCount = 8;
+inline constexpr std::size_t kPartCount = 9;
 
 /// Material name of a part ("terrain", "road_artery", ...).
 const char* part_name(Part p);

@@ -53,6 +53,7 @@ constexpr std::array<Look, kPartCount> kLooks{{
     {{0.45, 0.43, 0.40}, 0.90},  // block: paving
     {{0.72, 0.70, 0.66}, 0.70},  // volume: concrete
     {{0.50, 0.50, 0.52}, 0.80},  // freeway: deck concrete
+    {{0.85, 0.85, 0.82}, 0.60},  // marking: road paint
 }};
 
 tinygltf::Material make_material(Part part) {

@@ -447,6 +447,8 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (!r.failed() && doc.contains("freeways"))
     read_freeways(r, doc["freeways"], c.inputs.boundary, c.freeways);
   if (r.failed()) return r.error();
+  // Markings are draped on the carriageway as the exporter draws it: one road height for both.
+  c.roads.road_raise_m = c.exports.road_raise_m;
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
   //    its element names turned into JSON pointers of this file.
   if (Status s = layout::validate(c.inputs, c.layout); !s) {
