@@ -3,6 +3,7 @@
 // GeoJSON and lanes.json writers.
 #pragma once
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -51,9 +52,11 @@ class JsonText {
       m_out.append("null");
       return;
     }
+    // std::to_chars with general format and precision 9 prints exactly what %.9g prints (checked
+    // on millions of values), several times faster: lanes.json holds millions of numbers.
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    m_out.append(buf);
+    const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
+    m_out.append(buf, res.ptr);
   }
 
   void integer(long long v) { m_out.append(std::to_string(v)); }
