@@ -109,6 +109,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"nan", "[890, 420]", "[NaN, 420]", "malformed JSON"},
         BadCase{"huge", "[890, 420]", "[1e12, 420]", "1e+12"},
         BadCase{"negative_width", "\"width_m\": 14", "\"width_m\": -14", "-14"},
+        BadCase{"freeway_kink", "\"layout\"",
+                "\"freeways\": [{\"points\": [[50, 100, 12], [400, 100, 12], [410, 140, 12], [800, "
+                "140, 12]]}],"
+                " \"layout\"",
+                "freeways[0]"},
         BadCase{"empty_zoning",
                 R"([{"kind": "residential", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]]}])",
                 "[]", "zoning is empty"}),
