@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The cityforge command line: `cityforge generate [CONFIG.json] -o DIR [--seed N] [--threads N]`.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <unistd.h>
@@ -70,12 +73,82 @@ Result<std::string> read_file(const std::string& path) {
   return ss.str();
 }
 
+// Whether an executable is on PATH.
+bool on_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  if (path == nullptr) return false;
+  std::string_view rest(path);
+  while (!rest.empty()) {
+    const auto colon = rest.find(':');
+    const std::string dir(rest.substr(0, colon));
+    if (!dir.empty() && access((fs::path(dir) / name).c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) break;
+    rest.remove_prefix(colon + 1);
+  }
+  return false;
+}
+
+// Converts the SUMO plain XML into sumo/city.net.xml with netconvert (when installed), keeping
+// our coordinates, connections and signal programs. netconvert's messages go to
+// sumo/netconvert.log. The network is written to a temporary name and renamed when complete.
+// Returns a note for the summary.
+std::string convert_for_sumo(const fs::path& sumo_dir) {
+  if (!on_path("netconvert")) return "netconvert not installed: sumo/city.net.xml not built";
+  const fs::path tmp = sumo_dir / "city.net.xml.tmp";
+  const fs::path log = sumo_dir / "netconvert.log";
+  std::vector<std::string> args = {"netconvert",
+                                   "--node-files",
+                                   (sumo_dir / "city.nod.xml").string(),
+                                   "--edge-files",
+                                   (sumo_dir / "city.edg.xml").string(),
+                                   "--connection-files",
+                                   (sumo_dir / "city.con.xml").string(),
+                                   "--tllogic-files",
+                                   (sumo_dir / "city.tll.xml").string(),
+                                   "--offset.disable-normalization",
+                                   "true",
+                                   "--no-turnarounds",
+                                   "false",
+                                   "--junctions.corner-detail",
+                                   "5",
+                                   "--tls.default-type",
+                                   "static",
+                                   "--log",
+                                   log.string(),
+                                   "-o",
+                                   tmp.string()};
+  std::vector<char*> argv;
+  for (std::string& a : args)
+    argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // Its console output is in the log already.
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, "netconvert", &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (spawned != 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+      WEXITSTATUS(status) != 0) {
+    std::error_code ec;
+    fs::remove(tmp, ec);
+    return "netconvert failed (see " + log.string() + "): sumo/city.net.xml not built";
+  }
+  std::error_code ec;
+  fs::rename(tmp, sumo_dir / "city.net.xml", ec);
+  if (ec) return "cannot rename " + tmp.string() + ": " + ec.message();
+  return "netconvert built sumo/city.net.xml";
+}
+
 struct GenerateOptions {
   std::string config_path;
   std::string out_dir = "out";
   std::optional<std::uint64_t> seed;
   int threads = 0;
   bool quiet = false;
+  bool sumo_convert = true;
 };
 
 nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipeline::CityResult& r,
@@ -273,6 +346,8 @@ int generate(const GenerateOptions& opt) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   const auto stats = stats_json(*cfg, *city, stages, threads, total_s);
   if (Status s = write_text("stats.json", stats.dump(2) + "\n"); !s) return fail(s.error());
+  const std::string sumo_note =
+      opt.sumo_convert ? convert_for_sumo(dir / "sumo") : "SUMO conversion skipped (--no-sumo)";
 
   // 5. Summary.
   if (!opt.quiet) {
@@ -302,9 +377,8 @@ int generate(const GenerateOptions& opt) {
         "\nwrote %s/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
         "points/road_modules.ply, sumo/city.{nod,edg,con,tll}.xml\n",
         opt.out_dir.c_str());
-    std::printf(
-        "drive it in SUMO: scripts/sumo-convert.sh %s && sumo-gui -n %s/sumo/city.net.xml\n",
-        opt.out_dir.c_str(), opt.out_dir.c_str());
+    std::printf("SUMO: %s; drive it with sumo-gui -n %s/sumo/city.net.xml\n", sumo_note.c_str(),
+                opt.out_dir.c_str());
     std::printf(
         "look at it: open %s/map.svg in a browser, or load %s/city.glb in any glTF viewer\n"
         "(Blender: File > Import > glTF 2.0; or drag it onto a three.js / Babylon.js "
@@ -337,6 +411,9 @@ int main(int argc, char** argv) {
                 "Worker threads (default: all cores); output is identical for any count")
       ->check(CLI::Range(1, 1024));
   g->add_flag("-q,--quiet", gen.quiet, "No progress or summary, errors only");
+  bool no_sumo = false;
+  g->add_flag("--no-sumo", no_sumo,
+              "Do not run SUMO's netconvert on sumo/*.xml (it runs when installed)");
   g->footer(
       "Examples:\n"
       "  cityforge generate -o out                      # the built-in default city\n"
@@ -348,6 +425,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  gen.sumo_convert = !no_sumo;
   if (g->parsed()) return generate(gen);
   return kExitFailure;
 }

@@ -168,6 +168,11 @@ TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   for (const auto& e : fs::directory_iterator(s_dir / "t1")) {
     EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << "temp file left";
   }
+  // With SUMO installed the network is converted too (install-deps installs it).
+  if (run_command("command -v netconvert").exit_code == 0) {
+    EXPECT_TRUE(fs::exists(s_dir / "t1" / "sumo" / "city.net.xml")) << s_run1.output;
+    EXPECT_NE(slurp(s_dir / "t1" / "sumo" / "city.net.xml").find("<tlLogic"), std::string::npos);
+  }
   const auto stats = nlohmann::json::parse(slurp(s_dir / "t1" / "stats.json"));
   EXPECT_GT(stats["road_km"]["artery"].get<double>(), 3.0);
   EXPECT_GT(stats["road_km"]["main"].get<double>(), 3.0);
