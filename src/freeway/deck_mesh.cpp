@@ -28,37 +28,6 @@ void add_quad(std::vector<Triangle>& out, Vec3 a, Vec3 b, Vec3 c, Vec3 d, Vec3 o
   out.push_back({{a, c, d}, n});
 }
 
-// A closed prism between two offset lines (left of right), from z + lo[k] to z + hi[k].
-void prism(const CentreLine& c, double left_m, double right_m, double lo_m, double hi_m,
-           std::vector<Triangle>& out) {
-  const Polyline l = polyline_offset(c.line.xy, left_m);
-  const Polyline r = polyline_offset(c.line.xy, right_m);
-  const std::size_t n = std::min({l.size(), r.size(), c.line.z.size()});
-  for (std::size_t k = 0; k + 1 < n; ++k) {
-    const double z0 = c.line.z[k];
-    const double z1 = c.line.z[k + 1];
-    const Vec2 side = perp(normalize(c.line.xy[k + 1] - c.line.xy[k]));
-    const Vec3 left_out{side.x, side.y, 0.0};
-    add_quad(out, at(l[k], z0 + hi_m), at(r[k], z0 + hi_m), at(r[k + 1], z1 + hi_m),
-             at(l[k + 1], z1 + hi_m), {0, 0, 1});
-    add_quad(out, at(l[k], z0 + lo_m), at(l[k + 1], z1 + lo_m), at(r[k + 1], z1 + lo_m),
-             at(r[k], z0 + lo_m), {0, 0, -1});
-    add_quad(out, at(l[k], z0 + lo_m), at(l[k], z0 + hi_m), at(l[k + 1], z1 + hi_m),
-             at(l[k + 1], z1 + lo_m), left_out);
-    add_quad(out, at(r[k], z0 + lo_m), at(r[k + 1], z1 + lo_m), at(r[k + 1], z1 + hi_m),
-             at(r[k], z0 + hi_m), left_out * -1.0);
-  }
-  if (n < 2) return;
-  // End caps.
-  for (const std::size_t k : {std::size_t{0}, n - 1}) {
-    const Vec2 t = normalize(c.line.xy[std::min(k + 1, n - 1)] - c.line.xy[k == 0 ? 0 : k - 1]);
-    const Vec3 outward = k == 0 ? Vec3{-t.x, -t.y, 0} : Vec3{t.x, t.y, 0};
-    const double z = c.line.z[k];
-    add_quad(out, at(l[k], z + lo_m), at(r[k], z + lo_m), at(r[k], z + hi_m), at(l[k], z + hi_m),
-             outward);
-  }
-}
-
 // Keeps the part of `poly` with sign * (coordinate - limit) >= 0.
 std::vector<Vec3> clip(const std::vector<Vec3>& poly, bool along_x, double limit, double sign) {
   std::vector<Vec3> out;
@@ -85,15 +54,61 @@ std::array<float, 3> to_f(Vec3 p) {
 
 }  // namespace
 
+void prism(const StationLine& line, double left_m, double right_m, double lo_m, double hi_m,
+           std::vector<Triangle>& out, bool top) {
+  const Polyline l = polyline_offset(line.xy, left_m);
+  const Polyline r = polyline_offset(line.xy, right_m);
+  const std::size_t n = std::min({l.size(), r.size(), line.z.size()});
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const double z0 = line.z[k];
+    const double z1 = line.z[k + 1];
+    const Vec2 side = perp(normalize(line.xy[k + 1] - line.xy[k]));
+    const Vec3 left_out{side.x, side.y, 0.0};
+    if (top) {
+      add_quad(out, at(l[k], z0 + hi_m), at(r[k], z0 + hi_m), at(r[k + 1], z1 + hi_m),
+               at(l[k + 1], z1 + hi_m), {0, 0, 1});
+    }
+    add_quad(out, at(l[k], z0 + lo_m), at(l[k + 1], z1 + lo_m), at(r[k + 1], z1 + lo_m),
+             at(r[k], z0 + lo_m), {0, 0, -1});
+    add_quad(out, at(l[k], z0 + lo_m), at(l[k], z0 + hi_m), at(l[k + 1], z1 + hi_m),
+             at(l[k + 1], z1 + lo_m), left_out);
+    add_quad(out, at(r[k], z0 + lo_m), at(r[k + 1], z1 + lo_m), at(r[k + 1], z1 + hi_m),
+             at(r[k], z0 + hi_m), left_out * -1.0);
+  }
+  if (n < 2) return;
+  // End caps.
+  for (const std::size_t k : {std::size_t{0}, n - 1}) {
+    const Vec2 t = normalize(line.xy[std::min(k + 1, n - 1)] - line.xy[k == 0 ? 0 : k - 1]);
+    const Vec3 outward = k == 0 ? Vec3{-t.x, -t.y, 0} : Vec3{t.x, t.y, 0};
+    const double z = line.z[k];
+    add_quad(out, at(l[k], z + lo_m), at(r[k], z + lo_m), at(r[k], z + hi_m), at(l[k], z + hi_m),
+             outward);
+  }
+}
+
+void ribbon(const StationLine& line, double left_m, double right_m, std::vector<Triangle>& out) {
+  const Polyline l = polyline_offset(line.xy, left_m);
+  const Polyline r = polyline_offset(line.xy, right_m);
+  const std::size_t n = std::min({l.size(), r.size(), line.z.size()});
+  // Split along the line itself so the surface holds the line's z exactly, also where a tight
+  // bend twists the quad between two cross-sections.
+  for (std::size_t k = 0; k + 1 < n; ++k) {
+    const Vec3 c0 = at(line.xy[k], line.z[k]);
+    const Vec3 c1 = at(line.xy[k + 1], line.z[k + 1]);
+    add_quad(out, at(l[k], line.z[k]), c0, c1, at(l[k + 1], line.z[k + 1]), {0, 0, 1});
+    add_quad(out, c0, at(r[k], line.z[k]), at(r[k + 1], line.z[k + 1]), c1, {0, 0, 1});
+  }
+}
+
 void deck_triangles(const CentreLine& c, const Config& config, std::vector<Triangle>& deck,
                     std::vector<Triangle>& barriers) {
   const double h = c.half_width_m;
   const double w = config.barrier_width_m;
   const double bh = config.barrier_height_m;
-  prism(c, h, -h, -config.deck_thickness_m, 0.0, deck);
-  prism(c, h, h - w, 0.0, bh, barriers);
-  prism(c, -h + w, -h, 0.0, bh, barriers);
-  if (config.median_m > 0.0) prism(c, w / 2.0, -w / 2.0, 0.0, bh, barriers);
+  prism(c.line, h, -h, -config.deck_thickness_m, 0.0, deck);
+  prism(c.line, h, h - w, 0.0, bh, barriers);
+  prism(c.line, -h + w, -h, 0.0, bh, barriers);
+  if (config.median_m > 0.0) prism(c.line, w / 2.0, -w / 2.0, 0.0, bh, barriers);
 }
 
 std::vector<MeshChunk> chunk_triangles(const std::vector<Triangle>& tris, double chunk_m) {

@@ -49,13 +49,36 @@ struct Triangle {
 /// Deck slab and barriers as closed prisms along the centre line (deck_mesh.cpp).
 void deck_triangles(const CentreLine& c, const Config& config, std::vector<Triangle>& deck,
                     std::vector<Triangle>& barriers);
+/// A closed prism between two offset lines (left_m > right_m, positive = left of travel),
+/// from z + lo_m to z + hi_m (without its top face unless `top`); and a top-only ribbon at z
+/// that holds the line's z exactly along the line (deck_mesh.cpp).
+void prism(const StationLine& line, double left_m, double right_m, double lo_m, double hi_m,
+           std::vector<Triangle>& out, bool top = true);
+void ribbon(const StationLine& line, double left_m, double right_m, std::vector<Triangle>& out);
 /// Clips triangles to square chunks; chunks by (cy, cx), triangles in input order.
 std::vector<MeshChunk> chunk_triangles(const std::vector<Triangle>& tris, double chunk_m);
 
-/// Pillars every pillar_spacing_m, nudged off roads (pillars.cpp).
-std::vector<Pillar> place_pillars(std::uint32_t freeway, const CentreLine& c,
-                                  const layout::Output& city, const terrain::Heightfield& ground,
-                                  const Config& config);
+/// Which pillar spots are allowed under a line (deck or ramp).
+struct PillarRule {
+  double thickness_m = 0;                ///< Top of the line to the underside the pillar carries.
+  double min_height_m = -1e300;          ///< Spots with a shorter pillar are not allowed.
+  const CentreLine* keep_off = nullptr;  ///< Spots on this deck (in plan) are not allowed.
+};
+/// Pillars every pillar_spacing_m along `line`, nudged off roads and disallowed spots
+/// (pillars.cpp).
+std::vector<Pillar> place_pillars(std::uint32_t freeway, const StationLine& line,
+                                  const PillarRule& rule, const layout::Output& city,
+                                  const terrain::Heightfield& ground, const Config& config);
+
+/// Mesh, barriers, pillars and elevated footprint of one ramp (ramp_mesh.cpp).
+struct RampGeometry {
+  std::vector<Triangle> deck, barriers;
+  std::vector<Pillar> pillars;
+  std::vector<Polygon> footprint;
+};
+RampGeometry ramp_geometry(const Ramp& ramp, const roads::Lane& lane, const CentreLine& deck,
+                           const layout::Output& city, const terrain::Heightfield& ground,
+                           const Config& config);
 
 /// Point, tangent and interpolated sub-line of a station line (station_line.cpp).
 Vec3 point_at(const StationLine& l, double s);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The freeway stage: centre lines and their checks, then the deck meshes, pillars and
 // footprints per freeway in parallel (slot i per freeway, merged in order), then lanes and
-// ramps in freeway order so lane ids are stable.
+// ramps in freeway order so lane ids are stable, then the ramps' meshes, pillars and
+// footprints in parallel (slot i per ramp, appended after the decks' in ramp order).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -23,12 +24,17 @@ Status check_config(const Config& c) {
       {"min_ramp_length_m", c.min_ramp_length_m},
       {"max_ramp_grade", c.max_ramp_grade},
       {"chunk_m", c.chunk_m},
+      {"ramp_thickness_m", c.ramp_thickness_m},
       {"ramp_interval_min_m", c.ramp_interval_min_m}};
   for (const auto& [name, v] : positive) {
     if (!(v > 0.0)) {
       return Error::invalid_input(std::string("freeway.") + name,
                                   "expected a value > 0, got " + std::to_string(v));
     }
+  }
+  if (!(c.ramp_shoulder_m >= 0.0)) {
+    return Error::invalid_input("freeway.ramp_shoulder_m",
+                                "expected a value >= 0, got " + std::to_string(c.ramp_shoulder_m));
   }
   if (!(c.ramp_interval_max_m >= c.ramp_interval_min_m)) {
     return Error::invalid_input("freeway.ramp_interval_max_m", "must be >= ramp_interval_min_m");
@@ -61,8 +67,10 @@ Result<Output> run(const std::vector<FreewayCurve>& curves, const layout::Output
   std::vector<Built> built(curves.size());
   tbb::parallel_for(std::size_t{0}, curves.size(), [&](std::size_t i) {
     detail::deck_triangles(centres[i], config, built[i].deck, built[i].barriers);
-    built[i].pillars =
-        detail::place_pillars(static_cast<std::uint32_t>(i), centres[i], city, ground, config);
+    detail::PillarRule rule;
+    rule.thickness_m = config.deck_thickness_m;
+    built[i].pillars = detail::place_pillars(static_cast<std::uint32_t>(i), centres[i].line, rule,
+                                             city, ground, config);
     built[i].footprint = polyline_buffer(centres[i].line.xy, centres[i].half_width_m);
   });
   Output out;
@@ -81,8 +89,6 @@ Result<Output> run(const std::vector<FreewayCurve>& curves, const layout::Output
     out.footprints.insert(out.footprints.end(), built[i].footprint.begin(),
                           built[i].footprint.end());
   }
-  out.deck_chunks = detail::chunk_triangles(deck, config.chunk_m);
-  out.barrier_chunks = detail::chunk_triangles(barriers, config.chunk_m);
   // 3. Ramps and lanes, ids after the roads graph's lanes.
   out.first_lane_id = static_cast<roads::LaneId>(roads.lanes.lanes.size());
   for (std::size_t i = 0; i < curves.size(); ++i) {
@@ -95,6 +101,21 @@ Result<Output> run(const std::vector<FreewayCurve>& curves, const layout::Output
     std::sort(l.successors.begin(), l.successors.end());
     std::sort(l.predecessors.begin(), l.predecessors.end());
   }
+  // 4. Ramp meshes, pillars and footprints per ramp, after the decks'; then the chunks.
+  std::vector<detail::RampGeometry> ramps(out.ramps.size());
+  tbb::parallel_for(std::size_t{0}, out.ramps.size(), [&](std::size_t i) {
+    const Ramp& r = out.ramps[i];
+    ramps[i] = detail::ramp_geometry(r, out.lanes[r.lane - out.first_lane_id], centres[r.freeway],
+                                     city, ground, config);
+  });
+  for (detail::RampGeometry& g : ramps) {
+    deck.insert(deck.end(), g.deck.begin(), g.deck.end());
+    barriers.insert(barriers.end(), g.barriers.begin(), g.barriers.end());
+    out.pillars.insert(out.pillars.end(), g.pillars.begin(), g.pillars.end());
+    out.footprints.insert(out.footprints.end(), g.footprint.begin(), g.footprint.end());
+  }
+  out.deck_chunks = detail::chunk_triangles(deck, config.chunk_m);
+  out.barrier_chunks = detail::chunk_triangles(barriers, config.chunk_m);
   return out;
 }
 

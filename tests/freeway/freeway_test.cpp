@@ -55,6 +55,66 @@ Result<Output> build(const std::vector<FreewayCurve>& curves, const Config& cfg 
 Vec2 xy(Vec3 p) { return {p.x, p.y}; }
 double dist3(Vec3 a, Vec3 b) { return length(a - b); }
 
+// How many pillars the deck alone gets (they come first in Output::pillars).
+std::size_t deck_pillar_count(const FreewayCurve& curve, const Config& cfg) {
+  const City& c = city();
+  const Result<detail::CentreLine> line = detail::build_centre_line(curve, 0, c.ground, cfg);
+  if (!line) return 0;
+  detail::PillarRule rule;
+  rule.thickness_m = cfg.deck_thickness_m;
+  return detail::place_pillars(0, line->line, rule, c.layout, c.ground, cfg).size();
+}
+
+// Nearest point of a 3D polyline in plan: plan distance and z there.
+std::pair<double, double> nearest_on(const std::vector<Vec3>& pts, Vec2 p) {
+  double best = 1e300, z = 0;
+  for (std::size_t k = 0; k + 1 < pts.size(); ++k) {
+    const Vec2 a = xy(pts[k]), b = xy(pts[k + 1]);
+    const double l2 = dot(b - a, b - a);
+    const double t = l2 > 0 ? std::clamp(dot(p - a, b - a) / l2, 0.0, 1.0) : 0.0;
+    const double dist = distance(p, lerp(a, b, t));
+    if (dist < best) {
+      best = dist;
+      z = pts[k].z + (pts[k + 1].z - pts[k].z) * t;
+    }
+  }
+  return {best, z};
+}
+
+// Whether an upward-facing triangle of the chunks lies within tol_m of p in plan with its
+// plane within dz_m of z there.
+bool top_covers(const std::vector<MeshChunk>& chunks, Vec2 p, double z, double tol_m, double dz_m) {
+  for (const MeshChunk& ch : chunks) {
+    const Mesh& m = ch.mesh;
+    for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+      if (m.normals[m.indices[t]][2] < 0.5) continue;
+      Vec3 v[3];
+      for (int i = 0; i < 3; ++i) {
+        const auto& q = m.positions[m.indices[t + static_cast<std::size_t>(i)]];
+        v[i] = {q[0], q[1], q[2]};
+      }
+      const double x0 = std::min({v[0].x, v[1].x, v[2].x}) - tol_m;
+      const double x1 = std::max({v[0].x, v[1].x, v[2].x}) + tol_m;
+      const double y0 = std::min({v[0].y, v[1].y, v[2].y}) - tol_m;
+      const double y1 = std::max({v[0].y, v[1].y, v[2].y}) + tol_m;
+      if (p.x < x0 || p.x > x1 || p.y < y0 || p.y > y1) continue;
+      const Vec2 a = xy(v[0]), b = xy(v[1]), c = xy(v[2]);
+      const double den = cross(b - a, c - a);
+      if (std::fabs(den) < 1e-9) continue;
+      const double wb = cross(p - a, c - a) / den;
+      const double wc = cross(b - a, p - a) / den;
+      const double wa = 1.0 - wb - wc;
+      const bool inside = wa >= 0 && wb >= 0 && wc >= 0;
+      const double d = inside ? 0.0
+                              : std::min({segment_distance(a, b, p), segment_distance(b, c, p),
+                                          segment_distance(c, a, p)});
+      if (d > tol_m) continue;
+      if (std::fabs(wa * v[0].z + wb * v[1].z + wc * v[2].z - z) <= dz_m) return true;
+    }
+  }
+  return false;
+}
+
 // Deck top z under p: projection onto the nearest centre line segment.
 double deck_top_at(const Deck& d, Vec2 p) {
   double best = 1e300, z = 0;
@@ -93,20 +153,28 @@ TEST(FreewayRun, CrossingTheCityBuildsDeckPillarsLanesAndRamps) {
       }
     }
   }
-  // Pillars stand on the terrain and reach the deck underside.
-  ASSERT_GT(out.pillars.size(), 20U);
-  for (const Pillar& p : out.pillars) {
+  // Deck pillars (the first ones) stand on the terrain and reach the deck underside.
+  const std::size_t deck_pillars = deck_pillar_count(crossing(), cfg);
+  ASSERT_GT(deck_pillars, 20U);
+  ASSERT_GE(out.pillars.size(), deck_pillars);
+  for (std::size_t i = 0; i < deck_pillars; ++i) {
+    const Pillar& p = out.pillars[i];
     EXPECT_NEAR(p.base.z, city().ground.sample(xy(p.base)), 0.01);
     EXPECT_NEAR(p.base.z + p.height_m, deck_top_at(out.decks[0], xy(p.base)) - cfg.deck_thickness_m,
                 0.01);
     EXPECT_GT(p.height_m, 5.0);
   }
-  // Footprint covers the deck.
+  // Footprints cover the deck, plus at most the ramps' outlines.
   ASSERT_FALSE(out.footprints.empty());
   double area = 0;
   for (const Polygon& f : out.footprints)
     area += polygon_area(f);
-  EXPECT_NEAR(area, out.decks[0].length_m * out.decks[0].width_m, 0.02 * area);
+  const double deck_area = out.decks[0].length_m * out.decks[0].width_m;
+  double ramp_area = 0;
+  for (const Ramp& rp : out.ramps)
+    ramp_area += rp.length_m * (cfg.ramp_lane_width_m + 2 * cfg.ramp_shoulder_m);
+  EXPECT_GE(area, 0.98 * deck_area);
+  EXPECT_LE(area, 1.02 * deck_area + 1.02 * ramp_area);
   // Lanes: ids, tags, continuity with every successor.
   const auto& old = city().roads.lanes.lanes;
   EXPECT_EQ(out.first_lane_id, old.size());
@@ -197,6 +265,12 @@ std::uint64_t hash_output(const Output& o) {
     add(p.base.y);
     add(p.height_m);
   }
+  for (const Polygon& f : o.footprints) {
+    for (Vec2 p : f.outer) {
+      add(p.x);
+      add(p.y);
+    }
+  }
   for (const roads::Lane& l : o.lanes) {
     add(l.id);
     for (Vec3 p : l.points) {
@@ -208,6 +282,81 @@ std::uint64_t hash_output(const Output& o) {
       add(s);
   }
   return h;
+}
+
+TEST(FreewayRun, RampsHaveDecksBarriersPillarsAndFootprints) {
+  const Result<Output> r = build({crossing()});
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  const Output& out = *r;
+  const Config cfg;
+  const City& c = city();
+  ASSERT_GE(out.ramps.size(), 2U);
+  const std::vector<Vec3>& centre = out.decks[0].centre;
+  std::vector<Vec2> centre_xy;
+  for (Vec3 p : centre)
+    centre_xy.push_back(xy(p));
+  const double deck_half = out.decks[0].width_m / 2.0;
+  // 1. Every lane vertex and segment midpoint of every ramp has a top triangle within 5 cm in
+  //    plan at the lane's height (2 cm); elevated samples off the deck lie in a footprint.
+  std::size_t elevated = 0;
+  for (const Ramp& rp : out.ramps) {
+    const roads::Lane& l = out.lanes[rp.lane - out.first_lane_id];
+    for (std::size_t k = 0; k < l.points.size(); ++k) {
+      std::vector<Vec3> samples{l.points[k]};
+      if (k + 1 < l.points.size()) samples.push_back((l.points[k] + l.points[k + 1]) * 0.5);
+      for (Vec3 s : samples) {
+        ASSERT_TRUE(top_covers(out.deck_chunks, xy(s), s.z, 0.05, 0.02))
+            << "ramp lane " << rp.lane << " uncovered at (" << s.x << ", " << s.y << ", " << s.z
+            << ") sample " << k << " of " << l.points.size() << ", " << s.z - c.ground.sample(xy(s))
+            << " m above the terrain";
+        const double above = s.z - c.ground.sample(xy(s));
+        if (above > cfg.ramp_ground_m + 0.5 && polyline_distance(centre_xy, xy(s)) > deck_half) {
+          ++elevated;
+          const bool in_footprint =
+              std::any_of(out.footprints.begin(), out.footprints.end(),
+                          [&](const Polygon& f) { return polygon_contains(f, xy(s)); });
+          EXPECT_TRUE(in_footprint) << "ramp lane " << rp.lane << " at (" << s.x << ", " << s.y
+                                    << ") is elevated but outside every footprint";
+        }
+      }
+    }
+  }
+  EXPECT_GT(elevated, 10U);
+  // 2. Ramp pillars (after the deck's) stand on the terrain off roads and the deck, under a
+  //    ramp lane, and reach its underside (1 cm).
+  const std::size_t deck_pillars = deck_pillar_count(crossing(), cfg);
+  ASSERT_GT(out.pillars.size(), deck_pillars);
+  for (std::size_t i = deck_pillars; i < out.pillars.size(); ++i) {
+    const Pillar& p = out.pillars[i];
+    double best = 1e300, top = 0;
+    for (const Ramp& rp : out.ramps) {
+      const auto [d, z] = nearest_on(out.lanes[rp.lane - out.first_lane_id].points, xy(p.base));
+      if (d < best) {
+        best = d;
+        top = z;
+      }
+    }
+    EXPECT_LT(best, 0.01) << "pillar " << i << " is under no ramp lane";
+    EXPECT_NEAR(p.base.z, c.ground.sample(xy(p.base)), 0.01);
+    EXPECT_NEAR(p.base.z + p.height_m, top - cfg.ramp_thickness_m, 0.01) << "pillar " << i;
+    EXPECT_GE(p.height_m, cfg.ramp_pillar_above_m);
+    EXPECT_GE(polyline_distance(centre_xy, xy(p.base)), deck_half) << "pillar " << i;
+  }
+  // 3. Ramp barriers come on top of the deck's own.
+  const Result<detail::CentreLine> line = detail::build_centre_line(crossing(), 0, c.ground, cfg);
+  ASSERT_TRUE(line.ok());
+  std::vector<detail::Triangle> deck_tris, barrier_tris;
+  detail::deck_triangles(*line, cfg, deck_tris, barrier_tris);
+  auto count = [](const std::vector<MeshChunk>& chunks) {
+    std::size_t n = 0;
+    for (const MeshChunk& ch : chunks)
+      n += ch.mesh.triangle_count();
+    return n;
+  };
+  EXPECT_GT(count(out.barrier_chunks), count(detail::chunk_triangles(barrier_tris, cfg.chunk_m)));
+  EXPECT_GT(count(out.deck_chunks), count(detail::chunk_triangles(deck_tris, cfg.chunk_m)));
+  std::printf("%zu ramps: %zu ramp pillars, %zu elevated samples\n", out.ramps.size(),
+              out.pillars.size() - deck_pillars, elevated);
 }
 
 TEST(FreewayRun, DeterministicAcrossRunsAndThreadCounts) {

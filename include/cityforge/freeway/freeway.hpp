@@ -52,7 +52,15 @@ struct Config {
   double max_ramp_grade = 0.06;    ///< Rise over plan run. [Limit: > 0]
   double ramp_speed_kmh = 50;
   double ramp_lane_width_m = 4.0;
-  double chunk_m = 100.0;  ///< Side of the square mesh chunks. [Limit: > 0]
+  /// Ramp deck width = ramp_lane_width_m + 2 * ramp_shoulder_m. [Limit: >= 0]
+  double ramp_shoulder_m = 1.0;
+  double ramp_thickness_m = 1.2;  ///< Ramp deck top to underside. [Limit: > 0]
+  /// A ramp whose top is less than this above the terrain is a road ribbon (top only) at the
+  /// lane's height; higher, it is a slab with sides and underside.
+  double ramp_ground_m = 0.5;
+  double ramp_barrier_above_m = 1.0;  ///< Ramp barriers where the top is higher above terrain.
+  double ramp_pillar_above_m = 3.0;   ///< Ramp pillars where the underside is higher.
+  double chunk_m = 100.0;             ///< Side of the square mesh chunks. [Limit: > 0]
 };
 
 /// One square piece of a mesh: the triangles clipped to [cx, cx + 1) x [cy, cy + 1) * chunk_m.
@@ -100,12 +108,20 @@ struct LaneLink {
 
 /// Everything the freeway tool produces.
 struct Output {
-  std::vector<Deck> decks;                ///< One per input curve, same order.
-  std::vector<MeshChunk> deck_chunks;     ///< Top, sides, underside and end caps; by (cy, cx).
-  std::vector<MeshChunk> barrier_chunks;  ///< Outer and median barriers; by (cy, cx).
-  std::vector<Pillar> pillars;            ///< By freeway, then station.
-  std::vector<Polygon> footprints;        ///< Deck outlines in plan, by freeway.
-  roads::LaneId first_lane_id = 0;        ///< = the roads graph's lane count.
+  std::vector<Deck> decks;  ///< One per input curve, same order.
+  /// Deck and ramp slabs (top, sides, underside, end caps) and ramp ribbons near the ground;
+  /// by (cy, cx), each chunk's triangles decks first (by freeway), then ramps (in `ramps`
+  /// order).
+  std::vector<MeshChunk> deck_chunks;
+  /// Outer and median deck barriers, then ramp barriers (both sides, where the ramp is more
+  /// than ramp_barrier_above_m above the terrain and off its deck); by (cy, cx).
+  std::vector<MeshChunk> barrier_chunks;
+  /// Deck pillars by freeway, then station; then ramp pillars (where the ramp underside is more
+  /// than ramp_pillar_above_m above the terrain, off the deck) in `ramps` order, then station.
+  std::vector<Pillar> pillars;
+  /// Deck outlines in plan by freeway, then the elevated ramp outlines in `ramps` order.
+  std::vector<Polygon> footprints;
+  roads::LaneId first_lane_id = 0;  ///< = the roads graph's lane count.
   /// Freeway lanes (kVehicle | kFreeway, cut at ramp diverges and merges) and ramp lanes
   /// (kVehicle | kRamp); lanes[i].id == first_lane_id + i.
   std::vector<roads::Lane> lanes;
