@@ -598,6 +598,36 @@ std::vector<Pieces> mesh_items(std::size_t n, const Make& make) {
   return slots;
 }
 
+/// Curb faces: vertical walls around a sidewalk area, from its top down to just below the road,
+/// draped on the ground point by point (long edges split to the drape spacing). Rings are
+/// canonical (outer counter-clockwise, holes clockwise), so the walls face away from the walk.
+void add_curbs(Mesh& m, const Polygon& walk, const terrain::Heightfield& g, double top_raise_m,
+               double bottom_raise_m) {
+  auto ring_walls = [&](const Ring& ring) {
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const Polyline edge =
+          polyline_resample(Polyline{ring[i], ring[(i + 1) % ring.size()]}, kDrapeSpacingM);
+      const Vec2 out = normalize(-perp(edge.back() - edge.front()));
+      if (out == Vec2{} || edge.size() < 2) continue;
+      const Float3 n = to_float3(out.x, out.y, 0.0);
+      for (std::size_t k = 0; k + 1 < edge.size(); ++k) {
+        const Vec2 a = edge[k];
+        const Vec2 b = edge[k + 1];
+        const auto v = static_cast<std::uint32_t>(m.positions.size());
+        add_vertex(m, a, g.sample(a) + bottom_raise_m, n);
+        add_vertex(m, b, g.sample(b) + bottom_raise_m, n);
+        add_vertex(m, b, g.sample(b) + top_raise_m, n);
+        add_vertex(m, a, g.sample(a) + top_raise_m, n);
+        m.indices.insert(m.indices.end(), {v, v + 1, v + 2, v, v + 2, v + 3});
+      }
+    }
+  };
+  const Polygon canonical = polygon_canonical(walk);
+  ring_walls(canonical.outer);
+  for (const Ring& h : canonical.holes)
+    ring_walls(h);
+}
+
 /// A road marking decal baked as a flat fan over its outline (already draped on the road).
 Mesh decal_mesh(const roads::Decal& d) {
   Mesh m;
@@ -680,8 +710,9 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
     groups.push_back(mesh_items(walks.size(), [&](std::size_t i) {
       layout::Block as_block;
       as_block.area = walks[i];
-      return split_by_chunk(block_surface(as_block, ground, config.block_raise_m), Part::sidewalk,
-                            chunk_m);
+      Mesh m = block_surface(as_block, ground, config.block_raise_m);
+      add_curbs(m, walks[i], ground, config.block_raise_m, config.road_raise_m - 0.05);
+      return split_by_chunk(m, Part::sidewalk, chunk_m);
     }));
   } else {
     groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
