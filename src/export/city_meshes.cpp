@@ -665,6 +665,44 @@ Mesh junction_surface(const roads::Intersection& x, const layout::Output& city,
 
 }  // namespace
 
+Mesh road_brick(layout::RoadClass c, double length_m, double width_m, double raise_m,
+                const roads::Config& rules) {
+  Mesh m;
+  const double half = 0.5 * width_m;
+  const double top = raise_m + class_raise(c);
+  const double crown = rules.crown_m;
+  if (!(length_m > 0.0) || !(half > 0.0)) return m;
+  // 1. The two halves of the crowned top, each a flat quad with its own normal.
+  for (const double side : {1.0, -1.0}) {
+    const Vec3 n = normalize(Vec3{0.0, side * crown / half, 1.0});
+    const Float3 nf = to_float3(n.x, n.y, n.z);
+    const auto v = static_cast<std::uint32_t>(m.positions.size());
+    add_vertex(m, {0.0, side * half}, top, nf);
+    add_vertex(m, {length_m, side * half}, top, nf);
+    add_vertex(m, {length_m, 0.0}, top + crown, nf);
+    add_vertex(m, {0.0, 0.0}, top + crown, nf);
+    add_triangle_up(m, v, v + 1, v + 2);
+    add_triangle_up(m, v, v + 2, v + 3);
+  }
+  // 2. Skirts below both curbs, facing outwards (as add_skirt does on the ribbons).
+  if (rules.skirt_m > 0.0) {
+    for (const double side : {1.0, -1.0}) {
+      const Float3 n = to_float3(0.0, side, 0.0);
+      const auto v = static_cast<std::uint32_t>(m.positions.size());
+      add_vertex(m, {0.0, side * half}, top, n);
+      add_vertex(m, {0.0, side * half}, top - rules.skirt_m, n);
+      add_vertex(m, {length_m, side * half}, top, n);
+      add_vertex(m, {length_m, side * half}, top - rules.skirt_m, n);
+      if (side > 0.0) {
+        m.indices.insert(m.indices.end(), {v, v + 2, v + 1, v + 1, v + 2, v + 3});
+      } else {
+        m.indices.insert(m.indices.end(), {v, v + 1, v + 2, v + 2, v + 1, v + 3});
+      }
+    }
+  }
+  return m;
+}
+
 layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city) {
   auto best = layout::RoadClass::local;
   for (const roads::Leg& leg : x.legs) {
@@ -699,7 +737,10 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
   auto trimmed = [&](std::size_t i) { return built ? &roads->sections[i].centre : nullptr; };
   const double crown_m = built ? rules.crown_m : 0.0;
   const double skirt_m = built ? rules.skirt_m : 0.0;
+  // Instanced sections are written by city_glb as road bricks instead of ribbons.
+  const bool instanced = built && config.road_modules == pipeline::RoadModules::instanced;
   groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
+    if (instanced) return Pieces{};
     return split_by_chunk(
         road_ribbon(edges[i], trimmed(i), ground, config.road_raise_m, crown_m, skirt_m),
         road_part(edges[i].road_class), chunk_m);

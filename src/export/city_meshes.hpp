@@ -61,6 +61,14 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const roads::Config& rules = {},
                                                    const freeway::Output* freeway = nullptr);
 
+/// A road brick in its module frame (engine axes): a slab from x = 0 to length_m along +x,
+/// width_m wide across y (centred on y = 0, +y left of travel), its curbs at z = raise_m plus the
+/// class raise of the baked ribbons and its centre line crown_m higher; skirts hang skirt_m below
+/// both curbs. Flat-shaded. city_glb turns it y-up like every mesh: +x along the road, +y up, +z
+/// to the right of travel.
+Mesh road_brick(layout::RoadClass c, double length_m, double width_m, double raise_m,
+                const roads::Config& rules);
+
 /// The class of a junction's widest leg (artery before main before local).
 layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city);
 

@@ -9,6 +9,16 @@
 //         road_main, road_local, block, volume
 //   primitive: POSITION (float32 VEC3, min/max), NORMAL (float32 VEC3), indices (uint32),
 //         each in its own tightly packed bufferView with its target set, 4-byte aligned.
+// With export.road_modules = "instanced" (and roads built), section carriageways are not baked:
+//   meshes n.. are the road bricks that occur ("road_<class>_<length>m", brick order class then
+//   size, one primitive in the class's road material), built in the module frame (+x along the
+//   road from 0 to the module length, +y up, +z to the right of travel; curbs at road_raise_m +
+//   class raise above the module origin, crowned, with skirts). After the chunk nodes come, per
+//   chunk and brick, nodes "chunk_<cx>_<cy>.<brick>" (children of their chunk) carrying
+//   EXT_mesh_gpu_instancing: TRANSLATION = module start (y-up), ROTATION = yaw about +y, SCALE =
+//   (module scale, 1, 1), float32, one element per module of that brick whose start lies in the
+//   chunk. The extension is used, not required: viewers without it still show the rest.
+//   A chunk holding only instances gets a chunk node without a mesh.
 // tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
 // to round-trip), so the output is byte identical for identical inputs.
 
@@ -21,9 +31,13 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
@@ -138,6 +152,142 @@ Result<tinygltf::Primitive> add_primitive(tinygltf::Model& model, const Mesh& me
   return prim;
 }
 
+// ---- Instanced road bricks (export.road_modules = "instanced") ------------------------------
+
+constexpr const char* kInstancing = "EXT_mesh_gpu_instancing";
+constexpr std::size_t kBrickCount = 9;  // 3 classes x 3 module sizes, brick = class * 3 + size
+
+/// (cy, cx), sorted like the chunks of build_city_meshes.
+using ChunkKey = std::pair<std::int32_t, std::int32_t>;
+
+/// The section modules of each chunk, per brick, in module order.
+using BrickInstances =
+    std::map<ChunkKey, std::array<std::vector<const roads::ModuleInstance*>, kBrickCount>>;
+
+/// Groups the section modules (junction fill stays baked) by the chunk of their start point.
+Result<BrickInstances> group_instances(const roads::Output& roads, double chunk_m) {
+  BrickInstances out;
+  for (std::size_t i = 0; i < roads.modules.size(); ++i) {
+    const roads::ModuleInstance& m = roads.modules[i];
+    if (m.in_intersection) continue;
+    const std::string where = "roads.modules[" + std::to_string(i) + "]";
+    if (m.road_class >= 3 || m.size >= 3) {
+      return Error::invalid_input(where, "expected road_class and size < 3, got " +
+                                             std::to_string(m.road_class) + " and " +
+                                             std::to_string(m.size));
+    }
+    const double cx = std::floor(m.position.x / chunk_m);
+    const double cy = std::floor(m.position.y / chunk_m);
+    if (!std::isfinite(m.position.z) || !std::isfinite(m.yaw_rad) || !std::isfinite(m.scale) ||
+        !(std::fabs(cx) < 1.0e9) || !(std::fabs(cy) < 1.0e9)) {
+      return Error::invalid_input(where, "position, yaw or scale is not finite (or too far)");
+    }
+    const ChunkKey key{static_cast<std::int32_t>(cy), static_cast<std::int32_t>(cx)};
+    out[key][std::size_t{m.road_class} * 3 + m.size].push_back(&m);
+  }
+  return out;
+}
+
+/// Brick width per class: the width of the first edge of that class (edges in index order), or
+/// the layout default when the city has none (then the brick is unused anyway).
+double brick_width(const layout::Output& city, std::size_t road_class) {
+  for (const layout::RoadEdge& e : city.network.edges) {
+    if (static_cast<std::size_t>(e.road_class) == road_class && e.width_m > 0.0) return e.width_m;
+  }
+  return layout::Config{}.classes[road_class].width_m;
+}
+
+/// "road_local_20m": the brick's mesh name.
+std::string brick_name(std::size_t brick, const roads::Config& rules) {
+  char len[32];
+  std::snprintf(len, sizeof len, "%.9g", rules.module_lengths_m[brick % 3]);
+  return std::string(
+             detail::part_name(detail::road_part(static_cast<layout::RoadClass>(brick / 3)))) +
+         "_" + len + "m";
+}
+
+/// Appends one float accessor of `n`-component elements (no buffer view target: instance data).
+int add_floats(tinygltf::Model& model, const std::vector<float>& v, int type, std::size_t n) {
+  const int view = add_view(model, v.data(), v.size() * sizeof(float), 0);
+  return add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, type, v.size() / n);
+}
+
+/// A node instancing brick mesh `mesh` at `modules` (EXT_mesh_gpu_instancing attributes).
+tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, int mesh,
+                             const std::vector<const roads::ModuleInstance*>& modules) {
+  std::vector<float> t;
+  std::vector<float> r;
+  std::vector<float> s;
+  for (const roads::ModuleInstance* m : modules) {
+    const std::array<float, 3> p =
+        to_y_up({static_cast<float>(m->position.x), static_cast<float>(m->position.y),
+                 static_cast<float>(m->position.z)});
+    t.insert(t.end(), p.begin(), p.end());
+    // A yaw about engine +z is the same angle about glTF +y (the axes map (x, y, z) -> (x, z, -y)).
+    const double half = 0.5 * m->yaw_rad;
+    r.insert(r.end(),
+             {0.0f, static_cast<float>(std::sin(half)), 0.0f, static_cast<float>(std::cos(half))});
+    s.insert(s.end(), {static_cast<float>(m->scale), 1.0f, 1.0f});
+  }
+  tinygltf::Value::Object attributes;
+  attributes["TRANSLATION"] = tinygltf::Value(add_floats(model, t, TINYGLTF_TYPE_VEC3, 3));
+  attributes["ROTATION"] = tinygltf::Value(add_floats(model, r, TINYGLTF_TYPE_VEC4, 4));
+  attributes["SCALE"] = tinygltf::Value(add_floats(model, s, TINYGLTF_TYPE_VEC3, 3));
+  tinygltf::Value::Object ext;
+  ext["attributes"] = tinygltf::Value(std::move(attributes));
+  tinygltf::Node node;
+  node.name = name;
+  node.mesh = mesh;
+  node.extensions[kInstancing] = tinygltf::Value(std::move(ext));
+  return node;
+}
+
+/// Adds the used brick meshes and, under each chunk node, one instancing node per brick.
+Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instances,
+                            const std::map<ChunkKey, int>& chunk_node, const layout::Output& city,
+                            const Config& config, const roads::Config& rules,
+                            const std::array<int, kPartCount>& material_of) {
+  // 1. One mesh per brick that occurs somewhere, in brick order.
+  std::array<int, kBrickCount> mesh_of{};
+  mesh_of.fill(-1);
+  for (std::size_t b = 0; b < kBrickCount; ++b) {
+    bool used = false;
+    for (const auto& [key, bricks] : instances)
+      used = used || !bricks[b].empty();
+    if (!used) continue;
+    const auto c = static_cast<layout::RoadClass>(b / 3);
+    const std::string name = brick_name(b, rules);
+    const Mesh brick = detail::road_brick(c, rules.module_lengths_m[b % 3],
+                                          brick_width(city, b / 3), config.road_raise_m, rules);
+    if (brick.indices.empty()) {
+      return Error::invalid_input(name, "expected a module length and road width > 0");
+    }
+    const int material = material_of[static_cast<std::size_t>(detail::road_part(c))];
+    Result<tinygltf::Primitive> prim = add_primitive(model, brick, material, name);
+    if (!prim) return prim.error();
+    tinygltf::Mesh mesh;
+    mesh.name = name;
+    mesh.primitives.push_back(std::move(*prim));
+    mesh_of[b] = static_cast<int>(model.meshes.size());
+    model.meshes.push_back(std::move(mesh));
+  }
+  // 2. Instancing nodes, chunk by chunk, brick by brick.
+  for (const auto& [key, bricks] : instances) {
+    const int parent = chunk_node.at(key);
+    for (std::size_t b = 0; b < kBrickCount; ++b) {
+      if (bricks[b].empty()) continue;
+      const std::string name =
+          model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, rules);
+      tinygltf::Node node = instance_node(model, name, mesh_of[b], bricks[b]);
+      model.nodes[static_cast<std::size_t>(parent)].children.push_back(
+          static_cast<int>(model.nodes.size()));
+      model.nodes.push_back(std::move(node));
+    }
+  }
+  model.extensionsUsed.emplace_back(kInstancing);
+  return Ok{};
+}
+
 }  // namespace
 
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
@@ -150,6 +300,16 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     return built.error();
   }
   const std::vector<ChunkMeshes>& chunks = *built;
+  // Section modules become instances only when the road stage built one section per edge, as
+  // build_city_meshes then leaves their ribbons out.
+  const bool instanced = config.road_modules == pipeline::RoadModules::instanced &&
+                         roads != nullptr && roads->sections.size() == city.network.edges.size();
+  BrickInstances instances;
+  if (instanced) {
+    Result<BrickInstances> grouped = group_instances(*roads, config.chunk_m);
+    if (!grouped) return grouped.error();
+    instances = std::move(*grouped);
+  }
 
   tinygltf::Model model;
   model.asset.version = "2.0";
@@ -160,41 +320,66 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
   std::array<int, kPartCount> material_of{};
   material_of.fill(-1);
   for (std::size_t p = 0; p < kPartCount; ++p) {
-    for (const ChunkMeshes& chunk : chunks) {
-      if (!chunk.parts[p].empty()) {
-        material_of[p] = static_cast<int>(model.materials.size());
-        model.materials.push_back(make_material(static_cast<Part>(p)));
-        break;
+    bool used = false;
+    for (const ChunkMeshes& chunk : chunks)
+      used = used || !chunk.parts[p].empty();
+    for (const auto& [key, bricks] : instances) {
+      for (std::size_t b = 0; b < kBrickCount; ++b) {
+        used = used ||
+               (!bricks[b].empty() &&
+                detail::road_part(static_cast<layout::RoadClass>(b / 3)) == static_cast<Part>(p));
       }
+    }
+    if (used) {
+      material_of[p] = static_cast<int>(model.materials.size());
+      model.materials.push_back(make_material(static_cast<Part>(p)));
     }
   }
 
-  // 2. The root node, then one node and one mesh per chunk.
+  // 2. The root node, then one node per chunk (chunks holding only instances get a node without
+  // a mesh) and one mesh per chunk with meshes.
   tinygltf::Node root;
   root.name = "city";
   model.nodes.push_back(root);
-  for (const ChunkMeshes& chunk : chunks) {
-    const std::string name = "chunk_" + std::to_string(chunk.cx) + "_" + std::to_string(chunk.cy);
-    tinygltf::Mesh mesh;
-    mesh.name = name;
-    for (std::size_t p = 0; p < kPartCount; ++p) {
-      if (chunk.parts[p].empty()) {
-        continue;
-      }
-      Result<tinygltf::Primitive> prim =
-          add_primitive(model, chunk.parts[p], material_of[p],
-                        name + "." + detail::part_name(static_cast<Part>(p)));
-      if (!prim) {
-        return prim.error();
-      }
-      mesh.primitives.push_back(std::move(*prim));
-    }
-    model.meshes.push_back(std::move(mesh));
+  std::map<ChunkKey, const ChunkMeshes*> keys;
+  for (const ChunkMeshes& chunk : chunks)
+    keys[{chunk.cy, chunk.cx}] = &chunk;
+  for (const auto& [key, bricks] : instances)
+    keys.try_emplace(key, nullptr);
+  std::map<ChunkKey, int> chunk_node;
+  for (const auto& [key, chunk] : keys) {
+    const std::string name =
+        "chunk_" + std::to_string(key.second) + "_" + std::to_string(key.first);
     tinygltf::Node node;
     node.name = name;
-    node.mesh = static_cast<int>(model.meshes.size() - 1);
+    if (chunk != nullptr) {
+      tinygltf::Mesh mesh;
+      mesh.name = name;
+      for (std::size_t p = 0; p < kPartCount; ++p) {
+        if (chunk->parts[p].empty()) {
+          continue;
+        }
+        Result<tinygltf::Primitive> prim =
+            add_primitive(model, chunk->parts[p], material_of[p],
+                          name + "." + detail::part_name(static_cast<Part>(p)));
+        if (!prim) {
+          return prim.error();
+        }
+        mesh.primitives.push_back(std::move(*prim));
+      }
+      model.meshes.push_back(std::move(mesh));
+      node.mesh = static_cast<int>(model.meshes.size() - 1);
+    }
+    chunk_node[key] = static_cast<int>(model.nodes.size());
     model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
     model.nodes.push_back(std::move(node));
+  }
+  if (instanced) {
+    if (Status s =
+            add_instanced_bricks(model, instances, chunk_node, city, config, rules, material_of);
+        !s) {
+      return s.error();
+    }
   }
   tinygltf::Scene scene;
   scene.name = "city";

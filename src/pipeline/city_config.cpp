@@ -223,11 +223,23 @@ void read_roads(Reader& r, const json& j, roads::Config& c) {
 
 void read_export(Reader& r, const json& j, ExportSettings& c) {
   const std::string path = "/export";
-  if (!r.object(j, path, {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m"})) return;
+  if (!r.object(j, path,
+                {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m", "road_modules"}))
+    return;
   r.number(j, "chunk_m", path, c.chunk_m, 10, 5000);
   r.number(j, "volume_setback_m", path, c.volume_setback_m, 0, 50);
   r.number(j, "block_raise_m", path, c.block_raise_m, 0, 5);
   r.number(j, "road_raise_m", path, c.road_raise_m, 0, 5);
+  if (j.contains("road_modules") && !r.failed()) {
+    const json& m = j["road_modules"];
+    if (m == "baked") {
+      c.road_modules = RoadModules::baked;
+    } else if (m == "instanced") {
+      c.road_modules = RoadModules::instanced;
+    } else {
+      r.fail(path + "/road_modules", "expected \"baked\" or \"instanced\", got " + describe(m));
+    }
+  }
 }
 
 void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
@@ -371,6 +383,8 @@ json points_json(const std::vector<Vec2>& pts) {
 }
 
 }  // namespace
+
+const char* to_string(RoadModules m) { return m == RoadModules::instanced ? "instanced" : "baked"; }
 
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source) {
   // 1. Syntax.
@@ -554,7 +568,8 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     j = {{"chunk_m", e.chunk_m},
          {"volume_setback_m", e.volume_setback_m},
          {"block_raise_m", e.block_raise_m},
-         {"road_raise_m", e.road_raise_m}};
+         {"road_raise_m", e.road_raise_m},
+         {"road_modules", to_string(e.road_modules)}};
   }
   return j.dump();
 }

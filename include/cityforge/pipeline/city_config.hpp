@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,12 +15,23 @@
 
 namespace cityforge::pipeline {
 
+/// How city.glb writes the road modules of the sections (`export.road_modules`).
+enum class RoadModules : std::uint8_t {
+  baked,      ///< Carriageways baked into the chunk meshes as crowned ribbons draped on the ground.
+  instanced,  ///< Road bricks instanced with EXT_mesh_gpu_instancing (rigid, see city_glb).
+};
+
+/// "baked" or "instanced".
+const char* to_string(RoadModules m);
+
 /// How the exporters cut and dress the output (the `export` object of the city JSON).
 struct ExportSettings {
   double chunk_m = 100.0;         ///< Side of the square spatial chunks of city.glb. [10..5000]
   double volume_setback_m = 3.0;  ///< Block volumes are inset from the block edge. [0..50]
   double block_raise_m = 0.15;    ///< Block surfaces sit this far above the ground (curb).
   double road_raise_m = 0.05;     ///< Road ribbons sit this far above the ground.
+  /// Section carriageways baked (default) or instanced; junction surfaces are always baked.
+  RoadModules road_modules = RoadModules::baked;
 };
 
 /// Everything one city JSON file says: the inputs of the City Layout tool and the rules of
