@@ -15,10 +15,10 @@
 //   road from 0 to the module length, +y up, +z to the right of travel; curbs at road_raise_m +
 //   class raise above the module origin, crowned, with skirts). After the chunk nodes come, per
 //   chunk and brick, nodes "chunk_<cx>_<cy>.<brick>" (children of their chunk) carrying
-//   EXT_mesh_gpu_instancing: TRANSLATION = module start (y-up), ROTATION = yaw about +y, SCALE =
-//   (module scale, 1, 1), float32, one element per module of that brick whose start lies in the
-//   chunk. The extension is used, not required: viewers without it still show the rest.
-//   A chunk holding only instances gets a chunk node without a mesh.
+//   EXT_mesh_gpu_instancing: TRANSLATION = module start (y-up), ROTATION = yaw about +y, pitch and
+//   roll to the ground, SCALE = (module scale, 1, 1), float32, one element per module of that brick
+//   whose start lies in the chunk. The extension is used, not required: viewers without it still
+//   show the rest. A chunk holding only instances gets a chunk node without a mesh.
 // tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
 // to round-trip), so the output is byte identical for identical inputs.
 
@@ -213,8 +213,29 @@ int add_floats(tinygltf::Model& model, const std::vector<float>& v, int type, st
 }
 
 /// A node instancing brick mesh `mesh` at `modules` (EXT_mesh_gpu_instancing attributes).
+using Quat = std::array<double, 4>;  // x, y, z, w
+
+/// Rotation by `angle` about glTF axis 0 (x), 1 (y) or 2 (z).
+Quat quat_axis(int axis, double angle) {
+  Quat q{0.0, 0.0, 0.0, std::cos(0.5 * angle)};
+  q[static_cast<std::size_t>(axis)] = std::sin(0.5 * angle);
+  return q;
+}
+
+/// Hamilton product a * b (apply b first, then a).
+Quat quat_mul(const Quat& a, const Quat& b) {
+  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+}
+
+/// Each instance is pitched and rolled so the brick runs from the ground at its start to the
+/// ground at its end and leans with the cross slope: a level brick would sink into the ground.
 tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, int mesh,
-                             const std::vector<const roads::ModuleInstance*>& modules) {
+                             const std::vector<const roads::ModuleInstance*>& modules,
+                             const terrain::Heightfield& ground, const roads::Config& rules,
+                             double width_m) {
   std::vector<float> t;
   std::vector<float> r;
   std::vector<float> s;
@@ -224,9 +245,25 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
                  static_cast<float>(m->position.z)});
     t.insert(t.end(), p.begin(), p.end());
     // A yaw about engine +z is the same angle about glTF +y (the axes map (x, y, z) -> (x, z, -y)).
-    const double half = 0.5 * m->yaw_rad;
-    r.insert(r.end(),
-             {0.0f, static_cast<float>(std::sin(half)), 0.0f, static_cast<float>(std::cos(half))});
+    // The brick is first rolled about its own +x (so its cross-section follows the ground's
+    // cross slope) and pitched about its own +z (so it ends on the ground at its end):
+    // q = q_yaw * q_pitch * q_roll.
+    const double run = rules.module_lengths_m[m->size < 3 ? m->size : 2] * m->scale;
+    const Vec2 start{m->position.x, m->position.y};
+    const Vec2 dir{std::cos(m->yaw_rad), std::sin(m->yaw_rad)};
+    const double pitch =
+        run > 0.0 ? std::atan2(ground.sample(start + dir * run) - m->position.z, run) : 0.0;
+    const double reach = 0.5 * width_m;
+    // `cross` is the ground's rise from the left of travel (perp(dir), the brick's -z) to the
+    // right (+z) per metre; rolling about +x by -atan(cross) raises +z by that slope.
+    const double cross = reach > 0.0 ? (ground.sample(start - perp(dir) * reach) -
+                                        ground.sample(start + perp(dir) * reach)) /
+                                           (2.0 * reach)
+                                     : 0.0;
+    const Quat q = quat_mul(quat_mul(quat_axis(1, m->yaw_rad), quat_axis(2, pitch)),
+                            quat_axis(0, -std::atan(cross)));
+    r.insert(r.end(), {static_cast<float>(q[0]), static_cast<float>(q[1]), static_cast<float>(q[2]),
+                       static_cast<float>(q[3])});
     s.insert(s.end(), {static_cast<float>(m->scale), 1.0f, 1.0f});
   }
   tinygltf::Value::Object attributes;
@@ -245,7 +282,8 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
 /// Adds the used brick meshes and, under each chunk node, one instancing node per brick.
 Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instances,
                             const std::map<ChunkKey, int>& chunk_node, const layout::Output& city,
-                            const Config& config, const roads::Config& rules,
+                            const terrain::Heightfield& ground, const Config& config,
+                            const roads::Config& rules,
                             const std::array<int, kPartCount>& material_of) {
   // 1. One mesh per brick that occurs somewhere, in brick order.
   std::array<int, kBrickCount> mesh_of{};
@@ -278,7 +316,8 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
       if (bricks[b].empty()) continue;
       const std::string name =
           model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, rules);
-      tinygltf::Node node = instance_node(model, name, mesh_of[b], bricks[b]);
+      tinygltf::Node node = instance_node(model, name, mesh_of[b], bricks[b], ground, rules,
+                                          brick_width(city, b / 3));
       model.nodes[static_cast<std::size_t>(parent)].children.push_back(
           static_cast<int>(model.nodes.size()));
       model.nodes.push_back(std::move(node));
@@ -375,8 +414,8 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     model.nodes.push_back(std::move(node));
   }
   if (instanced) {
-    if (Status s =
-            add_instanced_bricks(model, instances, chunk_node, city, config, rules, material_of);
+    if (Status s = add_instanced_bricks(model, instances, chunk_node, city, ground, config, rules,
+                                        material_of);
         !s) {
       return s.error();
     }

@@ -164,15 +164,40 @@ TEST(CityGlbInstancing, OneInstancePerSectionModuleAtItsStart) {
       const double norm =
           std::hypot(std::hypot(r[4 * i], r[4 * i + 1]), std::hypot(r[4 * i + 2], r[4 * i + 3]));
       EXPECT_NEAR(norm, 1.0, 1e-6);
-      // The rotation turns the local +x axis onto the module heading (engine (cos, sin, 0)).
+      // The rotation turns the local +x axis onto the module heading (engine (cos, sin)) in
+      // plan, pitched so the brick ends on the ground at its end: rotate (1, 0, 0) by q.
+      const double qx = r[4 * i];
       const double qy = r[4 * i + 1];
+      const double qz = r[4 * i + 2];
       const double qw = r[4 * i + 3];
-      EXPECT_EQ(r[4 * i], 0.0f);
-      EXPECT_EQ(r[4 * i + 2], 0.0f);
-      const double x_axis_x = 1.0 - 2.0 * qy * qy;
-      const double x_axis_z = -2.0 * qy * qw;  // glTF z = -engine y
-      EXPECT_NEAR(x_axis_x, std::cos(mod.yaw_rad), 1e-5);
-      EXPECT_NEAR(-x_axis_z, std::sin(mod.yaw_rad), 1e-5);
+      const double ax = 1.0 - 2.0 * (qy * qy + qz * qz);
+      const double ay = 2.0 * (qx * qy + qz * qw);
+      const double az = 2.0 * (qx * qz - qy * qw);  // glTF z = -engine y
+      const double plan = std::hypot(ax, az);
+      EXPECT_NEAR(ax / plan, std::cos(mod.yaw_rad), 1e-5);
+      EXPECT_NEAR(-az / plan, std::sin(mod.yaw_rad), 1e-5);
+      const double run = roads::Config{}.module_lengths_m[mod.size] * mod.scale;
+      const Vec2 end = Vec2{mod.position.x, mod.position.y} +
+                       Vec2{std::cos(mod.yaw_rad), std::sin(mod.yaw_rad)} * run;
+      const double rise = c.ground.sample(end) - mod.position.z;
+      EXPECT_NEAR(ay / plan, rise / run, 1e-4) << "the brick does not follow the ground";
+      // Its cross-section leans with the ground: the rotated +z (right of travel) rises by the
+      // ground's slope from left to right.
+      double width = 0.0;
+      for (const layout::RoadEdge& e : c.layout.network.edges) {
+        if (static_cast<std::uint8_t>(e.road_class) == mod.road_class) {
+          width = e.width_m;
+          break;
+        }
+      }
+      const Vec2 dir{std::cos(mod.yaw_rad), std::sin(mod.yaw_rad)};
+      const Vec2 start{mod.position.x, mod.position.y};
+      // perp(dir) is the left of travel: the ground's rise from left to right, per metre.
+      const double slope = (c.ground.sample(start - perp(dir) * (0.5 * width)) -
+                            c.ground.sample(start + perp(dir) * (0.5 * width))) /
+                           width;
+      const double zy = 2.0 * (qy * qz - qw * qx);
+      EXPECT_NEAR(zy, slope, 1e-3) << "the brick does not lean with the cross slope";
       EXPECT_EQ(s[3 * i], static_cast<float>(mod.scale));
       EXPECT_EQ(s[3 * i + 1], 1.0f);
       EXPECT_EQ(s[3 * i + 2], 1.0f);

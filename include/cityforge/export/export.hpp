@@ -36,8 +36,9 @@ struct Origin {
 /// With config.road_modules == instanced and `roads` built, the section carriageways are written
 /// as the road bricks that occur (one mesh per class x module length; width of the first edge of
 /// the class) instanced per chunk with EXT_mesh_gpu_instancing (in extensionsUsed only);
-/// junction surfaces stay baked. Instances are rigid: a module sits at the terrain height of its
-/// start and does not bend with the slope as the baked ribbons do. See gltf_writer.cpp.
+/// junction surfaces stay baked. Instances are rigid: a module starts at the terrain height of
+/// its start and is pitched and rolled to follow the ground to its end and across, but does not
+/// bend as the baked ribbons do. See gltf_writer.cpp.
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Config& config,
                                            const roads::Output* roads = nullptr,
