@@ -377,14 +377,14 @@ Mesh block_surface(const layout::Block& block, const terrain::Heightfield& g, do
     if (added) add_vertex(m, p, g.sample(p) + raise_m, ground_normal(g, p));
     return it->second;
   };
-  std::vector<std::array<Vec2, 3>> todo;
+  std::vector<std::array<Vec2, 3>> pending;
   for (std::size_t i = 0; i + 2 < t.indices.size(); i += 3) {
-    todo.push_back(
+    pending.push_back(
         {t.points[t.indices[i]], t.points[t.indices[i + 1]], t.points[t.indices[i + 2]]});
   }
-  while (!todo.empty()) {
-    const std::array<Vec2, 3> tri = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    const std::array<Vec2, 3> tri = pending.back();
+    pending.pop_back();
     // Edge k runs from tri[k] to tri[k+1].
     std::size_t k = 0;
     double longest = 0.0;
@@ -403,8 +403,8 @@ Mesh block_surface(const layout::Block& block, const terrain::Heightfield& g, do
     const Vec2 b = tri[(k + 1) % 3];
     const Vec2 c = tri[(k + 2) % 3];
     const Vec2 mid = (a + b) * 0.5;
-    todo.push_back({a, mid, c});
-    todo.push_back({mid, b, c});
+    pending.push_back({a, mid, c});
+    pending.push_back({mid, b, c});
   }
   return m;
 }
