@@ -81,6 +81,17 @@ void lane(JsonText& j, const roads::Lane& l) {
   j.number(l.traffic_density, where + ".traffic_density");
   j.key("pedestrian_density");
   j.number(l.pedestrian_density, where + ".pedestrian_density");
+  // Lane changes: the same-direction lanes beside this one (null at the edge).
+  j.key("left_neighbour");
+  if (l.left_neighbour == roads::kNoLane)
+    j.raw("null");
+  else
+    j.integer(l.left_neighbour);
+  j.key("right_neighbour");
+  if (l.right_neighbour == roads::kNoLane)
+    j.raw("null");
+  else
+    j.integer(l.right_neighbour);
   j.key("successors");
   ids(j, l.successors);
   j.key("predecessors");

@@ -282,3 +282,80 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
 }
 
 }  // namespace
+
+namespace {
+
+// What a simulation reads from lanes.json: following successors and changing lanes, every
+// vehicle lane of the default city can reach every other (one strongly connected component).
+TEST_F(DefaultCity, LanesJsonVehicleGraphIsStronglyConnected) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  const auto j = nlohmann::json::parse(slurp(s_dir / "t1" / "lanes.json"));
+  const auto& lanes = j["lanes"];
+  const std::size_t n = lanes.size();
+  std::vector<char> vehicle(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& t : lanes[i]["tags"])
+      vehicle[i] |= t == "vehicle" ? 1 : 0;
+  }
+  std::vector<std::vector<std::size_t>> out(n), in(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!vehicle[i]) continue;
+    auto link = [&](const nlohmann::json& to) {
+      if (to.is_null()) return;
+      const auto k = to.get<std::size_t>();
+      if (k < n && vehicle[k]) {
+        out[i].push_back(k);
+        in[k].push_back(i);
+      }
+    };
+    for (const auto& s : lanes[i]["successors"])
+      link(s);
+    link(lanes[i]["left_neighbour"]);
+    link(lanes[i]["right_neighbour"]);
+  }
+  // Kosaraju, iterative: finish order on `out`, then components on `in`.
+  std::vector<std::size_t> order;
+  std::vector<char> seen(n, 0);
+  for (std::size_t s = 0; s < n; ++s) {
+    if (!vehicle[s] || seen[s]) continue;
+    std::vector<std::pair<std::size_t, std::size_t>> stack{{s, 0}};
+    seen[s] = 1;
+    while (!stack.empty()) {
+      auto& [v, k] = stack.back();
+      if (k < out[v].size()) {
+        const std::size_t w = out[v][k++];
+        if (!seen[w]) {
+          seen[w] = 1;
+          stack.emplace_back(w, 0);
+        }
+      } else {
+        order.push_back(v);
+        stack.pop_back();
+      }
+    }
+  }
+  std::vector<char> done(n, 0);
+  std::size_t largest = 0;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    if (done[*it]) continue;
+    std::size_t size = 0;
+    std::vector<std::size_t> stack{*it};
+    done[*it] = 1;
+    while (!stack.empty()) {
+      const std::size_t v = stack.back();
+      stack.pop_back();
+      ++size;
+      for (std::size_t w : in[v]) {
+        if (!done[w]) {
+          done[w] = 1;
+          stack.push_back(w);
+        }
+      }
+    }
+    largest = std::max(largest, size);
+  }
+  EXPECT_GE(static_cast<double>(largest), 0.99 * static_cast<double>(order.size()))
+      << largest << " of " << order.size() << " vehicle lanes in the largest component";
+}
+
+}  // namespace

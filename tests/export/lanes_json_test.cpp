@@ -23,7 +23,9 @@ roads::Output small_roads() {
   a.speed_limit_mps = 13.9;
   a.section = 0;
   a.successors = {1};
+  a.left_neighbour = 1;
   roads::Lane b = a;
+  b.left_neighbour = roads::kNoLane;
   b.id = 1;
   b.tags = roads::kVehicle | roads::kIntersection | roads::kYield;
   b.turn = roads::Turn::left;
@@ -54,6 +56,8 @@ TEST(LanesJson, ParsesWithLanesIntersectionsAndSignals) {
   EXPECT_EQ(j["lanes"][1]["tags"], nlohmann::json({"vehicle", "intersection", "yield"}));
   EXPECT_EQ(j["lanes"][1]["turn"], "left");
   EXPECT_EQ(j["lanes"][0]["successors"], nlohmann::json({1}));
+  EXPECT_EQ(j["lanes"][0]["left_neighbour"], 1);
+  EXPECT_TRUE(j["lanes"][0]["right_neighbour"].is_null());
   EXPECT_DOUBLE_EQ(j["lanes"][0]["points"][1][2].get<double>(), 1.5);
   EXPECT_EQ(j["intersections"][0]["control"], "signal");
   EXPECT_DOUBLE_EQ(j["intersections"][0]["legs"][0]["trim_m"].get<double>(), 12.5);
