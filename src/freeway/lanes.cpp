@@ -2,8 +2,8 @@
 // Freeway lanes: lanes_per_direction lanes each way, right-hand traffic, curb lane (index 0)
 // outermost. Every lane of a direction is cut at that direction's diverge and merge stations
 // so the ramps join lane ends; pieces meet exactly because all lanes share the centre line's
-// stations. Ids: per freeway, forward pieces, backward pieces, then ramps (off, on) in site
-// order.
+// stations. Ids: per freeway, forward pieces, backward pieces, the two end turnarounds, then
+// ramps (off, on) in site order.
 #include "roads/detail/lanes.hpp"
 
 #include <algorithm>
@@ -73,6 +73,42 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
         if (p + 1 < pieces.size()) link(out, pieces[p][i], pieces[p + 1][i]);
       }
     }
+  }
+  // Turnarounds at both ends of the deck, innermost lane to innermost lane, like the roads
+  // stage's dead ends: the freeway continues beyond the city in reality, and without them
+  // vehicles reaching an end would be trapped. At the deck's far end the forward lanes end and
+  // the backward lanes start; at its start, the reverse.
+  const auto tangent_at_end = [](const std::vector<Vec3>& pts) {
+    const Vec3 a = pts[pts.size() - 2];
+    const Vec3 b = pts.back();
+    return normalize(Vec2{b.x - a.x, b.y - a.y});
+  };
+  const auto tangent_at_start = [](const std::vector<Vec3>& pts) {
+    return normalize(Vec2{pts[1].x - pts[0].x, pts[1].y - pts[0].y});
+  };
+  for (int dir = 0; dir < 2; ++dir) {
+    const roads::LaneId from = ids[dir].back()[static_cast<std::size_t>(n - 1)];
+    const roads::LaneId to = ids[1 - dir].front()[static_cast<std::size_t>(n - 1)];
+    const std::vector<Vec3>& a = out.lanes[from - out.first_lane_id].points;
+    const std::vector<Vec3>& b = out.lanes[to - out.first_lane_id].points;
+    if (a.size() < 2 || b.size() < 2) continue;
+    const double gap = distance(Vec2{a.back().x, a.back().y}, Vec2{b.front().x, b.front().y});
+    roads::Lane turn;
+    turn.id = next_id();
+    turn.tags = roads::kVehicle | roads::kFreeway | roads::kIntersection;
+    turn.turn = roads::Turn::u_turn;
+    turn.points = roads::detail::bezier_connector(a.back(), tangent_at_end(a), b.front(),
+                                                  tangent_at_start(b), std::max(gap, 5.0), 1.0);
+    turn.width_m = config.lane_width_m;
+    turn.length_m = roads::detail::polyline3_length(turn.points);
+    turn.speed_limit_mps = std::min(speed, 30.0 / 3.6);
+    turn.lane_index = n - 1;
+    turn.forward = dir == 0;
+    turn.traffic_density = 0.2;
+    const roads::LaneId id = turn.id;
+    out.lanes.push_back(std::move(turn));
+    link(out, from, id);
+    link(out, id, to);
   }
   // Ramps: the curb piece ending at the diverge feeds the off-ramp; the on-ramp feeds the curb
   // piece starting at the merge.

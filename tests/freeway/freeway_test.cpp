@@ -182,13 +182,21 @@ TEST(FreewayRun, CrossingTheCityBuildsDeckPillarsLanesAndRamps) {
     return id >= out.first_lane_id ? out.lanes[id - out.first_lane_id] : old[id];
   };
   std::size_t freeway_lanes = 0;
+  std::size_t turnarounds = 0;
   for (std::size_t i = 0; i < out.lanes.size(); ++i) {
     const roads::Lane& l = out.lanes[i];
     ASSERT_EQ(l.id, out.first_lane_id + i);
     ASSERT_GE(l.points.size(), 2U);
     EXPECT_TRUE((l.tags & roads::kVehicle) != 0U);
     EXPECT_TRUE(((l.tags & roads::kFreeway) != 0U) != ((l.tags & roads::kRamp) != 0U));
-    if ((l.tags & roads::kFreeway) != 0U) {
+    if ((l.tags & roads::kFreeway) != 0U && l.turn == roads::Turn::u_turn) {
+      // The turnaround at each end of the deck: a slow connector between the inner lanes.
+      ++turnarounds;
+      EXPECT_TRUE((l.tags & roads::kIntersection) != 0U);
+      EXPECT_LT(l.speed_limit_mps, 90 / 3.6);
+      EXPECT_EQ(l.successors.size(), 1U);
+      EXPECT_EQ(l.predecessors.size(), 1U);
+    } else if ((l.tags & roads::kFreeway) != 0U) {
       ++freeway_lanes;
       EXPECT_NEAR(l.speed_limit_mps, 90 / 3.6, 1e-9);
     }
@@ -202,6 +210,7 @@ TEST(FreewayRun, CrossingTheCityBuildsDeckPillarsLanesAndRamps) {
     }
   }
   EXPECT_GE(freeway_lanes, 6U);
+  EXPECT_EQ(turnarounds, 2U) << "no vehicle may be trapped at the ends of the deck";
   // Ramps: at least one off and one on, joined to artery lanes, within the grade.
   std::size_t offs = 0, ons = 0;
   for (const Ramp& rp : out.ramps) {
