@@ -36,15 +36,20 @@ void polygon_geometry(JsonText& j, const Polygon& poly, const std::string& where
   j.raw("]}");
 }
 
-void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
-  const std::string where = "network.edges[" + std::to_string(index) + "]";
+/// `{"type":"Feature","properties":{"layer":"<layer>"`: the start every feature shares.
+void begin_feature(JsonText& j, std::string_view layer) {
   j.raw("{");
   j.key("type", true);
   j.string("Feature");
   j.key("properties");
   j.raw("{");
   j.key("layer", true);
-  j.string("road");
+  j.string(layer);
+}
+
+void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
+  const std::string where = "network.edges[" + std::to_string(index) + "]";
+  begin_feature(j, "road");
   j.key("id");
   j.integer(e.id);
   j.key("class");
@@ -81,13 +86,7 @@ void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
 
 void block_feature(JsonText& j, const layout::Block& b, std::size_t index) {
   const std::string where = "blocks[" + std::to_string(index) + "]";
-  j.raw("{");
-  j.key("type", true);
-  j.string("Feature");
-  j.key("properties");
-  j.raw("{");
-  j.key("layer", true);
-  j.string("block");
+  begin_feature(j, "block");
   j.key("id");
   j.integer(b.id);
   j.key("zone");
@@ -113,13 +112,7 @@ void block_feature(JsonText& j, const layout::Block& b, std::size_t index) {
 
 void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index) {
   const std::string where = "zones[" + std::to_string(index) + "]";
-  j.raw("{");
-  j.key("type", true);
-  j.string("Feature");
-  j.key("properties");
-  j.raw("{");
-  j.key("layer", true);
-  j.string("zone");
+  begin_feature(j, "zone");
   j.key("index");
   j.integer(static_cast<long long>(index));
   j.key("name");

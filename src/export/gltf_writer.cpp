@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
 
@@ -199,11 +200,9 @@ double brick_width(const layout::Output& city, std::size_t road_class) {
 
 /// "road_local_20m": the brick's mesh name.
 std::string brick_name(std::size_t brick, const roads::Config& rules) {
-  char len[32];
-  std::snprintf(len, sizeof len, "%.9g", rules.module_lengths_m[brick % 3]);
   return std::string(
              detail::part_name(detail::road_part(static_cast<layout::RoadClass>(brick / 3)))) +
-         "_" + len + "m";
+         "_" + format_g9(rules.module_lengths_m[brick % 3]) + "m";
 }
 
 /// Appends one float accessor of `n`-component elements (no buffer view target: instance data).

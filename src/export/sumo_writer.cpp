@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 
 namespace cityforge::exporter {
@@ -87,9 +88,7 @@ class XmlText {
                                 "expected a finite number, got " + std::to_string(v)));
       return "0";
     }
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.9g", v);
-    return buf;
+    return format_g9(v);
   }
 
   void fail(Error e) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 
 namespace cityforge::exporter {
@@ -44,11 +45,7 @@ struct Frame {
   double y(double engine_y) const { return top - engine_y; }
 };
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+std::string num(double v) { return format_g9(v); }
 
 bool finite(const Polyline& line) {
   return std::all_of(line.begin(), line.end(),

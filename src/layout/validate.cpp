@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/layout/layout.hpp"
 
 namespace cityforge::layout {
@@ -12,11 +13,7 @@ namespace {
 
 constexpr double kMaxCoordinate_m = 1e7;  // 10,000 km: anything beyond is a unit mistake.
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+std::string fmt(double v) { return format_g9(v); }
 std::string fmt(Vec2 p) {
   char buf[128];
   std::snprintf(buf, sizeof buf, "(%.9g, %.9g)", p.x, p.y);

@@ -10,16 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "cityforge/core/format.hpp"
+
 namespace cityforge::pipeline {
 namespace {
 
 using nlohmann::json;
 
-std::string fmt(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  return buf;
-}
+std::string fmt(double v) { return format_g9(v); }
 
 std::string describe(const json& j) {
   std::string s = j.dump();

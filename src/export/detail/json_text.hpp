@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/result.hpp"
@@ -52,11 +53,7 @@ class JsonText {
       m_out.append("null");
       return;
     }
-    // std::to_chars with general format and precision 9 prints exactly what %.9g prints (checked
-    // on millions of values), several times faster: lanes.json holds millions of numbers.
-    char buf[32];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 9);
-    m_out.append(buf, res.ptr);
+    append_g9(m_out, v);
   }
 
   void integer(long long v) { m_out.append(std::to_string(v)); }
