@@ -69,4 +69,14 @@ Result<StyleLibrary> make_library(std::vector<Style> styles) {
   return lib;
 }
 
+Result<StyleLibrary> builtin_library() {
+  std::vector<Style> styles;
+  for (const auto& [file, text] : builtin_style_sources()) {
+    Result<Style> s = parse_style(text, file);
+    if (!s.ok()) return s.error();
+    styles.push_back(std::move(s.value()));
+  }
+  return make_library(std::move(styles));
+}
+
 }  // namespace cityforge::buildings

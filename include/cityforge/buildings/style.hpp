@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cityforge/core/result.hpp"
@@ -206,5 +207,7 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file);
 Result<StyleLibrary> make_library(std::vector<Style> styles);
 /// The built-in styles (data/styles/*.json embedded at build time), as (file name, JSON text).
 std::vector<std::pair<std::string, std::string>> builtin_style_sources();
+/// parse_style over builtin_style_sources() (sorted by file name), then make_library.
+Result<StyleLibrary> builtin_library();
 
 }  // namespace cityforge::buildings
