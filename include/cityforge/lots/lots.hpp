@@ -158,6 +158,7 @@ struct Stats {
   std::size_t lots = 0;
   std::size_t parcels = 0;
   std::size_t buildings = 0;
+  std::size_t narrow_lots = 0;  ///< Lots cut into New York style parcels.
   std::array<std::size_t, 6> lots_by_status{};                    ///< Index = LotStatus.
   std::array<std::size_t, kFootprintShapeCount> footprints_by_shape{};
 };
