@@ -18,7 +18,7 @@ struct OrientedBox {
 };
 OrientedBox oriented_box(const Ring& ring);
 
-/// Drops repeated, spike and near-collinear (1 cm) vertices.
+/// Drops repeated and spike vertices (eps_m) and collinear ones (0.1 mm off the line).
 Ring remove_degenerate(Ring ring, double eps_m = 0.01);
 
 /// The parts of `poly` on the left (side > 0) or right of the line through `at` along `dir`.
@@ -77,10 +77,10 @@ std::vector<Polygon> narrow_parcels(const Polygon& lot, const StreetSide& side,
 /// `min_box_area_m2` > 0 rejects smaller footprints (replacement of unsuitable lots).
 struct DnaRequest {
   const Polygon* parcel = nullptr;
+  const Polygon* fit = nullptr;  ///< Where the box may go (parcel minus gaps); null = parcel.
   const std::vector<std::uint8_t>* frontage = nullptr;
   double target_height_m = 0.0;
   layout::ZoneKind zone = layout::ZoneKind::residential;
-  bool full_width = false;
   double depth_share = 1.0;
   double min_box_area_m2 = 0.0;
   double max_box_aspect = 1e9;

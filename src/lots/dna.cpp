@@ -96,16 +96,7 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
   dna.angle_rad = std::atan2(u.y, u.x);
 
   // 3. The largest box in that frame, inside the parcel shrunk by the gap.
-  const Polygon* fit = &parcel;
-  std::vector<Polygon> shrunk;
-  if (!req.full_width && config.building_gap_m > 0.0) {
-    shrunk = polygon_offset(parcel, -config.building_gap_m);
-    if (shrunk.empty()) return false;
-    std::stable_sort(shrunk.begin(), shrunk.end(), [](const Polygon& a, const Polygon& b) {
-      return polygon_area(a) > polygon_area(b);
-    });
-    fit = &shrunk.front();
-  }
+  const Polygon* fit = req.fit != nullptr ? req.fit : &parcel;
   LocalBox box;
   if (!largest_box(*fit, origin, u, &box)) return false;
   if (req.depth_share < 1.0) box.y1 = box.y0 + box.h() * req.depth_share;

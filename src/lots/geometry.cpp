@@ -116,7 +116,7 @@ Ring remove_degenerate(Ring ring, double eps_m) {
       const double base = distance(a, c);
       const bool spike = base < eps_m;
       const bool repeat = distance(a, b) < eps_m;
-      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < eps_m &&
+      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-4 &&
                              dot(b - a, c - b) > 0.0;
       if (spike || repeat || collinear) {
         ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
@@ -326,6 +326,12 @@ bool largest_box(const Polygon& poly, Vec2 origin, Vec2 u, LocalBox* out) {
     if (side == 2) best.y0 -= lo;
     if (side == 3) best.y1 += lo;
   }
+  // The inside test allows 1 mm; pull every side 2 mm in so the box is strictly inside.
+  best.x0 += 2e-3;
+  best.y0 += 2e-3;
+  best.x1 -= 2e-3;
+  best.y1 -= 2e-3;
+  if (best.w() <= 0.0 || best.h() <= 0.0) return false;
   *out = best;
   return true;
 }

@@ -16,6 +16,9 @@ namespace {
 using detail::LotPiece;
 using detail::StreetSide;
 
+// Smallest distance of a building from its lot's edges (half the gap between lots).
+constexpr double kLotGapM = 0.25;
+
 // Position along the block: angle of the lot's centroid around the block's centroid.
 void sort_along_block(std::vector<LotPiece>& pieces, Vec2 centre) {
   struct Key {
@@ -69,6 +72,12 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     req.parcel = &p.area;
     req.frontage = &p.frontage;
     req.min_box_area_m2 = config.min_lot_area_m2;
+    std::vector<Polygon> fit = polygon_offset(lot.area, -std::max(config.building_gap_m, kLotGapM));
+    if (fit.empty()) return;
+    std::stable_sort(fit.begin(), fit.end(), [](const Polygon& a, const Polygon& b) {
+      return polygon_area(a) > polygon_area(b);
+    });
+    req.fit = &fit.front();
     req.max_box_aspect = config.max_aspect;
     Rng rng{seed, Stage::lots, lot.id, 2};
     if (detail::make_dna(req, styles, eligible, config, rng, &p.dna)) {
@@ -78,6 +87,13 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     return;
   }
 
+  // Buildings of different lots never touch: every lot loses the gap (at least kLotGapM) along
+  // its edges; New York parcels of one lot share full-width walls.
+  std::vector<Polygon> inner = polygon_offset(lot.area, -std::max(config.building_gap_m, kLotGapM));
+  std::stable_sort(inner.begin(), inner.end(), [](const Polygon& a, const Polygon& b) {
+    return polygon_area(a) > polygon_area(b);
+  });
+  if (inner.empty()) return;
   std::vector<Polygon> areas;
   if (lot.target_height_m < config.narrow_height_m) {
     Rng rng{seed, Stage::lots, lot.id, 1};
@@ -94,7 +110,16 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     Rng rng{seed, Stage::lots, lot.id, 2 + k};
     req.parcel = &p.area;
     req.frontage = &p.frontage;
-    req.full_width = lot.narrow;
+    std::vector<Polygon> fit = lot.narrow ? polygon_intersection(p.area, inner.front())
+                                          : std::vector<Polygon>{inner.front()};
+    std::stable_sort(fit.begin(), fit.end(), [](const Polygon& a, const Polygon& b) {
+      return polygon_area(a) > polygon_area(b);
+    });
+    if (fit.empty()) {
+      p.has_building = false;
+      continue;
+    }
+    req.fit = &fit.front();
     // Alternating building depths: the rear lines of a New York row stagger.
     req.depth_share = lot.narrow ? (k % 2 == 0 ? rng.uniform(0.7, 0.8) : rng.uniform(0.5, 0.6))
                                  : 1.0;
