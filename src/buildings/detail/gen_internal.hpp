@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Working data shared by the phases of the building generator (generator*.cpp, volumes.cpp,
+// facade.cpp, occlusion.cpp, rooms.cpp, roofs.cpp, run.cpp). Not a public header.
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "cityforge/buildings/buildings.hpp"
+
+namespace cityforge::buildings::detail {
+
+/// Which level of the style's level dictionary a floor uses.
+enum class LevelKind : std::uint8_t { ground, typical, top };
+
+/// One floor slice of one volume, metres above the building base.
+struct Floor {
+  std::uint32_t index = 0;   ///< Building-global floor number (0 = ground floor).
+  std::uint32_t volume = 0;
+  double z0_m = 0.0;
+  double z1_m = 0.0;
+  LevelKind level = LevelKind::typical;
+};
+
+/// Slices every volume into floors (generator_floors.cpp).
+std::vector<Floor> slice_floors(const std::vector<Volume>& volumes, const Style& style);
+const Level& level_of(const Style& style, LevelKind kind);
+
+/// Corner type of a ring vertex (generator_corners.cpp).
+enum class CornerKind : std::uint8_t { convex, concave, split };
+
+/// Classifies each vertex i of a ring whose solid lies left of the edge direction (outer ring
+/// counter-clockwise, holes clockwise): split when the edges are collinear within tol_deg.
+std::vector<CornerKind> classify_corners(const Ring& ring, double tol_deg);
+
+/// Corner modules of a ring: per vertex the module (-1 none), per edge the length consumed at
+/// its start (vertex i) and end (vertex i+1).
+struct RingCorners {
+  std::vector<CornerKind> kind;
+  std::vector<std::int32_t> module;
+  std::vector<double> start_m;
+  std::vector<double> end_m;
+};
+RingCorners ring_corners(const Ring& ring, const Style& style);
+
+/// One floor of one ring edge of one volume.
+struct Facade {
+  std::uint32_t volume = 0;
+  std::uint32_t floor = 0;  ///< Index into BuildingWork::floors.
+  std::uint32_t ring = 0;
+  std::uint32_t edge = 0;
+  Vec2 a;                   ///< Edge start.
+  Vec2 dir;                 ///< Unit direction.
+  Vec2 normal;              ///< Outward unit normal (right of dir).
+  double length_m = 0.0;
+  double z0_m = 0.0;        ///< Above the building base.
+  double z1_m = 0.0;
+  std::int32_t grammar = -1;
+  bool fits = true;
+  std::uint32_t first = 0;  ///< Range in BuildingWork::placed.
+  std::uint32_t count = 0;
+};
+
+/// A facade module placed on [t0, t1] along its facade edge.
+struct Placed {
+  std::uint32_t module = 0;  ///< Style-local module index.
+  std::uint32_t facade = 0;
+  double t0 = 0.0;
+  double t1 = 0.0;
+  bool corner = false;
+  bool removed = false;      ///< Occluded.
+  std::uint32_t room = kNoRoom;
+};
+
+/// A building being generated (one per parcel with a building).
+struct BuildingWork {
+  Building building;
+  const Style* style = nullptr;
+  std::uint32_t local = 0;     ///< Index of the building within its lot.
+  double base_z_m = 0.0;
+  std::vector<Floor> floors;
+  std::vector<Facade> facades;
+  std::vector<Placed> placed;
+  std::vector<Instance> props;  ///< Signs and fire escapes, positions above the building base.
+  std::vector<Entrance> entrances;  ///< Positions above the building base.
+  std::size_t fallbacks = 0;
+};
+
+/// Mesh height a module's instances scale from.
+double mesh_height(const Style& style, const ModuleDef& m);
+/// Facade yaw: module +x runs against the edge direction so +y points out of the building.
+double facade_yaw(Vec2 dir);
+
+/// Slices floors, finds corners and fits grammars to every facade (facade.cpp).
+void place_facades(BuildingWork& work);
+/// Removes modules on walls touching other buildings of the lot (occlusion.cpp). Returns the
+/// number removed.
+std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m);
+/// Entrances on street facades (generator_entrances.cpp).
+void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Config& config);
+/// Rooms along window runs (rooms.cpp); returns the rooms made.
+std::uint32_t assign_rooms(BuildingWork& work, Seed seed, std::uint32_t lot);
+/// Signs near entrances (generator_signage.cpp).
+void place_signage(BuildingWork& work, const std::vector<TagVolume>& tags, std::uint32_t lot,
+                   std::uint32_t first_module);
+/// Fire escapes on facades inside "fire_escape" tag volumes (generator_overrides.cpp).
+void place_fire_escapes(BuildingWork& work, const std::vector<TagVolume>& tags,
+                        std::uint32_t first_module);
+/// Flat roofs with parapets over every exposed tier top (roofs.cpp), z above the base.
+std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
+                                             const Style& style, std::size_t* triangles);
+
+/// The whole lot with per-parcel base heights (generator.cpp). base_z may be empty (all 0).
+Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
+                               const std::vector<TagVolume>& tags, const Config& config,
+                               Seed seed, const std::vector<double>& base_z);
+
+/// Removes consecutive duplicate and collinear points from a ring.
+Ring simplify_ring(const Ring& ring);
+
+}  // namespace cityforge::buildings::detail

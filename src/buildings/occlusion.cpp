@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Occlusion of modules on walls touching other buildings of the same lot (seeds/000,
+// 29:14-30:30). Conservative: a module goes only if every sample point (corners of its bounds
+// in the facade plane, the centre, a 3 x 3 grid for corner pieces), pushed out of the wall,
+// lies inside another building of the lot.
+
+#include <algorithm>
+
+#include "buildings/detail/gen_internal.hpp"
+
+namespace cityforge::buildings::detail {
+namespace {
+
+struct Solid {
+  std::uint32_t building = 0;
+  const Polygon* footprint = nullptr;
+  Aabb2 bounds;
+  double z0 = 0.0;
+  double z1 = 0.0;
+};
+
+constexpr double kInsetM = 0.01;
+
+}  // namespace
+
+std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m) {
+  if (works.size() < 2) {
+    return 0;
+  }
+  // 1. Every volume of the lot as a solid in lot coordinates.
+  std::vector<Solid> solids;
+  for (std::size_t b = 0; b < works.size(); ++b) {
+    for (const Volume& v : works[b].building.volumes) {
+      Solid s;
+      s.building = static_cast<std::uint32_t>(b);
+      s.footprint = &v.footprint;
+      s.bounds = ring_bounds(v.footprint.outer);
+      s.z0 = works[b].base_z_m + v.z0_m;
+      s.z1 = works[b].base_z_m + v.z1_m;
+      solids.push_back(s);
+    }
+  }
+  auto inside_other = [&](std::uint32_t self, Vec2 p, double z) {
+    for (const Solid& s : solids) {
+      if (s.building == self || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
+        continue;
+      }
+      if (polygon_contains(*s.footprint, p)) {
+        return true;
+      }
+    }
+    return false;
+  };
+
+  // 2. Test the samples of every module.
+  std::size_t removed = 0;
+  std::vector<double> ts;
+  std::vector<double> zs;
+  for (std::size_t b = 0; b < works.size(); ++b) {
+    BuildingWork& w = works[b];
+    const auto self = static_cast<std::uint32_t>(b);
+    for (Placed& p : w.placed) {
+      const Facade& f = w.facades[p.facade];
+      const double z0 = w.base_z_m + f.z0_m;
+      const double z1 = w.base_z_m + f.z1_m;
+      const double tm = 0.5 * (p.t0 + p.t1);
+      const double zm = 0.5 * (z0 + z1);
+      const double ta = std::min(p.t0 + kInsetM, tm);
+      const double tb = std::max(p.t1 - kInsetM, tm);
+      const double za = std::min(z0 + kInsetM, zm);
+      const double zb = std::max(z1 - kInsetM, zm);
+      ts.clear();
+      zs.clear();
+      if (p.corner) {
+        ts = {ta, tm, tb};
+        zs = {za, zm, zb};
+      } else {
+        ts = {ta, tb};
+        zs = {za, zb};
+      }
+      bool all = inside_other(self, f.a + f.dir * tm + f.normal * push_m, zm);
+      for (std::size_t i = 0; all && i < ts.size(); ++i) {
+        const Vec2 q = f.a + f.dir * ts[i] + f.normal * push_m;
+        for (std::size_t j = 0; all && j < zs.size(); ++j) {
+          all = inside_other(self, q, zs[j]);
+        }
+      }
+      if (all) {
+        p.removed = true;
+        ++removed;
+      }
+    }
+  }
+  return removed;
+}
+
+}  // namespace cityforge::buildings::detail
