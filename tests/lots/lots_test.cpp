@@ -156,7 +156,15 @@ void check_invariants(const layout::Output& city, const std::vector<Polygon>& ke
 }
 
 TEST(LotsRun, InvariantsHoldOverSeeds) {
-  const layout::Output& city = small_city();
+  // A quarter of the blocks (renumbered), so 20 seeds stay within a few seconds.
+  layout::Output city = small_city();
+  std::vector<layout::Block> kept;
+  for (const layout::Block& b : city.blocks) {
+    if (b.id % 4 != 0) continue;
+    kept.push_back(b);
+    kept.back().id = static_cast<layout::BlockId>(kept.size() - 1);
+  }
+  city.blocks = std::move(kept);
   const std::vector<Polygon> keep_out = freeway();
   const std::vector<StyleRule> styles = test_styles();
   const Config cfg;
@@ -164,8 +172,8 @@ TEST(LotsRun, InvariantsHoldOverSeeds) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     Result<Output> out = run(city, keep_out, styles, cfg, seed);
     ASSERT_TRUE(out.ok()) << out.error().to_string();
-    ASSERT_GT(out->stats.buildings, 50U);
-    check_invariants(city, keep_out, styles, cfg, *out, seed, 5);
+    ASSERT_GT(out->stats.buildings, 20U);
+    check_invariants(city, keep_out, styles, cfg, *out, seed, 2);
     if (HasFailure()) return;
   }
 }
