@@ -474,6 +474,26 @@ TEST(BuildingOverrides, FireEscapeOnlyOnTouchedFacades) {
   EXPECT_EQ(out.instances.size(), plain.instances.size() + escapes);
 }
 
+TEST(BuildingSignage, BrandVolumeOverridesModulo) {
+  const StyleLibrary lib = library_of(test_style());
+  const auto d = dna(lots::FootprintShape::rectangle, 12, 12, {}, 4.0);
+  TagVolume tv;
+  tv.tag = "brand:bolt";
+  tv.area = box(-50, -50, 50, 50);
+  for (std::uint32_t lot : {0U, 1U}) {
+    const Output out = generate(lot_of(lot, {parcel_for(d)}), lib, {tv});
+    std::size_t signs = 0;
+    for (const Instance& in : out.instances) {
+      if ((in.tags & kTagSignage) != 0U) {
+        ++signs;
+        EXPECT_EQ(in.brand, 1U);
+        EXPECT_EQ(in.module, kG);
+      }
+    }
+    EXPECT_GT(signs, 0U);
+  }
+}
+
 std::uint64_t hash_output(const Output& out) {
   std::uint64_t h = 0;
   for (const Instance& in : out.instances) {
