@@ -38,7 +38,9 @@ struct Volume {
 /// inside the one below it. Deterministic (no randomness beyond the DNA).
 std::vector<Volume> building_volumes(const lots::BuildingDNA& dna);
 
-/// A placed module: what the exporter instances.
+/// A placed module: what the exporter instances. Facade modules: +y points out of the building,
+/// so +x runs against the ring's walking direction (outer rings are counter-clockwise) and the
+/// origin sits at the end of the module's span along the edge: yaw = atan2(-dir.y, -dir.x).
 struct Instance {
   std::uint32_t module = 0;      ///< Global module number in the StyleLibrary.
   std::array<float, 3> position{};  ///< Engine metres of the module's origin (x=0,y=0,z=0).
