@@ -86,6 +86,13 @@ std::uint64_t repeats_that_fit(const Linear& l, double length_m) {
   return k;
 }
 
+// As repeats_that_fit, but a grammar made only of (...) macros places at least one pass (then
+// shrunk by the fallback when it is too long), so every wall gets modules.
+std::uint64_t repeats_to_place(const Linear& l, double length_m) {
+  const std::uint64_t k = repeats_that_fit(l, length_m);
+  return k == 0 && l.fixed_count == 0.0 && l.repeat_count > 0.0 ? 1 : k;
+}
+
 void emit(const std::vector<GrammarTerm>& terms, const std::vector<double>& widths,
           std::uint64_t n, bool scalable, std::vector<FittedModule>& out,
           std::vector<char>& out_scalable) {
@@ -114,7 +121,7 @@ GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths
   GrammarFit fit;
   // 1. Choose n, the common repeat count of every (...) macro.
   const Linear l = measure(grammar, widths);
-  const std::uint64_t n = repeats_that_fit(l, length_m);
+  const std::uint64_t n = repeats_to_place(l, length_m);
   const double natural_m = l.fixed_m + static_cast<double>(n) * l.repeat_m;
   fit.gap_m = length_m - natural_m;
   fit.fits = natural_m <= length_m + kEps;
@@ -158,7 +165,7 @@ std::size_t choose_grammar(const std::vector<Grammar>& grammars,
   for (std::size_t i = 0; i < grammars.size(); ++i) {
     const Linear l = measure(grammars[i], widths);
     const double natural_m =
-        l.fixed_m + static_cast<double>(repeats_that_fit(l, length_m)) * l.repeat_m;
+        l.fixed_m + static_cast<double>(repeats_to_place(l, length_m)) * l.repeat_m;
     const double gap_m = length_m - natural_m;
     if (natural_m <= length_m + kEps) {
       const double g = std::max(gap_m, 0.0);

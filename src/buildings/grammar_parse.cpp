@@ -19,6 +19,19 @@ bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 bool is_name_char(char c) { return is_letter(c) || (c >= '0' && c <= '9') || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+// Limits that keep a hostile grammar from exhausting the stack or memory.
+constexpr int kMaxDepth = 16;
+constexpr double kMaxExpandedModules = 65536.0;
+
+// Modules of one pass of `terms` (each (...) counted once).
+double expanded_count(const std::vector<GrammarTerm>& terms) {
+  double n = 0.0;
+  for (const GrammarTerm& t : terms) {
+    n += t.kind == GrammarTerm::Kind::module ? 1.0 : t.count * expanded_count(t.body);
+  }
+  return n;
+}
+
 std::string show_char(char c) {
   if (c >= 0x20 && c < 0x7F) return std::string("'") + c + "'";
   char buf[8];
@@ -128,6 +141,10 @@ class Parser {
       ++m_pos;
       return push_module(out, name, at);
     }
+    if ((c == '(' || c == '[') && m_depth >= kMaxDepth) {
+      fail(at, "macros nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      return false;
+    }
     if (c == '(') {
       if (in_repeat) {
         fail(at, "nested '(' inside the '(' opened at column " + std::to_string(open_pos + 1) +
@@ -168,6 +185,11 @@ class Parser {
         return false;
       }
       t.count = static_cast<std::uint32_t>(n);
+      if (t.count * expanded_count(t.body) > kMaxExpandedModules) {
+        fail(count_pos, "[...]" + std::to_string(n) + " expands to more than " +
+                            std::to_string(static_cast<int>(kMaxExpandedModules)) + " modules");
+        return false;
+      }
       out.push_back(std::move(t));
       return true;
     }
@@ -184,6 +206,14 @@ class Parser {
   bool parse_macro_body(std::vector<GrammarTerm>& body, std::size_t open_pos, char closer,
                         bool in_repeat) {
     const char opener = closer == ')' ? '(' : '[';
+    ++m_depth;
+    const bool ok = parse_macro_body_inner(body, open_pos, closer, opener, in_repeat);
+    --m_depth;
+    return ok;
+  }
+
+  bool parse_macro_body_inner(std::vector<GrammarTerm>& body, std::size_t open_pos, char closer,
+                              char opener, bool in_repeat) {
     for (;;) {
       skip_spaces();
       if (m_pos == m_text.size()) {
@@ -236,6 +266,7 @@ class Parser {
   std::string_view m_where;
   const std::vector<std::string>& m_keys;
   std::size_t m_pos = 0;
+  int m_depth = 0;
   std::optional<Error> m_error;
 };
 

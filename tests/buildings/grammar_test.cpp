@@ -122,6 +122,46 @@ TEST(GrammarParse, Errors) {
   EXPECT_NE(m.find("empty bucket"), std::string::npos) << m;
 }
 
+TEST(GrammarParse, Limits) {
+  std::string deep = "C|";
+  for (int i = 0; i < 40; ++i) deep += "[";
+  deep += "W";
+  for (int i = 0; i < 40; ++i) deep += "]2";
+  std::string m = parse_error(deep);
+  EXPECT_NE(m.find("nested deeper"), std::string::npos) << m;
+  m = parse_error("C|[[[W]1000]1000]1000");
+  EXPECT_NE(m.find("expands to more than"), std::string::npos) << m;
+  EXPECT_NE(m.find("column 13"), std::string::npos) << m;
+}
+
+// Random strings over the grammar alphabet: the parser never crashes, and whatever parses fits.
+TEST(GrammarParse, RandomStrings) {
+  const std::string alphabet = "CWPED{}()[]|*0123 shopx";
+  std::uint64_t state = 12345;
+  int parsed = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const auto len = static_cast<std::size_t>((state >> 33) % 14);
+    for (std::size_t k = 0; k < len; ++k) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += alphabet[(state >> 33) % alphabet.size()];
+    }
+    auto g = parse_grammar(text, "fuzz", kKeys);
+    if (!g.ok()) {
+      EXPECT_NE(g.error().message.find("column "), std::string::npos) << text;
+      continue;
+    }
+    ++parsed;
+    for (double length : {0.7, 3.0, 11.3, 40.0}) {
+      const GrammarFit fit = fit_grammar(g.value(), kWidths, length);
+      SCOPED_TRACE(text);
+      expect_covers(fit, length);
+    }
+  }
+  EXPECT_GT(parsed, 100);
+}
+
 TEST(GrammarFit, CoversManyLengths) {
   const std::vector<std::string> grammars = {
       "|C|(WWP)|*E|(WWP)|C|", "C(W)C", "*C|[WP]2|(W)", "(W[PD]2)|E", "{shop}|*(W)|C", "WP"};
@@ -206,6 +246,19 @@ TEST(GrammarFit, NoFitFallbackStillCovers) {
   ASSERT_EQ(fit.modules.size(), 5U);
   EXPECT_NEAR(fit.modules[0].width_m, 0.25, 1e-9);  // all modules scaled uniformly
   expect_covers(fit, 3.0);
+}
+
+TEST(GrammarFit, OnlyRepeatsPlacesOnePass) {
+  const Grammar g = parse_ok("(WP)");
+  GrammarFit fit = fit_grammar(g, kWidths, 1.0);
+  EXPECT_FALSE(fit.fits);
+  EXPECT_NEAR(fit.gap_m, 1.0 - 1.8, 1e-9);
+  ASSERT_EQ(fit.modules.size(), 2U);
+  expect_covers(fit, 1.0);
+  fit = fit_grammar(g, kWidths, 4.0);
+  EXPECT_TRUE(fit.fits);
+  EXPECT_EQ(fit.modules.size(), 4U);
+  expect_covers(fit, 4.0);
 }
 
 TEST(GrammarChoose, SmallestNonNegativeGap) {

@@ -126,7 +126,9 @@ struct GrammarFit {
 /// times, the largest n >= 0 for which the natural length <= length_m; the gap is then absorbed
 /// by scaling the modules of `*` buckets (or, with no `*` bucket, all modules) so the placed
 /// modules cover [0, length_m] exactly. When even n = 0 is too long, fits = false, gap < 0 and
-/// all modules are scaled down uniformly to length_m (the fallback). `widths` are per module.
+/// all modules are scaled down uniformly to length_m (the fallback). A grammar made only of
+/// `(...)` macros places at least n = 1 (shrunk by the fallback when one pass is too long), so
+/// the modules always cover the wall. `widths` are per module (> 0).
 GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths,
                        double length_m);
 /// Picks the grammar whose natural length leaves the smallest non-negative gap (ties: the
