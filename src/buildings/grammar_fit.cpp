@@ -82,7 +82,8 @@ std::uint64_t repeats_that_fit(const Linear& l, double length_m) {
          l.fixed_count + static_cast<double>(k + 1) * l.repeat_count <= kMaxModules) {
     ++k;
   }
-  while (k > 0 && l.fixed_m + static_cast<double>(k) * l.repeat_m > length_m + kEps) --k;
+  while (k > 0 && l.fixed_m + static_cast<double>(k) * l.repeat_m > length_m + kEps)
+    --k;
   return k;
 }
 
@@ -93,9 +94,8 @@ std::uint64_t repeats_to_place(const Linear& l, double length_m) {
   return k == 0 && l.fixed_count == 0.0 && l.repeat_count > 0.0 ? 1 : k;
 }
 
-void emit(const std::vector<GrammarTerm>& terms, const std::vector<double>& widths,
-          std::uint64_t n, bool scalable, std::vector<FittedModule>& out,
-          std::vector<char>& out_scalable) {
+void emit(const std::vector<GrammarTerm>& terms, const std::vector<double>& widths, std::uint64_t n,
+          bool scalable, std::vector<FittedModule>& out, std::vector<char>& out_scalable) {
   for (const GrammarTerm& t : terms) {
     switch (t.kind) {
       case GrammarTerm::Kind::module:
@@ -103,7 +103,8 @@ void emit(const std::vector<GrammarTerm>& terms, const std::vector<double>& widt
         out_scalable.push_back(scalable ? 1 : 0);
         break;
       case GrammarTerm::Kind::repeat:
-        for (std::uint64_t i = 0; i < n; ++i) emit(t.body, widths, n, scalable, out, out_scalable);
+        for (std::uint64_t i = 0; i < n; ++i)
+          emit(t.body, widths, n, scalable, out, out_scalable);
         break;
       case GrammarTerm::Kind::fixed_repeat:
         for (std::uint32_t i = 0; i < t.count; ++i) {
@@ -116,8 +117,7 @@ void emit(const std::vector<GrammarTerm>& terms, const std::vector<double>& widt
 
 }  // namespace
 
-GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths,
-                       double length_m) {
+GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths, double length_m) {
   GrammarFit fit;
   // 1. Choose n, the common repeat count of every (...) macro.
   const Linear l = measure(grammar, widths);
@@ -140,8 +140,8 @@ GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths
     if (scalable[i] != 0) scalable_m += fit.modules[i].width_m;
   }
   const bool only_scalable = fit.fits && scalable_m > 0.0;
-  fit.scale = only_scalable ? (scalable_m + fit.gap_m) / scalable_m
-                            : std::max(length_m, 0.0) / natural_m;
+  fit.scale =
+      only_scalable ? (scalable_m + fit.gap_m) / scalable_m : std::max(length_m, 0.0) / natural_m;
   double offset_m = 0.0;
   for (std::size_t i = 0; i < fit.modules.size(); ++i) {
     FittedModule& m = fit.modules[i];
@@ -155,8 +155,8 @@ GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths
   return fit;
 }
 
-std::size_t choose_grammar(const std::vector<Grammar>& grammars,
-                           const std::vector<double>& widths, double length_m, GrammarFit* fit) {
+std::size_t choose_grammar(const std::vector<Grammar>& grammars, const std::vector<double>& widths,
+                           double length_m, GrammarFit* fit) {
   CF_ASSERT(!grammars.empty(), "choose_grammar needs at least one grammar");
   std::size_t best_fit = grammars.size();
   double best_gap = 0.0;

@@ -49,7 +49,8 @@ class Parser {
     Grammar g;
     g.text = std::string(m_text);
     skip_spaces();
-    if (m_pos == m_text.size()) return fail(m_pos, "expected at least one module, got an empty grammar");
+    if (m_pos == m_text.size())
+      return fail(m_pos, "expected at least one module, got an empty grammar");
     // A leading bar is optional.
     if (peek() == '|') {
       ++m_pos;
@@ -79,14 +80,15 @@ class Parser {
  private:
   char peek() const { return m_pos < m_text.size() ? m_text[m_pos] : '\0'; }
   void skip_spaces() {
-    while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t')) ++m_pos;
+    while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t'))
+      ++m_pos;
   }
 
   Error fail(std::size_t pos, const std::string& message) {
     if (!m_error) {
-      m_error = Error::invalid_input(std::string(m_where), "column " + std::to_string(pos + 1) +
-                                                               " of \"" + std::string(m_text) +
-                                                               "\": " + message);
+      m_error = Error::invalid_input(
+          std::string(m_where),
+          "column " + std::to_string(pos + 1) + " of \"" + std::string(m_text) + "\": " + message);
     }
     return *m_error;
   }
@@ -122,15 +124,16 @@ class Parser {
     if (c == '{') {
       ++m_pos;
       const std::size_t name_start = m_pos;
-      while (m_pos < m_text.size() && is_name_char(m_text[m_pos])) ++m_pos;
+      while (m_pos < m_text.size() && is_name_char(m_text[m_pos]))
+        ++m_pos;
       if (m_pos == m_text.size()) {
         fail(m_pos, "'{' opened at column " + std::to_string(at + 1) +
                         " is not closed: expected '}', got the end of the grammar");
         return false;
       }
       if (m_text[m_pos] != '}') {
-        fail(m_pos, "expected a module name of [a-z0-9_] then '}', got " +
-                        show_char(m_text[m_pos]));
+        fail(m_pos,
+             "expected a module name of [a-z0-9_] then '}', got " + show_char(m_text[m_pos]));
         return false;
       }
       if (m_pos == name_start) {
@@ -253,7 +256,8 @@ class Parser {
     }
     std::string known;
     for (std::size_t i = 0; i < m_keys.size() && i < 24; ++i) {
-      known += (known.empty() ? "" : ", ") + (m_keys[i].size() == 1 ? m_keys[i] : "{" + m_keys[i] + "}");
+      known +=
+          (known.empty() ? "" : ", ") + (m_keys[i].size() == 1 ? m_keys[i] : "{" + m_keys[i] + "}");
     }
     if (m_keys.size() > 24) known += ", ...";
     const std::string shown = key.size() == 1 && is_letter(key[0]) ? key : "{" + key + "}";

@@ -19,7 +19,8 @@ std::uint32_t StyleLibrary::style_of(std::uint32_t global) const {
   // The last style whose first module is <= global (styles without modules share a start).
   const auto it = std::upper_bound(first_module.begin(), first_module.end(), global);
   auto s = static_cast<std::uint32_t>(it - first_module.begin()) - 1U;
-  while (s > 0 && global - first_module[s] >= styles[s].modules.size()) --s;
+  while (s > 0 && global - first_module[s] >= styles[s].modules.size())
+    --s;
   return s;
 }
 
@@ -52,11 +53,11 @@ Result<StyleLibrary> make_library(std::vector<Style> styles) {
       const auto [mit, minserted] = ids.emplace(st.modules[m].id, std::make_pair(s, m));
       if (!minserted) {
         const Style& other = styles[mit->second.first];
-        return Error::invalid_input(
-            st.file + ": /modules/" + st.modules[m].key + "/id",
-            "module id \"" + st.modules[m].id + "\" is already used by " + other.file +
-                ": /modules/" + other.modules[mit->second.second].key +
-                "; module ids must be unique in the library");
+        return Error::invalid_input(st.file + ": /modules/" + st.modules[m].key + "/id",
+                                    "module id \"" + st.modules[m].id + "\" is already used by " +
+                                        other.file + ": /modules/" +
+                                        other.modules[mit->second.second].key +
+                                        "; module ids must be unique in the library");
       }
     }
     if (next + st.modules.size() > 0xFFFFFFFFULL) {

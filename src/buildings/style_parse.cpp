@@ -22,10 +22,10 @@ using nlohmann::json;
 
 constexpr const char* kZoneNames[] = {"downtown", "commercial", "residential", "industrial",
                                       "park"};
-constexpr const char* kShapeNames[] = {
-    "rectangle", "l_shape", "u_shape",   "t_shape",   "h_shape", "c_shape",
-    "courtyard", "z_shape", "chamfered", "rounded",   "wedge",   "trapezoid",
-    "stepped",   "e_shape", "podium_tower", "cylinder"};
+constexpr const char* kShapeNames[] = {"rectangle", "l_shape", "u_shape",      "t_shape",
+                                       "h_shape",   "c_shape", "courtyard",    "z_shape",
+                                       "chamfered", "rounded", "wedge",        "trapezoid",
+                                       "stepped",   "e_shape", "podium_tower", "cylinder"};
 
 std::string fmt(double v) { return format_g9(v); }
 
@@ -38,7 +38,8 @@ std::string describe(const json& j) {
 template <std::size_t N>
 std::string join(const char* const (&names)[N]) {
   std::string s;
-  for (const char* n : names) s += std::string(s.empty() ? "" : ", ") + n;
+  for (const char* n : names)
+    s += std::string(s.empty() ? "" : ", ") + n;
   return s;
 }
 
@@ -90,7 +91,8 @@ class Reader {
                                      [&](const char* k) { return item.key() == k; });
       if (!known) {
         std::string list;
-        for (const char* k : allowed) list += std::string(list.empty() ? "" : ", ") + k;
+        for (const char* k : allowed)
+          list += std::string(list.empty() ? "" : ", ") + k;
         fail(path + "/" + item.key(), "unknown key '" + item.key() + "'; expected one of: " + list);
         return false;
       }
@@ -245,13 +247,14 @@ std::int32_t module_ref(Reader& r, const json& j, const std::string& p, const St
     if (s.modules[i].key == key) return static_cast<std::int32_t>(i);
   }
   std::string list;
-  for (const ModuleDef& m : s.modules) list += (list.empty() ? "" : ", ") + m.key;
+  for (const ModuleDef& m : s.modules)
+    list += (list.empty() ? "" : ", ") + m.key;
   r.fail(p, "unknown module key \"" + key + "\"; the modules are: " + list);
   return -1;
 }
 
-void read_level(Reader& r, const json& j, const std::string& p, const std::vector<std::string>& keys,
-                Level& level) {
+void read_level(Reader& r, const json& j, const std::string& p,
+                const std::vector<std::string>& keys, Level& level) {
   if (!r.object(j, p, {"height_m", "grammars"}, {"height_m", "grammars"})) return;
   r.number(j, "height_m", p, level.height_m, 0.0, 50.0, true);
   const json& g = j["grammars"];
@@ -272,7 +275,8 @@ void read_level(Reader& r, const json& j, const std::string& p, const std::vecto
 // Every level needs a grammar short enough for the shortest wall the style accepts.
 void check_min_wall(Reader& r, const Style& s) {
   std::vector<double> widths;
-  for (const ModuleDef& m : s.modules) widths.push_back(m.width_m);
+  for (const ModuleDef& m : s.modules)
+    widths.push_back(m.width_m);
   const std::pair<const char*, const Level*> levels[] = {
       {"ground", &s.ground}, {"typical", &s.typical}, {"top", &s.top}};
   for (const auto& [name, level] : levels) {
@@ -282,8 +286,7 @@ void check_min_wall(Reader& r, const Style& s) {
       r.fail(std::string("/levels/") + name + "/grammars",
              "no grammar fits a wall of min_wall_m = " + fmt(s.min_wall_m) +
                  " m; the shortest, \"" + level->grammars[g].text + "\", needs " +
-                 fmt(s.min_wall_m - fit.gap_m) +
-                 " m: add a shorter grammar or raise min_wall_m");
+                 fmt(s.min_wall_m - fit.gap_m) + " m: add a shorter grammar or raise min_wall_m");
       return;
     }
   }
@@ -303,10 +306,10 @@ void read_palette(Reader& r, const json& j, Style& s) {
     const std::string mp = p + "/" + names[i];
     std::string c;
     if (!r.string_at(j[names[i]], mp, c)) return;
-    const bool hex = c.size() == 7 && c[0] == '#' &&
-                     std::all_of(c.begin() + 1, c.end(), [](char ch) {
-                       return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
-                     });
+    const bool hex =
+        c.size() == 7 && c[0] == '#' && std::all_of(c.begin() + 1, c.end(), [](char ch) {
+          return std::isxdigit(static_cast<unsigned char>(ch)) != 0;
+        });
     if (!hex) {
       r.fail(mp, "expected a colour \"#rrggbb\", got \"" + c + "\"");
       return;
@@ -326,9 +329,8 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
   try {
     doc = json::parse(json_text.begin(), json_text.end());
   } catch (const json::parse_error& e) {
-    return Error::invalid_input(std::string(file),
-                                "malformed JSON at byte " + std::to_string(e.byte) + ": " +
-                                    e.what());
+    return Error::invalid_input(
+        std::string(file), "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
   }
   Style s;
   s.file = std::string(file);
@@ -369,8 +371,8 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
     r.number_at(h[0], "/height_m/0", s.min_height_m, 0.0, 2000.0);
     r.number_at(h[1], "/height_m/1", s.max_height_m, 0.0, 2000.0);
     if (!r.failed() && s.max_height_m < s.min_height_m) {
-      r.fail("/height_m", "expected min <= max, got [" + fmt(s.min_height_m) + ", " +
-                              fmt(s.max_height_m) + "]");
+      r.fail("/height_m",
+             "expected min <= max, got [" + fmt(s.min_height_m) + ", " + fmt(s.max_height_m) + "]");
     }
   }
   r.number(doc, "weight", "", s.weight, 0.0, 1e6);
@@ -388,8 +390,8 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
       std::string shape;
       if (!r.string_at(doc["shapes"][i], p, shape)) break;
       if (index_of(kShapeNames, shape) < 0) {
-        r.fail(p, "unknown footprint shape \"" + shape + "\"; expected one of: " +
-                      join(kShapeNames));
+        r.fail(p,
+               "unknown footprint shape \"" + shape + "\"; expected one of: " + join(kShapeNames));
         break;
       }
       if (std::find(s.shapes.begin(), s.shapes.end(), shape) == s.shapes.end()) {
@@ -429,9 +431,9 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
   for (std::size_t a = 0; a < s.modules.size(); ++a) {
     for (std::size_t b = 0; b < a; ++b) {
       if (s.modules[a].id == s.modules[b].id) {
-        r.fail("/modules/" + s.modules[a].key + "/id",
-               "module id \"" + s.modules[a].id + "\" is also used by /modules/" +
-                   s.modules[b].key);
+        r.fail(
+            "/modules/" + s.modules[a].key + "/id",
+            "module id \"" + s.modules[a].id + "\" is also used by /modules/" + s.modules[b].key);
         return r.error();
       }
     }
@@ -467,8 +469,7 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
   if (doc.contains("fire_escape")) {
     s.fire_escape = module_ref(r, doc["fire_escape"], "/fire_escape", s);
   }
-  if (doc.contains("props") &&
-      r.object(doc["props"], "/props", {"brands", "signage_distance_m"})) {
+  if (doc.contains("props") && r.object(doc["props"], "/props", {"brands", "signage_distance_m"})) {
     const json& pr = doc["props"];
     r.number(pr, "signage_distance_m", "/props", s.signage_distance_m, 0.0, 1000.0);
     if (pr.contains("brands") && r.array_at(pr["brands"], "/props/brands", false)) {

@@ -124,9 +124,11 @@ TEST(GrammarParse, Errors) {
 
 TEST(GrammarParse, Limits) {
   std::string deep = "C|";
-  for (int i = 0; i < 40; ++i) deep += "[";
+  for (int i = 0; i < 40; ++i)
+    deep += "[";
   deep += "W";
-  for (int i = 0; i < 40; ++i) deep += "]2";
+  for (int i = 0; i < 40; ++i)
+    deep += "]2";
   std::string m = parse_error(deep);
   EXPECT_NE(m.find("nested deeper"), std::string::npos) << m;
   m = parse_error("C|[[[W]1000]1000]1000");
@@ -262,8 +264,8 @@ TEST(GrammarFit, OnlyRepeatsPlacesOnePass) {
 }
 
 TEST(GrammarChoose, SmallestNonNegativeGap) {
-  const std::vector<Grammar> gs = {parse_ok("C|[W]4|C"), parse_ok("C|[W]2|C"),
-                                   parse_ok("C|E|C"), parse_ok("C|[W]2|C")};
+  const std::vector<Grammar> gs = {parse_ok("C|[W]4|C"), parse_ok("C|[W]2|C"), parse_ok("C|E|C"),
+                                   parse_ok("C|[W]2|C")};
   // Natural lengths: 7, 4, 3, 4.
   GrammarFit fit;
   EXPECT_EQ(choose_grammar(gs, kWidths, 7.5, &fit), 0U);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "cityforge/buildings/style.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <string>
-
-#include "cityforge/buildings/style.hpp"
 
 namespace cityforge::buildings {
 namespace {

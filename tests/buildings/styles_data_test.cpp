@@ -66,7 +66,8 @@ TEST(BuiltinStyles, EveryStyleHasTheEssentials) {
 TEST(BuiltinStyles, GrammarsCoverShortAndLongWalls) {
   for (const Style& s : builtin_styles()) {
     std::vector<double> widths;
-    for (const ModuleDef& m : s.modules) widths.push_back(m.width_m);
+    for (const ModuleDef& m : s.modules)
+      widths.push_back(m.width_m);
     for (const Level* level : {&s.ground, &s.typical, &s.top}) {
       std::set<std::size_t> used;
       for (double length = s.min_wall_m; length < 120.0; length += 0.37) {
