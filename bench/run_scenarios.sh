@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Scenario benchmark: generates the default city and the 4x5 km metropolis end to end and
-# prints wall time per stage and peak memory (from each run's stats.json). Never asserts.
+# prints wall time per stage and peak memory (from each run's stats.json), then the building
+# figures (lots + buildings time, buildings, instances, instances per second). Never asserts.
 #   bash bench/run_scenarios.sh [BUILD_DIR] [THREADS]
 set -euo pipefail
 build=${1:-build/release}
@@ -9,17 +10,33 @@ threads=${2:-$(nproc)}
 exe="$build/cityforge"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '%-22s %8s %8s %8s %8s %8s %9s %9s %8s %8s %9s\n' city terrain layout roads export total peak_MiB road_km blocks lanes threads
 for cfg in "" data/examples/metropolis-4x5km.json; do
   name=${cfg:-default}
-  "$exe" generate $cfg -o "$tmp/$(basename "$name" .json)" --threads "$threads" -q
-  python3 - "$tmp/$(basename "$name" .json)/stats.json" "$(basename "$name" .json)" <<'PY'
-import json, sys
-s = json.load(open(sys.argv[1]))
-t = {x["name"]: x["wall_s"] for x in s["stages"]}
-lanes = sum(v for k, v in s.get("lanes", {}).items() if k in ("vehicle", "connectors", "sidewalk", "crosswalk"))
-print(f'{sys.argv[2]:<22} {t.get("terrain",0):8.3f} {t.get("layout",0):8.3f} {t.get("roads",0):8.3f} '
-      f'{t.get("export",0):8.3f} {s["total_wall_s"]:8.3f} {s["peak_rss_mib"]:9.1f} '
-      f'{s["road_km"]["total"]:9.1f} {s["counts"]["blocks"]:8d} {lanes:8d} {s["threads"]:9d}')
-PY
+  "$exe" generate $cfg -o "$tmp/$(basename "$name" .json)" --threads "$threads" -q --no-sumo
 done
+python3 - "$tmp" <<'PY'
+import json, os, sys
+rows = []
+for name in ("default", "metropolis-4x5km"):
+    s = json.load(open(os.path.join(sys.argv[1], name, "stats.json")))
+    rows.append((name, s))
+print(f'{"city":<18} {"terrain":>8} {"layout":>8} {"roads":>8} {"freeway":>8} {"lots":>8} '
+      f'{"buildngs":>8} {"export":>8} {"total":>8} {"peak_MiB":>9} {"road_km":>8} {"blocks":>7} '
+      f'{"threads":>7}')
+for name, s in rows:
+    t = {x["name"]: x["wall_s"] for x in s["stages"]}
+    print(f'{name:<18} {t.get("terrain",0):8.3f} {t.get("layout",0):8.3f} {t.get("roads",0):8.3f} '
+          f'{t.get("freeway",0):8.3f} {t.get("lots",0):8.3f} {t.get("buildings",0):8.3f} '
+          f'{t.get("export",0):8.3f} {s["total_wall_s"]:8.3f} {s["peak_rss_mib"]:9.1f} '
+          f'{s["road_km"]["total"]:8.1f} {s["counts"]["blocks"]:7d} {s["threads"]:7d}')
+print()
+print(f'{"city":<18} {"lots":>7} {"bldgs":>7} {"floors":>8} {"instances":>10} {"occluded":>9} '
+      f'{"lots+bld_s":>10} {"inst/s":>11} {"bld_peakMiB":>11}')
+for name, s in rows:
+    t = {x["name"]: x for x in s["stages"]}
+    b = s["buildings"]
+    secs = t["lots"]["wall_s"] + t["buildings"]["wall_s"]
+    print(f'{name:<18} {s["lots"]["lots"]:7d} {b["buildings"]:7d} {b["floors"]:8d} '
+          f'{b["instances"]:10d} {100*b["occlusion_reduction"]:8.1f}% {secs:10.3f} '
+          f'{b["instances"]/max(secs,1e-9):11.0f} {t["buildings"]["peak_rss_mib"]:11.1f}')
+PY

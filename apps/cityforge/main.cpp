@@ -19,6 +19,9 @@
 #include <sstream>
 #include <string>
 
+#include "cityforge/buildings/buildings.hpp"
+#include "cityforge/buildings/style.hpp"
+#include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
@@ -238,6 +241,42 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
       {"decks", fw.decks.size()}, {"deck_km", deck_km}, {"pillars", fw.pillars.size()},
       {"lanes", fw.lanes.size()}, {"off_ramps", off},   {"on_ramps", fw.ramps.size() - off},
       {"warnings", fw.warnings}};
+  // Lots and buildings (seeds/000: ~7,000 buildings, 8 M instances, 25 % occlusion saving).
+  const lots::Stats& ls = r.lots->stats;
+  ordered_json by_status;
+  for (std::size_t k = 0; k < ls.lots_by_status.size(); ++k)
+    by_status[lots::to_string(static_cast<lots::LotStatus>(k))] = ls.lots_by_status[k];
+  j["lots"] = {{"lots", ls.lots},
+               {"parcels", ls.parcels},
+               {"buildings", ls.buildings},
+               {"by_status", by_status}};
+  const buildings::Stats& bs = r.buildings->stats;
+  ordered_json by_tag;
+  for (std::size_t k = 0; k < buildings::kModuleTagCount; ++k)
+    by_tag[buildings::tag_name(k)] = bs.modules_by_tag[k];
+  ordered_json by_shape;
+  for (std::size_t k = 0; k < lots::kFootprintShapeCount; ++k)
+    by_shape[lots::to_string(static_cast<lots::FootprintShape>(k))] = bs.buildings_by_shape[k];
+  ordered_json by_style;
+  for (const auto& style : r.styles->styles)
+    by_style[style.name] = 0;
+  for (const auto& b : r.buildings->buildings) {
+    const std::string& name = r.styles->styles[b.style].name;
+    by_style[name] = by_style[name].get<std::size_t>() + 1;
+  }
+  j["buildings"] = {{"buildings", bs.buildings},
+                    {"floors", bs.floors},
+                    {"instances", bs.instances},
+                    {"modules_before_occlusion", bs.modules_before_occlusion},
+                    {"modules_occluded", bs.modules_occluded},
+                    {"occlusion_reduction", bs.occlusion_reduction()},
+                    {"modules_by_tag", by_tag},
+                    {"footprints_by_shape", by_shape},
+                    {"by_style", by_style},
+                    {"entrances", bs.entrances},
+                    {"rooms", bs.rooms},
+                    {"grammar_fallbacks", bs.grammar_fallbacks},
+                    {"roof_triangles", bs.roof_triangles}};
   ordered_json st = ordered_json::array();
   for (const auto& s : stages) {
     st.push_back({{"name", s.name},
@@ -267,6 +306,18 @@ int generate(const GenerateOptions& opt) {
   Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
   if (!cfg) return fail(cfg.error());
   if (opt.seed) cfg->seed = *opt.seed;
+  // Style files are read here (stages never touch files), relative to the config's folder.
+  if (!cfg->buildings.style_files.empty()) {
+    cfg->buildings.style_sources.clear();
+    const fs::path base =
+        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
+    for (const std::string& file : cfg->buildings.style_files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
+      Result<std::string> style_text = read_file(path.string());
+      if (!style_text) return fail(style_text.error());
+      cfg->buildings.style_sources.emplace_back(path.string(), std::move(*style_text));
+    }
+  }
   const int threads =
       opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
@@ -295,11 +346,16 @@ int generate(const GenerateOptions& opt) {
   progress.stage_started("export");
   Result<std::vector<std::uint8_t>> glb =
       exporter::city_glb(*city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads,
-                         city->freeway.get());
+                         city->freeway.get(), city->buildings.get(), city->styles.get());
   if (!glb) return fail(glb.error());
-  Result<std::string> geojson = exporter::layout_geojson(*city->layout, exporter::Origin{});
+  Result<std::string> geojson =
+      exporter::layout_geojson(*city->layout, exporter::Origin{}, city->lots.get(),
+                               city->buildings.get(), city->styles.get());
   if (!geojson) return fail(geojson.error());
-  const std::string svg = exporter::map_svg(*city->layout);
+  const std::string svg = exporter::map_svg(*city->layout, city->buildings.get());
+  Result<std::vector<std::uint8_t>> building_ply =
+      exporter::building_modules_ply(*city->buildings, *city->styles);
+  if (!building_ply) return fail(building_ply.error());
   // One lane graph: the streets' lanes with the freeway and its ramps joined to them.
   roads::Output with_freeway = *city->roads;
   with_freeway.lanes = freeway::merged_lanes(city->roads->lanes, *city->freeway);
@@ -337,6 +393,7 @@ int generate(const GenerateOptions& opt) {
        {write("city.glb", glb->data(), glb->size()), write_text("layout.geojson", *geojson),
         write_text("map.svg", svg), write_text("lanes.json", *lanes),
         write("points/road_modules.ply", modules_ply->data(), modules_ply->size()),
+        write("points/building_modules.ply", building_ply->data(), building_ply->size()),
         write_text("sumo/city.nod.xml", sumo->nodes), write_text("sumo/city.edg.xml", sumo->edges),
         write_text("sumo/city.con.xml", sumo->connections),
         write_text("sumo/city.tll.xml", sumo->tll)}) {
@@ -358,7 +415,15 @@ int generate(const GenerateOptions& opt) {
         cfg->name.c_str(), roads["total"].get<double>(), roads["artery"].get<double>(),
         roads["main"].get<double>(), roads["local"].get<double>(), city->layout->blocks.size(),
         city->layout->network.nodes.size());
-    std::printf("lots: not generated by this version (the lots stage subdivides the blocks)\n");
+    const auto& lt = stats["lots"];
+    const auto& bd = stats["buildings"];
+    std::printf(
+        "lots: %zu lots, %zu parcels; buildings: %zu (%zu floors), %zu module instances, "
+        "%.1f %% of modules occluded, %zu entrances, %zu rooms\n",
+        lt["lots"].get<std::size_t>(), lt["parcels"].get<std::size_t>(),
+        bd["buildings"].get<std::size_t>(), bd["floors"].get<std::size_t>(),
+        bd["instances"].get<std::size_t>(), 100.0 * bd["occlusion_reduction"].get<double>(),
+        bd["entrances"].get<std::size_t>(), bd["rooms"].get<std::size_t>());
     std::printf("time: ");
     for (const auto& s : stages)
       std::printf("%s %.3f s, ", s.name.c_str(), s.wall_s);
@@ -375,7 +440,7 @@ int generate(const GenerateOptions& opt) {
         ln["crosswalk"].get<std::size_t>());
     std::printf(
         "\nwrote %s/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
-        "points/road_modules.ply, sumo/city.{nod,edg,con,tll}.xml\n",
+        "points/{road,building}_modules.ply, sumo/city.{nod,edg,con,tll}.xml\n",
         opt.out_dir.c_str());
     std::printf("SUMO: %s; drive it with sumo-gui -n %s/sumo/city.net.xml\n", sumo_note.c_str(),
                 opt.out_dir.c_str());
@@ -384,6 +449,127 @@ int generate(const GenerateOptions& opt) {
         "(Blender: File > Import > glTF 2.0; or drag it onto a three.js / Babylon.js "
         "sandbox page).\n",
         opt.out_dir.c_str(), opt.out_dir.c_str());
+  }
+  return 0;
+}
+
+struct BuildingOptions {
+  std::string style = "brick_walkup";
+  std::string footprint = "rectangle";
+  std::string size = "20x14";
+  double height_m = 18.0;
+  std::string massing = "plain";
+  double shape_param = 0.5;
+  std::uint64_t seed = 1;
+  std::string out = "building.glb";
+  bool quiet = false;
+};
+
+// `cityforge building`: one building from a style, for iterating on the style as an artist.
+int building(const BuildingOptions& opt) {
+  const auto t_start = std::chrono::steady_clock::now();
+  // 1. Styles: the built-in ones, or the one file when --style names a .json.
+  std::vector<std::pair<std::string, std::string>> sources;
+  const bool is_file = opt.style.find('/') != std::string::npos ||
+                       (opt.style.size() > 5 && opt.style.ends_with(".json"));
+  if (is_file) {
+    Result<std::string> text = read_file(opt.style);
+    if (!text) return fail(text.error());
+    sources.emplace_back(opt.style, std::move(*text));
+  } else {
+    sources = buildings::builtin_style_sources();
+  }
+  Result<buildings::StyleLibrary> library = pipeline::load_styles(sources);
+  if (!library) return fail(library.error());
+  const std::int32_t style = is_file ? 0 : library->find(opt.style);
+  if (style < 0) {
+    std::string names;
+    for (const auto& st : library->styles)
+      names += (names.empty() ? "" : ", ") + st.name;
+    return fail(Error::invalid_input("--style", "unknown style '" + opt.style +
+                                                    "'; built-in styles: " + names +
+                                                    " (or give a path to a .json BDF)"));
+  }
+  const buildings::Style& st = library->styles[static_cast<std::size_t>(style)];
+  // 2. The DNA: footprint, size, three height layers from the style's levels.
+  lots::BuildingDNA dna;
+  if (!lots::footprint_shape_from_string(opt.footprint, &dna.shape)) {
+    std::string names;
+    for (std::size_t i = 0; i < lots::kFootprintShapeCount; ++i)
+      names += std::string(i ? ", " : "") + lots::to_string(static_cast<lots::FootprintShape>(i));
+    return fail(Error::invalid_input(
+        "--footprint", "unknown footprint '" + opt.footprint + "'; expected one of: " + names));
+  }
+  double w = 0.0;
+  double d = 0.0;
+  char x = 0;
+  char extra = 0;
+  if (std::sscanf(opt.size.c_str(), "%lf%c%lf%c", &w, &x, &d, &extra) != 3 || x != 'x' ||
+      !(w > 0.0 && w < 1000.0) || !(d > 0.0 && d < 1000.0)) {
+    return fail(Error::invalid_input(
+        "--size",
+        "expected WIDTHxDEPTH in metres, each in (0, 1000), e.g. 24x16; got '" + opt.size + "'"));
+  }
+  if (!(opt.height_m >= st.ground.height_m && opt.height_m <= 1000.0)) {
+    return fail(
+        Error::invalid_input("--height", "expected a height in [" + format_g9(st.ground.height_m) +
+                                             ", 1000] m (at least the style's ground floor), got " +
+                                             format_g9(opt.height_m)));
+  }
+  dna.size_x_m = w;
+  dna.size_y_m = d;
+  dna.shape_param = opt.shape_param;
+  dna.style = static_cast<std::uint32_t>(style);
+  dna.base_m = st.ground.height_m;
+  const double above = opt.height_m - dna.base_m;
+  dna.crown_m = above >= st.top.height_m + st.typical.height_m ? st.top.height_m : 0.0;
+  dna.shaft_m = above - dna.crown_m;
+  if (opt.massing == "staggered" || opt.massing == "cubified") {
+    dna.massing = opt.massing == "staggered" ? lots::Massing::staggered : lots::Massing::cubified;
+    dna.setback_steps = 3;
+    dna.setback_m = st.setback_m;
+  } else if (opt.massing != "plain") {
+    return fail(Error::invalid_input(
+        "--massing", "expected plain, cubified or staggered, got '" + opt.massing + "'"));
+  }
+  if (const double wall = lots::shortest_wall_m(dna.shape, w, d, dna.shape_param);
+      wall < st.min_wall_m) {
+    std::fprintf(stderr,
+                 "cityforge: warning: the shortest wall of this footprint is %.2f m, under the "
+                 "style's min_wall_m %.2f m: the city would not build it\n",
+                 wall, st.min_wall_m);
+  }
+  // 3. One lot, one parcel: the footprint's box, its front edge on the street.
+  lots::Lot lot;
+  lot.area.outer = {{-w / 2, -d / 2}, {w / 2, -d / 2}, {w / 2, d / 2}, {-w / 2, d / 2}};
+  lots::Parcel parcel;
+  parcel.area = lot.area;
+  parcel.frontage = {1, 0, 0, 0};
+  parcel.dna = dna;
+  lot.parcels.push_back(parcel);
+  Result<buildings::Output> out =
+      buildings::generate_lot(lot, *library, {}, buildings::Config{}, opt.seed);
+  if (!out) return fail(out.error());
+  Result<std::vector<std::uint8_t>> glb = exporter::building_glb(*out, *library);
+  if (!glb) return fail(glb.error());
+  if (Status s = exporter::write_file_atomic(opt.out, glb->data(), glb->size()); !s) {
+    return fail(s.error());
+  }
+  const double ms =
+      1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  if (!opt.quiet) {
+    const buildings::Stats& bs = out->stats;
+    std::printf("%s: %s %s %gx%g m, %g m high, %zu floors, %zu module instances (", opt.out.c_str(),
+                st.name.c_str(), lots::to_string(dna.shape), w, d, opt.height_m, bs.floors,
+                bs.instances);
+    bool first = true;
+    for (std::size_t k = 0; k < buildings::kModuleTagCount; ++k) {
+      if (bs.modules_by_tag[k] == 0) continue;
+      std::printf("%s%zu %s", first ? "" : ", ", bs.modules_by_tag[k], buildings::tag_name(k));
+      first = false;
+    }
+    std::printf("), %zu rooms, %zu entrances, %zu roof triangles; %.0f ms\n", bs.rooms,
+                bs.entrances, bs.roof_triangles, ms);
   }
   return 0;
 }
@@ -420,6 +606,28 @@ int main(int argc, char** argv) {
       "  cityforge generate data/examples/metropolis-4x5km.json -o out --seed 3\n"
       "Exit codes: 0 done, 2 bad input (the message names the file and the value), 1 other\n"
       "failure. Nothing is written unless the whole city was generated.");
+  BuildingOptions one;
+  CLI::App* b = app.add_subcommand(
+      "building",
+      "Generate one building from a style (a built-in name or a BDF .json path) and write it\n"
+      "as glTF: for iterating on a style (docs/styles.md).");
+  b->add_option("--style", one.style, "Built-in style name or path to a BDF .json")
+      ->default_val(one.style);
+  b->add_option("--footprint", one.footprint, "Footprint shape (rectangle, l_shape, ...)")
+      ->default_val(one.footprint);
+  b->add_option("--size", one.size, "WIDTHxDEPTH in metres")->default_val(one.size);
+  b->add_option("--height", one.height_m, "Height in metres")->default_val(one.height_m);
+  b->add_option("--massing", one.massing, "plain, cubified or staggered")->default_val(one.massing);
+  b->add_option("--shape-param", one.shape_param, "Footprint proportion (notch, wing, cut)")
+      ->check(CLI::Range(0.2, 0.8))
+      ->default_val(one.shape_param);
+  b->add_option("--seed", one.seed, "Seed")->default_val(one.seed);
+  b->add_option("-o,--out", one.out, "Output .glb")->default_val(one.out);
+  b->add_flag("-q,--quiet", one.quiet, "Errors only");
+  b->footer(
+      "Example:\n"
+      "  cityforge building --style art_deco --footprint chamfered --size 30x24 --height 90 "
+      "--massing staggered -o deco.glb");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -427,5 +635,6 @@ int main(int argc, char** argv) {
   }
   gen.sumo_convert = !no_sumo;
   if (g->parsed()) return generate(gen);
+  if (b->parsed()) return building(one);
   return kExitFailure;
 }

@@ -64,14 +64,14 @@ void place_facades(BuildingWork& work) {
         const double s = rc.start_m[e];
         const double t = rc.end_m[e];
         if (s > 0.0) {
-          work.placed.push_back(Placed{static_cast<std::uint32_t>(rc.module[e]), facade_index,
-                                       0.0, s, true});
+          work.placed.push_back(
+              Placed{static_cast<std::uint32_t>(rc.module[e]), facade_index, 0.0, s, true});
         }
         const double usable = f.length_m - s - t;
         if (usable > 1e-6 && !level.grammars.empty()) {
           GrammarFit fit;
-          f.grammar = static_cast<std::int32_t>(
-              choose_grammar(level.grammars, widths, usable, &fit));
+          f.grammar =
+              static_cast<std::int32_t>(choose_grammar(level.grammars, widths, usable, &fit));
           f.fits = fit.fits;
           if (!fit.fits) {
             ++work.fallbacks;
@@ -80,8 +80,8 @@ void place_facades(BuildingWork& work) {
             if (m.width_m <= 0.0) {
               continue;
             }
-            work.placed.push_back(Placed{m.module, facade_index, s + m.offset_m,
-                                         s + m.offset_m + m.width_m, false});
+            work.placed.push_back(
+                Placed{m.module, facade_index, s + m.offset_m, s + m.offset_m + m.width_m, false});
           }
         }
         if (t > 0.0) {

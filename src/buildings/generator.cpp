@@ -10,8 +10,8 @@ namespace cityforge::buildings {
 namespace detail {
 
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
-                               const std::vector<TagVolume>& tags, const Config& config,
-                               Seed seed, const std::vector<double>& base_z) {
+                               const std::vector<TagVolume>& tags, const Config& config, Seed seed,
+                               const std::vector<double>& base_z) {
   Output out;
   std::vector<BuildingWork> works;
   // 1. Volumes, floors, corners and facades per building.
@@ -22,10 +22,9 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     }
     const lots::BuildingDNA& dna = parcel.dna;
     if (dna.style >= library.styles.size() || dna.style >= library.first_module.size()) {
-      return Error::invalid_input(
-          "lot " + std::to_string(lot.id) + " parcel " + std::to_string(pi),
-          "style index < " + std::to_string(library.styles.size()) + " expected, got " +
-              std::to_string(dna.style));
+      return Error::invalid_input("lot " + std::to_string(lot.id) + " parcel " + std::to_string(pi),
+                                  "style index < " + std::to_string(library.styles.size()) +
+                                      " expected, got " + std::to_string(dna.style));
     }
     BuildingWork w;
     w.style = &library.styles[dna.style];
@@ -101,7 +100,8 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
       e.exclusion_centre[2] += static_cast<float>(w.base_z_m);
       out.entrances.push_back(e);
     }
-    std::array<Mesh, kMaterialCount> roof = build_roofs(b.volumes, style, &out.stats.roof_triangles);
+    std::array<Mesh, kMaterialCount> roof =
+        build_roofs(b.volumes, style, &out.stats.roof_triangles);
     for (Mesh& m : roof) {
       for (auto& p : m.positions) {
         p[2] += static_cast<float>(w.base_z_m);

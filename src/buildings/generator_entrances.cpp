@@ -55,9 +55,9 @@ void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Confi
     return false;
   };
 
+  std::vector<std::uint32_t> street;
   if (!frontage.empty() && !ground.empty()) {
     // 2. Street facades: near a frontage edge and facing the same way.
-    std::vector<std::uint32_t> street;
     for (std::uint32_t gi : ground) {
       const Facade& f = work.facades[gi];
       const Vec2 mid = f.a + f.dir * (0.5 * f.length_m);
@@ -117,7 +117,8 @@ void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Confi
       for (std::uint32_t gi : street) {
         const Facade& f = work.facades[gi];
         if (has_free_module(f) &&
-            (pick < 0 || f.length_m > work.facades[static_cast<std::size_t>(pick)].length_m + 1e-9)) {
+            (pick < 0 ||
+             f.length_m > work.facades[static_cast<std::size_t>(pick)].length_m + 1e-9)) {
           pick = static_cast<std::int32_t>(gi);
         }
       }
@@ -145,8 +146,9 @@ void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Confi
     }
   }
 
-  // 5. An entrance record with its exclusion box for every ground-floor door.
-  for (std::uint32_t gi : ground) {
+  // 5. An entrance record with its exclusion box for every door on a street facade (every
+  //    ground-floor door when the building has none): street furniture keeps out of them.
+  for (std::uint32_t gi : street.empty() ? ground : street) {
     const Facade& f = work.facades[gi];
     for (std::uint32_t k = f.first; k < f.first + f.count; ++k) {
       const Placed& p = work.placed[k];

@@ -55,8 +55,8 @@ std::vector<Floor> slice_floors(const std::vector<Volume>& volumes, const Style&
     const auto guess = static_cast<std::uint32_t>(std::max(1.0, std::floor(h / typical)));
     std::uint32_t best_n = 1;
     double best_err = 1e300;
-    for (std::uint32_t n = std::max<std::uint32_t>(1U, guess > 2 ? guess - 2 : 1U);
-         n <= guess + 2; ++n) {
+    for (std::uint32_t n = std::max<std::uint32_t>(1U, guess > 2 ? guess - 2 : 1U); n <= guess + 2;
+         ++n) {
       const double err = std::abs(total(nominal(n)) - h);
       if (err < best_err - 1e-9) {
         best_err = err;

@@ -11,7 +11,8 @@ namespace cityforge::buildings::detail {
 void place_fire_escapes(BuildingWork& work, const std::vector<TagVolume>& tags,
                         std::uint32_t first_module) {
   const Style& style = *work.style;
-  if (style.fire_escape < 0 || static_cast<std::size_t>(style.fire_escape) >= style.modules.size()) {
+  if (style.fire_escape < 0 ||
+      static_cast<std::size_t>(style.fire_escape) >= style.modules.size()) {
     return;
   }
   const auto module = static_cast<std::uint32_t>(style.fire_escape);
@@ -45,8 +46,8 @@ void place_fire_escapes(BuildingWork& work, const std::vector<TagVolume>& tags,
                    static_cast<float>(f.z0_m)};
     in.yaw_rad = static_cast<float>(facade_yaw(f.dir));
     in.scale_x = static_cast<float>(sx);
-    in.scale_z = def.height_m > 0.0 ? 1.0F
-                                    : static_cast<float>((f.z1_m - f.z0_m) / mesh_height(style, def));
+    in.scale_z =
+        def.height_m > 0.0 ? 1.0F : static_cast<float>((f.z1_m - f.z0_m) / mesh_height(style, def));
     in.floor = static_cast<std::uint16_t>(floor);
     in.tags = def.tags;
     work.props.push_back(in);

@@ -22,14 +22,14 @@ void place_signage(BuildingWork& work, const std::vector<TagVolume>& tags, std::
       continue;
     }
     // 1. The facade's brand: the modulo rule, unless a brand volume holds its midpoint.
-    auto brand = static_cast<std::uint32_t>((std::uint64_t{lot} * 31U + work.local) %
-                                            style.brands.size());
+    auto brand =
+        static_cast<std::uint32_t>((std::uint64_t{lot} * 31U + work.local) % style.brands.size());
     const Vec2 mid = f.a + f.dir * (0.5 * f.length_m);
     const double zmid = work.base_z_m + 0.5 * (f.z0_m + f.z1_m);
     for (const TagVolume& tv : tags) {
       const std::string_view tag = tv.tag;
-      if (tag.substr(0, kBrandPrefix.size()) != kBrandPrefix || zmid < tv.z0_m ||
-          zmid > tv.z1_m || !polygon_contains(tv.area, mid)) {
+      if (tag.substr(0, kBrandPrefix.size()) != kBrandPrefix || zmid < tv.z0_m || zmid > tv.z1_m ||
+          !polygon_contains(tv.area, mid)) {
         continue;
       }
       const std::string_view name = tag.substr(kBrandPrefix.size());
@@ -54,8 +54,8 @@ void place_signage(BuildingWork& work, const std::vector<TagVolume>& tags, std::
       const Vec2 centre = f.a + f.dir * (0.5 * (p.t0 + p.t1));
       bool near = false;
       for (const Entrance& e : work.entrances) {
-        near = near || distance(centre, Vec2{e.position[0], e.position[1]}) <=
-                           style.signage_distance_m;
+        near = near ||
+               distance(centre, Vec2{e.position[0], e.position[1]}) <= style.signage_distance_m;
       }
       if (!near) {
         continue;

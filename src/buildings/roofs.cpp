@@ -62,8 +62,8 @@ bool on_boundary(const Polygon& poly, Vec2 p) {
 
 }  // namespace
 
-std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
-                                             const Style& style, std::size_t* triangles) {
+std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes, const Style& style,
+                                             std::size_t* triangles) {
   std::array<Mesh, kMaterialCount> parts;
   Mesh& roof = parts[static_cast<std::size_t>(Material::roof)];
   Mesh& trim = parts[static_cast<std::size_t>(Material::trim)];
@@ -78,8 +78,8 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
         above.push_back(volumes[w].footprint);
       }
     }
-    const std::vector<Polygon> tops =
-        above.empty() ? std::vector<Polygon>{vol.footprint} : polygon_difference(vol.footprint, above);
+    const std::vector<Polygon> tops = above.empty() ? std::vector<Polygon>{vol.footprint}
+                                                    : polygon_difference(vol.footprint, above);
     for (const Polygon& top : tops) {
       // 2. Flat roof triangles.
       const Triangulation tri = triangulate(top);

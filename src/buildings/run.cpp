@@ -2,10 +2,10 @@
 // The building stage: every lot is an independent job (seeds/000, 29:14-29:29); results are
 // concatenated in lot order and renumbered, so any thread count gives the same bytes.
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <optional>
-
-#include <tbb/parallel_for.h>
 
 #include "buildings/detail/gen_internal.hpp"
 

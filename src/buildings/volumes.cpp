@@ -10,7 +10,7 @@
 namespace cityforge::buildings {
 namespace {
 
-constexpr double kMinWallM = 3.0;    // Crown inset only when walls stay at least this long.
+constexpr double kMinWallM = 3.0;  // Crown inset only when walls stay at least this long.
 constexpr double kMinTierAreaM2 = 4.0;
 
 Vec2 to_world(const lots::BuildingDNA& dna, Vec2 local) {

@@ -38,6 +38,10 @@ const char* part_name(Part p) {
       return "block";
     case Part::volume:
       return "volume";
+    case Part::roof:
+      return "roof";
+    case Part::parapet:
+      return "parapet";
     case Part::freeway:
       return "freeway";
     case Part::marking:
@@ -715,7 +719,8 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
                                                    const terrain::Heightfield& ground,
                                                    const Config& config, const roads::Output* roads,
                                                    const roads::Config& rules,
-                                                   const freeway::Output* freeway) {
+                                                   const freeway::Output* freeway,
+                                                   const buildings::Output* buildings) {
   if (Status s = check_inputs(city, ground, config); !s) {
     return s.error();
   }
@@ -773,10 +778,23 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
     return split_by_chunk(block_surface(blocks[i], ground, config.block_raise_m), Part::block,
                           chunk_m);
   }));
-  groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
-    return split_by_chunk(block_volume(blocks[i], ground, config.volume_setback_m, keep_out),
-                          Part::volume, chunk_m);
-  }));
+  if (buildings == nullptr) {
+    groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
+      return split_by_chunk(block_volume(blocks[i], ground, config.volume_setback_m, keep_out),
+                            Part::volume, chunk_m);
+    }));
+  } else {
+    const auto& roofs = buildings->roofs;
+    groups.push_back(mesh_items(roofs.size(), [&](std::size_t i) {
+      Pieces pieces = split_by_chunk(roofs[i][static_cast<std::size_t>(buildings::Material::roof)],
+                                     Part::roof, chunk_m);
+      Pieces parapets = split_by_chunk(
+          roofs[i][static_cast<std::size_t>(buildings::Material::trim)], Part::parapet, chunk_m);
+      pieces.insert(pieces.end(), std::make_move_iterator(parapets.begin()),
+                    std::make_move_iterator(parapets.end()));
+      return pieces;
+    }));
+  }
 
   if (built) {
     const auto& decals = roads->markings;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cityforge/buildings/buildings.hpp"
 #include "cityforge/core/mesh.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/export/export.hpp"
@@ -26,9 +27,11 @@ enum class Part : std::uint8_t {
   block,
   volume,
   freeway,
-  marking
+  marking,
+  roof,
+  parapet
 };
-inline constexpr std::size_t kPartCount = 9;
+inline constexpr std::size_t kPartCount = 11;
 
 /// Material name of a part ("terrain", "road_artery", ...).
 const char* part_name(Part p);
@@ -54,12 +57,12 @@ struct ChunkMeshes {
 /// sidewalks stop at the junction mouths and junction surfaces are added in the part of their
 /// widest leg; without, ribbons follow whole edges. With `freeway`, its deck, barriers and
 /// pillars are added (part `freeway`) and block volumes keep out of the deck footprints.
-Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
-                                                   const terrain::Heightfield& ground,
-                                                   const Config& config,
-                                                   const roads::Output* roads = nullptr,
-                                                   const roads::Config& rules = {},
-                                                   const freeway::Output* freeway = nullptr);
+/// With `buildings`, the block volumes are left out (the buildings replace them) and the
+/// building roofs are added (parts `roof` and `parapet`).
+Result<std::vector<ChunkMeshes>> build_city_meshes(
+    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
+    const roads::Output* roads = nullptr, const roads::Config& rules = {},
+    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr);
 
 /// A road brick in its module frame (engine axes): a slab from x = 0 to length_m along +x,
 /// width_m wide across y (centred on y = 0, +y left of travel), its curbs at z = raise_m plus the

@@ -130,6 +130,56 @@ void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index) {
   j.raw("}");
 }
 
+void lot_feature(JsonText& j, const lots::Lot& lot) {
+  const std::string where = "lots[" + std::to_string(lot.id) + "]";
+  begin_feature(j, "lot");
+  j.key("id");
+  j.integer(lot.id);
+  j.key("block");
+  j.integer(lot.block);
+  j.key("status");
+  j.string(lots::to_string(lot.status));
+  j.key("narrow");
+  j.raw(lot.narrow ? "true" : "false");
+  j.key("zone");
+  j.string(layout::to_string(lot.zone));
+  j.key("target_height_m");
+  j.number(lot.target_height_m, where + ".target_height_m");
+  j.key("parcels");
+  j.integer(static_cast<long long>(lot.parcels.size()));
+  j.raw("}");
+  polygon_geometry(j, lot.area, where + ".area");
+  j.raw("}");
+}
+
+void building_feature(JsonText& j, const buildings::Building& b,
+                      const buildings::StyleLibrary& styles) {
+  const std::string where = "buildings[" + std::to_string(b.id) + "]";
+  begin_feature(j, "building");
+  j.key("id");
+  j.integer(b.id);
+  j.key("lot");
+  j.integer(b.lot);
+  j.key("style");
+  j.string(b.style < styles.styles.size() ? styles.styles[b.style].name : "");
+  j.key("shape");
+  j.string(lots::to_string(b.shape));
+  j.key("height_m");
+  j.number(b.height_m, where + ".height_m");
+  j.key("floors");
+  j.integer(b.floors);
+  j.key("base_z_m");
+  j.number(b.base_z_m, where + ".base_z_m");
+  j.key("tiers");
+  j.integer(static_cast<long long>(b.volumes.size()));
+  j.key("rooms");
+  j.integer(b.rooms);
+  j.raw("}");
+  polygon_geometry(j, b.volumes.empty() ? Polygon{} : b.volumes.front().footprint,
+                   where + ".footprint");
+  j.raw("}");
+}
+
 void metadata(JsonText& j, const Origin& origin) {
   j.key("cityforge");
   j.raw("{");
@@ -154,7 +204,9 @@ void metadata(JsonText& j, const Origin& origin) {
 
 }  // namespace
 
-Result<std::string> layout_geojson(const layout::Output& city, const Origin& origin) {
+Result<std::string> layout_geojson(const layout::Output& city, const Origin& origin,
+                                   const lots::Output* lots, const buildings::Output* buildings,
+                                   const buildings::StyleLibrary* styles) {
   JsonText j;
   j.raw("{");
   j.key("type", true);
@@ -162,7 +214,7 @@ Result<std::string> layout_geojson(const layout::Output& city, const Origin& ori
   metadata(j, origin);
   j.key("features");
   j.raw("[");
-  // Roads, then blocks, then zones, each in index order; one feature per line.
+  // Roads, blocks, zones, lots, buildings, each in index order; one feature per line.
   bool first = true;
   const auto next = [&] {
     j.raw(first ? "\n" : ",\n");
@@ -179,6 +231,18 @@ Result<std::string> layout_geojson(const layout::Output& city, const Origin& ori
   for (std::size_t i = 0; i < city.zones.size(); ++i) {
     next();
     zone_feature(j, city.zones[i], i);
+  }
+  if (lots != nullptr) {
+    for (const lots::Lot& lot : lots->lots) {
+      next();
+      lot_feature(j, lot);
+    }
+  }
+  if (buildings != nullptr && styles != nullptr) {
+    for (const buildings::Building& b : buildings->buildings) {
+      next();
+      building_feature(j, b, *styles);
+    }
   }
   j.raw("\n]}\n");
   if (j.error()) {

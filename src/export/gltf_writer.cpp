@@ -22,12 +22,7 @@
 // tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
 // to round-trip), so the output is byte identical for identical inputs.
 
-#define TINYGLTF_IMPLEMENTATION
-#define TINYGLTF_NO_STB_IMAGE
-#define TINYGLTF_NO_STB_IMAGE_WRITE
-#define TINYGLTF_NO_EXTERNAL_IMAGE
-#include <tiny_gltf.h>
-
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -42,6 +37,9 @@
 #include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
+#include "export/detail/gltf_buildings.hpp"
+#include "export/detail/gltf_model.hpp"
+#include "export/detail/tinygltf.hpp"
 
 namespace cityforge::exporter {
 
@@ -50,9 +48,17 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "glTF buffers are little endian; this writer copies memory as is");
 
+using detail::add_accessor;
+using detail::add_floats;
+using detail::add_primitive;
+using detail::add_view;
 using detail::ChunkMeshes;
 using detail::kPartCount;
 using detail::Part;
+using detail::Quat;
+using detail::quat_axis;
+using detail::quat_mul;
+using detail::to_y_up;
 
 /// Base colour (linear RGB) and roughness per part; nothing is metallic.
 struct Look {
@@ -69,6 +75,8 @@ constexpr std::array<Look, kPartCount> kLooks{{
     {{0.72, 0.70, 0.66}, 0.70},  // volume: concrete
     {{0.50, 0.50, 0.52}, 0.80},  // freeway: deck concrete
     {{0.85, 0.85, 0.82}, 0.60},  // marking: road paint
+    {{0.16, 0.16, 0.17}, 0.95},  // roof: tar / membrane
+    {{0.55, 0.53, 0.50}, 0.85},  // parapet: coping stone
 }};
 
 tinygltf::Material make_material(Part part) {
@@ -79,78 +87,6 @@ tinygltf::Material make_material(Part part) {
   m.pbrMetallicRoughness.metallicFactor = 0.0;
   m.pbrMetallicRoughness.roughnessFactor = look.roughness;
   return m;
-}
-
-/// Appends raw bytes as a new bufferView (4-byte aligned) and returns its index.
-int add_view(tinygltf::Model& model, const void* data, std::size_t bytes, int target) {
-  std::vector<unsigned char>& buf = model.buffers[0].data;
-  buf.resize((buf.size() + 3) / 4 * 4, 0);
-  tinygltf::BufferView view;
-  view.buffer = 0;
-  view.byteOffset = buf.size();
-  view.byteLength = bytes;
-  view.target = target;
-  const auto* p = static_cast<const unsigned char*>(data);
-  buf.insert(buf.end(), p, p + bytes);
-  model.bufferViews.push_back(view);
-  return static_cast<int>(model.bufferViews.size() - 1);
-}
-
-int add_accessor(tinygltf::Model& model, int view, int component, int type, std::size_t count) {
-  tinygltf::Accessor a;
-  a.bufferView = view;
-  a.componentType = component;
-  a.type = type;
-  a.count = count;
-  model.accessors.push_back(a);
-  return static_cast<int>(model.accessors.size() - 1);
-}
-
-/// z-up engine (x, y, z) to y-up glTF (x, z, -y): a proper rotation, so windings survive.
-std::array<float, 3> to_y_up(const std::array<float, 3>& v) {
-  // + 0.0f turns -0 (from y = 0) into +0, so min/max never read "-0.0".
-  return {v[0], v[2], -v[1] + 0.0f};
-}
-
-/// Adds one primitive's accessors; fails on a non-finite value.
-Result<tinygltf::Primitive> add_primitive(tinygltf::Model& model, const Mesh& mesh, int material,
-                                          const std::string& where) {
-  std::vector<std::array<float, 3>> positions(mesh.positions.size());
-  std::vector<std::array<float, 3>> normals(mesh.normals.size());
-  std::vector<double> lo(3, 0.0);
-  std::vector<double> hi(3, 0.0);
-  for (std::size_t i = 0; i < positions.size(); ++i) {
-    positions[i] = to_y_up(mesh.positions[i]);
-    normals[i] = to_y_up(mesh.normals[i]);
-    for (std::size_t k = 0; k < 3; ++k) {
-      if (!std::isfinite(positions[i][k]) || !std::isfinite(normals[i][k])) {
-        return Error::invalid_input(where, "vertex " + std::to_string(i) + " is not finite");
-      }
-      // Exact float values as doubles: the validator compares them with the data bit for bit.
-      const double v = positions[i][k];
-      lo[k] = i == 0 ? v : std::min(lo[k], v);
-      hi[k] = i == 0 ? v : std::max(hi[k], v);
-    }
-  }
-  tinygltf::Primitive prim;
-  prim.mode = TINYGLTF_MODE_TRIANGLES;
-  prim.material = material;
-  const int pos_view = add_view(model, positions.data(), positions.size() * sizeof(positions[0]),
-                                TINYGLTF_TARGET_ARRAY_BUFFER);
-  const int pos = add_accessor(model, pos_view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC3,
-                               positions.size());
-  model.accessors[static_cast<std::size_t>(pos)].minValues = lo;
-  model.accessors[static_cast<std::size_t>(pos)].maxValues = hi;
-  const int nrm_view = add_view(model, normals.data(), normals.size() * sizeof(normals[0]),
-                                TINYGLTF_TARGET_ARRAY_BUFFER);
-  const int idx_view = add_view(model, mesh.indices.data(), mesh.indices.size() * 4,
-                                TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
-  prim.attributes["POSITION"] = pos;
-  prim.attributes["NORMAL"] = add_accessor(model, nrm_view, TINYGLTF_COMPONENT_TYPE_FLOAT,
-                                           TINYGLTF_TYPE_VEC3, normals.size());
-  prim.indices = add_accessor(model, idx_view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
-                              TINYGLTF_TYPE_SCALAR, mesh.indices.size());
-  return prim;
 }
 
 // ---- Instanced road bricks (export.road_modules = "instanced") ------------------------------
@@ -203,30 +139,6 @@ std::string brick_name(std::size_t brick, const roads::Config& rules) {
   return std::string(
              detail::part_name(detail::road_part(static_cast<layout::RoadClass>(brick / 3)))) +
          "_" + format_g9(rules.module_lengths_m[brick % 3]) + "m";
-}
-
-/// Appends one float accessor of `n`-component elements (no buffer view target: instance data).
-int add_floats(tinygltf::Model& model, const std::vector<float>& v, int type, std::size_t n) {
-  const int view = add_view(model, v.data(), v.size() * sizeof(float), 0);
-  return add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, type, v.size() / n);
-}
-
-/// A node instancing brick mesh `mesh` at `modules` (EXT_mesh_gpu_instancing attributes).
-using Quat = std::array<double, 4>;  // x, y, z, w
-
-/// Rotation by `angle` about glTF axis 0 (x), 1 (y) or 2 (z).
-Quat quat_axis(int axis, double angle) {
-  Quat q{0.0, 0.0, 0.0, std::cos(0.5 * angle)};
-  q[static_cast<std::size_t>(axis)] = std::sin(0.5 * angle);
-  return q;
-}
-
-/// Hamilton product a * b (apply b first, then a).
-Quat quat_mul(const Quat& a, const Quat& b) {
-  return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-          a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-          a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-          a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
 }
 
 /// Each instance is pitched and rolled so the brick runs from the ground at its start to the
@@ -326,14 +238,36 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
   return Ok{};
 }
 
+/// Serialises a model as GLB. The BIN chunk is padded to 4 bytes; an empty buffer is left out.
+Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::string& name) {
+  std::vector<unsigned char>& bin = model.buffers[0].data;
+  bin.resize((bin.size() + 3) / 4 * 4, 0);
+  if (bin.empty()) {
+    model.buffers.clear();
+  }
+  std::ostringstream out(std::ios::binary);
+  tinygltf::TinyGLTF writer;
+  if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, /*writeBinary=*/true) ||
+      !out) {
+    return Error::internal(name, "tinygltf failed to serialise the model");
+  }
+  const std::string bytes = out.str();
+  return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+}
+
 }  // namespace
 
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Config& config,
                                            const roads::Output* roads, const roads::Config& rules,
-                                           const freeway::Output* freeway) {
+                                           const freeway::Output* freeway,
+                                           const buildings::Output* buildings,
+                                           const buildings::StyleLibrary* styles) {
+  if ((buildings == nullptr) != (styles == nullptr)) {
+    return Error::internal("city.glb", "buildings need their style library (and back)");
+  }
   Result<std::vector<ChunkMeshes>> built =
-      detail::build_city_meshes(city, ground, config, roads, rules, freeway);
+      detail::build_city_meshes(city, ground, config, roads, rules, freeway, buildings);
   if (!built) {
     return built.error();
   }
@@ -347,6 +281,13 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     Result<BrickInstances> grouped = group_instances(*roads, config.chunk_m);
     if (!grouped) return grouped.error();
     instances = std::move(*grouped);
+  }
+  detail::BuildingGroups building_groups;
+  if (buildings != nullptr) {
+    Result<detail::BuildingGroups> grouped =
+        detail::group_building_instances(*buildings, config.chunk_m);
+    if (!grouped) return grouped.error();
+    building_groups = std::move(*grouped);
   }
 
   tinygltf::Model model;
@@ -384,6 +325,8 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     keys[{chunk.cy, chunk.cx}] = &chunk;
   for (const auto& [key, bricks] : instances)
     keys.try_emplace(key, nullptr);
+  for (const auto& [key, modules] : building_groups)
+    keys.try_emplace(key, nullptr);
   std::map<ChunkKey, int> chunk_node;
   for (const auto& [key, chunk] : keys) {
     const std::string name =
@@ -419,26 +362,84 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
       return s.error();
     }
   }
+  if (buildings != nullptr) {
+    if (Status s =
+            detail::add_building_nodes(model, building_groups, chunk_node, *buildings, *styles);
+        !s) {
+      return s.error();
+    }
+  }
   tinygltf::Scene scene;
   scene.name = "city";
   scene.nodes.push_back(0);
   model.scenes.push_back(std::move(scene));
   model.defaultScene = 0;
 
-  // 3. Serialise. The BIN chunk is padded to 4 bytes; an empty buffer is left out entirely.
-  std::vector<unsigned char>& bin = model.buffers[0].data;
-  bin.resize((bin.size() + 3) / 4 * 4, 0);
-  if (bin.empty()) {
-    model.buffers.clear();
+  return serialise(model, "city.glb");
+}
+
+Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,
+                                               const buildings::StyleLibrary& styles) {
+  tinygltf::Model model;
+  model.asset.version = "2.0";
+  model.asset.generator = "cityforge";
+  model.buffers.emplace_back();
+  tinygltf::Node root;
+  root.name = "building";
+  model.nodes.push_back(root);
+  // Roofs in their style's roof and trim colours, one primitive each.
+  tinygltf::Mesh roof;
+  roof.name = "roof";
+  for (std::size_t b = 0; b < building.roofs.size() && b < building.buildings.size(); ++b) {
+    const buildings::Style& style = styles.styles.at(building.buildings[b].style);
+    for (const buildings::Material m : {buildings::Material::roof, buildings::Material::trim}) {
+      const Mesh& part = building.roofs[b][static_cast<std::size_t>(m)];
+      if (part.empty()) continue;
+      tinygltf::Material mat;
+      mat.name = style.name + ".roof." + buildings::to_string(m);
+      const auto c = detail::linear_colour(style.palette[static_cast<std::size_t>(m)]);
+      mat.pbrMetallicRoughness.baseColorFactor = {c[0], c[1], c[2], c[3]};
+      mat.pbrMetallicRoughness.metallicFactor = 0.0;
+      mat.pbrMetallicRoughness.roughnessFactor = 0.9;
+      const std::string where = mat.name;
+      model.materials.push_back(std::move(mat));
+      Result<tinygltf::Primitive> prim =
+          add_primitive(model, part, static_cast<int>(model.materials.size() - 1), where);
+      if (!prim) return prim.error();
+      roof.primitives.push_back(std::move(*prim));
+    }
   }
-  std::ostringstream out(std::ios::binary);
-  tinygltf::TinyGLTF writer;
-  if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, /*writeBinary=*/true) ||
-      !out) {
-    return Error::internal("city.glb", "tinygltf failed to serialise the model");
+  if (!roof.primitives.empty()) {
+    model.meshes.push_back(std::move(roof));
+    tinygltf::Node node;
+    node.name = "building.roof";
+    node.mesh = static_cast<int>(model.meshes.size() - 1);
+    model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
+    model.nodes.push_back(std::move(node));
   }
-  const std::string bytes = out.str();
-  return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+  // Every module in one group under the root.
+  Result<detail::BuildingGroups> grouped = detail::group_building_instances(building, 1.0e6);
+  if (!grouped) return grouped.error();
+  detail::BuildingGroups one;
+  for (auto& [key, modules] : *grouped) {
+    for (auto& [module, list] : modules) {
+      auto& dst = one[{0, 0}][module];
+      dst.insert(dst.end(), list.begin(), list.end());
+    }
+  }
+  for (auto& [key, modules] : one) {
+    for (auto& [module, list] : modules)
+      std::sort(list.begin(), list.end());
+  }
+  if (Status s = detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building, styles); !s) {
+    return s.error();
+  }
+  tinygltf::Scene scene;
+  scene.name = "building";
+  scene.nodes.push_back(0);
+  model.scenes.push_back(std::move(scene));
+  model.defaultScene = 0;
+  return serialise(model, "building.glb");
 }
 
 }  // namespace cityforge::exporter

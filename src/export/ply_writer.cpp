@@ -55,4 +55,43 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
   return out;
 }
 
+Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
+                                                       const buildings::StyleLibrary& styles) {
+  std::string header =
+      "ply\nformat binary_little_endian 1.0\n"
+      "comment cityforge building modules: one point per instance at the module's origin (left "
+      "end of its bottom edge on the facade plane); +x of the module along yaw, +y out of the "
+      "building, z up; width = module width * scale_x, height = mesh height * scale_z\n";
+  for (std::uint32_t m = 0; m < styles.module_count(); ++m)
+    header += "comment module " + std::to_string(m) + " " + styles.module(m).id + "\n";
+  header += "element vertex " + std::to_string(out.instances.size()) +
+            "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
+            "property float scale_x\nproperty float scale_z\nproperty uint module\n"
+            "property uint building\nproperty uint lot\nproperty ushort floor\n"
+            "property int room\nproperty ushort brand\nproperty uint tags\nend_header\n";
+  std::vector<std::uint8_t> bytes(header.begin(), header.end());
+  bytes.reserve(bytes.size() + out.instances.size() * 42);
+  for (std::size_t i = 0; i < out.instances.size(); ++i) {
+    const buildings::Instance& in = out.instances[i];
+    const float vals[] = {in.position[0], in.position[1], in.position[2],
+                          in.yaw_rad,     in.scale_x,     in.scale_z};
+    for (float v : vals) {
+      if (!std::isfinite(v)) {
+        return Error::invalid_input("buildings.instances[" + std::to_string(i) + "]",
+                                    "expected finite values");
+      }
+      put(bytes, v);
+    }
+    put(bytes, in.module);
+    put(bytes, in.building);
+    put(bytes, in.lot);
+    put(bytes, in.floor);
+    put(bytes,
+        in.room == buildings::kNoRoom ? std::int32_t{-1} : static_cast<std::int32_t>(in.room));
+    put(bytes, in.brand);
+    put(bytes, in.tags);
+  }
+  return bytes;
+}
+
 }  // namespace cityforge::exporter

@@ -164,7 +164,7 @@ std::string legend(const Frame& f, const Aabb2& box, double margin, double text_
 
 }  // namespace
 
-std::string map_svg(const layout::Output& city) {
+std::string map_svg(const layout::Output& city, const buildings::Output* buildings) {
   // 1. Frame: the drawing plus a margin, with room on the right for the legend.
   const Aabb2 box = drawing_bounds(city);
   const double extent = std::max({box.size().x, box.size().y, 1.0});
@@ -201,6 +201,17 @@ std::string map_svg(const layout::Output& city) {
     }
   }
   s += "</g>\n";
+  // Building footprints (their base tier), darker than the blocks: the map reads as a city plan.
+  if (buildings != nullptr) {
+    s += "<g id=\"buildings\" fill=\"#8d8478\" stroke=\"#5e574e\" stroke-width=\"" +
+         num(0.0008 * extent) + "\" fill-rule=\"evenodd\">\n";
+    for (const auto& b : buildings->buildings) {
+      if (!b.volumes.empty() && finite(b.volumes.front().footprint)) {
+        s += polygon_path(f, b.volumes.front().footprint, "");
+      }
+    }
+    s += "</g>\n";
+  }
 
   // 3. Roads at their width: local first so arteries are drawn on top.
   s += "<g id=\"roads\" fill=\"none\" stroke-linecap=\"round\" stroke-linejoin=\"round\">\n";

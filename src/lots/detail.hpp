@@ -11,9 +11,9 @@ namespace cityforge::lots::detail {
 /// Minimum-area oriented bounding box (rotating calipers over the convex hull).
 struct OrientedBox {
   Vec2 centre;
-  Vec2 axis;               ///< Unit direction of the long side.
-  double long_m = 0.0;     ///< Full length along `axis`.
-  double short_m = 0.0;    ///< Full length across it.
+  Vec2 axis;             ///< Unit direction of the long side.
+  double long_m = 0.0;   ///< Full length along `axis`.
+  double short_m = 0.0;  ///< Full length across it.
   double aspect() const { return short_m > 0.0 ? long_m / short_m : INFINITY; }
 };
 OrientedBox oriented_box(const Ring& ring);
@@ -57,8 +57,8 @@ struct LotPiece {
   double density = 0.0;
 };
 std::vector<LotPiece> subdivide_block(const layout::Output& city, const layout::Block& block,
-                                      const std::vector<Polygon>& keep_out,
-                                      const StreetSide& side, const Config& config, Seed seed);
+                                      const std::vector<Polygon>& keep_out, const StreetSide& side,
+                                      const Config& config, Seed seed);
 
 /// Step 2: shape filter. `min_wall_m` is the smallest wall of the styles eligible for the lot.
 LotStatus classify(const Polygon& area, double min_wall_m, const Config& config);

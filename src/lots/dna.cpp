@@ -110,8 +110,7 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
   if (box.w() * box.h() < req.min_box_area_m2) return false;
 
   // 4. Heights first (podium towers only make sense tall), then the shape.
-  const double height =
-      req.target_height_m * (1.0 + config.height_jitter * rng.uniform(-1.0, 1.0));
+  const double height = req.target_height_m * (1.0 + config.height_jitter * rng.uniform(-1.0, 1.0));
   dna.shape_param = rng.uniform(0.2, 0.8);
   const double shape_roll = rng.uniform01();
   for (int attempt = 0; attempt < 6; ++attempt) {

@@ -13,8 +13,8 @@ LotStatus classify(const Polygon& area, double min_wall_m, const Config& config)
   const double a = polygon_area(area);
   if (a < config.min_lot_area_m2) return LotStatus::too_small;
   const double perimeter = polygon_perimeter(area);
-  if (perimeter <= 0.0 || 4.0 * std::numbers::pi * a / (perimeter * perimeter) <
-                              config.min_compactness) {
+  if (perimeter <= 0.0 ||
+      4.0 * std::numbers::pi * a / (perimeter * perimeter) < config.min_compactness) {
     return LotStatus::sliver;
   }
   const OrientedBox box = oriented_box(area.outer);

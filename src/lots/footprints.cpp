@@ -13,9 +13,9 @@ namespace cityforge::lots {
 namespace {
 
 constexpr std::array<const char*, kFootprintShapeCount> kShapeNames{
-    "rectangle", "l_shape",   "u_shape", "t_shape",  "h_shape",  "c_shape",
-    "courtyard", "plus",      "z_shape", "chamfered", "rounded", "wedge",
-    "trapezoid", "stepped",   "e_shape", "podium_tower", "cylinder"};
+    "rectangle", "l_shape", "u_shape", "t_shape",      "h_shape", "c_shape",
+    "courtyard", "plus",    "z_shape", "chamfered",    "rounded", "wedge",
+    "trapezoid", "stepped", "e_shape", "podium_tower", "cylinder"};
 
 Ring box_ring(double x0, double y0, double x1, double y1) {
   return {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
@@ -48,21 +48,30 @@ bool footprint_shape_from_string(std::string_view name, FootprintShape* out) {
 
 const char* to_string(Massing m) {
   switch (m) {
-    case Massing::plain: return "plain";
-    case Massing::cubified: return "cubified";
-    case Massing::staggered: return "staggered";
+    case Massing::plain:
+      return "plain";
+    case Massing::cubified:
+      return "cubified";
+    case Massing::staggered:
+      return "staggered";
   }
   return "unknown";
 }
 
 const char* to_string(LotStatus s) {
   switch (s) {
-    case LotStatus::buildable: return "buildable";
-    case LotStatus::replaced: return "replaced";
-    case LotStatus::sliver: return "sliver";
-    case LotStatus::too_narrow: return "too_narrow";
-    case LotStatus::bad_aspect: return "bad_aspect";
-    case LotStatus::too_small: return "too_small";
+    case LotStatus::buildable:
+      return "buildable";
+    case LotStatus::replaced:
+      return "replaced";
+    case LotStatus::sliver:
+      return "sliver";
+    case LotStatus::too_narrow:
+      return "too_narrow";
+    case LotStatus::bad_aspect:
+      return "bad_aspect";
+    case LotStatus::too_small:
+      return "too_small";
   }
   return "unknown";
 }
@@ -94,7 +103,7 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
     case FootprintShape::u_shape: {  // notch p*w wide, half the depth, in the back side
       const double a = (w - p * w) / 2;
       const double ny = y1 - h / 2 * (0.5 + 0.5 * p);
-      out.outer = {{x0, y0},     {x1, y0}, {x1, y1},     {x1 - a, y1},
+      out.outer = {{x0, y0},     {x1, y0},     {x1, y1},     {x1 - a, y1},
                    {x1 - a, ny}, {x0 + a, ny}, {x0 + a, y1}, {x0, y1}};
       break;
     }
@@ -142,8 +151,8 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
     }
     case FootprintShape::z_shape: {  // bars (0.5 + 0.4 p) * w long, overlapping in the middle
       const double b = w * (0.5 + 0.4 * p);
-      out.outer = {{x0, y0},     {x0 + b, y0}, {x0 + b, ym}, {x1, ym},
-                   {x1, y1},     {x1 - b, y1}, {x1 - b, ym}, {x0, ym}};
+      out.outer = {{x0, y0}, {x0 + b, y0}, {x0 + b, ym}, {x1, ym},
+                   {x1, y1}, {x1 - b, y1}, {x1 - b, ym}, {x0, ym}};
       break;
     }
     case FootprintShape::chamfered: {
@@ -174,7 +183,7 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
     case FootprintShape::stepped: {  // back half steps in twice on the right, p*w/4 each
       const double s = p * w / 4;
       const double yq = y0 + 0.75 * h;
-      out.outer = {{x0, y0},    {x1, y0},        {x1, ym},        {x1 - s, ym},
+      out.outer = {{x0, y0},     {x1, y0},         {x1, ym},         {x1 - s, ym},
                    {x1 - s, yq}, {x1 - 2 * s, yq}, {x1 - 2 * s, y1}, {x0, y1}};
       break;
     }
@@ -182,9 +191,18 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
       const double a = w * (0.3 - 0.1 * p);
       const double g = (w - 3 * a) / 2;
       const double n = y0 + h * (0.3 + 0.4 * p);
-      out.outer = {{x0, y0},         {x0 + a, y0},         {x0 + a, n},     {x0 + a + g, n},
-                   {x0 + a + g, y0}, {x0 + 2 * a + g, y0}, {x0 + 2 * a + g, n}, {x1 - a, n},
-                   {x1 - a, y0},     {x1, y0},             {x1, y1},        {x0, y1}};
+      out.outer = {{x0, y0},
+                   {x0 + a, y0},
+                   {x0 + a, n},
+                   {x0 + a + g, n},
+                   {x0 + a + g, y0},
+                   {x0 + 2 * a + g, y0},
+                   {x0 + 2 * a + g, n},
+                   {x1 - a, n},
+                   {x1 - a, y0},
+                   {x1, y0},
+                   {x1, y1},
+                   {x0, y1}};
       break;
     }
     case FootprintShape::cylinder: {  // flat front edge: first vertex just right of -90 deg
@@ -213,8 +231,7 @@ Polygon footprint_polygon(const BuildingDNA& dna) {
   return poly;
 }
 
-double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m,
-                       double shape_param) {
+double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m, double shape_param) {
   const Polygon poly = footprint_outline(shape, size_x_m, size_y_m, shape_param);
   double best = INFINITY;
   auto scan = [&](const Ring& ring) {

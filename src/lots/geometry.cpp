@@ -46,8 +46,8 @@ void add_ring_segments(const Ring& ring, std::vector<std::pair<Vec2, Vec2>>* out
 // Whether the local box (shrunk by 1 mm) lies inside the polygon given in local coordinates.
 bool box_inside(const Polygon& local, const LocalBox& b) {
   const double e = 1e-3;
-  const Vec2 c[4] = {{b.x0 + e, b.y0 + e}, {b.x1 - e, b.y0 + e}, {b.x1 - e, b.y1 - e},
-                     {b.x0 + e, b.y1 - e}};
+  const Vec2 c[4] = {
+      {b.x0 + e, b.y0 + e}, {b.x1 - e, b.y0 + e}, {b.x1 - e, b.y1 - e}, {b.x0 + e, b.y1 - e}};
   for (Vec2 p : c) {
     if (!polygon_contains(local, p)) return false;
   }
@@ -116,8 +116,8 @@ Ring remove_degenerate(Ring ring, double eps_m) {
       const double base = distance(a, c);
       const bool spike = base < eps_m;
       const bool repeat = distance(a, b) < eps_m;
-      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-4 &&
-                             dot(b - a, c - b) > 0.0;
+      const bool collinear =
+          base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-4 && dot(b - a, c - b) > 0.0;
       if (spike || repeat || collinear) {
         ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
         changed = true;

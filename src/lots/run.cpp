@@ -29,9 +29,8 @@ void sort_along_block(std::vector<LotPiece>& pieces, Vec2 centre) {
   std::vector<std::pair<Key, std::size_t>> keys;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
     const Vec2 d = ring_centroid(pieces[i].area.outer) - centre;
-    keys.push_back({{std::atan2(d.y, d.x), polygon_area(pieces[i].area),
-                     pieces[i].area.outer.front()},
-                    i});
+    keys.push_back(
+        {{std::atan2(d.y, d.x), polygon_area(pieces[i].area), pieces[i].area.outer.front()}, i});
   }
   std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) {
     if (a.first.angle != b.first.angle) return a.first.angle < b.first.angle;
@@ -95,7 +94,10 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
   });
   if (inner.empty()) return;
   std::vector<Polygon> areas;
-  if (lot.target_height_m < config.narrow_height_m) {
+  // Only a share of the low lots become rows: a whole low-rise city of 8 m parcels would be
+  // tens of thousands of buildings (the source city had ~7,000 on 4x5 km).
+  if (lot.target_height_m < config.narrow_height_m &&
+      Rng{seed, Stage::lots, lot.id, 0x6e79}.chance(config.narrow_share)) {
     Rng rng{seed, Stage::lots, lot.id, 1};
     areas = detail::narrow_parcels(lot.area, side, config, rng);
     lot.narrow = areas.size() >= 2;
@@ -121,8 +123,8 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     }
     req.fit = &fit.front();
     // Alternating building depths: the rear lines of a New York row stagger.
-    req.depth_share = lot.narrow ? (k % 2 == 0 ? rng.uniform(0.7, 0.8) : rng.uniform(0.5, 0.6))
-                                 : 1.0;
+    req.depth_share =
+        lot.narrow ? (k % 2 == 0 ? rng.uniform(0.7, 0.8) : rng.uniform(0.5, 0.6)) : 1.0;
     p.has_building = detail::make_dna(req, styles, eligible, config, rng, &p.dna);
   }
 }
@@ -172,11 +174,10 @@ Result<Output> run(const layout::Output& city, const std::vector<Polygon>& keep_
     for (const StyleRule& s : styles) {
       if (s.min_wall_m > short_m) {
         return Error::invalid_input(
-            s.source, "style '" + s.name + "' needs walls of at least " +
-                          format_g9(s.min_wall_m) + " m, but the largest lot of the city (" +
-                          format_g9(polygon_area(out.lots[largest].area)) +
-                          " m2) is only " + format_g9(short_m) +
-                          " m across; lower min_wall_m or enlarge the lots");
+            s.source, "style '" + s.name + "' needs walls of at least " + format_g9(s.min_wall_m) +
+                          " m, but the largest lot of the city (" +
+                          format_g9(polygon_area(out.lots[largest].area)) + " m2) is only " +
+                          format_g9(short_m) + " m across; lower min_wall_m or enlarge the lots");
       }
     }
   }

@@ -115,8 +115,8 @@ struct Splitter {
 }  // namespace
 
 std::vector<LotPiece> subdivide_block(const layout::Output& city, const layout::Block& block,
-                                      const std::vector<Polygon>& keep_out,
-                                      const StreetSide& side, const Config& config, Seed seed) {
+                                      const std::vector<Polygon>& keep_out, const StreetSide& side,
+                                      const Config& config, Seed seed) {
   // 1. The block minus the keep-out polygons near it.
   const Aabb2 bb = ring_bounds(block.area.outer);
   std::vector<Polygon> near;

@@ -32,8 +32,9 @@ Status validate(const Config& c, const std::vector<StyleRule>& styles) {
       {c.area_per_height_m >= 0, "area_per_height_m", ">= 0", c.area_per_height_m},
       {c.area_jitter >= 0 && c.area_jitter <= 0.9, "area_jitter", "a share in [0, 0.9]",
        c.area_jitter},
-      {std::isfinite(c.narrow_height_m), "narrow_height_m", "a finite height",
-       c.narrow_height_m},
+      {std::isfinite(c.narrow_height_m), "narrow_height_m", "a finite height", c.narrow_height_m},
+      {c.narrow_share >= 0 && c.narrow_share <= 1, "narrow_share", "a share in [0, 1]",
+       c.narrow_share},
       {c.narrow_min_width_m > 0, "narrow_min_width_m", "> 0", c.narrow_min_width_m},
       {c.narrow_max_width_m >= c.narrow_min_width_m, "narrow_max_width_m",
        ">= lots.narrow_min_width_m", c.narrow_max_width_m},
@@ -65,15 +66,14 @@ Status validate(const Config& c, const std::vector<StyleRule>& styles) {
   }
   for (std::size_t i = 0; i < styles.size(); ++i) {
     const StyleRule& s = styles[i];
-    const std::string where =
-        s.source.empty() ? "styles[" + std::to_string(i) + "]" : s.source;
+    const std::string where = s.source.empty() ? "styles[" + std::to_string(i) + "]" : s.source;
     if (!(s.min_wall_m > 0)) {
-      return Error::invalid_input(where, "style '" + s.name + "': min_wall_m expected > 0, got " +
-                                             num(s.min_wall_m));
+      return Error::invalid_input(
+          where, "style '" + s.name + "': min_wall_m expected > 0, got " + num(s.min_wall_m));
     }
     if (!(s.weight > 0)) {
-      return Error::invalid_input(where, "style '" + s.name + "': weight expected > 0, got " +
-                                             num(s.weight));
+      return Error::invalid_input(
+          where, "style '" + s.name + "': weight expected > 0, got " + num(s.weight));
     }
     if (!(s.floor_m > 0) || !(s.ground_floor_m > 0)) {
       return Error::invalid_input(where, "style '" + s.name +

@@ -240,6 +240,124 @@ void read_export(Reader& r, const json& j, ExportSettings& c) {
   }
 }
 
+// The `lots` object: subdivision rules and the footprint mix {"rectangle": share, ...}.
+void read_lots(Reader& r, const json& j, lots::Config& c) {
+  const std::string path = "/lots";
+  if (!r.object(j, path,
+                {"min_lot_area_m2", "max_lot_depth_m", "base_lot_area_m2", "area_per_height_m",
+                 "area_jitter", "narrow_height_m", "narrow_share", "narrow_min_width_m",
+                 "narrow_max_width_m", "max_aspect", "min_compactness", "frontage_tolerance_m",
+                 "building_gap_m", "height_jitter", "footprint_mix"}))
+    return;
+  r.number(j, "min_lot_area_m2", path, c.min_lot_area_m2, 1, 1e6);
+  r.number(j, "max_lot_depth_m", path, c.max_lot_depth_m, 5, 1000);
+  r.number(j, "base_lot_area_m2", path, c.base_lot_area_m2, 10, 1e6);
+  r.number(j, "area_per_height_m", path, c.area_per_height_m, 0, 1e5);
+  r.number(j, "area_jitter", path, c.area_jitter, 0, 0.9);
+  r.number(j, "narrow_height_m", path, c.narrow_height_m, 0, 1000);
+  r.number(j, "narrow_share", path, c.narrow_share, 0, 1);
+  r.number(j, "narrow_min_width_m", path, c.narrow_min_width_m, 1, 200);
+  r.number(j, "narrow_max_width_m", path, c.narrow_max_width_m, 1, 200);
+  r.number(j, "max_aspect", path, c.max_aspect, 1.01, 100);
+  r.number(j, "min_compactness", path, c.min_compactness, 0.001, 0.99);
+  r.number(j, "frontage_tolerance_m", path, c.frontage_tolerance_m, 0, 10);
+  r.number(j, "building_gap_m", path, c.building_gap_m, 0, 50);
+  r.number(j, "height_jitter", path, c.height_jitter, 0, 0.9);
+  if (!r.failed() && c.narrow_max_width_m < c.narrow_min_width_m) {
+    r.fail(path + "/narrow_max_width_m", "expected >= narrow_min_width_m (" +
+                                             fmt(c.narrow_min_width_m) + "), got " +
+                                             fmt(c.narrow_max_width_m));
+  }
+  if (r.failed() || !j.contains("footprint_mix")) return;
+  const json& m = j["footprint_mix"];
+  const std::string mp = path + "/footprint_mix";
+  if (!m.is_object()) {
+    r.fail(mp, "expected an object {shape name: share}, got " + describe(m));
+    return;
+  }
+  // Shapes not named get share 0: the table says the whole mix.
+  std::array<double, lots::kFootprintShapeCount> mix{};
+  double total = 0.0;
+  for (const auto& item : m.items()) {
+    lots::FootprintShape shape{};
+    if (!lots::footprint_shape_from_string(item.key(), &shape)) {
+      std::string names;
+      for (std::size_t i = 0; i < lots::kFootprintShapeCount; ++i)
+        names += std::string(i ? ", " : "") + lots::to_string(static_cast<lots::FootprintShape>(i));
+      r.fail(mp + "/" + item.key(),
+             "unknown footprint shape '" + item.key() + "'; expected one of: " + names);
+      return;
+    }
+    r.number(m, item.key().c_str(), mp, mix[static_cast<std::size_t>(shape)], 0, 1e6);
+    total += mix[static_cast<std::size_t>(shape)];
+  }
+  if (!r.failed() && total <= 0.0) {
+    r.fail(mp, "expected at least one shape with a positive share");
+    return;
+  }
+  c.footprint_mix = mix;
+}
+
+// The `buildings` object: style files and tag volumes.
+void read_buildings(Reader& r, const json& j, BuildingSettings& c) {
+  const std::string path = "/buildings";
+  if (!r.object(j, path, {"styles", "tag_volumes"})) return;
+  if (j.contains("styles")) {
+    const json& s = j["styles"];
+    if (!s.is_array() || s.empty()) {
+      r.fail(path + "/styles",
+             "expected a non-empty array of style file paths, got " + describe(s));
+      return;
+    }
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (!s[i].is_string() || s[i].get<std::string>().empty()) {
+        r.fail(path + "/styles/" + std::to_string(i),
+               "expected a style file path (string), got " + describe(s[i]));
+        return;
+      }
+      c.style_files.push_back(s[i].get<std::string>());
+    }
+  }
+  if (!j.contains("tag_volumes")) return;
+  const json& t = j["tag_volumes"];
+  if (!t.is_array()) {
+    r.fail(path + "/tag_volumes", "expected an array of tag volumes, got " + describe(t));
+    return;
+  }
+  for (std::size_t i = 0; i < t.size() && !r.failed(); ++i) {
+    const std::string tp = path + "/tag_volumes/" + std::to_string(i);
+    if (!r.object(t[i], tp, {"tag", "polygon", "z_m"})) return;
+    buildings::TagVolume v;
+    r.string(t[i], "tag", tp, v.tag);
+    if (!r.failed() && v.tag != "fire_escape" &&
+        !(v.tag.rfind("brand:", 0) == 0 && v.tag.size() > 6)) {
+      r.fail(tp + "/tag", "expected \"fire_escape\" or \"brand:<name>\", got \"" + v.tag + "\"");
+      return;
+    }
+    if (!t[i].contains("polygon")) {
+      r.fail(tp, "missing key 'polygon'");
+      return;
+    }
+    v.area.outer = r.points(t[i]["polygon"], tp + "/polygon");
+    if (!r.failed() && (v.area.outer.size() < 3 || !polygon_is_valid(v.area))) {
+      r.fail(tp + "/polygon", "expected a simple polygon of >= 3 points");
+      return;
+    }
+    if (t[i].contains("z_m")) {
+      const json& z = t[i]["z_m"];
+      if (!z.is_array() || z.size() != 2 || !z[0].is_number() || !z[1].is_number() ||
+          !(z[0].get<double>() <= z[1].get<double>())) {
+        r.fail(tp + "/z_m",
+               "expected [lo, hi] in metres above the building base, got " + describe(z));
+        return;
+      }
+      v.z0_m = z[0].get<double>();
+      v.z1_m = z[1].get<double>();
+    }
+    c.tag_volumes.push_back(std::move(v));
+  }
+}
+
 void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
   if (!j.is_array()) {
     r.fail("/zones", "expected an array of zones, got " + describe(j));
@@ -407,7 +525,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   CityConfig c;
   if (!r.object(doc, "",
                 {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-                 "layout", "roads", "export", "freeways"})) {
+                 "layout", "roads", "export", "freeways", "lots", "buildings"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -458,7 +576,11 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (!r.failed() && doc.contains("export")) read_export(r, doc["export"], c.exports);
   if (!r.failed() && doc.contains("freeways"))
     read_freeways(r, doc["freeways"], c.inputs.boundary, c.freeways);
+  if (!r.failed() && doc.contains("lots")) read_lots(r, doc["lots"], c.lots);
+  if (!r.failed() && doc.contains("buildings")) read_buildings(r, doc["buildings"], c.buildings);
   if (r.failed()) return r.error();
+  if (c.buildings.style_files.empty())
+    c.buildings.style_sources = buildings::builtin_style_sources();
   // Markings are draped on the carriageway as the exporter draws it: one road height for both.
   c.roads.road_raise_m = c.exports.road_raise_m;
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
@@ -561,6 +683,40 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
                    {"lanes_per_direction", f.lanes_per_direction},
                    {"design_speed_kmh", f.design_speed_kmh}});
     }
+  } else if (slice == "lots") {
+    const lots::Config& l = c.lots;
+    json mix = json::object();
+    for (std::size_t i = 0; i < lots::kFootprintShapeCount; ++i)
+      mix[lots::to_string(static_cast<lots::FootprintShape>(i))] = l.footprint_mix[i];
+    j = {{"min_lot_area_m2", l.min_lot_area_m2},
+         {"max_lot_depth_m", l.max_lot_depth_m},
+         {"base_lot_area_m2", l.base_lot_area_m2},
+         {"area_per_height_m", l.area_per_height_m},
+         {"area_jitter", l.area_jitter},
+         {"narrow_height_m", l.narrow_height_m},
+         {"narrow_share", l.narrow_share},
+         {"narrow_min_width_m", l.narrow_min_width_m},
+         {"narrow_max_width_m", l.narrow_max_width_m},
+         {"max_aspect", l.max_aspect},
+         {"min_compactness", l.min_compactness},
+         {"frontage_tolerance_m", l.frontage_tolerance_m},
+         {"building_gap_m", l.building_gap_m},
+         {"height_jitter", l.height_jitter},
+         {"footprint_mix", mix}};
+  } else if (slice == "styles") {
+    // The texts themselves: editing a style re-runs lots and buildings, nothing before.
+    j = json::array();
+    for (const auto& [file, text] : c.buildings.style_sources)
+      j.push_back({{"file", file}, {"hash", std::to_string(hash_string(text))}});
+  } else if (slice == "buildings") {
+    j["tag_volumes"] = json::array();
+    for (const auto& v : c.buildings.tag_volumes) {
+      j["tag_volumes"].push_back(
+          {{"tag", v.tag}, {"polygon", points_json(v.area.outer)}, {"z_m", {v.z0_m, v.z1_m}}});
+    }
+    const buildings::Config& g = c.buildings.generator;
+    j["occlusion_push_m"] = g.occlusion_push_m;
+    j["entrance_depth_m"] = g.entrance_depth_m;
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
     j = {{"chunk_m", e.chunk_m},

@@ -12,8 +12,50 @@ const T& as(const Value& v) {
 
 }  // namespace
 
+Result<buildings::StyleLibrary> load_styles(
+    const std::vector<std::pair<std::string, std::string>>& sources) {
+  std::vector<buildings::Style> styles;
+  styles.reserve(sources.size());
+  for (const auto& [file, text] : sources) {
+    auto style = buildings::parse_style(text, file);
+    if (!style) return style.error();
+    styles.push_back(std::move(*style));
+  }
+  if (styles.empty()) return Error::invalid_input("buildings.styles", "no building style given");
+  return buildings::make_library(std::move(styles));
+}
+
+std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library) {
+  std::vector<lots::StyleRule> rules;
+  rules.reserve(library.styles.size());
+  for (const buildings::Style& s : library.styles) {
+    lots::StyleRule r;
+    r.name = s.name;
+    r.source = s.file + ": /min_wall_m";
+    r.min_wall_m = s.min_wall_m;
+    r.zone_mask = s.zone_mask;
+    r.min_height_m = s.min_height_m;
+    r.max_height_m = s.max_height_m;
+    r.weight = s.weight;
+    r.ground_floor_m = s.ground.height_m;
+    r.floor_m = s.typical.height_m;
+    r.cubified_share = s.cubified_share;
+    r.staggered_share = s.staggered_share;
+    if (!s.shapes.empty()) {
+      r.shape_mask = 0;
+      for (const std::string& name : s.shapes) {
+        lots::FootprintShape shape{};
+        if (lots::footprint_shape_from_string(name, &shape))
+          r.shape_mask |= 1U << static_cast<unsigned>(shape);
+      }
+    }
+    rules.push_back(std::move(r));
+  }
+  return rules;
+}
+
 std::vector<std::string> CityPipeline::stage_names() {
-  return {"terrain", "zoning", "layout", "roads", "freeway"};
+  return {"terrain", "zoning", "layout", "roads", "freeway", "styles", "lots", "buildings"};
 }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
@@ -76,6 +118,42 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
         if (!r) return r.error();
         return Value(std::make_shared<const freeway::Output>(std::move(*r)));
       }});
+  // Styles are data: parsing them is its own stage, keyed by the texts.
+  nodes.push_back(StageNode{"styles",
+                            1,
+                            {},
+                            config_slice(config, "styles"),
+                            [&config](const std::vector<Value>&) -> Result<Value> {
+                              auto r = load_styles(config.buildings.style_sources);
+                              if (!r) return r.error();
+                              return Value(
+                                  std::make_shared<const buildings::StyleLibrary>(std::move(*r)));
+                            }});
+  // Lots keep out of the freeway's footprint (seeds/000, 14:45).
+  nodes.push_back(StageNode{
+      "lots",
+      1,
+      {2, 4, 5},
+      seed + config_slice(config, "lots"),
+      [&config](const std::vector<Value>& in) -> Result<Value> {
+        const auto rules = lot_style_rules(as<buildings::StyleLibrary>(in[2]));
+        auto r = lots::run(as<layout::Output>(in[0]), as<freeway::Output>(in[1]).footprints, rules,
+                           config.lots, config.seed);
+        if (!r) return r.error();
+        return Value(std::make_shared<const lots::Output>(std::move(*r)));
+      }});
+  nodes.push_back(StageNode{
+      "buildings",
+      1,
+      {0, 5, 6},
+      seed + config_slice(config, "buildings"),
+      [&config](const std::vector<Value>& in) -> Result<Value> {
+        auto r = buildings::run(as<lots::Output>(in[2]), as<buildings::StyleLibrary>(in[1]),
+                                config.buildings.tag_volumes, as<terrain::Heightfield>(in[0]),
+                                config.buildings.generator, config.seed);
+        if (!r) return r.error();
+        return Value(std::make_shared<const buildings::Output>(std::move(*r)));
+      }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();
@@ -84,6 +162,9 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.layout = std::static_pointer_cast<const layout::Output>((*values)[2]);
   out.roads = std::static_pointer_cast<const roads::Output>((*values)[3]);
   out.freeway = std::static_pointer_cast<const freeway::Output>((*values)[4]);
+  out.styles = std::static_pointer_cast<const buildings::StyleLibrary>((*values)[5]);
+  out.lots = std::static_pointer_cast<const lots::Output>((*values)[6]);
+  out.buildings = std::static_pointer_cast<const buildings::Output>((*values)[7]);
   out.stages = std::move(stats);
   return out;
 }

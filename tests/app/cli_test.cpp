@@ -160,7 +160,8 @@ CliRun DefaultCity::s_run2;
 TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
   for (const char* f : {"city.glb", "layout.geojson", "map.svg", "stats.json", "lanes.json",
-                        "points/road_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
+                        "points/road_modules.ply", "points/building_modules.ply",
+                        "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
     EXPECT_TRUE(fs::exists(s_dir / "t1" / f)) << f;
   }
   EXPECT_NE(s_run1.output.find("km of roads"), std::string::npos);
@@ -181,13 +182,30 @@ TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   ASSERT_TRUE(stats["stages"].is_array());
   EXPECT_EQ(stats["stages"][2]["name"], "layout");
   EXPECT_GT(stats["stages"][2]["peak_rss_mib"].get<double>(), 0.0);
+  // Issue 4: buildings, floors, modules by tag, the occlusion reduction, footprints by shape.
+  const auto& b = stats["buildings"];
+  EXPECT_GT(b["buildings"].get<int>(), 200);
+  EXPECT_GT(b["floors"].get<int>(), b["buildings"].get<int>());
+  EXPECT_GT(b["instances"].get<int>(), 10 * b["buildings"].get<int>());
+  EXPECT_GT(b["modules_by_tag"]["window"].get<int>(), 0);
+  EXPECT_GT(b["modules_by_tag"]["entrance"].get<int>(), 0);
+  EXPECT_GT(b["modules_by_tag"]["corner"].get<int>(), 0);
+  EXPECT_GT(b["occlusion_reduction"].get<double>(), 0.0);
+  EXPECT_LT(b["occlusion_reduction"].get<double>(), 0.6);
+  int shapes_used = 0;
+  for (const auto& [shape, n] : b["footprints_by_shape"].items())
+    shapes_used += n.get<int>() > 0 ? 1 : 0;
+  EXPECT_GE(shapes_used, 8) << b["footprints_by_shape"].dump();
+  EXPECT_GT(stats["lots"]["lots"].get<int>(), stats["counts"]["blocks"].get<int>());
+  EXPECT_NE(s_run1.output.find("buildings:"), std::string::npos) << s_run1.output;
 }
 
 TEST_F(DefaultCity, ByteIdenticalWithOneAndTwoThreads) {
   ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
   ASSERT_EQ(s_run2.exit_code, 0) << s_run2.output;
-  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "lanes.json",
-                        "points/road_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
+  for (const char* f :
+       {"city.glb", "layout.geojson", "map.svg", "lanes.json", "points/road_modules.ply",
+        "points/building_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml"}) {
     const std::string a = slurp(s_dir / "t1" / f);
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == slurp(s_dir / "t2" / f)) << f << " differs between 1 and 2 threads";
@@ -237,17 +255,29 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
   EXPECT_EQ(u32(24 + json_len), 0x004E4942U) << "second chunk is BIN";
   EXPECT_EQ(doc["buffers"][0]["byteLength"].get<std::uint32_t>(), bin_len);
 
-  // One chunk node per mesh, named chunk_<cx>_<cy>, under the root node "city".
+  // One chunk node per chunk mesh, named chunk_<cx>_<cy>, under the root node "city"; building
+  // modules are instanced meshes under their chunk ("chunk_<cx>_<cy>.<module id>").
   const auto& nodes = doc["nodes"];
   std::size_t chunks = 0;
+  std::size_t instancing = 0;
+  std::set<std::size_t> chunk_meshes;
   for (const auto& n : nodes) {
-    if (n.contains("mesh")) {
+    if (!n.contains("mesh")) continue;
+    EXPECT_EQ(n["name"].get<std::string>().rfind("chunk_", 0), 0U);
+    if (n.contains("extensions") && n["extensions"].contains("EXT_mesh_gpu_instancing")) {
+      ++instancing;
+      const auto& attrs = n["extensions"]["EXT_mesh_gpu_instancing"]["attributes"];
+      for (const char* a : {"TRANSLATION", "ROTATION", "SCALE", "_BUILDING", "_FLOOR", "_ROOM"})
+        EXPECT_TRUE(attrs.contains(a)) << a;
+    } else {
       ++chunks;
-      EXPECT_EQ(n["name"].get<std::string>().rfind("chunk_", 0), 0U);
+      EXPECT_EQ(n["name"].get<std::string>().find('.'), std::string::npos);
+      chunk_meshes.insert(n["mesh"].get<std::size_t>());
     }
   }
-  EXPECT_EQ(chunks, doc["meshes"].size());
+  EXPECT_EQ(chunks, chunk_meshes.size()) << "each chunk has its own mesh";
   EXPECT_GT(chunks, 300U) << "a 2x2 km city in 100 m chunks";
+  EXPECT_GT(instancing, chunks) << "building modules are instanced per chunk";
 
   // Every primitive: POSITION with min/max, NORMAL of the same count, indices a multiple of 3.
   std::set<std::string> materials;
@@ -269,7 +299,8 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
     }
   }
   for (const char* m :
-       {"terrain", "road_artery", "road_main", "road_local", "sidewalk", "block", "volume"}) {
+       {"terrain", "road_artery", "road_main", "road_local", "sidewalk", "block", "roof", "parapet",
+        "brick_walkup.wall", "brick_walkup.glass", "glass_tower.glass"}) {
     EXPECT_TRUE(materials.count(m)) << m;
   }
   // The default city's boundary spans x -100..2200 and y 0..2100 (glTF z = -y), plus terrain

@@ -46,11 +46,12 @@ TEST(BuildingFigures, InstancesAndTimePerBuilding) {
   ASSERT_TRUE(r.ok());
   const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   const double nb = static_cast<double>(r->buildings.size());
-  std::printf("buildings %zu, instances/building %.1f, ms/building %.3f, occluded %.1f%%, "
-              "fallbacks %zu, entrances %zu, rooms %zu, roof tris %zu\n",
-              r->buildings.size(), static_cast<double>(r->instances.size()) / nb, ms / nb,
-              100.0 * r->stats.occlusion_reduction(), r->stats.grammar_fallbacks,
-              r->stats.entrances, r->stats.rooms, r->stats.roof_triangles);
+  std::printf(
+      "buildings %zu, instances/building %.1f, ms/building %.3f, occluded %.1f%%, "
+      "fallbacks %zu, entrances %zu, rooms %zu, roof tris %zu\n",
+      r->buildings.size(), static_cast<double>(r->instances.size()) / nb, ms / nb,
+      100.0 * r->stats.occlusion_reduction(), r->stats.grammar_fallbacks, r->stats.entrances,
+      r->stats.rooms, r->stats.roof_triangles);
   EXPECT_EQ(r->buildings.size(), 400U);
   EXPECT_GT(r->stats.modules_occluded, 0U);
   EXPECT_GE(r->stats.entrances, 400U);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
-
 #include <tbb/global_control.h>
 
 #include <algorithm>
@@ -41,10 +40,14 @@ Grammar grammar(const std::string& text, const Style& s) {
 Style test_style(const std::string& ground = "|W|(N)|*W|", bool forced_door = true) {
   Style s;
   s.name = "test";
-  s.modules = {mod("W", 1.0, kTagWall),          mod("N", 1.5, kTagWindow),
-               mod("D", 1.2, kTagEntrance),      mod("C", 0.4, kTagCorner),
-               mod("P", 0.3, kTagCornerCap),     mod("S", 0.2, kTagCorner),
-               mod("G", 1.0, kTagSignage | kTagProp, 1.0), mod("F", 2.0, kTagFireEscape),
+  s.modules = {mod("W", 1.0, kTagWall),
+               mod("N", 1.5, kTagWindow),
+               mod("D", 1.2, kTagEntrance),
+               mod("C", 0.4, kTagCorner),
+               mod("P", 0.3, kTagCornerCap),
+               mod("S", 0.2, kTagCorner),
+               mod("G", 1.0, kTagSignage | kTagProp, 1.0),
+               mod("F", 2.0, kTagFireEscape),
                mod("K", 0.3, kTagCorner)};
   s.ground.height_m = 4.0;
   s.typical.height_m = 3.0;
@@ -68,8 +71,8 @@ StyleLibrary library_of(const Style& s) {
   return lib;
 }
 
-lots::BuildingDNA dna(lots::FootprintShape shape, double sx, double sy, Vec2 centre,
-                      double base, double shaft = 0.0, double crown = 0.0,
+lots::BuildingDNA dna(lots::FootprintShape shape, double sx, double sy, Vec2 centre, double base,
+                      double shaft = 0.0, double crown = 0.0,
                       lots::Massing massing = lots::Massing::plain, std::uint32_t steps = 0,
                       double setback = 0.0, double angle = 0.0) {
   lots::BuildingDNA d;
@@ -155,10 +158,9 @@ std::vector<lots::BuildingDNA> many_dnas() {
     for (double size : {14.0, 23.0, 37.0}) {
       for (lots::Massing m : massings) {
         const double sy = size * (0.8 + 0.1 * (i % 4));
-        lots::BuildingDNA d = dna(static_cast<lots::FootprintShape>(s), size, sy,
-                                  {100.0 * i, 7.0}, 4.0 + 3.0 * (i % 3), m == lots::Massing::plain ? 9.0 : 30.0,
-                                  6.0, m, 1 + static_cast<std::uint32_t>(i % 3), 2.0,
-                                  0.3 * (i % 5));
+        lots::BuildingDNA d = dna(static_cast<lots::FootprintShape>(s), size, sy, {100.0 * i, 7.0},
+                                  4.0 + 3.0 * (i % 3), m == lots::Massing::plain ? 9.0 : 30.0, 6.0,
+                                  m, 1 + static_cast<std::uint32_t>(i % 3), 2.0, 0.3 * (i % 5));
         d.shape_param = 0.3 + 0.1 * (i % 4);
         out.push_back(d);
         ++i;
@@ -187,14 +189,14 @@ TEST(BuildingVolumes, StackedInsideEachOther) {
 }
 
 TEST(BuildingVolumes, StaggeredAndCubifiedTiers) {
-  const auto st = building_volumes(dna(lots::FootprintShape::rectangle, 30, 30, {}, 6, 30, 6,
-                                       lots::Massing::staggered, 3, 2.0));
+  const auto st = building_volumes(
+      dna(lots::FootprintShape::rectangle, 30, 30, {}, 6, 30, 6, lots::Massing::staggered, 3, 2.0));
   ASSERT_EQ(st.size(), 5U);  // base, three tiers, crown
   EXPECT_NEAR(polygon_area(st[1].footprint), 26.0 * 26.0, 1e-6);
   EXPECT_NEAR(polygon_area(st[3].footprint), 18.0 * 18.0, 1e-6);
   EXPECT_NEAR(polygon_area(st[4].footprint), 14.0 * 14.0, 1e-6);
-  const auto cu = building_volumes(dna(lots::FootprintShape::rectangle, 30, 30, {}, 6, 30, 0,
-                                       lots::Massing::cubified, 3, 2.0));
+  const auto cu = building_volumes(
+      dna(lots::FootprintShape::rectangle, 30, 30, {}, 6, 30, 0, lots::Massing::cubified, 3, 2.0));
   ASSERT_EQ(cu.size(), 4U);
   for (std::size_t k = 1; k < cu.size(); ++k) {
     EXPECT_NEAR(polygon_area(cu[k].footprint), 900.0 - 144.0 * static_cast<double>(k), 1e-6);
@@ -255,7 +257,8 @@ TEST(BuildingGenerator, CoversEveryFacadeOfManyShapes) {
   for (const lots::BuildingDNA& d : many_dnas()) {
     const Output out = generate(lot_of(3, {parcel_for(d)}), lib);
     ASSERT_EQ(out.buildings.size(), 1U);
-    const std::string what = lots::to_string(d.shape) + std::string(" ") + lots::to_string(d.massing);
+    const std::string what =
+        lots::to_string(d.shape) + std::string(" ") + lots::to_string(d.massing);
     expect_covered(out, what);
     const Building& b = out.buildings[0];
     EXPECT_EQ(b.instance_count, out.instances.size());
@@ -299,12 +302,11 @@ TEST(BuildingGenerator, CoversEveryFacadeOfManyShapes) {
 TEST(BuildingGenerator, GrammarFallbackStillCovers) {
   Style s = test_style("|WNNW|");
   const StyleLibrary lib = library_of(s);
-  const Output out = generate(lot_of(0, {parcel_for(dna(lots::FootprintShape::rectangle, 12, 4,
-                                                          {}, 4.0))}),
-                              lib);
+  const Output out =
+      generate(lot_of(0, {parcel_for(dna(lots::FootprintShape::rectangle, 12, 4, {}, 4.0))}), lib);
   EXPECT_GE(out.stats.grammar_fallbacks, 2U);
-  EXPECT_TRUE(std::any_of(out.spans.begin(), out.spans.end(),
-                          [](const FacadeSpan& f) { return !f.fits; }));
+  EXPECT_TRUE(
+      std::any_of(out.spans.begin(), out.spans.end(), [](const FacadeSpan& f) { return !f.fits; }));
   expect_covered(out, "fallback");
 }
 
@@ -364,7 +366,8 @@ TEST(BuildingOcclusion, TallerNeighbourKeepsUpperModules) {
   // b keeps modules on the shared wall above a's roof.
   std::size_t upper = 0;
   for (const Instance& in : both.instances) {
-    if (in.building == 1 && std::abs(in.position[0] - 10.0) < 1e-3 && in.position[2] >= 7.0 - 1e-3) {
+    if (in.building == 1 && std::abs(in.position[0] - 10.0) < 1e-3 &&
+        in.position[2] >= 7.0 - 1e-3) {
       ++upper;
     }
   }
@@ -438,10 +441,10 @@ TEST(BuildingRooms, PartitionWindowModules) {
 
 TEST(BuildingRoofs, StaggeredTiersGiveSplitRoofs) {
   const StyleLibrary lib = library_of(test_style());
-  const Output out = generate(lot_of(0, {parcel_for(dna(lots::FootprintShape::rectangle, 30, 30,
-                                                          {}, 6, 30, 6,
-                                                          lots::Massing::staggered, 3, 2.0))}),
-                              lib);
+  const Output out =
+      generate(lot_of(0, {parcel_for(dna(lots::FootprintShape::rectangle, 30, 30, {}, 6, 30, 6,
+                                         lots::Massing::staggered, 3, 2.0))}),
+               lib);
   const Mesh& roof = out.roofs[0][static_cast<std::size_t>(Material::roof)];
   std::set<float> levels;
   for (const auto& p : roof.positions) {
@@ -451,7 +454,8 @@ TEST(BuildingRoofs, StaggeredTiersGiveSplitRoofs) {
   EXPECT_NEAR(mesh_area(roof), 900.0, 1e-2);
   EXPECT_GT(out.roofs[0][static_cast<std::size_t>(Material::trim)].triangle_count(), 0U);
   EXPECT_EQ(out.stats.roof_triangles,
-            roof.triangle_count() + out.roofs[0][static_cast<std::size_t>(Material::trim)].triangle_count());
+            roof.triangle_count() +
+                out.roofs[0][static_cast<std::size_t>(Material::trim)].triangle_count());
 }
 
 TEST(BuildingOverrides, FireEscapeOnlyOnTouchedFacades) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // city.glb with export.road_modules = "instanced": road bricks and EXT_mesh_gpu_instancing.
-// tinygltf's implementation lives in cityforge_export (gltf_writer.cpp); this file only reads,
+// tinygltf's implementation lives in cityforge_export (tinygltf_impl.cpp); this file only reads,
 // with the same image options so the declarations match.
 #define TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE_WRITE

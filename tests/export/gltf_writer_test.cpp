@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // city.glb: container, structure, bounds, axis conversion, determinism and bad input.
-// tinygltf's implementation lives in cityforge_export (gltf_writer.cpp); this file only
+// tinygltf's implementation lives in cityforge_export (tinygltf_impl.cpp); this file only
 // declares it, with the same configuration macros.
 #define TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE_WRITE

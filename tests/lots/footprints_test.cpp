@@ -43,9 +43,10 @@ TEST(LotsFootprints, AllShapesAreValidCcwAndInsideTheirBox) {
           scan(hole);
         EXPECT_DOUBLE_EQ(shortest_wall_m(shape, w, h, p), shortest);
         // The street side touches the front of the box (except the 12-gon's flat front).
-        const double front = std::min_element(poly.outer.begin(), poly.outer.end(),
-                                              [](Vec2 a, Vec2 b) { return a.y < b.y; })
-                                 ->y;
+        const double front =
+            std::min_element(poly.outer.begin(), poly.outer.end(), [](Vec2 a, Vec2 b) {
+              return a.y < b.y;
+            })->y;
         if (shape != FootprintShape::cylinder) {
           EXPECT_NEAR(front, -h / 2, 1e-9);
         }

@@ -145,8 +145,8 @@ void check_invariants(const layout::Output& city, const std::vector<Polygon>& ke
       for (std::size_t j = i + 1; j < footprints.size(); ++j) {
         const bool same_lot = footprints[i].first == footprints[j].first;
         // Buildings of different lots keep a gap; those of one lot may share walls.
-        const Polygon a = same_lot ? footprints[i].second
-                                   : polygon_offset(footprints[i].second, 0.2).front();
+        const Polygon a =
+            same_lot ? footprints[i].second : polygon_offset(footprints[i].second, 0.2).front();
         EXPECT_LT(overlap(a, footprints[j].second), 0.01)
             << "footprints of lots " << footprints[i].first->id << " and "
             << footprints[j].first->id;
@@ -245,19 +245,22 @@ layout::Block hand_block(layout::BlockId id, Ring ring, double height_m) {
   return b;
 }
 
-Ring rect(double x, double y, double w, double h) { return {{x, y}, {x + w, y}, {x + w, y + h}, {x, y + h}}; }
+Ring rect(double x, double y, double w, double h) {
+  return {{x, y}, {x + w, y}, {x + w, y + h}, {x, y + h}};
+}
 
 TEST(LotsRun, EveryStatusIsReachedByACraftedBlock) {
   layout::Output city;
-  city.blocks.push_back(hand_block(0, rect(0, 0, 40, 30), 12));                // buildable
-  city.blocks.push_back(hand_block(1, {{100, 0}, {140, 0}, {140, 3.5}, {103.5, 3.5},
-                                       {103.5, 40}, {100, 40}}, 12));           // sliver
-  city.blocks.push_back(hand_block(2, rect(200, 0, 30, 3.6), 12));             // bad_aspect
-  city.blocks.push_back(hand_block(3, rect(300, 0, 20, 4.5), 12));             // too_narrow
-  city.blocks.push_back(hand_block(4, rect(400, 0, 60, 9), 12));               // replaced
+  city.blocks.push_back(hand_block(0, rect(0, 0, 40, 30), 12));  // buildable
+  city.blocks.push_back(hand_block(
+      1, {{100, 0}, {140, 0}, {140, 3.5}, {103.5, 3.5}, {103.5, 40}, {100, 40}}, 12));  // sliver
+  city.blocks.push_back(hand_block(2, rect(200, 0, 30, 3.6), 12));  // bad_aspect
+  city.blocks.push_back(hand_block(3, rect(300, 0, 20, 4.5), 12));  // too_narrow
+  city.blocks.push_back(hand_block(4, rect(400, 0, 60, 9), 12));    // replaced
   StyleRule style{"s", "styles/s.json", 5.0};
   Config cfg;
   cfg.base_lot_area_m2 = 5000;
+  cfg.narrow_share = 1.0;  // every low lot becomes a row
   Result<Output> out = run(city, {}, {style}, cfg, 1);
   ASSERT_TRUE(out.ok()) << out.error().to_string();
   ASSERT_EQ(out->lots.size(), 5U);
@@ -328,10 +331,13 @@ TEST(LotsValidate, NamesTheConfigKey) {
   const std::vector<StyleRule> styles = test_styles();
   EXPECT_TRUE(validate(Config{}, styles).ok());
   Config c;
-  c.narrow_min_width_m = 12;  // above narrow_max_width_m
+  c.narrow_min_width_m = c.narrow_max_width_m + 1;
   Status s = validate(c, styles);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().where, "lots.narrow_max_width_m");
+  c = Config{};
+  c.narrow_share = 1.5;
+  EXPECT_EQ(validate(c, styles).error().where, "lots.narrow_share");
   c = Config{};
   c.min_compactness = 1.5;
   EXPECT_EQ(validate(c, styles).error().where, "lots.min_compactness");

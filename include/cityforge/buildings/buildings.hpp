@@ -42,11 +42,11 @@ std::vector<Volume> building_volumes(const lots::BuildingDNA& dna);
 /// so +x runs against the ring's walking direction (outer rings are counter-clockwise) and the
 /// origin sits at the end of the module's span along the edge: yaw = atan2(-dir.y, -dir.x).
 struct Instance {
-  std::uint32_t module = 0;      ///< Global module number in the StyleLibrary.
+  std::uint32_t module = 0;         ///< Global module number in the StyleLibrary.
   std::array<float, 3> position{};  ///< Engine metres of the module's origin (x=0,y=0,z=0).
-  float yaw_rad = 0.0f;          ///< Rotation about +z; module +x runs along the facade edge.
-  float scale_x = 1.0f;          ///< Width scale (grammar fitting).
-  float scale_z = 1.0f;          ///< Height scale (floor height / mesh height).
+  float yaw_rad = 0.0f;             ///< Rotation about +z; module +x runs along the facade edge.
+  float scale_x = 1.0f;             ///< Width scale (grammar fitting).
+  float scale_z = 1.0f;             ///< Height scale (floor height / mesh height).
   BuildingId building = 0;
   std::uint32_t lot = 0;
   std::uint16_t floor = 0;       ///< 0 = ground floor.
@@ -55,7 +55,9 @@ struct Instance {
   std::uint32_t tags = 0;        ///< ModuleTag bits of the module.
 };
 
-/// An entrance and the box street furniture must keep out of (seeds/000, 30:36).
+/// An entrance and the box street furniture must keep out of (seeds/000, 30:36): every door on
+/// a ground-floor facade that faces the street (every ground-floor door of a building that has
+/// no street facade). Doors on back and side walls are modules like any other.
 struct Entrance {
   BuildingId building = 0;
   std::array<float, 3> position{};  ///< Centre of the door at ground level.
@@ -76,28 +78,28 @@ struct TagVolume {
 };
 
 struct Building {
-  BuildingId id = 0;            ///< Index in Output::buildings.
+  BuildingId id = 0;  ///< Index in Output::buildings.
   std::uint32_t lot = 0;
-  std::uint32_t parcel = 0;     ///< Index in the lot's parcels.
+  std::uint32_t parcel = 0;  ///< Index in the lot's parcels.
   std::uint32_t style = 0;
   lots::FootprintShape shape = lots::FootprintShape::rectangle;
-  double base_z_m = 0.0;        ///< Ground under the footprint (lowest terrain sample).
+  double base_z_m = 0.0;  ///< Ground under the footprint (lowest terrain sample).
   double height_m = 0.0;
   std::uint32_t floors = 0;
   std::vector<Volume> volumes;
   std::uint32_t first_instance = 0;  ///< Its instances are a contiguous range.
   std::uint32_t instance_count = 0;
   std::uint32_t rooms = 0;
-  bool faces_street = false;    ///< Its parcel has frontage.
+  bool faces_street = false;  ///< Its parcel has frontage.
 };
 
 /// Where modules stand along one floor edge of one facade (for coverage checks and tools).
 struct FacadeSpan {
   BuildingId building = 0;
   std::uint32_t volume = 0;
-  std::uint32_t floor = 0;   ///< Floor index within the building.
-  std::uint32_t ring = 0;    ///< 0 outer, 1 + hole index.
-  std::uint32_t edge = 0;    ///< Edge i: ring[i] -> ring[i+1].
+  std::uint32_t floor = 0;  ///< Floor index within the building.
+  std::uint32_t ring = 0;   ///< 0 outer, 1 + hole index.
+  std::uint32_t edge = 0;   ///< Edge i: ring[i] -> ring[i+1].
   double length_m = 0.0;
   std::vector<std::array<double, 2>> spans;  ///< [t0, t1] along the edge, sorted, incl. corners.
   std::int32_t grammar = -1;  ///< Chosen grammar index in the level, -1 if none needed.
@@ -105,9 +107,9 @@ struct FacadeSpan {
 };
 
 struct Config {
-  double occlusion_push_m = 0.05;    ///< Sample points are pushed this far out of the wall.
-  double entrance_depth_m = 3.0;     ///< Exclusion box depth in front of an entrance.
-  bool keep_facade_spans = false;    ///< Fill Output::spans (tests, debugging).
+  double occlusion_push_m = 0.05;  ///< Sample points are pushed this far out of the wall.
+  double entrance_depth_m = 3.0;   ///< Exclusion box depth in front of an entrance.
+  bool keep_facade_spans = false;  ///< Fill Output::spans (tests, debugging).
 };
 
 struct Stats {
@@ -123,10 +125,9 @@ struct Stats {
   std::size_t grammar_fallbacks = 0;  ///< Facades where no grammar fit.
   std::size_t roof_triangles = 0;
   double occlusion_reduction() const {
-    return modules_before_occlusion == 0
-               ? 0.0
-               : static_cast<double>(modules_occluded) /
-                     static_cast<double>(modules_before_occlusion);
+    return modules_before_occlusion == 0 ? 0.0
+                                         : static_cast<double>(modules_occluded) /
+                                               static_cast<double>(modules_before_occlusion);
   }
 };
 
@@ -138,7 +139,7 @@ struct Output {
   /// not covered by the tier above (split roofs between setbacks). Parts by Material (roof,
   /// trim for parapets).
   std::vector<std::array<Mesh, kMaterialCount>> roofs;
-  std::vector<FacadeSpan> spans;    ///< Only with Config::keep_facade_spans.
+  std::vector<FacadeSpan> spans;  ///< Only with Config::keep_facade_spans.
   Stats stats;
 };
 

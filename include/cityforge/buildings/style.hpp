@@ -71,11 +71,11 @@ struct MeshParams {
 
 /// One entry of the module dictionary.
 struct ModuleDef {
-  std::string key;          ///< Grammar key: one letter, or a name used as {name}.
-  std::string id;           ///< Module id, unique in the library: "<style>.<key>" by default.
-  double width_m = 1.0;     ///< Along the facade. [> 0]
-  double height_m = 0.0;    ///< 0: the floor height (stretched per floor). [>= 0]
-  std::uint32_t tags = 0;   ///< ModuleTag bits.
+  std::string key;         ///< Grammar key: one letter, or a name used as {name}.
+  std::string id;          ///< Module id, unique in the library: "<style>.<key>" by default.
+  double width_m = 1.0;    ///< Along the facade. [> 0]
+  double height_m = 0.0;   ///< 0: the floor height (stretched per floor). [>= 0]
+  std::uint32_t tags = 0;  ///< ModuleTag bits.
   MeshKind mesh = MeshKind::wall;
   MeshParams params;
 };
@@ -86,9 +86,9 @@ struct ModuleDef {
 struct GrammarTerm {
   enum class Kind : std::uint8_t { module, repeat, fixed_repeat };
   Kind kind = Kind::module;
-  std::uint32_t module = 0;        ///< Index into Style::modules (kind == module).
-  std::uint32_t count = 1;         ///< fixed_repeat: N (>= 1).
-  std::vector<GrammarTerm> body;   ///< repeat / fixed_repeat: the macro.
+  std::uint32_t module = 0;       ///< Index into Style::modules (kind == module).
+  std::uint32_t count = 1;        ///< fixed_repeat: N (>= 1).
+  std::vector<GrammarTerm> body;  ///< repeat / fixed_repeat: the macro.
 };
 /// A `|`-separated bucket; `*` at its start lets its modules scale to absorb the gap.
 struct GrammarBucket {
@@ -117,9 +117,9 @@ struct FittedModule {
   double width_m = 0.0;      ///< After scaling.
 };
 struct GrammarFit {
-  bool fits = false;     ///< Natural length (repeats as many as fit) <= facade length.
-  double gap_m = 0.0;    ///< facade length - natural length (>= 0 when fits).
-  double scale = 1.0;    ///< Applied to the scalable modules (or all, see fit_grammar).
+  bool fits = false;   ///< Natural length (repeats as many as fit) <= facade length.
+  double gap_m = 0.0;  ///< facade length - natural length (>= 0 when fits).
+  double scale = 1.0;  ///< Applied to the scalable modules (or all, see fit_grammar).
   std::vector<FittedModule> modules;  ///< Covers [0, length] exactly, no overlap.
 };
 /// Fits a grammar to a facade of `length_m`: every `(...)` macro repeats the same number n of
@@ -129,19 +129,18 @@ struct GrammarFit {
 /// all modules are scaled down uniformly to length_m (the fallback). A grammar made only of
 /// `(...)` macros places at least n = 1 (shrunk by the fallback when one pass is too long), so
 /// the modules always cover the wall. `widths` are per module (> 0).
-GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths,
-                       double length_m);
+GrammarFit fit_grammar(const Grammar& grammar, const std::vector<double>& widths, double length_m);
 /// Picks the grammar whose natural length leaves the smallest non-negative gap (ties: the
 /// earlier grammar); if none fits, the one with the smallest overshoot (ties: earlier). Returns
 /// its index and writes its fit. `grammars` must be non-empty.
-std::size_t choose_grammar(const std::vector<Grammar>& grammars,
-                           const std::vector<double>& widths, double length_m, GrammarFit* fit);
+std::size_t choose_grammar(const std::vector<Grammar>& grammars, const std::vector<double>& widths,
+                           double length_m, GrammarFit* fit);
 
 // ---- Styles ------------------------------------------------------------------------------------
 
 /// A level of the level dictionary: its floor height and the facade grammars it may use.
 struct Level {
-  double height_m = 3.2;  ///< [> 0]
+  double height_m = 3.2;          ///< [> 0]
   std::vector<Grammar> grammars;  ///< Non-empty.
 };
 
@@ -153,14 +152,14 @@ struct Brand {
 
 /// A building style (one BDF).
 struct Style {
-  std::string name;         ///< Unique in the library.
-  std::string file;         ///< Where it was read from (for messages).
-  std::uint32_t zone_mask = 0x1F;   ///< Bit per layout::ZoneKind ("zones": [...]).
-  double min_height_m = 0.0;        ///< "height_m": [min, max] target band.
+  std::string name;                ///< Unique in the library.
+  std::string file;                ///< Where it was read from (for messages).
+  std::uint32_t zone_mask = 0x1F;  ///< Bit per layout::ZoneKind ("zones": [...]).
+  double min_height_m = 0.0;       ///< "height_m": [min, max] target band.
   double max_height_m = 1e9;
   double weight = 1.0;
-  double min_wall_m = 3.0;          ///< Minimum wall length (checked against every module fit).
-  double cubified_share = 0.0;      ///< "massing": {"cubified", "staggered", "setback_m"}.
+  double min_wall_m = 3.0;      ///< Minimum wall length (checked against every module fit).
+  double cubified_share = 0.0;  ///< "massing": {"cubified", "staggered", "setback_m"}.
   double staggered_share = 0.0;
   double setback_m = 3.0;
   std::vector<std::string> shapes;  ///< Allowed footprint shapes; empty = all.
@@ -182,7 +181,7 @@ struct Style {
   double parapet_height_m = 0.9;
   double parapet_width_m = 0.3;
   // Prop rules.
-  std::vector<Brand> brands;       ///< Per facade: brands[(lot * 31 + building) % size].
+  std::vector<Brand> brands;        ///< Per facade: brands[(lot * 31 + building) % size].
   double signage_distance_m = 6.0;  ///< Signs go on ground-floor modules this close to an entrance.
 };
 

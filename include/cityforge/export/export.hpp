@@ -5,9 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/buildings/buildings.hpp"
+#include "cityforge/buildings/style.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
@@ -39,21 +42,38 @@ struct Origin {
 /// junction surfaces stay baked. Instances are rigid: a module starts at the terrain height of
 /// its start and is pitched and rolled to follow the ground to its end and across, but does not
 /// bend as the baked ribbons do. See gltf_writer.cpp.
+/// With `buildings` (and their `styles`), the block volumes give way to the buildings: roofs
+/// are baked into the chunk meshes (materials "roof" and "parapet") and every facade module is
+/// instanced per chunk (see gltf_buildings.cpp): one mesh per module that occurs, made by the
+/// built-in kit, with per-instance _BUILDING, _FLOOR and _ROOM attributes.
 Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Config& config,
                                            const roads::Output* roads = nullptr,
                                            const roads::Config& rules = {},
-                                           const freeway::Output* freeway = nullptr);
+                                           const freeway::Output* freeway = nullptr,
+                                           const buildings::Output* buildings = nullptr,
+                                           const buildings::StyleLibrary* styles = nullptr);
+/// `building.glb` for `cityforge building`: one node "building" whose children are the roof
+/// mesh (style materials) and one instancing node per module, as in city_glb.
+Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,
+                                               const buildings::StyleLibrary& styles);
 
 /// `layout.geojson`: a FeatureCollection of roads (LineString with class, width, lanes,
 /// sidewalk, speed, densities, from/to nodes), blocks and zones (Polygon), in local metres;
 /// the top-level member "cityforge" holds units, origin and the crs note. Floats printed with
 /// %.9g, keys in a fixed order: byte identical for identical inputs.
-Result<std::string> layout_geojson(const layout::Output& city, const Origin& origin);
+/// With `lots`, every lot (layer "lot": id, block, status, narrow, zone, target height,
+/// parcels) follows; with `buildings` and `styles`, every building's base footprint (layer
+/// "building": id, lot, style, shape, height_m, floors, base_z_m, tiers, rooms).
+Result<std::string> layout_geojson(const layout::Output& city, const Origin& origin,
+                                   const lots::Output* lots = nullptr,
+                                   const buildings::Output* buildings = nullptr,
+                                   const buildings::StyleLibrary* styles = nullptr);
 
 /// `map.svg`: a top-down map: zones tinted by kind, blocks, roads drawn to width and coloured
 /// by class, the boundary, a scale bar and a legend. North is up.
-std::string map_svg(const layout::Output& city);
+/// With `buildings`, their base footprints are drawn over the blocks.
+std::string map_svg(const layout::Output& city, const buildings::Output* buildings = nullptr);
 
 /// `lanes.json`: every lane of the lane graph (tags, width, length, speed, successors and
 /// predecessors, points x y z), the junctions (node, position, control, legs with trims) and
@@ -66,6 +86,11 @@ Result<std::string> lanes_json(const roads::Output& roads, const layout::Output&
 /// instancing in DCC tools. Rejects non-finite values.
 Result<std::vector<std::uint8_t>> road_modules_ply(
     const std::vector<roads::ModuleInstance>& modules, const double (&module_lengths_m)[3]);
+/// `points/building_modules.ply`: every facade module instance (x y z yaw scale_x scale_z
+/// module building lot floor room brand tags; room -1 = none), binary little-endian; header
+/// comments map module numbers to module ids. Rejects non-finite values.
+Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
+                                                       const buildings::StyleLibrary& styles);
 
 /// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
 /// a reader never sees a half-written file. The error names the path.

@@ -57,14 +57,14 @@ const char* to_string(Massing m);
 /// in the building's local frame (x along `front`), placed at `centre` rotated by `angle_rad`.
 struct BuildingDNA {
   FootprintShape shape = FootprintShape::rectangle;
-  double size_x_m = 10.0;     ///< Along the front (street) side. [> 0]
-  double size_y_m = 10.0;     ///< Depth, away from the street. [> 0]
-  double shape_param = 0.5;   ///< Shape-specific proportion in [0.2, 0.8] (notch, wing, cut...).
-  Vec2 centre;                ///< Centre of the size_x x size_y box, engine metres.
-  double angle_rad = 0.0;     ///< Local +x direction; local +y points away from the street.
-  double base_m = 4.0;        ///< Height of the base layer (ground floor / podium). [> 0]
-  double shaft_m = 0.0;       ///< Height of the shaft layer. [>= 0]
-  double crown_m = 0.0;       ///< Height of the crown layer. [>= 0]
+  double size_x_m = 10.0;    ///< Along the front (street) side. [> 0]
+  double size_y_m = 10.0;    ///< Depth, away from the street. [> 0]
+  double shape_param = 0.5;  ///< Shape-specific proportion in [0.2, 0.8] (notch, wing, cut...).
+  Vec2 centre;               ///< Centre of the size_x x size_y box, engine metres.
+  double angle_rad = 0.0;    ///< Local +x direction; local +y points away from the street.
+  double base_m = 4.0;       ///< Height of the base layer (ground floor / podium). [> 0]
+  double shaft_m = 0.0;      ///< Height of the shaft layer. [>= 0]
+  double crown_m = 0.0;      ///< Height of the crown layer. [>= 0]
   Massing massing = Massing::plain;
   std::uint32_t setback_steps = 0;  ///< Staggered / cubified tiers in the shaft.
   double setback_m = 0.0;           ///< Inset per tier (staggered) or crown inset. [>= 0]
@@ -80,8 +80,7 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
 /// The outline placed in engine coordinates (rotated by dna.angle_rad, moved to dna.centre).
 Polygon footprint_polygon(const BuildingDNA& dna);
 /// Length of the shortest edge of the outline (what the style's minimum wall length limits).
-double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m,
-                       double shape_param);
+double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m, double shape_param);
 
 /// What the lots stage knows of a building style (the buildings module owns the full BDF).
 struct StyleRule {
@@ -91,10 +90,10 @@ struct StyleRule {
   std::uint32_t zone_mask = 0x1F;  ///< Bit i: allowed in layout::ZoneKind i.
   double min_height_m = 0.0;       ///< Target-height band the style is picked in.
   double max_height_m = 1e9;
-  double weight = 1.0;             ///< Relative share among eligible styles. [> 0]
-  double ground_floor_m = 4.0;     ///< Base layer is a whole number of floors of these heights.
+  double weight = 1.0;          ///< Relative share among eligible styles. [> 0]
+  double ground_floor_m = 4.0;  ///< Base layer is a whole number of floors of these heights.
   double floor_m = 3.2;
-  double cubified_share = 0.0;     ///< Share of buildings above 30 m with this massing. [0, 1]
+  double cubified_share = 0.0;  ///< Share of buildings above 30 m with this massing. [0, 1]
   double staggered_share = 0.0;
   std::uint32_t shape_mask = (1U << kFootprintShapeCount) - 1U;  ///< Bit i: shape i allowed.
 };
@@ -123,43 +122,44 @@ struct Parcel {
 
 /// A lot: a piece of a block after subdivision (one job for the building generator).
 struct Lot {
-  LotId id = 0;                 ///< Index in Output::lots.
+  LotId id = 0;  ///< Index in Output::lots.
   layout::BlockId block = 0;
   Polygon area;
   LotStatus status = LotStatus::buildable;
-  bool narrow = false;          ///< Cut into New York style staggered narrow parcels.
+  bool narrow = false;  ///< Cut into New York style staggered narrow parcels.
   layout::ZoneKind zone = layout::ZoneKind::residential;
   double target_height_m = 0.0;  ///< Zoning height field at the lot's centroid.
   double density = 0.0;
-  std::vector<Parcel> parcels;   ///< Empty when the lot is left to dressing.
+  std::vector<Parcel> parcels;  ///< Empty when the lot is left to dressing.
 };
 
 struct Config {
-  double min_lot_area_m2 = 80.0;       ///< Smaller pieces are too_small. [> 0]
-  double max_lot_depth_m = 45.0;       ///< Deeper blocks are split back to back first. [> 0]
-  double base_lot_area_m2 = 600.0;     ///< Largest lot for a 10 m building. [> 0]
-  double area_per_height_m = 60.0;     ///< Extra lot area allowed per metre of height. [>= 0]
-  double area_jitter = 0.35;           ///< +- share of random variation in lot size. [0, 0.9]
-  double narrow_height_m = 16.0;       ///< Lots under this target height become NY rows.
-  double narrow_min_width_m = 6.0;     ///< NY parcel frontage range. [> 0]
-  double narrow_max_width_m = 11.0;    ///< [>= narrow_min_width_m]
-  double max_aspect = 5.0;             ///< Oriented box aspect above this is bad_aspect. [> 1]
-  double min_compactness = 0.25;       ///< 4*pi*A/P^2 below this is a sliver. (0, 1)
-  double frontage_tolerance_m = 0.5;   ///< Distance for a parcel edge to count as frontage.
-  double building_gap_m = 0.0;         ///< Inset of footprints from the parcel edges. [>= 0]
-  double height_jitter = 0.2;          ///< +- share of noise on the target height. [0, 0.9]
+  double min_lot_area_m2 = 80.0;      ///< Smaller pieces are too_small. [> 0]
+  double max_lot_depth_m = 45.0;      ///< Deeper blocks are split back to back first. [> 0]
+  double base_lot_area_m2 = 2500.0;   ///< Largest lot for a 10 m building. [> 0]
+  double area_per_height_m = 120.0;   ///< Extra lot area allowed per metre of height. [>= 0]
+  double area_jitter = 0.35;          ///< +- share of random variation in lot size. [0, 0.9]
+  double narrow_height_m = 14.0;      ///< Lots under this target height may become NY rows,
+  double narrow_share = 0.35;         ///< this share of them (seeded per lot). [0, 1]
+  double narrow_min_width_m = 7.0;    ///< NY parcel frontage range. [> 0]
+  double narrow_max_width_m = 14.0;   ///< [>= narrow_min_width_m]
+  double max_aspect = 5.0;            ///< Oriented box aspect above this is bad_aspect. [> 1]
+  double min_compactness = 0.25;      ///< 4*pi*A/P^2 below this is a sliver. (0, 1)
+  double frontage_tolerance_m = 0.5;  ///< Distance for a parcel edge to count as frontage.
+  double building_gap_m = 0.0;        ///< Inset of footprints from the parcel edges. [>= 0]
+  double height_jitter = 0.2;         ///< +- share of noise on the target height. [0, 0.9]
   /// Wanted share of each footprint shape (index = FootprintShape); normalised by run().
-  std::array<double, kFootprintShapeCount> footprint_mix{
-      0.30, 0.10, 0.05, 0.05, 0.03, 0.05, 0.06, 0.02, 0.03,
-      0.06, 0.04, 0.03, 0.05, 0.04, 0.02, 0.05, 0.02};
+  std::array<double, kFootprintShapeCount> footprint_mix{0.30, 0.10, 0.05, 0.05, 0.03, 0.05,
+                                                         0.06, 0.02, 0.03, 0.06, 0.04, 0.03,
+                                                         0.05, 0.04, 0.02, 0.05, 0.02};
 };
 
 struct Stats {
   std::size_t lots = 0;
   std::size_t parcels = 0;
   std::size_t buildings = 0;
-  std::size_t narrow_lots = 0;  ///< Lots cut into New York style parcels.
-  std::array<std::size_t, 6> lots_by_status{};                    ///< Index = LotStatus.
+  std::size_t narrow_lots = 0;                  ///< Lots cut into New York style parcels.
+  std::array<std::size_t, 6> lots_by_status{};  ///< Index = LotStatus.
   std::array<std::size_t, kFootprintShapeCount> footprints_by_shape{};
 };
 

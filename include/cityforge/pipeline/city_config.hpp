@@ -6,10 +6,12 @@
 #include <string_view>
 #include <vector>
 
+#include "cityforge/buildings/buildings.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
@@ -34,6 +36,20 @@ struct ExportSettings {
   RoadModules road_modules = RoadModules::baked;
 };
 
+/// The `buildings` object of the city JSON: which styles to use and the tag volumes.
+struct BuildingSettings {
+  /// "styles": BDF paths as written in the file (relative to the config's folder). Empty: the
+  /// built-in styles.
+  std::vector<std::string> style_files;
+  /// (file name, JSON text) of every style to load, in order. parse_city_config fills it with
+  /// the built-in styles when `style_files` is empty; a caller that reads files (the command
+  /// line) replaces it with the texts of `style_files`.
+  std::vector<std::pair<std::string, std::string>> style_sources;
+  /// "tag_volumes": [{"tag", "polygon": [[x, y], ...], "z_m": [lo, hi]}] (seeds/000, 31:49).
+  std::vector<buildings::TagVolume> tag_volumes;
+  buildings::Config generator;
+};
+
 /// Everything one city JSON file says: the inputs of the City Layout tool and the rules of
 /// every stage. Missing keys take the defaults documented on each struct.
 struct CityConfig {
@@ -46,6 +62,8 @@ struct CityConfig {
   /// Elevated freeways (the `freeways` array): x, y inside the boundary (1 m tolerance) and
   /// the deck height above the ground.
   std::vector<freeway::FreewayCurve> freeways;
+  lots::Config lots;           ///< The `lots` object.
+  BuildingSettings buildings;  ///< The `buildings` object.
   ExportSettings exports;
 };
 
@@ -55,7 +73,7 @@ struct CityConfig {
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
 /// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "roads", "inputs", "freeways", "export"), used as
+/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 

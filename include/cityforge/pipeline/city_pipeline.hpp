@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/buildings/buildings.hpp"
+#include "cityforge/buildings/style.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -20,10 +23,21 @@ struct CityResult {
   std::shared_ptr<const layout::Output> layout;
   std::shared_ptr<const roads::Output> roads;
   std::shared_ptr<const freeway::Output> freeway;
+  std::shared_ptr<const buildings::StyleLibrary> styles;
+  std::shared_ptr<const lots::Output> lots;
+  std::shared_ptr<const buildings::Output> buildings;
   std::vector<StageStats> stages;  ///< In stage order.
 };
 
-/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway -> ...), with an
+/// Parses every (file, JSON text) style source and builds the library (errors name the file).
+Result<buildings::StyleLibrary> load_styles(
+    const std::vector<std::pair<std::string, std::string>>& sources);
+/// What the lots stage needs to know of each style, in library order; `source` names the
+/// style file and its /min_wall_m for errors.
+std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library);
+
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
+/// lots -> buildings), with an
 /// in-memory cache: calling run() again after changing one config key re-runs only the stages
 /// downstream of it.
 class CityPipeline {

@@ -17,7 +17,7 @@ enum class LevelKind : std::uint8_t { ground, typical, top };
 
 /// One floor slice of one volume, metres above the building base.
 struct Floor {
-  std::uint32_t index = 0;   ///< Building-global floor number (0 = ground floor).
+  std::uint32_t index = 0;  ///< Building-global floor number (0 = ground floor).
   std::uint32_t volume = 0;
   double z0_m = 0.0;
   double z1_m = 0.0;
@@ -51,11 +51,11 @@ struct Facade {
   std::uint32_t floor = 0;  ///< Index into BuildingWork::floors.
   std::uint32_t ring = 0;
   std::uint32_t edge = 0;
-  Vec2 a;                   ///< Edge start.
-  Vec2 dir;                 ///< Unit direction.
-  Vec2 normal;              ///< Outward unit normal (right of dir).
+  Vec2 a;       ///< Edge start.
+  Vec2 dir;     ///< Unit direction.
+  Vec2 normal;  ///< Outward unit normal (right of dir).
   double length_m = 0.0;
-  double z0_m = 0.0;        ///< Above the building base.
+  double z0_m = 0.0;  ///< Above the building base.
   double z1_m = 0.0;
   std::int32_t grammar = -1;
   bool fits = true;
@@ -70,7 +70,7 @@ struct Placed {
   double t0 = 0.0;
   double t1 = 0.0;
   bool corner = false;
-  bool removed = false;      ///< Occluded.
+  bool removed = false;  ///< Occluded.
   std::uint32_t room = kNoRoom;
 };
 
@@ -78,12 +78,12 @@ struct Placed {
 struct BuildingWork {
   Building building;
   const Style* style = nullptr;
-  std::uint32_t local = 0;     ///< Index of the building within its lot.
+  std::uint32_t local = 0;  ///< Index of the building within its lot.
   double base_z_m = 0.0;
   std::vector<Floor> floors;
   std::vector<Facade> facades;
   std::vector<Placed> placed;
-  std::vector<Instance> props;  ///< Signs and fire escapes, positions above the building base.
+  std::vector<Instance> props;      ///< Signs and fire escapes, positions above the building base.
   std::vector<Entrance> entrances;  ///< Positions above the building base.
   std::size_t fallbacks = 0;
 };
@@ -109,13 +109,13 @@ void place_signage(BuildingWork& work, const std::vector<TagVolume>& tags, std::
 void place_fire_escapes(BuildingWork& work, const std::vector<TagVolume>& tags,
                         std::uint32_t first_module);
 /// Flat roofs with parapets over every exposed tier top (roofs.cpp), z above the base.
-std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
-                                             const Style& style, std::size_t* triangles);
+std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes, const Style& style,
+                                             std::size_t* triangles);
 
 /// The whole lot with per-parcel base heights (generator.cpp). base_z may be empty (all 0).
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
-                               const std::vector<TagVolume>& tags, const Config& config,
-                               Seed seed, const std::vector<double>& base_z);
+                               const std::vector<TagVolume>& tags, const Config& config, Seed seed,
+                               const std::vector<double>& base_z);
 
 /// Removes consecutive duplicate and collinear points from a ring.
 Ring simplify_ring(const Ring& ring);
