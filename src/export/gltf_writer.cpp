@@ -29,7 +29,8 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <sstream>
+#include <ostream>
+#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
@@ -238,6 +239,29 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
   return Ok{};
 }
 
+/// A stream buffer appending to a byte vector: the GLB is written once, straight into the
+/// result (a city's BIN chunk is hundreds of MB; every copy shows in time and peak memory).
+class ByteSink final : public std::streambuf {
+ public:
+  explicit ByteSink(std::vector<std::uint8_t>& out) : m_out(out) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    m_out.insert(m_out.end(), reinterpret_cast<const std::uint8_t*>(s),
+                 reinterpret_cast<const std::uint8_t*>(s) + n);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      m_out.push_back(static_cast<std::uint8_t>(traits_type::to_char_type(c)));
+    }
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  std::vector<std::uint8_t>& m_out;
+};
+
 /// Serialises a model as GLB. The BIN chunk is padded to 4 bytes; an empty buffer is left out.
 Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::string& name) {
   std::vector<unsigned char>& bin = model.buffers[0].data;
@@ -245,14 +269,17 @@ Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::s
   if (bin.empty()) {
     model.buffers.clear();
   }
-  std::ostringstream out(std::ios::binary);
+  std::vector<std::uint8_t> bytes;
+  // The JSON of a chunked, instanced city is a few per cent of the BIN chunk.
+  bytes.reserve((model.buffers.empty() ? 0 : model.buffers[0].data.size()) * 9 / 8 + (1U << 20));
+  ByteSink sink(bytes);
+  std::ostream out(&sink);
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, /*writeBinary=*/true) ||
       !out) {
     return Error::internal(name, "tinygltf failed to serialise the model");
   }
-  const std::string bytes = out.str();
-  return std::vector<std::uint8_t>(bytes.begin(), bytes.end());
+  return bytes;
 }
 
 }  // namespace
@@ -294,6 +321,17 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
   model.asset.version = "2.0";
   model.asset.generator = "cityforge";
   model.buffers.emplace_back();
+  {
+    // Reserve the BIN chunk once: growing a buffer of hundreds of MB copies it again and again.
+    std::size_t bytes = 0;
+    for (const ChunkMeshes& chunk : chunks) {
+      for (const Mesh& m : chunk.parts)
+        bytes += m.positions.size() * 24 + m.indices.size() * 4 + 16;
+    }
+    if (buildings != nullptr) bytes += buildings->instances.size() * 48;
+    if (instanced && roads != nullptr) bytes += roads->modules.size() * 48;
+    model.buffers[0].data.reserve(bytes + (1U << 20));
+  }
 
   // 1. Materials that occur somewhere, in part order (unused ones would be validator notes).
   std::array<int, kPartCount> material_of{};
