@@ -14,6 +14,8 @@
 
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/format.hpp"
+#include "cityforge/lots/lots.hpp"
+#include "core/detail/json_reader.hpp"
 
 namespace cityforge::buildings {
 namespace {
@@ -22,18 +24,10 @@ using nlohmann::json;
 
 constexpr const char* kZoneNames[] = {"downtown", "commercial", "residential", "industrial",
                                       "park"};
-constexpr const char* kShapeNames[] = {"rectangle", "l_shape", "u_shape",      "t_shape",
-                                       "h_shape",   "c_shape", "courtyard",    "z_shape",
-                                       "chamfered", "rounded", "wedge",        "trapezoid",
-                                       "stepped",   "e_shape", "podium_tower", "cylinder"};
 
 std::string fmt(double v) { return format_g9(v); }
 
-std::string describe(const json& j) {
-  std::string s = j.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return std::string(j.type_name()) + " " + s;
-}
+std::string describe(const json& j) { return cityforge::detail::describe_json(j); }
 
 template <std::size_t N>
 std::string join(const char* const (&names)[N]) {
@@ -59,111 +53,7 @@ bool valid_key(const std::string& k) {
   });
 }
 
-// Walks the document; the first problem found is kept and later reads are no-ops.
-class Reader {
- public:
-  explicit Reader(std::string file) : m_file(std::move(file)) {}
-
-  bool failed() const { return m_error.has_value(); }
-  const Error& error() const { return *m_error; }
-  const std::string& file() const { return m_file; }
-  std::string where(const std::string& path) const {
-    return m_file + ": " + (path.empty() ? "/" : path);
-  }
-
-  void fail(const std::string& path, const std::string& message) {
-    if (!m_error) m_error = Error::invalid_input(where(path), message);
-  }
-  void fail(Error e) {
-    if (!m_error) m_error = std::move(e);
-  }
-
-  // Rejects keys not in `allowed` and missing keys in `required`.
-  bool object(const json& j, const std::string& path, std::initializer_list<const char*> allowed,
-              std::initializer_list<const char*> required = {}) {
-    if (failed()) return false;
-    if (!j.is_object()) {
-      fail(path, "expected an object, got " + describe(j));
-      return false;
-    }
-    for (const auto& item : j.items()) {
-      const bool known = std::any_of(allowed.begin(), allowed.end(),
-                                     [&](const char* k) { return item.key() == k; });
-      if (!known) {
-        std::string list;
-        for (const char* k : allowed)
-          list += std::string(list.empty() ? "" : ", ") + k;
-        fail(path + "/" + item.key(), "unknown key '" + item.key() + "'; expected one of: " + list);
-        return false;
-      }
-    }
-    for (const char* k : required) {
-      if (!j.contains(k)) {
-        fail(path, std::string("missing required key '") + k + "'");
-        return false;
-      }
-    }
-    return true;
-  }
-
-  // Reads obj[key] if present; `lo_open` excludes the lower bound.
-  void number(const json& obj, const char* key, const std::string& path, double& out, double lo,
-              double hi, bool lo_open = false) {
-    if (failed() || !obj.contains(key)) return;
-    number_at(obj[key], path + "/" + key, out, lo, hi, lo_open);
-  }
-  void number_at(const json& j, const std::string& p, double& out, double lo, double hi,
-                 bool lo_open = false) {
-    if (failed()) return;
-    if (!j.is_number()) {
-      fail(p, "expected a number, got " + describe(j));
-      return;
-    }
-    const double v = j.get<double>();
-    if (!std::isfinite(v) || v < lo || v > hi || (lo_open && v <= lo)) {
-      fail(p, std::string("expected a number in ") + (lo_open ? "(" : "[") + fmt(lo) + ", " +
-                  fmt(hi) + "], got " + fmt(v));
-      return;
-    }
-    out = v;
-  }
-  void count(const json& obj, const char* key, const std::string& path, std::uint32_t& out,
-             std::uint32_t hi) {
-    if (failed() || !obj.contains(key)) return;
-    const json& j = obj[key];
-    if (!j.is_number_integer() || j.get<std::int64_t>() < 0 || j.get<std::int64_t>() > hi) {
-      fail(path + "/" + key,
-           "expected an integer in [0, " + std::to_string(hi) + "], got " + describe(j));
-      return;
-    }
-    out = static_cast<std::uint32_t>(j.get<std::int64_t>());
-  }
-  bool string_at(const json& j, const std::string& p, std::string& out) {
-    if (failed()) return false;
-    if (!j.is_string()) {
-      fail(p, "expected a string, got " + describe(j));
-      return false;
-    }
-    out = j.get<std::string>();
-    return true;
-  }
-  bool array_at(const json& j, const std::string& p, bool non_empty) {
-    if (failed()) return false;
-    if (!j.is_array()) {
-      fail(p, "expected an array, got " + describe(j));
-      return false;
-    }
-    if (non_empty && j.empty()) {
-      fail(p, "expected a non-empty array, got []");
-      return false;
-    }
-    return true;
-  }
-
- private:
-  std::string m_file;
-  std::optional<Error> m_error;
-};
+using Reader = cityforge::detail::JsonReader;
 
 std::uint32_t parse_tag(Reader& r, const json& j, const std::string& p) {
   std::string s;
@@ -389,9 +279,13 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
       const std::string p = "/shapes/" + std::to_string(i);
       std::string shape;
       if (!r.string_at(doc["shapes"][i], p, shape)) break;
-      if (index_of(kShapeNames, shape) < 0) {
-        r.fail(p,
-               "unknown footprint shape \"" + shape + "\"; expected one of: " + join(kShapeNames));
+      lots::FootprintShape known{};
+      if (!lots::footprint_shape_from_string(shape, &known)) {
+        std::string names;
+        for (std::size_t k = 0; k < lots::kFootprintShapeCount; ++k)
+          names +=
+              std::string(k ? ", " : "") + lots::to_string(static_cast<lots::FootprintShape>(k));
+        r.fail(p, "unknown footprint shape \"" + shape + "\"; expected one of: " + names);
         break;
       }
       if (std::find(s.shapes.begin(), s.shapes.end(), shape) == s.shapes.end()) {

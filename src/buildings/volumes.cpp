@@ -90,31 +90,7 @@ std::array<int, 4> corner_order(const lots::BuildingDNA& dna) {
 
 namespace detail {
 
-Ring simplify_ring(const Ring& ring) {
-  Ring r = ring;
-  bool changed = true;
-  while (changed && r.size() >= 3) {
-    changed = false;
-    for (std::size_t i = 0; i < r.size() && r.size() >= 3; ++i) {
-      const Vec2 prev = r[(i + r.size() - 1) % r.size()];
-      const Vec2 cur = r[i];
-      const Vec2 next = r[(i + 1) % r.size()];
-      const Vec2 e0 = cur - prev;
-      const Vec2 e1 = next - cur;
-      const double l0 = length(e0);
-      const double l1 = length(e1);
-      const bool duplicate = l0 < 1e-6;
-      const bool collinear =
-          l1 > 1e-6 && std::abs(cross(e0, e1)) <= 1e-6 * l0 * l1 && dot(e0, e1) > 0.0;
-      if (duplicate || collinear) {
-        r.erase(r.begin() + static_cast<std::ptrdiff_t>(i));
-        changed = true;
-        break;
-      }
-    }
-  }
-  return r;
-}
+Ring simplify_ring(const Ring& ring) { return ring_remove_degenerate(ring, 1e-6, 1e-6); }
 
 }  // namespace detail
 

@@ -161,6 +161,27 @@ bool folds_back(const RingEdge& e0, const RingEdge& e1) {
 
 }  // namespace
 
+Ring ring_remove_degenerate(Ring ring, double eps_m, double collinear_m) {
+  bool changed = true;
+  while (changed && ring.size() >= 3) {
+    changed = false;
+    for (std::size_t i = 0; i < ring.size() && ring.size() >= 3; ++i) {
+      const Vec2 a = ring[(i + ring.size() - 1) % ring.size()];
+      const Vec2 b = ring[i];
+      const Vec2 c = ring[(i + 1) % ring.size()];
+      const double base = distance(a, c);
+      const bool spike = base < eps_m;
+      const bool repeat = distance(a, b) < eps_m;
+      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < collinear_m;
+      if (spike || repeat || collinear) {
+        ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
+        changed = true;
+      }
+    }
+  }
+  return ring;
+}
+
 std::vector<RingDefect> ring_self_intersections(const Ring& ring) {
   const Vec2 first = ring.empty() ? Vec2{} : ring.front();
 

@@ -35,31 +35,6 @@ std::vector<std::uint32_t> remove_spikes(std::vector<std::uint32_t> cycle) {
   return cycle;
 }
 
-// Boolean results can keep zero-width spikes where a buffer's end sits on the face's edge up to
-// rounding (the ring runs out along the edge and straight back). Removing every vertex that
-// lies on the line through its neighbours (within 1 mm) drops spikes and collinear points.
-Ring remove_degenerate(Ring ring) {
-  bool changed = true;
-  while (changed && ring.size() >= 3) {
-    changed = false;
-    for (std::size_t i = 0; i < ring.size() && ring.size() >= 3; ++i) {
-      const Vec2 a = ring[(i + ring.size() - 1) % ring.size()];
-      const Vec2 b = ring[i];
-      const Vec2 c = ring[(i + 1) % ring.size()];
-      const double base = distance(a, c);
-      // A vertex on a point's return trip (a == c), a repeated point, or a collinear vertex.
-      const bool spike = base < 1e-3;
-      const bool repeat = distance(a, b) < 1e-3;
-      const bool collinear = base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-3;
-      if (spike || repeat || collinear) {
-        ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
-        changed = true;
-      }
-    }
-  }
-  return ring;
-}
-
 // A road's flat-ended buffer stops exactly at a dead end; where the dead end meets the city
 // limit at a slant that leaves a sliver of block around the road's tip. Dead ends are
 // extended by `by_m` so the reserve runs past them.
@@ -173,9 +148,9 @@ std::vector<Block> build_blocks(const PlanarGraph& g, const std::vector<EdgeId>&
       pieces = std::move(inside);
     }
     for (Polygon& p : pieces) {
-      p.outer = remove_degenerate(std::move(p.outer));
+      p.outer = ring_remove_degenerate(std::move(p.outer));
       for (Ring& h : p.holes)
-        h = remove_degenerate(std::move(h));
+        h = ring_remove_degenerate(std::move(h));
       std::erase_if(p.holes, [](const Ring& h) { return h.size() < 3; });
       if (p.outer.size() < 3 || polygon_area(p) < config.min_block_area_m2) continue;
       Block b;

@@ -106,25 +106,7 @@ OrientedBox oriented_box(const Ring& ring) {
 }
 
 Ring remove_degenerate(Ring ring, double eps_m) {
-  bool changed = true;
-  while (changed && ring.size() >= 3) {
-    changed = false;
-    for (std::size_t i = 0; i < ring.size() && ring.size() >= 3; ++i) {
-      const Vec2 a = ring[(i + ring.size() - 1) % ring.size()];
-      const Vec2 b = ring[i];
-      const Vec2 c = ring[(i + 1) % ring.size()];
-      const double base = distance(a, c);
-      const bool spike = base < eps_m;
-      const bool repeat = distance(a, b) < eps_m;
-      const bool collinear =
-          base > 1e-9 && std::fabs(cross(c - a, b - a)) / base < 1e-4 && dot(b - a, c - b) > 0.0;
-      if (spike || repeat || collinear) {
-        ring.erase(ring.begin() + static_cast<std::ptrdiff_t>(i));
-        changed = true;
-      }
-    }
-  }
-  return ring;
+  return ring_remove_degenerate(std::move(ring), eps_m, 1e-4);
 }
 
 std::vector<Polygon> cut_half(const Polygon& poly, Vec2 at, Vec2 dir, bool left) {

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "cityforge/core/format.hpp"
+#include "core/detail/json_reader.hpp"
 
 namespace cityforge::pipeline {
 namespace {
@@ -19,120 +20,36 @@ using nlohmann::json;
 
 std::string fmt(double v) { return format_g9(v); }
 
-std::string describe(const json& j) {
-  std::string s = j.dump();
-  if (s.size() > 60) s = s.substr(0, 57) + "...";
-  return std::string(j.type_name()) + " " + s;
-}
+std::string describe(const json& j) { return cityforge::detail::describe_json(j); }
 
-// Walks the document; the first problem found is kept in `error` and later reads are no-ops.
-class Reader {
- public:
-  explicit Reader(std::string source) : m_source(std::move(source)) {}
+using Reader = cityforge::detail::JsonReader;
 
-  bool failed() const { return m_error.has_value(); }
-  Error error() const { return *m_error; }
-
-  void fail(const std::string& path, const std::string& message) {
-    if (!m_error)
-      m_error = Error::invalid_input(m_source + ": " + (path.empty() ? "/" : path), message);
-  }
-
-  // Rejects keys not in `allowed`, naming the closest allowed ones.
-  bool object(const json& j, const std::string& path, std::initializer_list<const char*> allowed) {
-    if (failed()) return false;
-    if (!j.is_object()) {
-      fail(path, "expected an object, got " + describe(j));
-      return false;
-    }
-    for (const auto& item : j.items()) {
-      const bool known = std::any_of(allowed.begin(), allowed.end(),
-                                     [&](const char* k) { return item.key() == k; });
-      if (!known) {
-        std::string list;
-        for (const char* k : allowed)
-          list += std::string(list.empty() ? "" : ", ") + k;
-        fail(path + "/" + item.key(), "unknown key '" + item.key() + "'; expected one of: " + list);
-        return false;
-      }
-    }
-    return true;
-  }
-
-  void number(const json& obj, const char* key, const std::string& path, double& out, double lo,
-              double hi) {
-    if (failed() || !obj.contains(key)) return;
-    const json& j = obj[key];
-    const std::string p = path + "/" + key;
-    if (!j.is_number()) {
-      fail(p, "expected a number, got " + describe(j));
-      return;
-    }
-    const double v = j.get<double>();
-    if (!std::isfinite(v) || v < lo || v > hi) {
-      fail(p, "expected a number in [" + fmt(lo) + ", " + fmt(hi) + "], got " + fmt(v));
-      return;
-    }
-    out = v;
-  }
-
-  void integer(const json& obj, const char* key, const std::string& path, int& out, int lo,
-               int hi) {
-    if (failed() || !obj.contains(key)) return;
-    const json& j = obj[key];
-    if (!j.is_number_integer()) {
-      fail(path + "/" + key, "expected an integer, got " + describe(j));
-      return;
-    }
-    const auto v = j.get<std::int64_t>();
-    if (v < lo || v > hi) {
-      fail(path + "/" + key, "expected an integer in [" + std::to_string(lo) + ", " +
-                                 std::to_string(hi) + "], got " + std::to_string(v));
-      return;
-    }
-    out = static_cast<int>(v);
-  }
-
-  void string(const json& obj, const char* key, const std::string& path, std::string& out) {
-    if (failed() || !obj.contains(key)) return;
-    if (!obj[key].is_string()) {
-      fail(path + "/" + key, "expected a string, got " + describe(obj[key]));
-      return;
-    }
-    out = obj[key].get<std::string>();
-  }
-
-  // [[x, y], ...] in metres. Non-finite or absurd values are caught here and by validate.
-  std::vector<Vec2> points(const json& j, const std::string& path) {
-    std::vector<Vec2> out;
-    if (failed()) return out;
-    if (!j.is_array()) {
-      fail(path, "expected an array of [x, y] points, got " + describe(j));
-      return out;
-    }
-    for (std::size_t i = 0; i < j.size(); ++i) {
-      const json& p = j[i];
-      const std::string pp = path + "/" + std::to_string(i);
-      if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
-        fail(pp, "expected a point [x, y] of two numbers, got " + describe(p));
-        return out;
-      }
-      const Vec2 v{p[0].get<double>(), p[1].get<double>()};
-      if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 ||
-          std::fabs(v.y) > 1e7) {
-        fail(pp, "coordinate (" + fmt(v.x) + ", " + fmt(v.y) +
-                     ") is not finite or beyond +-1e7 m; coordinates are metres in a local frame");
-        return out;
-      }
-      out.push_back(v);
-    }
+// [[x, y], ...] in metres. Non-finite or absurd values are caught here and by validate.
+std::vector<Vec2> read_points(Reader& r, const json& j, const std::string& path) {
+  std::vector<Vec2> out;
+  if (r.failed()) return out;
+  if (!j.is_array()) {
+    r.fail(path, "expected an array of [x, y] points, got " + describe(j));
     return out;
   }
-
- private:
-  std::string m_source;
-  std::optional<Error> m_error;
-};
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const json& p = j[i];
+    const std::string pp = path + "/" + std::to_string(i);
+    if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_number()) {
+      r.fail(pp, "expected a point [x, y] of two numbers, got " + describe(p));
+      return out;
+    }
+    const Vec2 v{p[0].get<double>(), p[1].get<double>()};
+    if (!std::isfinite(v.x) || !std::isfinite(v.y) || std::fabs(v.x) > 1e7 ||
+        std::fabs(v.y) > 1e7) {
+      r.fail(pp, "coordinate (" + fmt(v.x) + ", " + fmt(v.y) +
+                     ") is not finite or beyond +-1e7 m; coordinates are metres in a local frame");
+      return out;
+    }
+    out.push_back(v);
+  }
+  return out;
+}
 
 void read_class(Reader& r, const json& j, const std::string& path, layout::RoadClassSpec& c) {
   if (!r.object(j, path,
@@ -338,7 +255,7 @@ void read_buildings(Reader& r, const json& j, BuildingSettings& c) {
       r.fail(tp, "missing key 'polygon'");
       return;
     }
-    v.area.outer = r.points(t[i]["polygon"], tp + "/polygon");
+    v.area.outer = read_points(r, t[i]["polygon"], tp + "/polygon");
     if (!r.failed() && (v.area.outer.size() < 3 || !polygon_is_valid(v.area))) {
       r.fail(tp + "/polygon", "expected a simple polygon of >= 3 points");
       return;
@@ -392,7 +309,7 @@ void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
       r.fail(path, "missing key 'polygon'");
       return;
     }
-    zone.area.outer = r.points(z["polygon"], path + "/polygon");
+    zone.area.outer = read_points(r, z["polygon"], path + "/polygon");
     if (z.contains("height_m")) {
       const json& h = z["height_m"];
       if (!h.is_array() || h.size() != 2 || !h[0].is_number() || !h[1].is_number()) {
@@ -539,7 +456,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (!doc.contains("boundary")) {
     r.fail("/boundary", "missing key 'boundary': the city needs a boundary polygon [[x, y], ...]");
   } else {
-    c.inputs.boundary.outer = r.points(doc["boundary"], "/boundary");
+    c.inputs.boundary.outer = read_points(r, doc["boundary"], "/boundary");
   }
   if (doc.contains("arteries")) {
     const json& a = doc["arteries"];
@@ -552,7 +469,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
       if (!a[i].contains("points"))
         r.fail(path, "missing key 'points'");
       else
-        curve.points = r.points(a[i]["points"], path + "/points");
+        curve.points = read_points(r, a[i]["points"], path + "/points");
       c.inputs.arteries.push_back(std::move(curve));
     }
   }
@@ -567,7 +484,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
     const json& w = doc["water"];
     if (!w.is_array()) r.fail("/water", "expected an array of polygons, got " + describe(w));
     for (std::size_t i = 0; !r.failed() && i < w.size(); ++i) {
-      c.inputs.water.push_back(Polygon{r.points(w[i], "/water/" + std::to_string(i)), {}});
+      c.inputs.water.push_back(Polygon{read_points(r, w[i], "/water/" + std::to_string(i)), {}});
     }
   }
   if (!r.failed() && doc.contains("terrain")) read_terrain(r, doc["terrain"], c.terrain);

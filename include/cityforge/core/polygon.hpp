@@ -55,6 +55,13 @@ struct RingDefect {
 /// is built from it by the caller.
 std::vector<RingDefect> ring_self_intersections(const Ring& ring);
 
+/// Drops the vertices that add nothing to a ring, until none is left: a point within `eps_m` of
+/// its predecessor, a spike (its two neighbours within `eps_m` of each other: a point's return
+/// trip, as boolean results leave where a buffer ends on an edge), and a point within
+/// `collinear_m` of the line through its neighbours (collinear points and zero-width turnbacks).
+/// Keeps the ring's orientation; may return fewer than 3 points for a degenerate ring.
+Ring ring_remove_degenerate(Ring ring, double eps_m = 1e-3, double collinear_m = 1e-3);
+
 /// Whether a polygon is valid in the OGC sense (simple rings, holes inside the outer ring, no
 /// overlapping holes). On failure, `reason` says why and where (from GEOS).
 bool polygon_is_valid(const Polygon& poly, std::string* reason = nullptr);
