@@ -262,8 +262,14 @@ class ByteSink final : public std::streambuf {
   std::vector<std::uint8_t>& m_out;
 };
 
-/// Serialises a model as GLB. The BIN chunk is padded to 4 bytes; an empty buffer is left out.
+/// Adds the one scene `name` (holding node 0, the root) and serialises the model as GLB. The BIN
+/// chunk is padded to 4 bytes; an empty buffer is left out.
 Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::string& name) {
+  tinygltf::Scene scene;
+  scene.name = name;
+  scene.nodes.push_back(0);
+  model.scenes.push_back(std::move(scene));
+  model.defaultScene = 0;
   std::vector<unsigned char>& bin = model.buffers[0].data;
   bin.resize((bin.size() + 3) / 4 * 4, 0);
   if (bin.empty()) {
@@ -277,7 +283,7 @@ Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::s
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, /*writeBinary=*/true) ||
       !out) {
-    return Error::internal(name, "tinygltf failed to serialise the model");
+    return Error::internal(name + ".glb", "tinygltf failed to serialise the model");
   }
   return bytes;
 }
@@ -407,13 +413,7 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
       return s.error();
     }
   }
-  tinygltf::Scene scene;
-  scene.name = "city";
-  scene.nodes.push_back(0);
-  model.scenes.push_back(std::move(scene));
-  model.defaultScene = 0;
-
-  return serialise(model, "city.glb");
+  return serialise(model, "city");
 }
 
 Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,
@@ -472,12 +472,7 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
   if (Status s = detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building, styles); !s) {
     return s.error();
   }
-  tinygltf::Scene scene;
-  scene.name = "building";
-  scene.nodes.push_back(0);
-  model.scenes.push_back(std::move(scene));
-  model.defaultScene = 0;
-  return serialise(model, "building.glb");
+  return serialise(model, "building");
 }
 
 }  // namespace cityforge::exporter

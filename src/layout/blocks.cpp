@@ -50,26 +50,6 @@ Polyline with_dead_ends_extended(const RoadNetwork& net, const RoadEdge& e, doub
   return line;
 }
 
-Ring convex_hull(std::vector<Vec2> pts) {
-  std::sort(pts.begin(), pts.end(),
-            [](Vec2 a, Vec2 b) { return a.x != b.x ? a.x < b.x : a.y < b.y; });
-  if (pts.size() < 3) return pts;
-  Ring hull(2 * pts.size());
-  std::size_t k = 0;
-  for (std::size_t i = 0; i < pts.size(); ++i) {  // lower chain
-    while (k >= 2 && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0)
-      --k;
-    hull[k++] = pts[i];
-  }
-  for (std::size_t i = pts.size() - 1, t = k + 1; i-- > 0;) {  // upper chain
-    while (k >= t && cross(hull[k - 1] - hull[k - 2], pts[i] - hull[k - 2]) <= 0)
-      --k;
-    hull[k++] = pts[i];
-  }
-  hull.resize(k - 1);
-  return hull;
-}
-
 // The junction area around a node: the convex hull of the ends of its road reserves. Flat
 // ended reserves meeting at an angle leave a wedge open on the outside of the turn; the hull
 // closes it without reaching past the reserves themselves.

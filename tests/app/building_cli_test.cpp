@@ -12,62 +12,22 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string output;
-};
+using cityforge::clitest::CliRun;
+using cityforge::clitest::slurp;
+using cityforge::clitest::temp_dir;
+using cityforge::clitest::validator_installed;
 
-CliResult run(const std::string& args) {
-  const std::string cmd = std::string(CITYFORGE_EXE) + " " + args + " 2>&1";
-  CliResult r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p))
-    r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("cityforge_bld_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+CliRun run(const std::string& args) { return cityforge::clitest::run_cli(args); }
 
 const fs::path kStyles = fs::path(CITYFORGE_SOURCE_DIR) / "data" / "styles";
 
-bool validator_installed() {
-  return fs::exists(fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "gltf-validator" / "node_modules" /
-                    "gltf-validator");
-}
-
-CliResult validate(const fs::path& glb) {
-  const fs::path tool = fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "gltf-validator";
-  const std::string cmd = "node " + (tool / "validate.mjs").string() + " " + glb.string();
-  CliResult r;
-  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
-  std::array<char, 4096> buf{};
-  while (p && std::fgets(buf.data(), buf.size(), p))
-    r.output += buf.data();
-  const int status = p ? pclose(p) : -1;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+CliRun validate(const fs::path& glb) { return cityforge::clitest::validate_glb(glb); }
 
 TEST(BuildingCli, EveryBuiltInStyleMakesAValidBuilding) {
   const fs::path dir = temp_dir("styles");
@@ -83,16 +43,16 @@ TEST(BuildingCli, EveryBuiltInStyleMakesAValidBuilding) {
                         Case{"art_deco", "rectangle", "34x28", "90", "staggered"},
                         Case{"industrial", "rectangle", "40x30", "12", "plain"}}) {
     const fs::path out = dir / (std::string(c.style) + ".glb");
-    const CliResult r = run(std::string("building --style ") + c.style + " --footprint " +
-                            c.footprint + " --size " + c.size + " --height " + c.height +
-                            " --massing " + c.massing + " -o " + out.string());
+    const CliRun r = run(std::string("building --style ") + c.style + " --footprint " +
+                         c.footprint + " --size " + c.size + " --height " + c.height +
+                         " --massing " + c.massing + " -o " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("module instances"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("entrance"), std::string::npos) << r.output;
     ASSERT_TRUE(fs::exists(out));
     EXPECT_EQ(slurp(out).substr(0, 4), "glTF");
     if (validator_installed()) {
-      const CliResult v = validate(out);
+      const CliRun v = validate(out);
       EXPECT_EQ(v.exit_code, 0) << c.style << ": " << v.output;
     }
   }
@@ -119,7 +79,7 @@ TEST(BuildingCli, BadOptionsAreNamed) {
   for (const Case& c : {Case{"--style gothic", "--style"}, Case{"--footprint blob", "--footprint"},
                         Case{"--size 20", "--size"}, Case{"--height 1", "--height"},
                         Case{"--massing wobbly", "--massing"}}) {
-    const CliResult r = run(std::string("building ") + c.args + " -o " + out.string());
+    const CliRun r = run(std::string("building ") + c.args + " -o " + out.string());
     EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(out)) << c.args;
@@ -150,7 +110,7 @@ TEST_P(BadStyleFile, ClearMessageNamingFileAndPlace) {
   const fs::path style = dir / "bad-style.json";
   std::ofstream(style) << text;
   const fs::path out = dir / "b.glb";
-  const CliResult r = run("building --style " + style.string() + " -o " + out.string());
+  const CliRun r = run("building --style " + style.string() + " -o " + out.string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("bad-style.json"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(c.must_say), std::string::npos) << r.output;
@@ -163,8 +123,7 @@ TEST_P(BadStyleFile, ClearMessageNamingFileAndPlace) {
   "zones": [{"kind": "residential", "polygon": [[0, 0], [600, 0], [600, 500], [0, 500]]}],
   "buildings": {"styles": ["bad-style.json"]}
 })";
-  const CliResult g =
-      run("generate " + city.string() + " -q --no-sumo -o " + (dir / "out").string());
+  const CliRun g = run("generate " + city.string() + " -q --no-sumo -o " + (dir / "out").string());
   EXPECT_EQ(g.exit_code, 2) << g.output;
   EXPECT_NE(g.output.find("bad-style.json"), std::string::npos) << g.output;
   EXPECT_NE(g.output.find(c.must_say), std::string::npos) << g.output;
@@ -194,8 +153,8 @@ TEST(BuildingCli, StyleWallNoLotCanMeetIsNamed) {
   "zones": [{"kind": "residential", "polygon": [[0, 0], [600, 0], [600, 500], [0, 500]]}],
   "buildings": {"styles": ["wide-walls.json"]}
 })";
-  const CliResult g = run("generate " + (dir / "city.json").string() + " -q --no-sumo -o " +
-                          (dir / "out").string());
+  const CliRun g = run("generate " + (dir / "city.json").string() + " -q --no-sumo -o " +
+                       (dir / "out").string());
   EXPECT_EQ(g.exit_code, 2) << g.output;
   EXPECT_NE(g.output.find("wide-walls.json"), std::string::npos) << g.output;
   EXPECT_NE(g.output.find("min_wall_m"), std::string::npos) << g.output;

@@ -14,47 +14,17 @@
 #include <sstream>
 #include <string>
 
+#include "cli_run.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string output;  // stdout + stderr
-};
-
-// Runs a shell command, capturing stdout and stderr together.
-CliRun run_command(const std::string& command) {
-  const std::string cmd = command + " 2>&1";
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), p))
-    r.output += buf.data();
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-CliRun run_cli(const std::string& args) {
-  return run_command(std::string(CITYFORGE_EXE) + " " + args);
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-fs::path temp_dir(const std::string& name) {
-  const fs::path d =
-      fs::temp_directory_path() / ("cityforge_cli_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+using cityforge::clitest::CliRun;
+using cityforge::clitest::run_cli;
+using cityforge::clitest::run_command;
+using cityforge::clitest::slurp;
+using cityforge::clitest::temp_dir;
 
 const char* kValid = R"({
   "boundary": [[0, 0], [900, 0], [900, 800], [0, 800]],

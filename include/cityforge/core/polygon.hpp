@@ -55,6 +55,10 @@ struct RingDefect {
 /// is built from it by the caller.
 std::vector<RingDefect> ring_self_intersections(const Ring& ring);
 
+/// The convex hull of points (Andrew's monotone chain), counter-clockwise, without collinear
+/// points; fewer than 3 points are returned sorted as they are.
+Ring convex_hull(std::vector<Vec2> pts);
+
 /// Drops the vertices that add nothing to a ring, until none is left: a point within `eps_m` of
 /// its predecessor, a spike (its two neighbours within `eps_m` of each other: a point's return
 /// trip, as boolean results leave where a buffer ends on an edge), and a point within
