@@ -23,7 +23,8 @@ const VIEWS = ['aerial', 'top', 'street'];
 
 function usage(msg) {
   if (msg) console.error(`render.mjs: ${msg}`);
-  console.error('usage: node tools/preview/render.mjs CITY.glb OUT_PREFIX [--size WIDTHxHEIGHT]');
+  console.error('usage: node tools/preview/render.mjs CITY.glb OUT_PREFIX [--size WIDTHxHEIGHT] ' +
+                '[--focus X,Y,HALF_SIZE] [--views aerial,top,street]');
   process.exit(2);
 }
 
@@ -31,6 +32,7 @@ function parseArgs(argv) {
   const pos = [];
   let size = '1600x1000';
   let focus = null;
+  let views = VIEWS;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--size') {
@@ -43,6 +45,12 @@ function parseArgs(argv) {
       focus = argv[++i].split(',').map(Number);
       if (focus.length !== 3 || focus.some((v) => !Number.isFinite(v)) || focus[2] <= 0) {
         usage(`bad --focus '${argv[i]}', expected X,Y,HALF_SIZE in metres`);
+      }
+    } else if (a === '--views') {
+      if (i + 1 >= argv.length) usage('--views needs a list, e.g. street,top');
+      views = argv[++i].split(',');
+      if (views.length === 0 || views.some((v) => !VIEWS.includes(v))) {
+        usage(`bad --views '${argv[i]}', expected some of ${VIEWS.join(',')}`);
       }
     } else if (a === '-h' || a === '--help') {
       usage();
@@ -58,7 +66,7 @@ function parseArgs(argv) {
   const width = Number(m[1]);
   const height = Number(m[2]);
   if (width < 16 || height < 16 || width > 8192 || height > 8192) usage(`--size ${size} out of range`);
-  return { glb: path.resolve(pos[0]), prefix: path.resolve(pos[1]), width, height, focus };
+  return { glb: path.resolve(pos[0]), prefix: path.resolve(pos[1]), width, height, focus, views };
 }
 
 // ---------------------------------------------------------------------------
@@ -228,6 +236,16 @@ try {
 
   function streetCamera() {
     const cam = new THREE.PerspectiveCamera(50, aspect, 1, 1);
+    if (FOCUS) {
+      // Eye level-ish: from the south-west of the focus, a quarter of its half-size up.
+      const r = FOCUS[2];
+      cam.position.set(FOCUS[0] - 0.8 * r, groundY + Math.max(8, 0.25 * r), -(FOCUS[1] - 0.8 * r));
+      cam.near = 1;
+      cam.far = Math.max(5000, radius * 4);
+      cam.lookAt(FOCUS[0], groundY + 0.1 * r, -FOCUS[1]);
+      cam.updateProjectionMatrix();
+      return cam;
+    }
     const dist = 400, alt = 150;
     const horiz = new THREE.Vector3(-1, 0, 1).normalize(); // from the south-west
     cam.position.set(center.x + horiz.x * dist, groundY + alt, center.z + horiz.z * dist);
@@ -423,7 +441,7 @@ async function main() {
     console.log(`  bounds (glb x/y/z): ${sz.map((v) => v.toFixed(0)).join(' x ')} m, centre ground y=${info.groundY.toFixed(1)}`);
     console.log(`  WebGL: ${info.renderer}`);
 
-    for (const view of VIEWS) {
+    for (const view of opts.views) {
       const r = await page.evaluate((v) => window.__renderView(v), view);
       checkErrors();
       if (r.meanLuma < 5) throw new Error(`${view} view rendered black (mean luma ${r.meanLuma.toFixed(1)}); WebGL is not working`);
