@@ -168,6 +168,21 @@ TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   EXPECT_GE(shapes_used, 8) << b["footprints_by_shape"].dump();
   EXPECT_GT(stats["lots"]["lots"].get<int>(), stats["counts"]["blocks"].get<int>());
   EXPECT_NE(s_run1.output.find("buildings:"), std::string::npos) << s_run1.output;
+  // The lots and footprints in layout.geojson and every instance in building_modules.ply.
+  const auto geo = nlohmann::json::parse(slurp(s_dir / "t1" / "layout.geojson"));
+  int lot_features = 0;
+  int building_features = 0;
+  for (const auto& f : geo["features"]) {
+    const std::string layer = f["properties"]["layer"];
+    lot_features += layer == "lot" ? 1 : 0;
+    building_features += layer == "building" ? 1 : 0;
+  }
+  EXPECT_EQ(lot_features, stats["lots"]["lots"].get<int>());
+  EXPECT_EQ(building_features, b["buildings"].get<int>());
+  const std::string ply = slurp(s_dir / "t1" / "points" / "building_modules.ply");
+  EXPECT_NE(ply.find("element vertex " + std::to_string(b["instances"].get<long long>()) + "\n"),
+            std::string::npos);
+  EXPECT_NE(ply.find("comment module 0 "), std::string::npos);
 }
 
 TEST_F(DefaultCity, ByteIdenticalWithOneAndTwoThreads) {
