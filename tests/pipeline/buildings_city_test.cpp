@@ -5,6 +5,7 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 
@@ -128,6 +129,41 @@ TEST_F(BuildingsCity, NoBuildingOnARoadSidewalkFreewayOrAnotherBuilding) {
       }
     }
   }
+}
+
+// Every floor edge of every facade of the whole city: modules cover it end to end within 1 cm,
+// without overlap (corner pieces included).
+TEST_F(BuildingsCity, ModulesCoverEveryFloorEdgeOfEveryFacade) {
+  ASSERT_NE(s_city, nullptr);
+  buildings::Config cfg = s_config->buildings.generator;
+  cfg.keep_facade_spans = true;
+  auto out = buildings::run(*s_city->lots, *s_city->styles, s_config->buildings.tag_volumes,
+                            *s_city->terrain, cfg, s_config->seed);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  ASSERT_GT(out->spans.size(), 10 * out->buildings.size());
+  std::size_t bad = 0;
+  for (const buildings::FacadeSpan& f : out->spans) {
+    if (bad > 10) break;
+    const auto fail = [&](const char* what) {
+      ++bad;
+      ADD_FAILURE() << what << ": building " << f.building << " volume " << f.volume << " floor "
+                    << f.floor << " ring " << f.ring << " edge " << f.edge << " (" << f.length_m
+                    << " m)";
+    };
+    if (f.spans.empty()) {
+      fail("no modules");
+      continue;
+    }
+    if (std::abs(f.spans.front()[0]) > 0.01 || std::abs(f.spans.back()[1] - f.length_m) > 0.01) {
+      fail("ends not covered");
+    }
+    for (std::size_t i = 1; i < f.spans.size(); ++i) {
+      if (f.spans[i][0] < f.spans[i - 1][1] - 0.01) fail("overlap");
+      if (f.spans[i][0] > f.spans[i - 1][1] + 0.01) fail("gap");
+    }
+  }
+  // The instances are the same as the pipeline's (spans are bookkeeping only).
+  EXPECT_EQ(out->instances.size(), s_city->buildings->instances.size());
 }
 
 TEST_F(BuildingsCity, EveryBuildingFacingAStreetHasAnEntrance) {
