@@ -247,6 +247,7 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
   for (std::size_t k = 0; k < ls.lots_by_status.size(); ++k)
     by_status[lots::to_string(static_cast<lots::LotStatus>(k))] = ls.lots_by_status[k];
   j["lots"] = {{"lots", ls.lots},
+               {"narrow_lots", ls.narrow_lots},
                {"parcels", ls.parcels},
                {"buildings", ls.buildings},
                {"by_status", by_status}};

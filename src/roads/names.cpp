@@ -19,7 +19,8 @@ const char* to_string(Control c) {
 
 double SignalPlan::cycle_s() const {
   double total = 0.0;
-  for (const Phase& p : phases) total += p.green_s + p.yellow_s + p.all_red_s;
+  for (const Phase& p : phases)
+    total += p.green_s + p.yellow_s + p.all_red_s;
   return total;
 }
 
