@@ -11,7 +11,8 @@ namespace detail {
 
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
-                               const std::vector<double>& base_z) {
+                               const std::vector<double>& base_z,
+                               const std::vector<NeighbourSolid>& neighbours) {
   Output out;
   std::vector<BuildingWork> works;
   // 1. Volumes, floors, corners and facades per building.
@@ -50,11 +51,11 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     works.push_back(std::move(w));
   }
 
-  // 2. Occlusion of touching walls within the lot.
+  // 2. Occlusion of touching walls within the lot and against the adjacent lots' buildings.
   for (const BuildingWork& w : works) {
     out.stats.modules_before_occlusion += w.placed.size();
   }
-  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m);
+  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m, neighbours);
 
   // 3. Entrances, rooms, signage and overrides; then instances and roofs.
   for (BuildingWork& w : works) {
@@ -149,7 +150,7 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
 
 Result<Output> generate_lot(const lots::Lot& lot, const StyleLibrary& library,
                             const std::vector<TagVolume>& tags, const Config& config, Seed seed) {
-  return detail::generate_lot_at(lot, library, tags, config, seed, {});
+  return detail::generate_lot_at(lot, library, tags, config, seed, {}, {});
 }
 
 }  // namespace cityforge::buildings

@@ -2,7 +2,8 @@
 // Occlusion of modules on walls touching other buildings of the same lot (seeds/000,
 // 29:14-30:30). Conservative: a module goes only if every sample point (corners of its bounds
 // in the facade plane, the centre, a 3 x 3 grid for corner pieces), pushed out of the wall,
-// lies inside another building of the lot.
+// lies inside another building of the lot or of an adjacent lot of the same block (whose
+// volumes come from its DNA, so lots stay independent jobs).
 
 #include <algorithm>
 
@@ -23,8 +24,9 @@ constexpr double kInsetM = 0.01;
 
 }  // namespace
 
-std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m) {
-  if (works.size() < 2) {
+std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
+                        const std::vector<NeighbourSolid>& neighbours) {
+  if (works.size() + neighbours.size() < 2 || works.empty()) {
     return 0;
   }
   // 1. Every volume of the lot as a solid in lot coordinates.
@@ -39,6 +41,11 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m) {
       s.z1 = works[b].base_z_m + v.z1_m;
       solids.push_back(s);
     }
+  }
+  // Buildings of adjacent lots hide walls too (street walls share party walls across lots).
+  const auto outside = static_cast<std::uint32_t>(works.size());
+  for (const NeighbourSolid& n : neighbours) {
+    solids.push_back(Solid{outside, &n.footprint, n.bounds, n.z0, n.z1});
   }
   auto inside_other = [&](std::uint32_t self, Vec2 p, double z) {
     for (const Solid& s : solids) {

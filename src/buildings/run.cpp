@@ -16,28 +16,71 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
                    const Config& config, Seed seed) {
   const bool has_ground = ground.nx >= 2 && ground.ny >= 2 &&
                           ground.heights.size() == std::size_t{ground.nx} * ground.ny;
-  // 1. One job per lot, each writing its own slot.
-  std::vector<std::optional<Result<Output>>> slots(lots.lots.size());
-  tbb::parallel_for(std::size_t{0}, lots.lots.size(), [&](std::size_t i) {
+  // 1. Every lot's building volumes in absolute coordinates, from the DNA alone (a pure
+  //    function), so each lot job can see its neighbours' walls without waiting for them.
+  const std::size_t n = lots.lots.size();
+  std::vector<std::vector<double>> base(n);
+  std::vector<std::vector<detail::NeighbourSolid>> solids(n);
+  std::vector<Aabb2> lot_box(n);
+  tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
     const lots::Lot& lot = lots.lots[i];
-    std::vector<double> base(lot.parcels.size(), 0.0);
-    if (has_ground) {
-      for (std::size_t p = 0; p < lot.parcels.size(); ++p) {
-        if (!lot.parcels[p].has_building) {
-          continue;
-        }
-        const Polygon fp = lots::footprint_polygon(lot.parcels[p].dna);
+    lot_box[i] = ring_bounds(lot.area.outer);
+    base[i].assign(lot.parcels.size(), 0.0);
+    for (std::size_t p = 0; p < lot.parcels.size(); ++p) {
+      if (!lot.parcels[p].has_building) {
+        continue;
+      }
+      const lots::BuildingDNA& dna = lot.parcels[p].dna;
+      if (has_ground) {
+        const Polygon fp = lots::footprint_polygon(dna);
         double lo = 1e300;
         for (const Vec2& v : fp.outer) {
           lo = std::min(lo, ground.sample(v));
         }
-        base[p] = fp.outer.empty() ? ground.sample(lot.parcels[p].dna.centre) : lo;
+        base[i][p] = fp.outer.empty() ? ground.sample(dna.centre) : lo;
+      }
+      for (Volume& v : building_volumes(dna)) {
+        detail::NeighbourSolid s;
+        s.bounds = ring_bounds(v.footprint.outer);
+        s.z0 = base[i][p] + v.z0_m;
+        s.z1 = base[i][p] + v.z1_m;
+        s.footprint = std::move(v.footprint);
+        solids[i].push_back(std::move(s));
       }
     }
-    slots[i].emplace(detail::generate_lot_at(lot, library, tags, config, seed, base));
+  });
+  // Lots come sorted by block: the neighbours of a lot are the lots of its block whose boxes
+  // come within a few centimetres of its own.
+  std::vector<std::size_t> block_first(n, 0);
+  for (std::size_t i = 1; i < n; ++i) {
+    block_first[i] = lots.lots[i].block == lots.lots[i - 1].block ? block_first[i - 1] : i;
+  }
+  constexpr double kTouchM = 0.1;
+
+  // 2. One job per lot, each writing its own slot.
+  std::vector<std::optional<Result<Output>>> slots(n);
+  tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
+    const lots::Lot& lot = lots.lots[i];
+    std::vector<detail::NeighbourSolid> neighbours;
+    Aabb2 reach = lot_box[i];
+    reach.min = reach.min - Vec2{kTouchM, kTouchM};
+    reach.max = reach.max + Vec2{kTouchM, kTouchM};
+    for (std::size_t j = block_first[i]; j < n && lots.lots[j].block == lot.block; ++j) {
+      if (j == i) {
+        continue;
+      }
+      for (const detail::NeighbourSolid& s : solids[j]) {
+        if (s.bounds.min.x <= reach.max.x && reach.min.x <= s.bounds.max.x &&
+            s.bounds.min.y <= reach.max.y && reach.min.y <= s.bounds.max.y) {
+          neighbours.push_back(s);
+        }
+      }
+    }
+    slots[i].emplace(
+        detail::generate_lot_at(lot, library, tags, config, seed, base[i], neighbours));
   });
 
-  // 2. Concatenate in lot order, renumbering building ids and instance ranges.
+  // 3. Concatenate in lot order, renumbering building ids and instance ranges.
   Output out;
   for (auto& slot : slots) {
     if (!slot->ok()) {

@@ -17,7 +17,6 @@ using detail::LotPiece;
 using detail::StreetSide;
 
 // Smallest distance of a building from its lot's edges (half the gap between lots).
-constexpr double kLotGapM = 0.25;
 
 // Position along the block: angle of the lot's centroid around the block's centroid.
 void sort_along_block(std::vector<LotPiece>& pieces, Vec2 centre) {
@@ -71,7 +70,8 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     req.parcel = &p.area;
     req.frontage = &p.frontage;
     req.min_box_area_m2 = config.min_lot_area_m2;
-    std::vector<Polygon> fit = polygon_offset(lot.area, -std::max(config.building_gap_m, kLotGapM));
+    std::vector<Polygon> fit =
+        polygon_offset(lot.area, -std::max(config.building_gap_m, 0.5 * config.lot_gap_m));
     if (fit.empty()) return;
     std::stable_sort(fit.begin(), fit.end(), [](const Polygon& a, const Polygon& b) {
       return polygon_area(a) > polygon_area(b);
@@ -86,9 +86,11 @@ void build_lot(Lot& lot, const StreetSide& side, const std::vector<StyleRule>& s
     return;
   }
 
-  // Buildings of different lots never touch: every lot loses the gap (at least kLotGapM) along
-  // its edges; New York parcels of one lot share full-width walls.
-  std::vector<Polygon> inner = polygon_offset(lot.area, -std::max(config.building_gap_m, kLotGapM));
+  // Every lot loses half of lot_gap_m (or building_gap_m) along its edges; with no gap the
+  // buildings of neighbouring lots may share party walls, as street walls do. New York parcels
+  // of one lot share full-width walls.
+  std::vector<Polygon> inner =
+      polygon_offset(lot.area, -std::max(config.building_gap_m, 0.5 * config.lot_gap_m));
   std::stable_sort(inner.begin(), inner.end(), [](const Polygon& a, const Polygon& b) {
     return polygon_area(a) > polygon_area(b);
   });

@@ -43,6 +43,7 @@ Status validate(const Config& c, const std::vector<StyleRule>& styles) {
        c.min_compactness},
       {c.frontage_tolerance_m >= 0, "frontage_tolerance_m", ">= 0", c.frontage_tolerance_m},
       {c.building_gap_m >= 0, "building_gap_m", ">= 0", c.building_gap_m},
+      {c.lot_gap_m >= 0, "lot_gap_m", ">= 0", c.lot_gap_m},
       {c.height_jitter >= 0 && c.height_jitter <= 0.9, "height_jitter", "a share in [0, 0.9]",
        c.height_jitter},
   };

@@ -164,7 +164,7 @@ void read_lots(Reader& r, const json& j, lots::Config& c) {
                 {"min_lot_area_m2", "max_lot_depth_m", "base_lot_area_m2", "area_per_height_m",
                  "area_jitter", "narrow_height_m", "narrow_share", "narrow_min_width_m",
                  "narrow_max_width_m", "max_aspect", "min_compactness", "frontage_tolerance_m",
-                 "building_gap_m", "height_jitter", "footprint_mix"}))
+                 "building_gap_m", "lot_gap_m", "height_jitter", "footprint_mix"}))
     return;
   r.number(j, "min_lot_area_m2", path, c.min_lot_area_m2, 1, 1e6);
   r.number(j, "max_lot_depth_m", path, c.max_lot_depth_m, 5, 1000);
@@ -179,6 +179,7 @@ void read_lots(Reader& r, const json& j, lots::Config& c) {
   r.number(j, "min_compactness", path, c.min_compactness, 0.001, 0.99);
   r.number(j, "frontage_tolerance_m", path, c.frontage_tolerance_m, 0, 10);
   r.number(j, "building_gap_m", path, c.building_gap_m, 0, 50);
+  r.number(j, "lot_gap_m", path, c.lot_gap_m, 0, 100);
   r.number(j, "height_jitter", path, c.height_jitter, 0, 0.9);
   if (!r.failed() && c.narrow_max_width_m < c.narrow_min_width_m) {
     r.fail(path + "/narrow_max_width_m", "expected >= narrow_min_width_m (" +
@@ -618,6 +619,7 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
          {"min_compactness", l.min_compactness},
          {"frontage_tolerance_m", l.frontage_tolerance_m},
          {"building_gap_m", l.building_gap_m},
+         {"lot_gap_m", l.lot_gap_m},
          {"height_jitter", l.height_jitter},
          {"footprint_mix", mix}};
   } else if (slice == "styles") {

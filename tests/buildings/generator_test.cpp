@@ -344,15 +344,21 @@ TEST(BuildingOcclusion, TouchingBoxesLoseSharedWallOnly) {
             alone.stats.modules_before_occlusion + alone_b.stats.modules_before_occlusion);
   EXPECT_EQ(alone.stats.modules_occluded, 0U);
 
-  // Different lots never occlude each other.
-  lots::Output two;
-  two.lots = {lot_of(0, {parcel_for(a)}), lot_of(1, {parcel_for(b)})};
-  terrain::Heightfield flat;
-  Result<Output> r = run(two, lib, {}, flat, Config{}, 7);
-  ASSERT_TRUE(r.ok());
-  EXPECT_EQ(r->stats.modules_occluded, 0U);
-  EXPECT_EQ(r->buildings[1].id, 1U);
-  EXPECT_EQ(r->buildings[1].first_instance, r->buildings[0].instance_count);
+  // Neighbouring lots of one block share the party wall too (each lot job reads the other's
+  // volumes from its DNA); lots of different blocks never touch, so nothing is hidden.
+  for (const bool same_block : {true, false}) {
+    lots::Output two;
+    two.lots = {lot_of(0, {parcel_for(a)}), lot_of(1, {parcel_for(b)})};
+    two.lots[0].area = two.lots[0].parcels[0].area;
+    two.lots[1].area = two.lots[1].parcels[0].area;
+    two.lots[1].block = same_block ? 0 : 1;
+    terrain::Heightfield flat;
+    Result<Output> r = run(two, lib, {}, flat, Config{}, 7);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->stats.modules_occluded, same_block ? expected : 0U) << same_block;
+    EXPECT_EQ(r->buildings[1].id, 1U);
+    EXPECT_EQ(r->buildings[1].first_instance, r->buildings[0].instance_count);
+  }
 }
 
 TEST(BuildingOcclusion, TallerNeighbourKeepsUpperModules) {

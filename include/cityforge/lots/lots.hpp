@@ -110,7 +110,8 @@ enum class LotStatus : std::uint8_t {
 const char* to_string(LotStatus s);
 
 /// One building site inside a lot. Parcels of a lot tile it (up to cleaning); buildings of the
-/// same lot may touch (New York rows), buildings of different lots never do.
+/// same lot may touch (New York rows), buildings of neighbouring lots keep Config::lot_gap_m
+/// apart (0 by default: they may share a party wall).
 struct Parcel {
   Polygon area;
   /// Per edge i (outer[i] -> outer[i+1]) of area.outer: true where the edge lies on the block's
@@ -147,7 +148,10 @@ struct Config {
   double min_compactness = 0.25;      ///< 4*pi*A/P^2 below this is a sliver. (0, 1)
   double frontage_tolerance_m = 0.5;  ///< Distance for a parcel edge to count as frontage.
   double building_gap_m = 0.0;        ///< Inset of footprints from the parcel edges. [>= 0]
-  double height_jitter = 0.2;         ///< +- share of noise on the target height. [0, 0.9]
+  /// Distance kept between buildings of neighbouring lots (each lot is inset by half). 0: they
+  /// may share party walls, as street walls of a block do. [>= 0]
+  double lot_gap_m = 0.0;
+  double height_jitter = 0.2;  ///< +- share of noise on the target height. [0, 0.9]
   /// Wanted share of each footprint shape (index = FootprintShape); normalised by run().
   std::array<double, kFootprintShapeCount> footprint_mix{0.30, 0.10, 0.05, 0.05, 0.03, 0.05,
                                                          0.06, 0.02, 0.03, 0.06, 0.04, 0.03,

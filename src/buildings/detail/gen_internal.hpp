@@ -95,9 +95,19 @@ double facade_yaw(Vec2 dir);
 
 /// Slices floors, finds corners and fits grammars to every facade (facade.cpp).
 void place_facades(BuildingWork& work);
-/// Removes modules on walls touching other buildings of the lot (occlusion.cpp). Returns the
-/// number removed.
-std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m);
+/// A volume of a building of a neighbouring lot, in absolute coordinates: read-only context for
+/// occlusion, derived from that lot's DNA alone so every lot stays an independent job.
+struct NeighbourSolid {
+  Polygon footprint;
+  Aabb2 bounds;
+  double z0 = 0.0;
+  double z1 = 0.0;
+};
+
+/// Removes modules on walls touching other buildings of the lot or the `neighbours` (volumes of
+/// buildings of adjacent lots) (occlusion.cpp). Returns the number removed.
+std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
+                        const std::vector<NeighbourSolid>& neighbours);
 /// Entrances on street facades (generator_entrances.cpp).
 void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Config& config);
 /// Rooms along window runs (rooms.cpp); returns the rooms made.
@@ -115,7 +125,8 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
 /// The whole lot with per-parcel base heights (generator.cpp). base_z may be empty (all 0).
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
-                               const std::vector<double>& base_z);
+                               const std::vector<double>& base_z,
+                               const std::vector<NeighbourSolid>& neighbours);
 
 /// Removes consecutive duplicate and collinear points from a ring.
 Ring simplify_ring(const Ring& ring);
