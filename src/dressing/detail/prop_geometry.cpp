@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "dressing/detail/prop_geometry.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <utility>
+#include <vector>
+
+namespace cityforge::dressing::detail {
+namespace {
+
+std::array<float, 3> to_float(Vec3 v) {
+  return {static_cast<float>(v.x), static_cast<float>(v.y), static_cast<float>(v.z)};
+}
+
+// Corner indices of the six hex faces, counter-clockwise seen from outside, in BoxFace order.
+constexpr std::array<std::array<int, 4>, 6> kHexFaces = {{
+    {0, 4, 6, 2},  // -u
+    {1, 3, 7, 5},  // +u
+    {0, 1, 5, 4},  // -v
+    {2, 6, 7, 3},  // +v
+    {0, 2, 3, 1},  // -w
+    {4, 5, 7, 6},  // +w
+}};
+
+// The frame (u, v) around a unit axis d, as documented on add_frustum.
+void axis_frame(Vec3 d, Vec3& u, Vec3& v) {
+  if (std::abs(d.z) > 0.999) {
+    u = {1.0, 0.0, 0.0};
+  } else {
+    u = normalize(cross(Vec3{0.0, 0.0, 1.0}, d));
+  }
+  u = normalize(u - d * dot(u, d));
+  v = cross(d, u);
+}
+
+}  // namespace
+
+void add_tri(Mesh& mesh, Vec3 a, Vec3 b, Vec3 c) {
+  const Vec3 area2 = cross(b - a, c - a);
+  const double len = length(area2);
+  if (!(len > 2e-8)) {
+    return;
+  }
+  const auto n = to_float(area2 * (1.0 / len));
+  const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+  for (const Vec3& p : {a, b, c}) {
+    mesh.positions.push_back(to_float(p));
+    mesh.normals.push_back(n);
+  }
+  for (const std::uint32_t i : {0U, 1U, 2U}) {
+    mesh.indices.push_back(base + i);
+  }
+}
+
+void add_quad(Mesh& mesh, Vec3 p0, Vec3 p1, Vec3 p2, Vec3 p3) {
+  // The diagonals' cross product is twice the area vector of any planar quad.
+  const Vec3 area2 = cross(p2 - p0, p3 - p1);
+  const double len = length(area2);
+  if (!(len > 2.0 * kMinExtent * kMinExtent)) {
+    return;
+  }
+  const auto n = to_float(area2 * (1.0 / len));
+  const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+  for (const Vec3& p : {p0, p1, p2, p3}) {
+    mesh.positions.push_back(to_float(p));
+    mesh.normals.push_back(n);
+  }
+  for (const std::uint32_t i : {0U, 1U, 2U, 0U, 2U, 3U}) {
+    mesh.indices.push_back(base + i);
+  }
+}
+
+void add_hex(Mesh& mesh, const std::array<Vec3, 8>& c, std::uint32_t faces) {
+  for (std::size_t f = 0; f < kHexFaces.size(); ++f) {
+    if ((faces & (1U << f)) == 0) {
+      continue;
+    }
+    const auto& q = kHexFaces[f];
+    add_quad(mesh, c[q[0]], c[q[1]], c[q[2]], c[q[3]]);
+  }
+}
+
+void add_box(Mesh& mesh, Vec3 lo, Vec3 hi, std::uint32_t faces) {
+  if (!(hi.x - lo.x >= kMinExtent && hi.y - lo.y >= kMinExtent && hi.z - lo.z >= kMinExtent)) {
+    return;
+  }
+  std::array<Vec3, 8> c;
+  for (std::size_t i = 0; i < 8; ++i) {
+    c[i] = {(i & 1U) != 0 ? hi.x : lo.x, (i & 2U) != 0 ? hi.y : lo.y, (i & 4U) != 0 ? hi.z : lo.z};
+  }
+  add_hex(mesh, c, faces);
+}
+
+void add_beam(Mesh& mesh, Vec3 a, Vec3 b, double half_w, double half_h, std::uint32_t faces) {
+  const double len = length(b - a);
+  if (!(len >= kMinExtent && half_w >= 0.5 * kMinExtent && half_h >= 0.5 * kMinExtent)) {
+    return;
+  }
+  const Vec3 d = (b - a) * (1.0 / len);
+  Vec3 side = cross(d, Vec3{0.0, 0.0, 1.0});
+  if (length(side) < 0.1) {
+    side = cross(d, Vec3{1.0, 0.0, 0.0});
+  }
+  side = normalize(side);
+  const Vec3 up = cross(side, d);  // (side, d, up) is right-handed.
+  std::array<Vec3, 8> c;
+  for (std::size_t i = 0; i < 8; ++i) {
+    const double s = (i & 1U) != 0 ? half_w : -half_w;
+    const Vec3 end = (i & 2U) != 0 ? b : a;
+    const double h = (i & 4U) != 0 ? half_h : -half_h;
+    c[i] = end + side * s + up * h;
+  }
+  add_hex(mesh, c, faces);
+}
+
+void add_frustum(Mesh& mesh, Vec3 a, Vec3 b, double r0, double r1, std::uint32_t sides,
+                 std::uint32_t caps, double phase_rad) {
+  const double len = length(b - a);
+  if (!(len >= kMinExtent) || sides < 3 || !(std::max(r0, r1) >= kMinExtent)) {
+    return;
+  }
+  const Vec3 d = (b - a) * (1.0 / len);
+  Vec3 u;
+  Vec3 v;
+  axis_frame(d, u, v);
+  std::vector<Vec3> ring0(sides);
+  std::vector<Vec3> ring1(sides);
+  for (std::uint32_t k = 0; k < sides; ++k) {
+    const double t = phase_rad + 2.0 * std::numbers::pi * k / sides;
+    const Vec3 dir = u * std::cos(t) + v * std::sin(t);
+    ring0[k] = a + dir * r0;
+    ring1[k] = b + dir * r1;
+  }
+  for (std::uint32_t k = 0; k < sides; ++k) {
+    const std::uint32_t n = (k + 1) % sides;
+    if (r1 < kMinExtent) {
+      add_tri(mesh, ring0[k], ring0[n], b);
+    } else if (r0 < kMinExtent) {
+      add_tri(mesh, a, ring1[n], ring1[k]);
+    } else {
+      add_quad(mesh, ring0[k], ring0[n], ring1[n], ring1[k]);
+    }
+  }
+  if ((caps & kCapStart) != 0 && r0 >= kMinExtent) {
+    for (std::uint32_t k = 1; k + 1 < sides; ++k) {
+      add_tri(mesh, ring0[0], ring0[k + 1], ring0[k]);
+    }
+  }
+  if ((caps & kCapEnd) != 0 && r1 >= kMinExtent) {
+    for (std::uint32_t k = 1; k + 1 < sides; ++k) {
+      add_tri(mesh, ring1[0], ring1[k], ring1[k + 1]);
+    }
+  }
+}
+
+void add_cylinder(Mesh& mesh, double x, double y, double z0, double z1, double radius,
+                  std::uint32_t sides, std::uint32_t caps) {
+  add_frustum(mesh, {x, y, z0}, {x, y, z1}, radius, radius, sides, caps);
+}
+
+void add_blob(Mesh& mesh, Vec3 centre, Vec3 radii, double yaw_rad) {
+  const double t = (1.0 + std::sqrt(5.0)) / 2.0;
+  const double s = 1.0 / std::sqrt(1.0 + t * t);  // Unit circumradius.
+  const std::array<Vec3, 12> ico = {{{-1, t, 0},
+                                     {1, t, 0},
+                                     {-1, -t, 0},
+                                     {1, -t, 0},
+                                     {0, -1, t},
+                                     {0, 1, t},
+                                     {0, -1, -t},
+                                     {0, 1, -t},
+                                     {t, 0, -1},
+                                     {t, 0, 1},
+                                     {-t, 0, -1},
+                                     {-t, 0, 1}}};
+  constexpr std::array<std::array<int, 3>, 20> kFaces = {
+      {{0, 11, 5},  {0, 5, 1},  {0, 1, 7},  {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+       {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+       {3, 8, 9},   {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}}};
+  const double c = std::cos(yaw_rad);
+  const double sn = std::sin(yaw_rad);
+  std::array<Vec3, 12> p;
+  for (std::size_t i = 0; i < ico.size(); ++i) {
+    const Vec3 q = ico[i] * s;
+    p[i] = centre +
+           Vec3{(q.x * c - q.y * sn) * radii.x, (q.x * sn + q.y * c) * radii.y, q.z * radii.z};
+  }
+  for (const auto& f : kFaces) {
+    Vec3 a = p[f[0]];
+    Vec3 b = p[f[1]];
+    const Vec3 e = p[f[2]];
+    // Scaling keeps the solid convex around its centre: face it away from the centre.
+    if (dot(cross(b - a, e - a), (a + b + e) * (1.0 / 3.0) - centre) < 0.0) {
+      std::swap(a, b);
+    }
+    add_tri(mesh, a, b, e);
+  }
+}
+
+void add_slab(Mesh& mesh, const Vec2* ring, std::size_t count, double z0, double z1, bool bottom) {
+  if (count < 3 || !(z1 - z0 >= kMinExtent)) {
+    return;
+  }
+  for (std::size_t k = 1; k + 1 < count; ++k) {
+    add_tri(mesh, {ring[0].x, ring[0].y, z1}, {ring[k].x, ring[k].y, z1},
+            {ring[k + 1].x, ring[k + 1].y, z1});
+    if (bottom) {
+      add_tri(mesh, {ring[0].x, ring[0].y, z0}, {ring[k + 1].x, ring[k + 1].y, z0},
+              {ring[k].x, ring[k].y, z0});
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    const Vec2 p = ring[k];
+    const Vec2 q = ring[(k + 1) % count];
+    add_quad(mesh, {p.x, p.y, z0}, {q.x, q.y, z0}, {q.x, q.y, z1}, {p.x, p.y, z1});
+  }
+}
+
+}  // namespace cityforge::dressing::detail
