@@ -63,9 +63,24 @@ void add_frustum(Mesh& mesh, Vec3 a, Vec3 b, double r0, double r1, std::uint32_t
 void add_cylinder(Mesh& mesh, double x, double y, double z0, double z1, double radius,
                   std::uint32_t sides, std::uint32_t caps = kCapsBoth);
 
-/// Appends a low-poly blob: an icosahedron (20 faces) scaled by `radii` around `centre` and
-/// turned by `yaw_rad` about +z. Faces point away from the centre.
-void add_blob(Mesh& mesh, Vec3 centre, Vec3 radii, double yaw_rad = 0.0);
+/// Appends a flat regular polygon of `sides` corners (circumradius `radius`) centred on `centre`
+/// and facing `axis` (only that side), its first corner at `phase_rad` in add_frustum's frame.
+void add_ngon(Mesh& mesh, Vec3 centre, Vec3 axis, double radius, std::uint32_t sides,
+              double phase_rad = 0.0);
+
+/// Appends a vertical tube wall from z0 to z1 around (x, y): outer faces at r_out, inner faces
+/// (facing the axis) at r_in and the top annulus; no bottom.
+void add_tube(Mesh& mesh, double x, double y, double z0, double z1, double r_in, double r_out,
+              std::uint32_t sides);
+
+/// Appends a low-poly blob: an icosahedron (20 faces; 80 with `subdivide`, its new corners
+/// pushed onto the sphere) scaled by `radii` around `centre` and turned by `yaw_rad` about +z.
+/// Faces point away from the centre.
+void add_blob(Mesh& mesh, Vec3 centre, Vec3 radii, double yaw_rad = 0.0, bool subdivide = false);
+
+/// Appends the convex profile `ring` (points (y, z), counter-clockwise seen from +x, at least 3)
+/// extruded along x from x0 to x1, with both end caps.
+void add_extrusion_x(Mesh& mesh, const Vec2* ring, std::size_t count, double x0, double x1);
 
 /// Appends a flat convex polygon slab from z0 to z1 whose corners `ring` (counter-clockwise seen
 /// from +z, at least 3) are given in the plane; the bottom face only when `bottom`.
