@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// Leftover zones: block ground with neither sidewalk nor building, opened so no sliver thinner
+// than kMinWidthM survives, classified as freeway_underside (under a deck), parking (big regular
+// pieces of commercial, industrial and residential blocks) or plaza; and the flat roof tops of
+// building tiers not covered by a tier above (rooftop). Each zone carries the direction of its
+// longest edge, the packing scatterer's reference. Parks are left to the vegetation.
+// Based on: leftover zones and the packing scatterer (seeds/000, minutes 19-21).
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "dressing/detail.hpp"
+
+namespace cityforge::dressing::detail {
+namespace {
+
+constexpr double kFootprintBufferM = 0.3;  ///< Ground kept clear around building bases.
+constexpr double kMinWidthM = 4.0;         ///< Opening width: thinner leftovers are dropped.
+constexpr double kRoofInsetM = 0.3 + 0.5;  ///< Default parapet width + clearance.
+constexpr double kPillarClearM = 1.5;      ///< Half side of the square kept clear at a pillar.
+constexpr double kParkingMinAreaM2 = 300.0;
+constexpr double kParkingMinRegularity = 0.75;  ///< Area / oriented bounding box area.
+
+/// Direction of the longest edge of the outer ring.
+double longest_edge_angle(const Ring& ring) {
+  double best = -1.0;
+  double angle = 0.0;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[(i + 1) % ring.size()];
+    const double len = std::hypot(b.x - a.x, b.y - a.y);
+    if (len > best + 1e-9) {
+      best = len;
+      angle = std::atan2(b.y - a.y, b.x - a.x);
+    }
+  }
+  return angle;
+}
+
+/// Area of the bounding box of the ring in the frame rotated by `angle`.
+double oriented_box_area(const Ring& ring, double angle) {
+  const double c = std::cos(angle);
+  const double s = std::sin(angle);
+  double u0 = 1e300, u1 = -1e300, v0 = 1e300, v1 = -1e300;
+  for (const Vec2 p : ring) {
+    const double u = p.x * c + p.y * s;
+    const double v = -p.x * s + p.y * c;
+    u0 = std::min(u0, u);
+    u1 = std::max(u1, u);
+    v0 = std::min(v0, v);
+    v1 = std::max(v1, v);
+  }
+  return (u1 - u0) * (v1 - v0);
+}
+
+bool boxes_overlap(const Aabb2& a, const Aabb2& b) {
+  return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y;
+}
+
+/// Morphological opening (inset then outset by half the width), clipped back to the piece.
+std::vector<Polygon> open_piece(const Polygon& piece, double min_area) {
+  std::vector<Polygon> out;
+  if (polygon_area(piece) < min_area) return out;
+  for (const Polygon& core : polygon_offset(piece, -0.5 * kMinWidthM)) {
+    for (const Polygon& grown : polygon_offset(core, 0.5 * kMinWidthM)) {
+      for (Polygon& p : polygon_intersection(grown, piece)) {
+        if (polygon_area(p) >= min_area) out.push_back(polygon_canonical(std::move(p)));
+      }
+    }
+  }
+  return out;
+}
+
+Polygon pillar_square(const freeway::Pillar& p) {
+  const double c = std::cos(p.yaw_rad) * kPillarClearM;
+  const double s = std::sin(p.yaw_rad) * kPillarClearM;
+  const Vec2 o{p.base.x, p.base.y};
+  return Polygon{{{o.x - c + s, o.y - s - c},
+                  {o.x + c + s, o.y + s - c},
+                  {o.x + c - s, o.y + s + c},
+                  {o.x - c - s, o.y - s + c}},
+                 {}};
+}
+
+void sort_pieces(std::vector<LeftoverZone>& zones) {
+  std::stable_sort(zones.begin(), zones.end(), [](const LeftoverZone& a, const LeftoverZone& b) {
+    const Aabb2 ba = ring_bounds(a.area.outer);
+    const Aabb2 bb = ring_bounds(b.area.outer);
+    if (ba.min.x != bb.min.x) return ba.min.x < bb.min.x;
+    return ba.min.y < bb.min.y;
+  });
+}
+
+/// The ground zones of one block.
+std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& in,
+                                      const Config& config) {
+  std::vector<LeftoverZone> zones;
+  if (block.zone == layout::ZoneKind::park || block.area.outer.size() < 3) return zones;
+  const Aabb2 bounds = ring_bounds(block.area.outer);
+  // 1. Block minus the (buffered) building bases standing on it.
+  std::vector<Polygon> cut;
+  if (in.buildings != nullptr) {
+    for (const buildings::Building& b : in.buildings->buildings) {
+      if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
+      if (!boxes_overlap(bounds, ring_bounds(b.volumes[0].footprint.outer))) continue;
+      for (Polygon& p : polygon_offset(b.volumes[0].footprint, kFootprintBufferM))
+        cut.push_back(std::move(p));
+    }
+  }
+  std::vector<Polygon> pieces =
+      cut.empty() ? std::vector<Polygon>{block.area} : polygon_difference(block.area, cut);
+  // 2. Split off what lies under a freeway deck (minus the pillars).
+  std::vector<Polygon> under_fp;
+  std::vector<Polygon> pillars;
+  if (in.freeway != nullptr) {
+    for (const Polygon& fp : in.freeway->footprints) {
+      if (fp.outer.size() >= 3 && boxes_overlap(bounds, ring_bounds(fp.outer)))
+        under_fp.push_back(fp);
+    }
+    for (const freeway::Pillar& p : in.freeway->pillars) {
+      const Vec2 o{p.base.x, p.base.y};
+      if (o.x >= bounds.min.x - 5 && o.x <= bounds.max.x + 5 && o.y >= bounds.min.y - 5 &&
+          o.y <= bounds.max.y + 5) {
+        pillars.push_back(pillar_square(p));
+      }
+    }
+  }
+  const double min_area = config.min_zone_area_m2;
+  auto add = [&](const Polygon& piece, bool under) {
+    for (Polygon& p : open_piece(piece, min_area)) {
+      LeftoverZone z;
+      z.area = std::move(p);
+      z.owner = block.id;
+      z.angle_rad = longest_edge_angle(z.area.outer);
+      if (under) {
+        z.kind = ZoneKind::freeway_underside;
+      } else {
+        const bool parking_zone = block.zone == layout::ZoneKind::commercial ||
+                                  block.zone == layout::ZoneKind::industrial ||
+                                  block.zone == layout::ZoneKind::residential;
+        const double area = polygon_area(z.area);
+        const double regular = area / std::max(1e-9, oriented_box_area(z.area.outer, z.angle_rad));
+        z.kind = parking_zone && area >= kParkingMinAreaM2 && regular >= kParkingMinRegularity
+                     ? ZoneKind::parking
+                     : ZoneKind::plaza;
+      }
+      zones.push_back(std::move(z));
+    }
+  };
+  const std::vector<Polygon> deck = polygon_union(under_fp);
+  for (const Polygon& piece : pieces) {
+    if (deck.empty()) {
+      add(piece, false);
+      continue;
+    }
+    std::vector<Polygon> under;
+    for (const Polygon& d : deck) {
+      for (Polygon& p : polygon_intersection(piece, d))
+        under.push_back(std::move(p));
+    }
+    for (const Polygon& p : under) {
+      if (pillars.empty()) {
+        add(p, true);
+      } else {
+        for (const Polygon& q : polygon_difference(p, pillars))
+          add(q, true);
+      }
+    }
+    for (const Polygon& p : polygon_difference(piece, deck))
+      add(p, false);
+  }
+  sort_pieces(zones);
+  return zones;
+}
+
+/// The uncovered flat tops of one building's tiers.
+std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Config& config) {
+  std::vector<LeftoverZone> zones;
+  for (std::size_t i = 0; i < b.volumes.size(); ++i) {
+    const buildings::Volume& v = b.volumes[i];
+    if (v.footprint.outer.size() < 3 || v.z1_m <= v.z0_m) continue;
+    std::vector<Polygon> above;
+    for (std::size_t j = 0; j < b.volumes.size(); ++j) {
+      if (j != i && b.volumes[j].z1_m > v.z1_m + 1e-6 && b.volumes[j].z0_m <= v.z1_m + 1e-6)
+        above.push_back(b.volumes[j].footprint);
+    }
+    std::vector<Polygon> tops =
+        above.empty() ? std::vector<Polygon>{v.footprint} : polygon_difference(v.footprint, above);
+    std::vector<LeftoverZone> mine;
+    for (const Polygon& top : tops) {
+      for (Polygon& p : polygon_offset(top, -kRoofInsetM)) {
+        if (polygon_area(p) < config.min_zone_area_m2) continue;
+        LeftoverZone z;
+        z.kind = ZoneKind::rooftop;
+        z.area = polygon_canonical(std::move(p));
+        z.z_m = b.base_z_m + v.z1_m;
+        z.angle_rad = longest_edge_angle(z.area.outer);
+        z.owner = b.id;
+        mine.push_back(std::move(z));
+      }
+    }
+    sort_pieces(mine);
+    for (LeftoverZone& z : mine)
+      zones.push_back(std::move(z));
+  }
+  return zones;
+}
+
+}  // namespace
+
+std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config) {
+  std::vector<LeftoverZone> out;
+  if (in.city == nullptr) return out;
+  const auto& blocks = in.city->blocks;
+  std::vector<std::vector<LeftoverZone>> ground(blocks.size());
+  tbb::parallel_for(std::size_t{0}, blocks.size(),
+                    [&](std::size_t i) { ground[i] = block_zones(blocks[i], in, config); });
+  for (auto& g : ground) {
+    for (LeftoverZone& z : g)
+      out.push_back(std::move(z));
+  }
+  if (in.buildings != nullptr) {
+    const auto& bs = in.buildings->buildings;
+    std::vector<std::vector<LeftoverZone>> roofs(bs.size());
+    tbb::parallel_for(std::size_t{0}, bs.size(),
+                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], config); });
+    for (auto& r : roofs) {
+      for (LeftoverZone& z : r)
+        out.push_back(std::move(z));
+    }
+  }
+  return out;
+}
+
+}  // namespace cityforge::dressing::detail
