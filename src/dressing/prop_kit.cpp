@@ -31,7 +31,7 @@ void lamp_post(PropMesh& out, double height, double r_base) {
 void lamp_head(PropMesh& out, double x0, double x1, double half_w, double z) {
   add_box(part(out, PropMaterial::metal), {x0, -half_w, z}, {x1, half_w, z + 0.16}, kAllFaces);
   add_box(part(out, PropMaterial::light), {x0 + 0.05, -half_w + 0.04, z - 0.04},
-          {x1 - 0.05, half_w - 0.04, z}, kAllFaces & ~kPosZ);
+          {x1 - 0.05, half_w - 0.04, z});
 }
 
 // A trunk with a fork of two short branches into the canopy.

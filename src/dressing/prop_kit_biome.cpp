@@ -129,8 +129,12 @@ void build_solar_panel(PropMesh& out) {
                                       {x1, -1.0, z1 + t},
                                       {x0, 1.0, z0 + t},
                                       {x1, 1.0, z1 + t}}};
-  add_hex(metal, panel, kAllFaces & ~kPosZ);
-  add_hex(part(out, PropMaterial::glass), panel, kPosZ);
+  add_hex(metal, panel);
+  // The glass lies 4 mm over the frame's top face, inset from its edges.
+  const double lift = t + 0.004;
+  add_quad(part(out, PropMaterial::glass), {x0 + 0.03, -0.97, z0 + lift - 0.015},
+           {x1 - 0.03, -0.97, z1 + lift + 0.015}, {x1 - 0.03, 0.97, z1 + lift + 0.015},
+           {x0 + 0.03, 0.97, z0 + lift - 0.015});
   for (const double y : {-0.85, 0.85}) {
     add_box(metal, {x0 + 0.05, y - 0.03, 0.0}, {x0 + 0.1, y + 0.03, z0 - 0.04},
             kAllFaces & ~(kNegZ | kPosZ));

@@ -15,10 +15,11 @@ void post(Mesh& mesh, double x, double y, double half, double z0, double z1) {
   add_box(mesh, {x - half, y - half, z0}, {x + half, y + half, z1}, kNegX | kPosX | kNegY | kPosY);
 }
 
-// A sign post with a flat plate facing +x: its sides and back in metal, its face in sign.
+// A sign post with a flat plate facing +x: its sides and back in metal, its face in sign. The
+// post ends behind the plate, above its centre.
 void sign_plate(PropMesh& out, double zc, double radius, std::uint32_t sides, double phase_rad) {
   Mesh& metal = part(out, PropMaterial::metal);
-  add_frustum(metal, {0, 0, 0}, {0, 0, 2.4}, 0.035, 0.035, 6, kCapEnd);
+  add_frustum(metal, {0, 0, 0}, {0, 0, zc + 0.15}, 0.035, 0.035, 6, kCapEnd);
   add_frustum(metal, {0.04, 0, zc}, {0.06, 0, zc}, radius, radius, sides, kCapStart, phase_rad);
   add_ngon(part(out, PropMaterial::sign), {0.06, 0, zc}, {1, 0, 0}, radius, sides, phase_rad);
 }
@@ -136,7 +137,8 @@ void build_signal_pole(PropMesh& out) {
   add_frustum(metal, {0, 0, 0.5}, {0, 0, 6.5}, 0.14, 0.1, 8, kCapEnd);
   // The mast arm with its underside at kSignalArmHeightM, braced from above.
   const double z = kSignalArmHeightM + 0.06;
-  add_frustum(metal, {0.05, 0, z}, {kSignalArmReachM + 0.3, 0, z}, 0.07, 0.05, 6, kCapEnd, 0.5);
+  add_frustum(metal, {0.05, 0, z + 0.02}, {kSignalArmReachM + 0.3, 0, z}, 0.08, 0.06, 6, kCapEnd,
+              0.5);
   add_beam(metal, {0.05, 0, 6.35}, {1.8, 0, z + 0.04}, 0.025, 0.025);
 }
 

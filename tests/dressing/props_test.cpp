@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cityforge/dressing/dressing.hpp"
+#include "dressing/detail/prop_geometry.hpp"
 
 namespace cityforge::dressing {
 namespace {
@@ -321,6 +322,71 @@ TEST(PropMesh, PropsFaceTheirDocumentedDirections) {
   EXPECT_GT(info("hydrant", PropMaterial::paint).area, 0.2);
   EXPECT_GT(info("solar_panel", PropMaterial::glass).area, 1.5);
   EXPECT_GT(info("fountain", PropMaterial::glass).area, 5.0);
+}
+
+// Signed volume by the divergence theorem: positive when faces point outward. Faces lying in a
+// plane through the origin (bottoms at z = 0) add nothing, so open-bottomed solids still count.
+double signed_volume(const Mesh& m) {
+  double v = 0.0;
+  for_each_tri(m, [&](const V& a, const V& b, const V& c, const V&) { v += dt(a, crs(b, c)); });
+  return v / 6.0;
+}
+
+TEST(PropGeometry, ClosedSolidsPointOutward) {
+  namespace d = detail;
+  const double pi = 3.14159265358979323846;
+  Mesh box;
+  d::add_box(box, {1.0, 2.0, 3.0}, {2.0, 4.0, 6.0});
+  EXPECT_NEAR(signed_volume(box), 6.0, 1e-5);
+  Mesh prism;
+  d::add_frustum(prism, {1.0, 1.0, 0.5}, {1.0, 1.0, 2.5}, 1.0, 1.0, 8);
+  EXPECT_NEAR(signed_volume(prism), 2.0 * 0.5 * 8 * std::sin(2.0 * pi / 8), 1e-4);
+  Mesh tilted;  // Any axis: the same prism lying along +x and along a diagonal.
+  d::add_frustum(tilted, {0.0, 0.0, 0.0}, {2.0, 0.0, 0.0}, 1.0, 1.0, 8);
+  EXPECT_NEAR(signed_volume(tilted), 2.0 * 0.5 * 8 * std::sin(2.0 * pi / 8), 1e-4);
+  Mesh diagonal;
+  d::add_frustum(diagonal, {0.0, 0.0, 0.0}, {1.0, -1.0, 1.0}, 0.5, 0.2, 6);
+  EXPECT_GT(signed_volume(diagonal), 0.0);
+  Mesh cone;
+  d::add_frustum(cone, {0.0, 0.0, 0.0}, {0.0, 0.0, 3.0}, 1.0, 0.0, 4);
+  EXPECT_NEAR(signed_volume(cone), 2.0 * 3.0 / 3.0, 1e-5);
+  Mesh beam;
+  d::add_beam(beam, {0.0, 0.0, 1.0}, {3.0, 4.0, 1.0}, 0.5, 0.25);
+  EXPECT_NEAR(signed_volume(beam), 5.0 * 1.0 * 0.5, 1e-5);
+  Mesh blob;
+  d::add_blob(blob, {1.0, 2.0, 3.0}, {1.0, 2.0, 0.5}, 0.3, true);
+  EXPECT_EQ(blob.triangle_count(), 80U);
+  // Between the inscribed and circumscribed ellipsoids of the subdivided icosahedron.
+  const double ellipsoid = 4.0 / 3.0 * pi * 1.0 * 2.0 * 0.5;
+  EXPECT_GT(signed_volume(blob), 0.8 * ellipsoid);
+  EXPECT_LT(signed_volume(blob), ellipsoid);
+  Mesh tube;
+  d::add_tube(tube, 0.0, 0.0, 0.0, 1.0, 0.5, 1.0, 6);
+  EXPECT_NEAR(signed_volume(tube), 0.75 * 0.5 * 6 * std::sin(2.0 * pi / 6), 1e-5);
+  Mesh bar;
+  const std::array<Vec2, 4> profile = {{{-0.5, 0.0}, {0.5, 0.0}, {0.25, 1.0}, {-0.25, 1.0}}};
+  d::add_extrusion_x(bar, profile.data(), profile.size(), -1.0, 2.0);
+  EXPECT_NEAR(signed_volume(bar), 0.75 * 3.0, 1e-5);
+  // Thinner than kMinExtent: nothing.
+  Mesh none;
+  d::add_box(none, {0.0, 0.0, 0.0}, {1.0, 1.0, 1e-4});
+  d::add_frustum(none, {0.0, 0.0, 0.0}, {0.0, 0.0, 1.0}, 0.0, 0.0, 8);
+  EXPECT_TRUE(none.empty());
+}
+
+TEST(PropMesh, EveryPartEnclosesPositiveVolume) {
+  // A part turned inside out would subtract its volume; every prop is built of outward solids
+  // and open slabs whose signed volume is still positive.
+  const auto& catalog = prop_catalog();
+  for (std::uint32_t p = 0; p < catalog.size(); ++p) {
+    const PropMesh pm = build_prop_mesh(p);
+    for (std::size_t mi = 0; mi < pm.parts.size(); ++mi) {
+      if (!pm.parts[mi].empty()) {
+        EXPECT_GT(signed_volume(pm.parts[mi]), 0.0)
+            << catalog[p].id << " " << to_string(static_cast<PropMaterial>(mi));
+      }
+    }
+  }
 }
 
 TEST(PropMesh, IsDeterministicAndEmptyOutOfRange) {
