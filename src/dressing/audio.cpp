@@ -29,6 +29,7 @@ struct PolygonGrid {
   std::vector<const Polygon*> polys;
   std::vector<std::uint8_t> tags;
   std::vector<std::uint32_t> owners;  // Index of the polygon in its input list.
+  std::vector<Aabb2> boxes;
 
   void init(const Aabb2& box, double cell_m) {
     origin = box.min;
@@ -46,6 +47,7 @@ struct PolygonGrid {
     tags.push_back(tag);
     owners.push_back(owner);
     const Aabb2 b = ring_bounds(p.outer);
+    boxes.push_back(b);
     const auto cx0 = std::clamp<std::int64_t>(
         static_cast<std::int64_t>(std::floor((b.min.x - origin.x) / cell)), 0, nx - 1);
     const auto cx1 = std::clamp<std::int64_t>(
@@ -65,7 +67,7 @@ struct PolygonGrid {
     if (cx < 0 || cy < 0 || cx >= nx || cy >= ny) return 255;
     std::uint8_t best = 255;
     for (std::uint32_t id : cells[static_cast<std::size_t>(cy * nx + cx)]) {
-      if (tags[id] >= best) continue;
+      if (tags[id] >= best || !boxes[id].contains(p)) continue;
       if (polygon_contains(*polys[id], p)) {
         best = tags[id];
         if (which != nullptr) *which = owners[id];
@@ -82,11 +84,15 @@ struct DistanceField {
   std::int64_t nx = 0, ny = 0;
   std::vector<float> dist;
 
-  float at(Vec2 p) const {
-    const auto x = static_cast<std::int64_t>(std::floor((p.x - origin.x) / res));
-    const auto y = static_cast<std::int64_t>(std::floor((p.y - origin.y) / res));
-    if (x < 0 || y < 0 || x >= nx || y >= ny) return 1e9f;
-    return dist[static_cast<std::size_t>(y * nx + x)];
+  std::vector<std::uint8_t> cells;  ///< floor(dist / res), at most 255: compact for the rays.
+
+  /// The distance in cells at cell coordinates (x, y) (255 outside the field).
+  std::uint8_t cells_at(double x, double y) const {
+    if (!(x >= 0.0 && y >= 0.0)) return 255;
+    const auto ix = static_cast<std::int64_t>(x);  // x >= 0: truncation is floor.
+    const auto iy = static_cast<std::int64_t>(y);
+    if (ix >= nx || iy >= ny) return 255;
+    return cells[static_cast<std::size_t>(iy * nx + ix)];
   }
 };
 
@@ -160,6 +166,11 @@ DistanceField building_field(const std::vector<const Polygon*>& footprints, cons
       }
     }
   }
+  f.cells.resize(f.dist.size());
+  for (std::size_t i = 0; i < f.dist.size(); ++i)
+    f.cells[i] = static_cast<std::uint8_t>(std::min(255.0, std::floor(f.dist[i] / f.res)));
+  f.dist.clear();
+  f.dist.shrink_to_fit();
   return f;
 }
 
@@ -242,17 +253,23 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
           pt.surface = Surface::ground;
         }
       }
-      // Sphere-trace each ray through the distance field.
+      // Sphere-trace each ray through the distance field, in cell units.
       std::uint32_t hits = 0;
-      for (const Vec2& d : dirs) {
-        double t = 0.0;
-        while (t <= radius) {
-          const double step = field.at(p + d * t);
-          if (step <= 0.0) {
-            ++hits;
-            break;
+      const double cx = (p.x - field.origin.x) / field.res;
+      const double cy = (p.y - field.origin.y) / field.res;
+      const double reach = radius / field.res;
+      // No building cell within the radius: every ray misses.
+      if (static_cast<double>(field.cells_at(cx, cy)) <= reach + 2.0) {
+        for (const Vec2& d : dirs) {
+          double t = 0.0;
+          while (t <= reach) {
+            const std::uint8_t step = field.cells_at(cx + d.x * t, cy + d.y * t);
+            if (step == 0) {
+              ++hits;
+              break;
+            }
+            t += std::max(0.5, static_cast<double>(step) - 1.0);
           }
-          t += std::max(0.5 * field.res, step - field.res);
         }
       }
       pt.reverb = static_cast<float>(hits) / static_cast<float>(rays);

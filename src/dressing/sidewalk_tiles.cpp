@@ -175,7 +175,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
   const double tile_m = config.tile_m > 0.0 ? config.tile_m : 1.5;
   const std::uint32_t variants = std::max<std::uint32_t>(1, config.tile_variants);
   const auto present = [&](const Run& r, double t, double w) {
-    return polygon_contains(sw, r.a + r.dir * t + r.out * std::max(0.05, 0.5 * w));
+    return polygon_contains(sw, r.a + r.dir * t + r.out * std::min(0.3, 0.5 * w));
   };
 
   // 1. Typical width per run: median of rays across the band where the sidewalk is.

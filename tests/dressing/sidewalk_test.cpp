@@ -102,7 +102,7 @@ TEST(SidewalkTiles, CityRunsAreCoveredWithoutGapOrOverlap) {
       if (gap > 0.05) {
         // A real gap: the sidewalk is interrupted there (a junction mouth).
         const double t_mid = 0.5 * (run.spans[i][0] + run.spans[i - 1][1]);
-        const Vec2 p = run.start + run.direction * t_mid + out * (0.5 * run.width_m);
+        const Vec2 p = run.start + run.direction * t_mid + out * std::min(0.3, 0.5 * run.width_m);
         EXPECT_FALSE(polygon_contains(sw, p))
             << "gap of " << gap << " m in sidewalk " << run.sidewalk << " run " << run.run;
         ++checked_gaps;
