@@ -145,14 +145,13 @@ void build_signal_pole(PropMesh& out) {
 void build_signal_head(PropMesh& out) {
   // A housing with a back plate, three lenses with visors facing +x, a hanger on top.
   Mesh& metal = part(out, PropMaterial::metal);
-  Mesh& paint = part(out, PropMaterial::paint);
-  add_box(paint, {-0.12, -0.16, 0.0}, {0.12, 0.16, 0.95});
-  add_box(paint, {-0.15, -0.22, 0.02}, {-0.12, 0.22, 0.93});
+  add_box(metal, {-0.12, -0.16, 0.0}, {0.12, 0.16, 0.95});
+  add_box(metal, {-0.15, -0.22, 0.02}, {-0.12, 0.22, 0.93});
   add_frustum(metal, {0, 0, 0.95}, {0, 0, 1.0}, 0.035, 0.035, 6, kCapEnd);
   for (const double z : {0.17, 0.475, 0.78}) {
     add_frustum(part(out, PropMaterial::light), {0.12, 0, z}, {0.14, 0, z}, 0.11, 0.11, 8, kCapEnd,
                 std::numbers::pi / 8.0);
-    add_box(paint, {0.12, -0.12, z + 0.115}, {0.3, 0.12, z + 0.135});
+    add_box(metal, {0.12, -0.12, z + 0.115}, {0.3, 0.12, z + 0.135});
   }
 }
 

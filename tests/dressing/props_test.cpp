@@ -263,6 +263,7 @@ struct PartInfo {
   double area_facing_px = 0.0;  ///< Area of triangles whose normal is (near) +x.
   double area_facing_nz = 0.0;  ///< ... -z.
   double max_x = -1e9;
+  double mean_nx = 0.0;  ///< Area-weighted mean of the normals' x.
 };
 
 PartInfo info(const char* id, PropMaterial mat) {
@@ -277,11 +278,13 @@ PartInfo info(const char* id, PropMaterial mat) {
     out.area_facing_px += n[0] > 0.9 ? area : 0.0;
     out.area_facing_nz += n[2] < -0.9 ? area : 0.0;
     out.max_x = std::max({out.max_x, a[0], b[0], c[0]});
+    out.mean_nx += area * n[0];
   });
   if (out.area > 0.0) {
     for (double& c : out.centroid) {
       c /= out.area;
     }
+    out.mean_nx /= out.area;
   }
   return out;
 }
@@ -321,6 +324,9 @@ TEST(PropMesh, PropsFaceTheirDocumentedDirections) {
   EXPECT_LT(info("street_tree", PropMaterial::metal).centroid[2], 0.05);
   EXPECT_GT(info("hydrant", PropMaterial::paint).area, 0.2);
   EXPECT_GT(info("solar_panel", PropMaterial::glass).area, 1.5);
+  EXPECT_GT(info("solar_panel", PropMaterial::glass).mean_nx, 0.3);
+  // The bench's back (wood above the seat) is at -x, so its wood leans that way.
+  EXPECT_LT(info("bench", PropMaterial::wood).centroid[0], -0.02);
   EXPECT_GT(info("fountain", PropMaterial::glass).area, 5.0);
 }
 
