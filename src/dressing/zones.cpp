@@ -18,7 +18,8 @@ namespace {
 
 constexpr double kFootprintBufferM = 0.3;  ///< Ground kept clear around building bases.
 constexpr double kMinWidthM = 4.0;         ///< Opening width: thinner leftovers are dropped.
-constexpr double kRoofInsetM = 0.3 + 0.5;  ///< Default parapet width + clearance.
+constexpr double kDefaultParapetM = 0.3;   ///< Parapet width without a style library.
+constexpr double kRoofClearM = 0.5;        ///< Kept clear inside the parapet.
 constexpr double kPillarClearM = 1.5;      ///< Half side of the square kept clear at a pillar.
 constexpr double kParkingMinAreaM2 = 300.0;
 constexpr double kParkingMinRegularity = 0.75;  ///< Area / oriented bounding box area.
@@ -176,7 +177,12 @@ std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& 
 }
 
 /// The uncovered flat tops of one building's tiers.
-std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Config& config) {
+std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs& in,
+                                     const Config& config) {
+  double parapet = kDefaultParapetM;
+  if (in.styles != nullptr && b.style < in.styles->styles.size())
+    parapet = in.styles->styles[b.style].parapet_width_m;
+  const double inset = parapet + kRoofClearM;
   std::vector<LeftoverZone> zones;
   for (std::size_t i = 0; i < b.volumes.size(); ++i) {
     const buildings::Volume& v = b.volumes[i];
@@ -190,7 +196,7 @@ std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Config&
         above.empty() ? std::vector<Polygon>{v.footprint} : polygon_difference(v.footprint, above);
     std::vector<LeftoverZone> mine;
     for (const Polygon& top : tops) {
-      for (Polygon& p : polygon_offset(top, -kRoofInsetM)) {
+      for (Polygon& p : polygon_offset(top, -inset)) {
         if (polygon_area(p) < config.min_zone_area_m2) continue;
         LeftoverZone z;
         z.kind = ZoneKind::rooftop;
@@ -225,7 +231,7 @@ std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config)
     const auto& bs = in.buildings->buildings;
     std::vector<std::vector<LeftoverZone>> roofs(bs.size());
     tbb::parallel_for(std::size_t{0}, bs.size(),
-                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], config); });
+                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], in, config); });
     for (auto& r : roofs) {
       for (LeftoverZone& z : r)
         out.push_back(std::move(z));

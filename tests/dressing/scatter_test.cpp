@@ -35,9 +35,11 @@ struct Scattered {
 
 Scattered scatter(const std::vector<Biome>& biomes, Seed seed = 11) {
   const auto& city = shared_city();
+  Inputs in = city.inputs();
+  in.styles = &city.styles;
   Scattered s;
-  s.zones = detail::leftover_zones(city.inputs(), Config{});
-  detail::scatter_biomes(s.zones, biomes, city.inputs(), Config{}, seed, s.items, s.warnings);
+  s.zones = detail::leftover_zones(in, Config{});
+  detail::scatter_biomes(s.zones, biomes, in, Config{}, seed, s.items, s.warnings);
   return s;
 }
 
