@@ -277,8 +277,9 @@ TEST(Furniture, SignalsAndSignsPerApproachLeg) {
       stops += it->prop == prop("stop_sign");
       yields += it->prop == prop("yield_sign");
       // Heads and signs face the traffic coming toward the junction.
-      if (it->prop != prop("signal_pole"))
+      if (it->prop != prop("signal_pole")) {
         EXPECT_GT(dot(facing(*it), normalize(xy(*it) - node)), 0.5);
+      }
     }
     EXPECT_EQ(poles, heads);
     EXPECT_LE(poles, x.legs.size());
@@ -289,9 +290,15 @@ TEST(Furniture, SignalsAndSignsPerApproachLeg) {
     } else {
       EXPECT_EQ(poles, 0U);
     }
-    if (x.control == roads::Control::stop) EXPECT_LE(stops, x.legs.size());
-    if (x.control != roads::Control::stop) EXPECT_EQ(stops, 0U);
-    if (x.control != roads::Control::yield) EXPECT_EQ(yields, 0U);
+    if (x.control == roads::Control::stop) {
+      EXPECT_LE(stops, x.legs.size());
+    }
+    if (x.control != roads::Control::stop) {
+      EXPECT_EQ(stops, 0U);
+    }
+    if (x.control != roads::Control::yield) {
+      EXPECT_EQ(yields, 0U);
+    }
   }
   EXPECT_GT(signalised, 0U);
 }
@@ -313,13 +320,15 @@ TEST(Parking, SpotsClearOfCrosswalksHydrantsJunctionsAndEntrances) {
     for (const Polygon& b : bands)
       EXPECT_GE(detail::ring_distance(ring, b.outer), config.parking_clear_crosswalk_m - 1e-6);
     for (const auto& j : c.roads.intersections)
-      if (!j.surface.outer.empty())
+      if (!j.surface.outer.empty()) {
         EXPECT_GE(detail::ring_distance(ring, j.surface.outer),
                   config.parking_clear_intersection_m - 1e-6);
+      }
     for (const Item& h : s.furniture)
-      if (h.prop == prop("hydrant"))
+      if (h.prop == prop("hydrant")) {
         EXPECT_GE(detail::point_polygon_distance(Polygon{ring, {}}, xy(h)),
                   config.parking_clear_hydrant_m - 1e-6);
+      }
     // Entrance boxes at this curb (between the curb and a little past the facade), projected
     // onto the curb and widened by 1 m, miss the spot's stretch of curb.
     const roads::Section& sec = c.roads.sections[spot.edge];
@@ -363,7 +372,9 @@ TEST(ResolveOverlaps, NoOverlapsAndPriorityRespected) {
   };
   for (std::size_t i = 0; i < kept.size(); ++i)
     for (std::size_t j = i + 1; j < kept.size(); ++j)
-      if (distance(xy(kept[i]), xy(kept[j])) < 5.0) EXPECT_FALSE(meets(kept[i], kept[j]));
+      if (distance(xy(kept[i]), xy(kept[j])) < 5.0) {
+        EXPECT_FALSE(meets(kept[i], kept[j]));
+      }
   // Every dropped item meets a kept one of the same or a higher priority.
   std::size_t k = 0;
   for (const Item& it : items) {
