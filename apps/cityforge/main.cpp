@@ -152,6 +152,7 @@ struct GenerateOptions {
   int threads = 0;
   bool quiet = false;
   bool sumo_convert = true;
+  std::optional<pipeline::InstanceMode> instances;
 };
 
 nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipeline::CityResult& r,
@@ -278,6 +279,34 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
                     {"rooms", bs.rooms},
                     {"grammar_fallbacks", bs.grammar_fallbacks},
                     {"roof_triangles", bs.roof_triangles}};
+  // Set dressing: counts per prop and category, furnished sidewalk, instance totals.
+  const dressing::Stats& ds = r.dressing->stats;
+  ordered_json by_prop;
+  for (std::size_t p = 0; p < ds.items_by_prop.size(); ++p) {
+    if (ds.items_by_prop[p] > 0) by_prop[dressing::prop_catalog()[p].id] = ds.items_by_prop[p];
+  }
+  ordered_json by_category;
+  for (std::size_t c = 0; c < dressing::kCategoryCount; ++c)
+    by_category[dressing::to_string(static_cast<dressing::Category>(c))] = ds.items_by_category[c];
+  ordered_json zones;
+  for (std::size_t k = 0; k < dressing::kZoneKindCount; ++k)
+    zones[dressing::to_string(static_cast<dressing::ZoneKind>(k))] = ds.zones_by_kind[k];
+  j["dressing"] = {{"items", r.dressing->items.size()},
+                   {"by_category", by_category},
+                   {"by_prop", by_prop},
+                   {"furnished_sidewalk_km", ds.furnished_sidewalk_km},
+                   {"lights", ds.lights},
+                   {"leftover_zones", zones},
+                   {"biome_stamps", ds.biome_stamps},
+                   {"parking_spots", ds.parking_spots},
+                   {"audio_points", ds.audio_points},
+                   {"removed_overlaps", ds.removed_overlaps},
+                   {"warnings", r.dressing->warnings}};
+  j["instances"] = {{"building_modules", r.buildings->instances.size()},
+                    {"props", r.dressing->items.size()},
+                    {"road_modules", r.roads->modules.size()},
+                    {"total", r.buildings->instances.size() + r.dressing->items.size() +
+                                  r.roads->modules.size()}};
   ordered_json st = ordered_json::array();
   for (const auto& s : stages) {
     st.push_back({{"name", s.name},
@@ -319,6 +348,18 @@ int generate(const GenerateOptions& opt) {
       cfg->buildings.style_sources.emplace_back(path.string(), std::move(*style_text));
     }
   }
+  if (!cfg->dressing.biome_files.empty()) {
+    cfg->dressing.biome_sources.clear();
+    const fs::path base =
+        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
+    for (const std::string& file : cfg->dressing.biome_files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
+      Result<std::string> biome_text = read_file(path.string());
+      if (!biome_text) return fail(biome_text.error());
+      cfg->dressing.biome_sources.emplace_back(path.string(), std::move(*biome_text));
+    }
+  }
+  if (opt.instances) cfg->exports.instances = *opt.instances;
   const int threads =
       opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
@@ -345,9 +386,9 @@ int generate(const GenerateOptions& opt) {
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   progress.stage_started("export");
-  Result<std::vector<std::uint8_t>> glb =
-      exporter::city_glb(*city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads,
-                         city->freeway.get(), city->buildings.get(), city->styles.get());
+  Result<std::vector<std::uint8_t>> glb = exporter::city_glb(
+      *city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads,
+      city->freeway.get(), city->buildings.get(), city->styles.get(), city->dressing.get());
   if (!glb) return fail(glb.error());
   Result<std::string> geojson =
       exporter::layout_geojson(*city->layout, exporter::Origin{}, city->lots.get(),
@@ -357,6 +398,20 @@ int generate(const GenerateOptions& opt) {
   Result<std::vector<std::uint8_t>> building_ply =
       exporter::building_modules_ply(*city->buildings, *city->styles);
   if (!building_ply) return fail(building_ply.error());
+  // One point cloud per prop that occurs, parking spots and the audio grid.
+  const dressing::Output& dressed = *city->dressing;
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> prop_plys;
+  for (std::uint32_t p = 0; p < dressed.stats.items_by_prop.size(); ++p) {
+    if (dressed.stats.items_by_prop[p] == 0) continue;
+    Result<std::vector<std::uint8_t>> ply = exporter::prop_ply(dressed, p);
+    if (!ply) return fail(ply.error());
+    prop_plys.emplace_back("points/props/" + dressing::prop_catalog()[p].id + ".ply",
+                           std::move(*ply));
+  }
+  Result<std::vector<std::uint8_t>> parking = exporter::parking_ply(dressed);
+  if (!parking) return fail(parking.error());
+  Result<std::vector<std::uint8_t>> audio = exporter::audio_ply(dressed);
+  if (!audio) return fail(audio.error());
   // One lane graph: the streets' lanes with the freeway and its ramps joined to them.
   roads::Output with_freeway = *city->roads;
   with_freeway.lanes = freeway::merged_lanes(city->roads->lanes, *city->freeway);
@@ -377,7 +432,7 @@ int generate(const GenerateOptions& opt) {
 
   // 4. Write: each file through a temporary name and a rename; stats.json last.
   const fs::path dir(opt.out_dir);
-  for (const char* sub : {"", "sumo", "points"}) {
+  for (const char* sub : {"", "sumo", "points", "points/props"}) {
     std::error_code ec;
     fs::create_directories(dir / sub, ec);
     if (ec) {
@@ -395,10 +450,15 @@ int generate(const GenerateOptions& opt) {
         write_text("map.svg", svg), write_text("lanes.json", *lanes),
         write("points/road_modules.ply", modules_ply->data(), modules_ply->size()),
         write("points/building_modules.ply", building_ply->data(), building_ply->size()),
+        write("points/parking_spots.ply", parking->data(), parking->size()),
+        write("points/audio.ply", audio->data(), audio->size()),
         write_text("sumo/city.nod.xml", sumo->nodes), write_text("sumo/city.edg.xml", sumo->edges),
         write_text("sumo/city.con.xml", sumo->connections),
         write_text("sumo/city.tll.xml", sumo->tll)}) {
     if (!s) return fail(s.error());
+  }
+  for (const auto& [rel, bytes] : prop_plys) {
+    if (Status s = write(rel.c_str(), bytes.data(), bytes.size()); !s) return fail(s.error());
   }
   const double total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
@@ -425,6 +485,16 @@ int generate(const GenerateOptions& opt) {
         bd["buildings"].get<std::size_t>(), bd["floors"].get<std::size_t>(),
         bd["instances"].get<std::size_t>(), 100.0 * bd["occlusion_reduction"].get<double>(),
         bd["entrances"].get<std::size_t>(), bd["rooms"].get<std::size_t>());
+    const auto& dd = stats["dressing"];
+    std::printf(
+        "dressing: %zu props (%zu lights), %.1f km of tiled sidewalk, %zu biome stamps, %zu "
+        "parking spots, %zu audio points; %zu instances in all\n",
+        dd["items"].get<std::size_t>(), dd["lights"].get<std::size_t>(),
+        dd["furnished_sidewalk_km"].get<double>(), dd["biome_stamps"].get<std::size_t>(),
+        dd["parking_spots"].get<std::size_t>(), dd["audio_points"].get<std::size_t>(),
+        stats["instances"]["total"].get<std::size_t>());
+    for (const auto& w : city->dressing->warnings)
+      std::fprintf(stderr, "cityforge: warning: %s\n", w.c_str());
     std::printf("time: ");
     for (const auto& s : stages)
       std::printf("%s %.3f s, ", s.name.c_str(), s.wall_s);
@@ -441,7 +511,8 @@ int generate(const GenerateOptions& opt) {
         ln["crosswalk"].get<std::size_t>());
     std::printf(
         "\nwrote %s/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
-        "points/{road,building}_modules.ply, sumo/city.{nod,edg,con,tll}.xml\n",
+        "points/{road,building}_modules.ply, points/props/*.ply, points/{parking_spots,audio}.ply, "
+        "sumo/city.{nod,edg,con,tll}.xml\n",
         opt.out_dir.c_str());
     std::printf("SUMO: %s; drive it with sumo-gui -n %s/sumo/city.net.xml\n", sumo_note.c_str(),
                 opt.out_dir.c_str());
@@ -598,6 +669,12 @@ int main(int argc, char** argv) {
                 "Worker threads (default: all cores); output is identical for any count")
       ->check(CLI::Range(1, 1024));
   g->add_flag("-q,--quiet", gen.quiet, "No progress or summary, errors only");
+  std::string instances_mode;
+  g->add_option("--instances", instances_mode,
+                "How city.glb writes building modules and props: ext (EXT_mesh_gpu_instancing, "
+                "default), nodes (a node per instance: Blender 3.4 and other tools without the "
+                "extension) or bake (merged meshes per chunk)")
+      ->check(CLI::IsMember({"ext", "nodes", "bake"}));
   bool no_sumo = false;
   g->add_flag("--no-sumo", no_sumo,
               "Do not run SUMO's netconvert on sumo/*.xml (it runs when installed)");
@@ -635,6 +712,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   gen.sumo_convert = !no_sumo;
+  if (!instances_mode.empty()) {
+    pipeline::InstanceMode m{};
+    if (pipeline::instance_mode_from_string(instances_mode, &m)) gen.instances = m;
+  }
   if (g->parsed()) return generate(gen);
   if (b->parsed()) return building(one);
   return kExitFailure;

@@ -66,8 +66,9 @@ void build_car(PropMesh& out) {
 }
 
 void build_parking_line(PropMesh& out) {
+  // White road paint: the `sign` material (light), as `paint` is the red of hydrants and cars.
   const std::array<Vec2, 4> ring = {{{-2.5, -0.06}, {2.5, -0.06}, {2.5, 0.06}, {-2.5, 0.06}}};
-  add_slab(part(out, PropMaterial::paint), ring.data(), ring.size(), 0.0, 0.01, false);
+  add_slab(part(out, PropMaterial::sign), ring.data(), ring.size(), 0.0, 0.01, false);
 }
 
 void build_hvac_unit(PropMesh& out) {

@@ -39,7 +39,9 @@
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
 #include "export/detail/gltf_buildings.hpp"
+#include "export/detail/gltf_instances.hpp"
 #include "export/detail/gltf_model.hpp"
+#include "export/detail/gltf_props.hpp"
 #include "export/detail/tinygltf.hpp"
 
 namespace cityforge::exporter {
@@ -295,7 +297,8 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
                                            const roads::Output* roads, const roads::Config& rules,
                                            const freeway::Output* freeway,
                                            const buildings::Output* buildings,
-                                           const buildings::StyleLibrary* styles) {
+                                           const buildings::StyleLibrary* styles,
+                                           const dressing::Output* dressing) {
   if ((buildings == nullptr) != (styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
@@ -335,6 +338,7 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
         bytes += m.positions.size() * 24 + m.indices.size() * 4 + 16;
     }
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
+    if (dressing != nullptr) bytes += dressing->items.size() * 44;
     if (instanced && roads != nullptr) bytes += roads->modules.size() * 48;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
@@ -406,13 +410,20 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
       return s.error();
     }
   }
+  detail::InstanceWriter writer(model, config.instances);
   if (buildings != nullptr) {
-    if (Status s =
-            detail::add_building_nodes(model, building_groups, chunk_node, *buildings, *styles);
-        !s) {
-      return s.error();
+    if (Status st = detail::add_building_nodes(model, building_groups, chunk_node, *buildings,
+                                               *styles, writer);
+        !st) {
+      return st.error();
     }
   }
+  if (dressing != nullptr) {
+    if (Status st = detail::add_prop_nodes(model, 0, *dressing, config.chunk_m, writer); !st) {
+      return st.error();
+    }
+  }
+  if (Status st = writer.finish(); !st) return st.error();
   return serialise(model, "city");
 }
 
@@ -469,7 +480,9 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
     for (auto& [module, list] : modules)
       std::sort(list.begin(), list.end());
   }
-  if (Status s = detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building, styles); !s) {
+  detail::InstanceWriter writer(model, pipeline::InstanceMode::ext);
+  if (Status s = detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building, styles, writer);
+      !s) {
     return s.error();
   }
   return serialise(model, "building");

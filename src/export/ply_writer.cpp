@@ -94,4 +94,94 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
   return bytes;
 }
 
+Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uint32_t prop) {
+  const auto& catalog = dressing::prop_catalog();
+  if (prop >= catalog.size()) {
+    return Error::invalid_input("prop " + std::to_string(prop), "not in the prop catalogue");
+  }
+  std::size_t n = 0;
+  for (const dressing::Item& it : out.items)
+    n += it.prop == prop ? 1 : 0;
+  const std::string header =
+      "ply\nformat binary_little_endian 1.0\ncomment cityforge prop '" + catalog[prop].id + "' (" +
+      dressing::to_string(catalog[prop].category) +
+      "): one point per instance at its origin; +x of the prop along yaw, z up\n"
+      "element vertex " +
+      std::to_string(n) +
+      "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
+      "property float scale_x\nproperty float scale_y\nproperty float scale_z\n"
+      "property uint owner\nproperty uchar variant\nproperty uchar state\nend_header\n";
+  std::vector<std::uint8_t> bytes(header.begin(), header.end());
+  bytes.reserve(bytes.size() + n * 34);
+  for (std::size_t i = 0; i < out.items.size(); ++i) {
+    const dressing::Item& it = out.items[i];
+    if (it.prop != prop) continue;
+    const float vals[] = {it.position[0], it.position[1], it.position[2], it.yaw_rad,
+                          it.scale_x,     it.scale_y,     it.scale_z};
+    for (float v : vals) {
+      if (!std::isfinite(v)) {
+        return Error::invalid_input("dressing.items[" + std::to_string(i) + "]",
+                                    "expected finite values");
+      }
+      put(bytes, v);
+    }
+    put(bytes, it.owner);
+    put(bytes, it.variant);
+    put(bytes, it.state);
+  }
+  return bytes;
+}
+
+Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out) {
+  const std::string header =
+      "ply\nformat binary_little_endian 1.0\ncomment cityforge parking spots: centre of each "
+      "spot on the road, yaw along the curb in the lane's direction of travel\nelement vertex " +
+      std::to_string(out.parking.size()) +
+      "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
+      "property float length_m\nproperty uint edge\nproperty uint lane\nend_header\n";
+  std::vector<std::uint8_t> bytes(header.begin(), header.end());
+  for (std::size_t i = 0; i < out.parking.size(); ++i) {
+    const dressing::ParkingSpot& p = out.parking[i];
+    const float vals[] = {p.position[0], p.position[1], p.position[2], p.yaw_rad, p.length_m};
+    for (float v : vals) {
+      if (!std::isfinite(v)) {
+        return Error::invalid_input("dressing.parking[" + std::to_string(i) + "]",
+                                    "expected finite values");
+      }
+      put(bytes, v);
+    }
+    put(bytes, p.edge);
+    put(bytes, p.lane);
+  }
+  return bytes;
+}
+
+Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out) {
+  std::string header =
+      "ply\nformat binary_little_endian 1.0\ncomment cityforge audio metadata: surface type and "
+      "reverb (share of rays hitting a building) on a grid over the walkable surface\n";
+  for (std::uint8_t k = 0; k <= static_cast<std::uint8_t>(dressing::Surface::water); ++k) {
+    header += "comment surface " + std::to_string(k) + " " +
+              dressing::to_string(static_cast<dressing::Surface>(k)) + "\n";
+  }
+  header += "element vertex " + std::to_string(out.audio.size()) +
+            "\nproperty float x\nproperty float y\nproperty float z\nproperty uchar surface\n"
+            "property float reverb\nend_header\n";
+  std::vector<std::uint8_t> bytes(header.begin(), header.end());
+  bytes.reserve(bytes.size() + out.audio.size() * 17);
+  for (std::size_t i = 0; i < out.audio.size(); ++i) {
+    const dressing::AudioPoint& a = out.audio[i];
+    for (float v : {a.position[0], a.position[1], a.position[2]}) {
+      if (!std::isfinite(v)) {
+        return Error::invalid_input("dressing.audio[" + std::to_string(i) + "]",
+                                    "expected finite values");
+      }
+      put(bytes, v);
+    }
+    put(bytes, static_cast<std::uint8_t>(a.surface));
+    put(bytes, a.reverb);
+  }
+  return bytes;
+}
+
 }  // namespace cityforge::exporter

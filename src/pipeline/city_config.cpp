@@ -139,7 +139,8 @@ void read_roads(Reader& r, const json& j, roads::Config& c) {
 void read_export(Reader& r, const json& j, ExportSettings& c) {
   const std::string path = "/export";
   if (!r.object(j, path,
-                {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m", "road_modules"}))
+                {"chunk_m", "volume_setback_m", "block_raise_m", "road_raise_m", "road_modules",
+                 "instances"}))
     return;
   r.number(j, "chunk_m", path, c.chunk_m, 10, 5000);
   r.number(j, "volume_setback_m", path, c.volume_setback_m, 0, 50);
@@ -153,6 +154,12 @@ void read_export(Reader& r, const json& j, ExportSettings& c) {
       c.road_modules = RoadModules::instanced;
     } else {
       r.fail(path + "/road_modules", "expected \"baked\" or \"instanced\", got " + describe(m));
+    }
+  }
+  if (j.contains("instances") && !r.failed()) {
+    const json& m = j["instances"];
+    if (!m.is_string() || !instance_mode_from_string(m.get<std::string>(), &c.instances)) {
+      r.fail(path + "/instances", "expected \"ext\", \"nodes\" or \"bake\", got " + describe(m));
     }
   }
 }
@@ -273,6 +280,50 @@ void read_buildings(Reader& r, const json& j, BuildingSettings& c) {
       v.z1_m = z[1].get<double>();
     }
     c.tag_volumes.push_back(std::move(v));
+  }
+}
+
+// The `dressing` object: biome files and spacing rules.
+void read_dressing(Reader& r, const json& j, DressingSettings& c) {
+  const std::string path = "/dressing";
+  if (!r.object(j, path,
+                {"biomes", "tile_m", "ground_tile_m", "light_spacing_m", "tree_spacing_m",
+                 "park_tree_spacing_m", "hydrant_spacing_m", "bin_spacing_m", "bench_spacing_m",
+                 "bus_stop_spacing_m", "parking_spot_m", "audio_grid_m", "audio_radius_m"}))
+    return;
+  dressing::Config& d = c.rules;
+  r.number(j, "tile_m", path, d.tile_m, 0.2, 20);
+  r.number(j, "ground_tile_m", path, d.ground_tile_m, 0.5, 50);
+  r.number(j, "tree_spacing_m", path, d.tree_spacing_m, 2, 500);
+  r.number(j, "park_tree_spacing_m", path, d.park_tree_spacing_m, 1, 500);
+  r.number(j, "hydrant_spacing_m", path, d.hydrant_spacing_m, 5, 5000);
+  r.number(j, "bin_spacing_m", path, d.bin_spacing_m, 5, 5000);
+  r.number(j, "bench_spacing_m", path, d.bench_spacing_m, 5, 5000);
+  r.number(j, "bus_stop_spacing_m", path, d.bus_stop_spacing_m, 50, 50000);
+  r.number(j, "parking_spot_m", path, d.parking_spot_m, 2, 30);
+  r.number(j, "audio_grid_m", path, d.audio_grid_m, 1, 100);
+  r.number(j, "audio_radius_m", path, d.audio_radius_m, 1, 1000);
+  if (!r.failed() && j.contains("light_spacing_m")) {
+    const json& a = j["light_spacing_m"];
+    const std::string p = path + "/light_spacing_m";
+    if (!a.is_array() || a.size() != 3) {
+      r.fail(p, "expected [artery, main, local] spacings in metres, got " + describe(a));
+      return;
+    }
+    for (std::size_t i = 0; i < 3; ++i)
+      r.number_at(a[i], p + "/" + std::to_string(i), d.light_spacing_m[i], 5, 1000);
+  }
+  if (!r.failed() && j.contains("biomes")) {
+    const json& b = j["biomes"];
+    if (!b.is_array()) {
+      r.fail(path + "/biomes", "expected an array of biome file paths, got " + describe(b));
+      return;
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      std::string file;
+      if (!r.string_at(b[i], path + "/biomes/" + std::to_string(i), file)) return;
+      c.biome_files.push_back(file);
+    }
   }
 }
 
@@ -420,6 +471,28 @@ json points_json(const std::vector<Vec2>& pts) {
 
 const char* to_string(RoadModules m) { return m == RoadModules::instanced ? "instanced" : "baked"; }
 
+const char* to_string(InstanceMode m) {
+  switch (m) {
+    case InstanceMode::nodes:
+      return "nodes";
+    case InstanceMode::bake:
+      return "bake";
+    case InstanceMode::ext:
+      break;
+  }
+  return "ext";
+}
+
+bool instance_mode_from_string(std::string_view name, InstanceMode* out) {
+  for (const InstanceMode m : {InstanceMode::ext, InstanceMode::nodes, InstanceMode::bake}) {
+    if (name == to_string(m)) {
+      *out = m;
+      return true;
+    }
+  }
+  return false;
+}
+
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source) {
   // 1. Syntax.
   json doc;
@@ -443,7 +516,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   CityConfig c;
   if (!r.object(doc, "",
                 {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-                 "layout", "roads", "export", "freeways", "lots", "buildings"})) {
+                 "layout", "roads", "export", "freeways", "lots", "buildings", "dressing"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -496,9 +569,11 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
     read_freeways(r, doc["freeways"], c.inputs.boundary, c.freeways);
   if (!r.failed() && doc.contains("lots")) read_lots(r, doc["lots"], c.lots);
   if (!r.failed() && doc.contains("buildings")) read_buildings(r, doc["buildings"], c.buildings);
+  if (!r.failed() && doc.contains("dressing")) read_dressing(r, doc["dressing"], c.dressing);
   if (r.failed()) return r.error();
   if (c.buildings.style_files.empty())
     c.buildings.style_sources = buildings::builtin_style_sources();
+  if (c.dressing.biome_files.empty()) c.dressing.biome_sources = dressing::builtin_biome_sources();
   // Markings are draped on the carriageway as the exporter draws it: one road height for both.
   c.roads.road_raise_m = c.exports.road_raise_m;
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with
@@ -636,13 +711,34 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     const buildings::Config& g = c.buildings.generator;
     j["occlusion_push_m"] = g.occlusion_push_m;
     j["entrance_depth_m"] = g.entrance_depth_m;
+  } else if (slice == "dressing") {
+    const dressing::Config& d = c.dressing.rules;
+    j = {{"tile_m", d.tile_m},
+         {"tile_variants", d.tile_variants},
+         {"ground_tile_m", d.ground_tile_m},
+         {"light_spacing_m", {d.light_spacing_m[0], d.light_spacing_m[1], d.light_spacing_m[2]}},
+         {"light_curb_offset_m", d.light_curb_offset_m},
+         {"tree_spacing_m", d.tree_spacing_m},
+         {"park_tree_spacing_m", d.park_tree_spacing_m},
+         {"hydrant_spacing_m", d.hydrant_spacing_m},
+         {"bin_spacing_m", d.bin_spacing_m},
+         {"bench_spacing_m", d.bench_spacing_m},
+         {"bus_stop_spacing_m", d.bus_stop_spacing_m},
+         {"parking_spot_m", d.parking_spot_m},
+         {"audio_grid_m", d.audio_grid_m},
+         {"audio_radius_m", d.audio_radius_m},
+         {"audio_rays", d.audio_rays}};
+    j["biomes"] = json::array();
+    for (const auto& [file, text] : c.dressing.biome_sources)
+      j["biomes"].push_back({{"file", file}, {"hash", std::to_string(hash_string(text))}});
   } else if (slice == "export") {
     const ExportSettings& e = c.exports;
     j = {{"chunk_m", e.chunk_m},
          {"volume_setback_m", e.volume_setback_m},
          {"block_raise_m", e.block_raise_m},
          {"road_raise_m", e.road_raise_m},
-         {"road_modules", to_string(e.road_modules)}};
+         {"road_modules", to_string(e.road_modules)},
+         {"instances", to_string(e.instances)}};
   }
   return j.dump();
 }

@@ -55,7 +55,8 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
 }
 
 std::vector<std::string> CityPipeline::stage_names() {
-  return {"terrain", "zoning", "layout", "roads", "freeway", "styles", "lots", "buildings"};
+  return {"terrain", "zoning", "layout",    "roads",   "freeway",
+          "styles",  "lots",   "buildings", "dressing"};
 }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
@@ -154,6 +155,36 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
         if (!r) return r.error();
         return Value(std::make_shared<const buildings::Output>(std::move(*r)));
       }});
+  // Set dressing reads every stage before it; a bad biome is a warning, not a failure.
+  nodes.push_back(
+      StageNode{"dressing",
+                1,
+                {0, 2, 3, 4, 5, 6, 7},
+                seed + config_slice(config, "dressing"),
+                [&config](const std::vector<Value>& in) -> Result<Value> {
+                  std::vector<dressing::Biome> biomes;
+                  std::vector<std::string> warnings;
+                  for (const auto& [file, text] : config.dressing.biome_sources) {
+                    Result<dressing::Biome> b = dressing::parse_biome(text, file);
+                    if (b) {
+                      biomes.push_back(std::move(*b));
+                    } else {
+                      warnings.push_back(b.error().to_string() + " (biome skipped)");
+                    }
+                  }
+                  dressing::Inputs inputs;
+                  inputs.ground = &as<terrain::Heightfield>(in[0]);
+                  inputs.city = &as<layout::Output>(in[1]);
+                  inputs.roads = &as<roads::Output>(in[2]);
+                  inputs.freeway = &as<freeway::Output>(in[3]);
+                  inputs.styles = &as<buildings::StyleLibrary>(in[4]);
+                  inputs.lots = &as<lots::Output>(in[5]);
+                  inputs.buildings = &as<buildings::Output>(in[6]);
+                  auto r = dressing::run(inputs, biomes, config.dressing.rules, config.seed);
+                  if (!r) return r.error();
+                  r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
+                  return Value(std::make_shared<const dressing::Output>(std::move(*r)));
+                }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();
@@ -165,6 +196,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.styles = std::static_pointer_cast<const buildings::StyleLibrary>((*values)[5]);
   out.lots = std::static_pointer_cast<const lots::Output>((*values)[6]);
   out.buildings = std::static_pointer_cast<const buildings::Output>((*values)[7]);
+  out.dressing = std::static_pointer_cast<const dressing::Output>((*values)[8]);
   out.stages = std::move(stats);
   return out;
 }

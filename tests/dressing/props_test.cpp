@@ -247,10 +247,10 @@ TEST(PropMesh, TilesFillTheirUnitShapesAsThinSlabs) {
     }
     EXPECT_NEAR(top_area, area, 1e-5);
   }
-  // The parking stripe: 5 m x 0.12 m along x, centred, paint only.
+  // The parking stripe: 5 m x 0.12 m along x, centred, white (the sign material) only.
   const PropMesh line = build_prop_mesh(static_cast<std::uint32_t>(find_prop("parking_line")));
-  EXPECT_EQ(line.triangle_count(), part(line, PropMaterial::paint).triangle_count());
-  for (const auto& q : part(line, PropMaterial::paint).positions) {
+  EXPECT_EQ(line.triangle_count(), part(line, PropMaterial::sign).triangle_count());
+  for (const auto& q : part(line, PropMaterial::sign).positions) {
     EXPECT_LE(std::abs(q[0]), 2.5 + 1e-6);
     EXPECT_LE(std::abs(q[1]), 0.06 + 1e-6);
   }

@@ -49,15 +49,6 @@ const Scattered& shared_scatter() {
   return s;
 }
 
-Polygon disc(Vec2 c, double r) {
-  Polygon p;
-  for (int i = 0; i < 16; ++i) {
-    const double a = 2.0 * std::numbers::pi * i / 16;
-    p.outer.push_back({c.x + r * std::cos(a), c.y + r * std::sin(a)});
-  }
-  return p;
-}
-
 double overlap_area(const Polygon& a, const Polygon& b) {
   double area = 0.0;
   for (const Polygon& p : polygon_intersection(a, b))
@@ -173,7 +164,9 @@ TEST(Scatter, ItemsNeverOverlapAndLieInTheirZone) {
         break;
       }
     }
-    if (z.kind == ZoneKind::rooftop) EXPECT_FLOAT_EQ(it.position[2], static_cast<float>(z.z_m));
+    if (z.kind == ZoneKind::rooftop) {
+      EXPECT_FLOAT_EQ(it.position[2], static_cast<float>(z.z_m));
+    }
   }
   EXPECT_EQ(outside, 0U);
 }

@@ -8,6 +8,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/result.hpp"
+#include "cityforge/dressing/dressing.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
@@ -45,14 +46,15 @@ struct Origin {
 /// With `buildings` (and their `styles`), the block volumes give way to the buildings: roofs
 /// are baked into the chunk meshes (materials "roof" and "parapet") and every facade module is
 /// instanced per chunk (see gltf_buildings.cpp): one mesh per module that occurs, made by the
-/// built-in kit, with per-instance _BUILDING, _FLOOR and _ROOM attributes.
-Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
-                                           const terrain::Heightfield& ground, const Config& config,
-                                           const roads::Output* roads = nullptr,
-                                           const roads::Config& rules = {},
-                                           const freeway::Output* freeway = nullptr,
-                                           const buildings::Output* buildings = nullptr,
-                                           const buildings::StyleLibrary* styles = nullptr);
+/// built-in kit, with per-instance _BUILDING, _FLOOR and _ROOM attributes. With `dressing`,
+/// the props follow under the root as category -> chunk -> instances (gltf_props.cpp).
+/// config.instances chooses how instances are written: EXT_mesh_gpu_instancing (ext), one node
+/// per instance (nodes) or baked into one mesh per chunk (bake) (gltf_instances.cpp).
+Result<std::vector<std::uint8_t>> city_glb(
+    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
+    const roads::Output* roads = nullptr, const roads::Config& rules = {},
+    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
+    const buildings::StyleLibrary* styles = nullptr, const dressing::Output* dressing = nullptr);
 /// `building.glb` for `cityforge building`: one node "building" whose children are the roof
 /// mesh (style materials) and one instancing node per module, as in city_glb.
 Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,
@@ -91,6 +93,16 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
 /// comments map module numbers to module ids. Rejects non-finite values.
 Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
                                                        const buildings::StyleLibrary& styles);
+
+/// `points/props/<prop id>.ply`: the instances of one prop of the set dressing (x y z yaw
+/// scale_x scale_y scale_z owner variant state), binary little-endian.
+Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uint32_t prop);
+/// `points/parking_spots.ply`: where the simulation spawns parked cars (x y z yaw length_m edge
+/// lane).
+Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out);
+/// `points/audio.ply`: the audio metadata grid (x y z surface reverb); the header comments name
+/// the surface codes.
+Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out);
 
 /// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
 /// a reader never sees a half-written file. The error names the path.

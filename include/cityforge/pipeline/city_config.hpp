@@ -9,6 +9,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
+#include "cityforge/dressing/dressing.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
@@ -26,6 +27,18 @@ enum class RoadModules : std::uint8_t {
 /// "baked" or "instanced".
 const char* to_string(RoadModules m);
 
+/// How city.glb writes instanced things (building modules, props): `export.instances` or
+/// `generate --instances`.
+enum class InstanceMode : std::uint8_t {
+  ext,    ///< EXT_mesh_gpu_instancing: compact; engines, three.js, Babylon.js.
+  nodes,  ///< One node per instance: tools without the extension (Blender 3.4), small cities.
+  bake,   ///< Merged into one mesh per chunk: any tool, largest file.
+};
+/// "ext", "nodes" or "bake".
+const char* to_string(InstanceMode m);
+/// Parses a name as printed by to_string; false if unknown.
+bool instance_mode_from_string(std::string_view name, InstanceMode* out);
+
 /// How the exporters cut and dress the output (the `export` object of the city JSON).
 struct ExportSettings {
   double chunk_m = 100.0;         ///< Side of the square spatial chunks of city.glb. [10..5000]
@@ -34,6 +47,8 @@ struct ExportSettings {
   double road_raise_m = 0.05;     ///< Road ribbons sit this far above the ground.
   /// Section carriageways baked (default) or instanced; junction surfaces are always baked.
   RoadModules road_modules = RoadModules::baked;
+  /// Building modules and props as instances (default), nodes or baked meshes.
+  InstanceMode instances = InstanceMode::ext;
 };
 
 /// The `buildings` object of the city JSON: which styles to use and the tag volumes.
@@ -50,6 +65,16 @@ struct BuildingSettings {
   buildings::Config generator;
 };
 
+/// The `dressing` object of the city JSON: biome files and set dressing rules.
+struct DressingSettings {
+  /// "biomes": biome JSON paths as written (relative to the config's folder). Empty: built-in.
+  std::vector<std::string> biome_files;
+  /// (file name, JSON text) of every biome; the built-in ones unless a caller that reads files
+  /// replaces them with the texts of `biome_files`.
+  std::vector<std::pair<std::string, std::string>> biome_sources;
+  dressing::Config rules;
+};
+
 /// Everything one city JSON file says: the inputs of the City Layout tool and the rules of
 /// every stage. Missing keys take the defaults documented on each struct.
 struct CityConfig {
@@ -64,6 +89,7 @@ struct CityConfig {
   std::vector<freeway::FreewayCurve> freeways;
   lots::Config lots;           ///< The `lots` object.
   BuildingSettings buildings;  ///< The `buildings` object.
+  DressingSettings dressing;   ///< The `dressing` object.
   ExportSettings exports;
 };
 
@@ -73,7 +99,7 @@ struct CityConfig {
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
 /// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "export"), used as
+/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "dressing", "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 

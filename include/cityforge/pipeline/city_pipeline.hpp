@@ -26,6 +26,7 @@ struct CityResult {
   std::shared_ptr<const buildings::StyleLibrary> styles;
   std::shared_ptr<const lots::Output> lots;
   std::shared_ptr<const buildings::Output> buildings;
+  std::shared_ptr<const dressing::Output> dressing;
   std::vector<StageStats> stages;  ///< In stage order.
 };
 
@@ -37,7 +38,7 @@ Result<buildings::StyleLibrary> load_styles(
 std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library);
 
 /// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
-/// lots -> buildings), with an
+/// lots -> buildings -> dressing), with an
 /// in-memory cache: calling run() again after changing one config key re-runs only the stages
 /// downstream of it.
 class CityPipeline {

@@ -9,6 +9,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/result.hpp"
+#include "export/detail/gltf_instances.hpp"
 #include "export/detail/tinygltf.hpp"
 
 /// Private to the export module: building modules as EXT_mesh_gpu_instancing nodes.
@@ -23,16 +24,15 @@ using BuildingGroups =
 /// Groups the instances by the chunk of their position. Fails on a non-finite instance.
 Result<BuildingGroups> group_building_instances(const buildings::Output& out, double chunk_m);
 
-/// Adds one material per (style, kit material) used, one mesh per module used (its kit mesh,
-/// one primitive per material, turned y-up) and, under each chunk node, one node per module
-/// "<chunk name>.<module id>" with EXT_mesh_gpu_instancing: TRANSLATION (float), ROTATION (yaw
-/// about +y, normalised shorts), SCALE (width scale, height scale, 1) and the per-instance
-/// attributes _BUILDING (float), _FLOOR and _ROOM (unsigned shorts, 65535 = no room), so a
-/// viewer can light rooms per floor.
-/// Adds the extension to extensionsUsed.
+/// Adds one material per (style, kit material) used and, under each chunk node, the instances
+/// of every module used (its kit mesh, one primitive per material) through `writer`: in ext
+/// mode one node per module "<chunk name>.<module id>" with the per-instance attributes
+/// _BUILDING (float), _FLOOR and _ROOM (unsigned shorts, 65535 = no room), so a viewer can light
+/// rooms per floor.
 Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
                           const std::map<BuildingChunkKey, int>& chunk_node,
-                          const buildings::Output& out, const buildings::StyleLibrary& library);
+                          const buildings::Output& out, const buildings::StyleLibrary& library,
+                          InstanceWriter& writer);
 
 /// glTF base colour (linear) of a style's palette entry (given as sRGB 0..1).
 std::array<double, 4> linear_colour(const std::array<float, 3>& srgb);

@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cityforge/buildings/buildings.hpp"
+#include "cityforge/core/mesh.hpp"
+#include "cityforge/core/polygon.hpp"
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/freeway/freeway.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/lots/lots.hpp"
+#include "cityforge/roads/roads.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+/// Set dressing (seeds/000, minutes 16-23; seeds/004): sidewalk tiles with solved corners,
+/// ground cover, leftover zones filled with biomes by a packing scatterer (and rooftops), street
+/// lights with a day / night state, street and park trees, furniture, signals and signs,
+/// parking spots and the audio metadata grid. Everything is instances of the built-in prop kit.
+namespace cityforge::dressing {
+
+// ---- Props: the built-in kit -------------------------------------------------------------------
+
+/// What a prop is for; city.glb groups instances by category, then chunk.
+enum class Category : std::uint8_t {
+  sidewalk,    ///< Sidewalk tiles and corner pieces.
+  ground,      ///< Ground cover tiles of blocks.
+  lighting,    ///< Street and parking lamps.
+  vegetation,  ///< Trees, bushes, planters with plants.
+  furniture,   ///< Benches, bins, hydrants, bus stops, bollards.
+  signals,     ///< Signal poles and heads, stop and yield signs.
+  biome,       ///< Props placed by biomes (plazas, parking, freeway undersides, rooftops).
+};
+inline constexpr std::size_t kCategoryCount = 7;
+const char* to_string(Category c);
+
+/// Materials of the prop kit; the exporter gives each a fixed colour.
+enum class PropMaterial : std::uint8_t {
+  concrete,
+  paving,
+  metal,
+  paint,
+  wood,
+  foliage,
+  bark,
+  glass,
+  light,
+  sign,
+  rubber
+};
+inline constexpr std::size_t kPropMaterialCount = 11;
+const char* to_string(PropMaterial m);
+
+/// One prop of the catalogue. Its mesh frame: origin at the centre of its base on the ground,
+/// +x its facing direction, +z up; tiles span x in [0, length] and y in [0, width] instead
+/// (their origin is a corner) so they can be scaled to fit.
+struct PropDef {
+  std::string id;  ///< "street_light", "tree_oak", "bench", ... (unique).
+  Category category = Category::furniture;
+  double radius_m = 0.5;  ///< Footprint disc for overlap tests (0: a surface, never tested).
+  double height_m = 1.0;
+  double length_m = 1.0;  ///< Tiles: natural size along x and y (Item scales stretch it).
+  double width_m = 1.0;
+};
+
+/// The built-in catalogue, in a fixed order (instances refer to the index).
+const std::vector<PropDef>& prop_catalog();
+/// Index of the prop with `id`, or -1.
+std::int32_t find_prop(std::string_view id);
+
+/// A prop mesh split by material (parts[PropMaterial]).
+struct PropMesh {
+  std::array<Mesh, kPropMaterialCount> parts;
+  std::size_t triangle_count() const;
+};
+/// The mesh of catalogue prop `prop` (deterministic, low poly: most props < 300 triangles).
+PropMesh build_prop_mesh(std::uint32_t prop);
+
+// Props other than tiles: length_m x width_m x height_m is the extent of their mesh along x, y
+// and z (within 5 % + 5 cm), centred on the origin in x and y up to overhanging arms and
+// heads; radius_m is a disc holding every part of the prop lower than 0.25 m. Benches, bus
+// stops and kiosks open toward +x (a bench's back is at -x), cars drive toward +x.
+
+/// Tiles ("sidewalk_*", "ground_tile") are open slabs this thick: top face at z = this, sides
+/// down to z = 0, no bottom. "parking_line" is a painted stripe 0.01 m thick centred on its
+/// origin (x in [-2.5, 2.5], y in [-0.06, 0.06]), not a corner-origin tile.
+inline constexpr double kTileThicknessM = 0.02;
+/// "street_light": the lamp head's centre lies this far along +x from the pole, its glowing
+/// face (PropMaterial::light) about 7.7 m above the base.
+inline constexpr double kStreetLightReachM = 2.0;
+/// "signal_pole": the underside of its mast arm above the base and the arm's reach along +x.
+/// A "signal_head" hangs under the arm with its base at z = kSignalArmHeightM - its height_m
+/// (one per approach), anywhere from x = 1.5 m to kSignalArmReachM.
+inline constexpr double kSignalArmHeightM = 5.8;
+inline constexpr double kSignalArmReachM = 4.5;
+
+// ---- Biomes: pre-assembled packages of props (data/biomes/*.json) -------------------------------
+
+/// The leftover zones biomes are made for.
+enum class ZoneKind : std::uint8_t { plaza, parking, freeway_underside, rooftop };
+inline constexpr std::size_t kZoneKindCount = 4;
+const char* to_string(ZoneKind k);
+
+struct BiomePart {
+  std::uint32_t prop = 0;  ///< Catalogue index.
+  Vec2 offset;             ///< In the biome's frame: x along the zone's longest edge.
+  double yaw_rad = 0.0;
+};
+
+/// A biome: a box of size_x x size_y metres (centred on its origin) holding parts that never
+/// overlap each other, stamped on a pattern over its zones.
+struct Biome {
+  std::string name;
+  std::string file;  ///< Where it was read from (for messages).
+  ZoneKind zone = ZoneKind::plaza;
+  double size_x_m = 4.0;
+  double size_y_m = 4.0;
+  double spacing_m = 0.5;  ///< Extra gap between stamps.
+  double weight = 1.0;     ///< Share among the biomes of its zone kind.
+  std::vector<BiomePart> parts;
+};
+
+/// Parses one biome JSON: {"name", "zone", "size_m": [x, y], "spacing_m", "weight",
+/// "parts": [{"prop", "x", "y", "yaw_deg"}]}. Errors name the file and JSON pointer: unknown
+/// keys, an unknown prop id, parts outside the box, parts whose footprint discs overlap.
+Result<Biome> parse_biome(std::string_view json_text, std::string_view file);
+/// The built-in biomes (data/biomes/*.json embedded at build time), as (file name, JSON text).
+std::vector<std::pair<std::string, std::string>> builtin_biome_sources();
+
+// ---- Outputs
+// -------------------------------------------------------------------------------------
+
+/// One placed prop.
+struct Item {
+  std::uint32_t prop = 0;           ///< Catalogue index.
+  std::array<float, 3> position{};  ///< Engine metres (z on the ground / roof).
+  float yaw_rad = 0.0f;
+  float scale_x = 1.0f;  ///< Tiles stretch to fit (inside corners scale non-uniformly).
+  float scale_y = 1.0f;
+  float scale_z = 1.0f;
+  std::uint32_t owner = 0;   ///< Block, edge, node or zone index, by kind (see docs/dressing.md).
+  std::uint8_t variant = 0;  ///< Seeded variant (tiles, trees).
+  std::uint8_t state = 0;    ///< Lights: 1 = switches on at night.
+};
+
+/// A leftover zone: block ground with neither sidewalk nor building (or a flat roof).
+struct LeftoverZone {
+  ZoneKind kind = ZoneKind::plaza;
+  Polygon area;
+  double z_m = 0.0;          ///< Roof height for rooftops; ground zones follow the terrain.
+  double angle_rad = 0.0;    ///< Direction of the longest edge (the scatter's reference).
+  std::uint32_t owner = 0;   ///< Block (ground zones) or building (rooftops).
+  std::uint32_t stamps = 0;  ///< Biomes placed in it.
+};
+
+/// A parking spot along a curb; the simulation spawns parked cars there.
+struct ParkingSpot {
+  std::array<float, 3> position{};  ///< Centre of the spot on the road surface.
+  float yaw_rad = 0.0f;             ///< Along the curb, in the travel direction of the lane.
+  float length_m = 6.0f;
+  std::uint32_t edge = 0;               ///< layout edge.
+  roads::LaneId lane = roads::kNoLane;  ///< The curb lane it lies beside.
+};
+
+/// What the ground is made of at an audio point.
+enum class Surface : std::uint8_t { road, sidewalk, plaza, park, ground, water };
+const char* to_string(Surface s);
+
+/// A point of the audio metadata grid (seeds/000, minute 22).
+struct AudioPoint {
+  std::array<float, 3> position{};
+  Surface surface = Surface::ground;
+  float reverb = 0.0f;  ///< Share of horizontal rays hitting a building within the radius.
+};
+
+struct Config {
+  double tile_m = 1.5;                             ///< Sidewalk tile length along the curb. [> 0]
+  std::uint32_t tile_variants = 4;                 ///< Seeded tile variants. [>= 1]
+  double ground_tile_m = 2.0;                      ///< Ground cover point spacing. [> 0]
+  double light_spacing_m[3] = {28.0, 32.0, 38.0};  ///< Per layout::RoadClass. [> 0]
+  double light_curb_offset_m = 0.6;  ///< Lights stand this far from the curb on the sidewalk.
+  double tree_spacing_m = 9.0;       ///< Street trees in pits along sidewalks wider than 3 m.
+  double park_tree_spacing_m = 7.0;  ///< Minimum distance between park trees (Poisson disk).
+  double hydrant_spacing_m = 90.0;
+  double bin_spacing_m = 60.0;
+  double bench_spacing_m = 80.0;
+  double bus_stop_spacing_m = 400.0;           ///< Along arteries and main roads.
+  double parking_spot_m = 6.0;                 ///< Spot length along the curb. [> 0]
+  double parking_clear_crosswalk_m = 6.0;      ///< No spot this close to a crosswalk.
+  double parking_clear_hydrant_m = 4.5;        ///< ... to a hydrant.
+  double parking_clear_intersection_m = 10.0;  ///< ... to a junction surface.
+  double entrance_clear_m = 0.0;               ///< Extra margin around entrance exclusion boxes.
+  double min_zone_area_m2 = 120.0;             ///< Smaller leftovers get ground cover only.
+  double audio_grid_m = 3.0;                   ///< Audio point spacing. [> 0]
+  double audio_radius_m = 40.0;                ///< Ray length for the reverb estimate. [> 0]
+  std::uint32_t audio_rays = 16;               ///< Horizontal rays per point. [>= 4]
+};
+
+struct Stats {
+  std::array<std::size_t, kCategoryCount> items_by_category{};
+  std::vector<std::size_t> items_by_prop;  ///< Index = catalogue index.
+  std::array<std::size_t, kZoneKindCount> zones_by_kind{};
+  std::size_t biome_stamps = 0;
+  std::size_t lights = 0;
+  std::size_t parking_spots = 0;
+  std::size_t audio_points = 0;
+  double furnished_sidewalk_km = 0.0;  ///< Curb length that got tiles.
+  std::size_t removed_overlaps = 0;    ///< Items dropped because a prior item stood there.
+};
+
+struct Output {
+  std::vector<Item> items;  ///< Sorted by category (enum order), then placement order.
+  std::vector<LeftoverZone> zones;
+  std::vector<ParkingSpot> parking;
+  std::vector<AudioPoint> audio;
+  /// Problems that did not stop the city (a biome larger than every zone of its kind...),
+  /// each naming the file and what was expected.
+  std::vector<std::string> warnings;
+  Stats stats;
+};
+
+/// The stages a dressing run reads. All must outlive the call; `freeway` may be empty.
+struct Inputs {
+  const layout::Output* city = nullptr;
+  const roads::Output* roads = nullptr;
+  const freeway::Output* freeway = nullptr;
+  const lots::Output* lots = nullptr;
+  const buildings::Output* buildings = nullptr;
+  const terrain::Heightfield* ground = nullptr;
+  /// Optional: the buildings' styles (rooftop zones are inset by the style's parapet width +
+  /// 0.5 m; without it by 0.3 + 0.5 m).
+  const buildings::StyleLibrary* styles = nullptr;
+};
+
+/// Dresses the city. Each block / edge / zone is an independent job; items are merged in a
+/// fixed order and overlapping discs are resolved by priority (signals, lights, hydrants, bus
+/// stops, trees, benches, bins, biome props). Same inputs and seed give byte-identical output at
+/// any thread count.
+Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Config& config,
+                   Seed seed);
+
+}  // namespace cityforge::dressing

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// Private to the dressing module: the generators run() calls, one file each.
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "cityforge/dressing/dressing.hpp"
+
+namespace cityforge::dressing::detail {
+
+// ---- Sidewalks, ground, audio (sidewalk_tiles.cpp, ground_cover.cpp, audio.cpp) -------------
+
+/// How tiles cover one straight run of a sidewalk (for tests): [t0, t1] along the run.
+struct TileRun {
+  std::uint32_t sidewalk = 0;  ///< Index in roads::Output::sidewalks.
+  std::uint32_t run = 0;       ///< Straight run index within that sidewalk.
+  double length_m = 0.0;
+  std::vector<std::array<double, 2>> spans;  ///< Sorted; corner pieces included.
+  Vec2 start;          ///< The run's first block corner; t runs from here along `direction`.
+  Vec2 direction;      ///< Unit; the curb lies to its right (blocks are counter-clockwise).
+  double width_m = 0;  ///< Typical sidewalk width across the run (0: no sidewalk found).
+};
+/// Tiles along every sidewalk: the right number of tiles per straight run (stretched to fit,
+/// like road modules), seeded variants, outside corners (fan pieces around curb returns) and
+/// inside corners (two triangular pieces scaled non-uniformly). Appends to `out`; returns the
+/// curb length tiled in metres. `runs` (optional) receives the coverage per run.
+double sidewalk_tiles(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out,
+                      std::vector<TileRun>* runs);
+/// Ground tiles (a point per ground_tile_m cell) over every block minus building footprints.
+void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
+/// The audio metadata grid over the walkable surface (roads, sidewalks, plazas, parks, ground).
+std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config);
+
+// ---- Leftover zones and biomes (zones.cpp, scatter.cpp) ---------------------------------------
+
+/// Block ground with neither sidewalk nor building, classified as plaza, parking or
+/// freeway_underside, plus the flat roofs of buildings (rooftop), each with its longest-edge
+/// direction. Zones under min_zone_area_m2 are dropped.
+std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config);
+/// The packing scatterer: per zone, biomes of its kind are stamped on a grid aligned with the
+/// zone's longest edge (the pattern origin and angle chosen among a few candidates for the most
+/// stamps), each stamp wholly inside the zone and clear of the others. Appends the parts to
+/// `out`; counts stamps in each zone; a biome that fits no zone of its kind gets one warning.
+void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& biomes,
+                    const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out,
+                    std::vector<std::string>& warnings);
+
+// ---- Streets (lights.cpp, vegetation.cpp, furniture.cpp, parking.cpp, overlaps.cpp) -----------
+
+/// Street lights on both sides of every section, class spacing, on the curb side of the
+/// sidewalk; none inside a junction, on a crosswalk or in an entrance exclusion. state = 1.
+void street_lights(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
+/// Street trees in tree pits (sidewalks wide enough), park trees and bushes (Poisson disk),
+/// seeded per zone / block so the same place always gets the same trees.
+void vegetation(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
+/// Benches, bins, hydrants, bus stops; signal poles and heads at signalised junctions (one head
+/// per approach leg); stop / yield signs at stop / yield junctions. None in entrance exclusions.
+void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
+/// Parking spots along the curb lanes of sections, clear of crosswalks, hydrants (from
+/// `placed`), junction surfaces and entrances by the documented distances.
+std::vector<ParkingSpot> parking_spots(const Inputs& in, const Config& config,
+                                       const std::vector<Item>& placed);
+/// Drops items whose footprint disc overlaps an earlier kept one (by priority order of the
+/// categories, then input order); surfaces (radius 0) are never dropped. Returns the number
+/// dropped.
+std::size_t resolve_overlaps(std::vector<Item>& items);
+/// The rank resolve_overlaps keeps items by (lower first): signal_pole, signal_head, stop_sign,
+/// yield_sign; street_light, parking_lamp; hydrant, bus_stop, bench, bin, bike_rack, bollard,
+/// picnic_table; street_tree, park_tree, planter, bush; biome props. -1 for surfaces (radius 0,
+/// sidewalk and ground tiles): never dropped, never blocking.
+int overlap_priority(std::uint32_t prop);
+
+}  // namespace cityforge::dressing::detail

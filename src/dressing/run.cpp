@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The dressing stage: runs every generator in a fixed order, resolves overlapping props by
+// priority and counts what it placed (seeds/000, minutes 16-23).
+
+#include <algorithm>
+#include <cmath>
+
+#include "dressing/detail.hpp"
+
+namespace cityforge::dressing {
+namespace {
+
+Status check(const Inputs& in, const Config& c) {
+  if (in.city == nullptr || in.roads == nullptr || in.lots == nullptr || in.buildings == nullptr ||
+      in.ground == nullptr) {
+    return Error::internal("dressing", "inputs missing (city, roads, lots, buildings, ground)");
+  }
+  const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
+  struct Rule {
+    bool ok;
+    const char* key;
+  };
+  const Rule rules[] = {
+      {positive(c.tile_m), "tile_m"},
+      {c.tile_variants >= 1, "tile_variants"},
+      {positive(c.ground_tile_m), "ground_tile_m"},
+      {positive(c.light_spacing_m[0]) && positive(c.light_spacing_m[1]) &&
+           positive(c.light_spacing_m[2]),
+       "light_spacing_m"},
+      {positive(c.tree_spacing_m), "tree_spacing_m"},
+      {positive(c.park_tree_spacing_m), "park_tree_spacing_m"},
+      {positive(c.hydrant_spacing_m), "hydrant_spacing_m"},
+      {positive(c.bin_spacing_m), "bin_spacing_m"},
+      {positive(c.bench_spacing_m), "bench_spacing_m"},
+      {positive(c.bus_stop_spacing_m), "bus_stop_spacing_m"},
+      {positive(c.parking_spot_m), "parking_spot_m"},
+      {positive(c.audio_grid_m), "audio_grid_m"},
+      {positive(c.audio_radius_m), "audio_radius_m"},
+      {c.audio_rays >= 4, "audio_rays"},
+  };
+  for (const Rule& r : rules) {
+    if (!r.ok) {
+      return Error::invalid_input(std::string("dressing.") + r.key,
+                                  "expected a positive value (counts >= 1, audio_rays >= 4)");
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Config& config,
+                   Seed seed) {
+  if (Status s = check(in, config); !s) return s.error();
+  Output out;
+  const std::vector<PropDef>& catalog = prop_catalog();
+  // 1. Streets first: what stands on sidewalks and at junctions.
+  std::vector<Item> street;
+  detail::street_lights(in, config, seed, street);
+  detail::furniture(in, config, seed, street);
+  detail::vegetation(in, config, seed, street);
+  // 2. Leftover zones and rooftops filled with biomes.
+  out.zones = detail::leftover_zones(in, config);
+  std::vector<Item> scattered;
+  detail::scatter_biomes(out.zones, biomes, in, config, seed, scattered, out.warnings);
+  // 3. Surfaces: sidewalk tiles and ground cover.
+  std::vector<Item> surfaces;
+  out.stats.furnished_sidewalk_km =
+      detail::sidewalk_tiles(in, config, seed, surfaces, nullptr) / 1000.0;
+  detail::ground_cover(in, config, seed, surfaces);
+  // 4. One list: props by priority, then surfaces; overlapping discs are resolved.
+  out.items = std::move(street);
+  out.items.insert(out.items.end(), scattered.begin(), scattered.end());
+  out.stats.removed_overlaps = detail::resolve_overlaps(out.items);
+  out.items.insert(out.items.end(), surfaces.begin(), surfaces.end());
+  std::stable_sort(out.items.begin(), out.items.end(), [&](const Item& a, const Item& b) {
+    return catalog[a.prop].category < catalog[b.prop].category;
+  });
+  // 5. Parking spots keep clear of the hydrants that survived; the audio grid.
+  out.parking = detail::parking_spots(in, config, out.items);
+  out.audio = detail::audio_grid(in, config);
+  // 6. Stats.
+  Stats& st = out.stats;
+  st.items_by_prop.assign(catalog.size(), 0);
+  const std::int32_t light = find_prop("street_light");
+  const std::int32_t lamp = find_prop("parking_lamp");
+  for (const Item& it : out.items) {
+    ++st.items_by_prop[it.prop];
+    ++st.items_by_category[static_cast<std::size_t>(catalog[it.prop].category)];
+    if (static_cast<std::int32_t>(it.prop) == light || static_cast<std::int32_t>(it.prop) == lamp) {
+      ++st.lights;
+    }
+  }
+  for (const LeftoverZone& z : out.zones) {
+    ++st.zones_by_kind[static_cast<std::size_t>(z.kind)];
+    st.biome_stamps += z.stamps;
+  }
+  st.parking_spots = out.parking.size();
+  st.audio_points = out.audio.size();
+  return out;
+}
+
+}  // namespace cityforge::dressing
