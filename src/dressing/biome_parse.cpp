@@ -73,7 +73,7 @@ Result<Biome> parse_biome(std::string_view json_text, std::string_view file) {
   Biome b;
   b.file = std::string(file);
   // 1. Top level, scalars.
-  if (!r.object(doc, "", {"name", "description", "zone", "size_m", "spacing_m", "weight", "parts"},
+  if (!r.object(doc, "", {"name", "description", "zone", "size_m", "spacing_m", "weight", "fill", "parts"},
                 {"name", "zone", "size_m", "parts"})) {
     return r.error();
   }
@@ -108,6 +108,7 @@ Result<Biome> parse_biome(std::string_view json_text, std::string_view file) {
   }
   r.number(doc, "spacing_m", "", b.spacing_m, 0.0, 100.0);
   r.number(doc, "weight", "", b.weight, 0.0, 1e6, true);
+  r.number(doc, "fill", "", b.fill, 0.0, 1.0, true);
   // 2. Parts: each disc inside the box, no two discs overlapping.
   const json& parts = doc["parts"];
   if (r.array_at(parts, "/parts", true)) {

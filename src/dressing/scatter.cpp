@@ -206,6 +206,22 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
         continue;
       }
       res.fits[pool[k]] = 1;
+      if (b.fill < 1.0) {
+        // Keep a seeded share of the stamps (at least one), in their pattern order.
+        const auto keep = static_cast<std::size_t>(
+            std::max(1.0, std::round(b.fill * static_cast<double>(stamps.size()))));
+        std::vector<std::pair<std::uint32_t, std::size_t>> order;
+        for (std::size_t i = 0; i < stamps.size(); ++i)
+          order.emplace_back(rng.next_u32(), i);
+        std::sort(order.begin(), order.end());
+        order.resize(std::min(keep, order.size()));
+        std::sort(order.begin(), order.end(),
+                  [](const auto& a, const auto& c) { return a.second < c.second; });
+        std::vector<Stamp> kept;
+        for (const auto& [key, i] : order)
+          kept.push_back(stamps[i]);
+        stamps = std::move(kept);
+      }
       res.stamps = static_cast<std::uint32_t>(stamps.size());
       for (const Stamp& st : stamps) {
         const double c = std::cos(st.angle);

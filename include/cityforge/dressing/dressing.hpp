@@ -123,6 +123,9 @@ struct Biome {
   double size_y_m = 4.0;
   double spacing_m = 0.5;  ///< Extra gap between stamps.
   double weight = 1.0;     ///< Share among the biomes of its zone kind.
+  /// Share of the best pattern's stamps kept (seeded per zone), in (0, 1]: 1 packs the zone
+  /// (plazas, parking); a roof holds a few units, not a field of them.
+  double fill = 1.0;
   std::vector<BiomePart> parts;
 };
 
