@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "cityforge/core/mesh.hpp"
+#include "cityforge/core/mesh_build.hpp"
 #include "cityforge/core/vec.hpp"
 
 /// Mesh-building primitives of the built-in prop kit: flat-shaded triangles and quads, boxes,
@@ -14,40 +15,23 @@
 /// emits nothing.
 namespace cityforge::dressing::detail {
 
-/// Faces and solids thinner than this (metres) are dropped instead of emitting slivers.
-inline constexpr double kMinExtent = 1e-3;
+// The shared primitives (core/mesh_build.hpp), under their usual names here.
+using meshing::add_beam;
+using meshing::add_box;
+using meshing::add_hex;
+using meshing::add_quad;
+using meshing::add_tri;
+using meshing::kAllFaces;
+using meshing::kMinExtent;
+using meshing::kNegX;
+using meshing::kNegY;
+using meshing::kNegZ;
+using meshing::kPosX;
+using meshing::kPosY;
+using meshing::kPosZ;
 
-/// Face bits for add_box / add_hex, named by their outward normal in the local frame.
-enum BoxFace : std::uint32_t {
-  kNegX = 1U << 0U,
-  kPosX = 1U << 1U,
-  kNegY = 1U << 2U,
-  kPosY = 1U << 3U,
-  kNegZ = 1U << 4U,
-  kPosZ = 1U << 5U,
-};
-inline constexpr std::uint32_t kAllFaces = 0x3FU;
 /// Every face except the bottom, which rests on the ground or on another part.
 inline constexpr std::uint32_t kNoBottom = kAllFaces & ~kNegZ;
-
-/// Appends triangle a b c (counter-clockwise seen from the side its normal points to); skips
-/// (near) degenerate triangles.
-void add_tri(Mesh& mesh, Vec3 a, Vec3 b, Vec3 c);
-
-/// Appends the planar quad p0 p1 p2 p3 (counter-clockwise seen from outside) as two triangles.
-void add_quad(Mesh& mesh, Vec3 p0, Vec3 p1, Vec3 p2, Vec3 p3);
-
-/// Appends the faces in `faces` of the hexahedron with corners c[i], where bit 0 of i steps
-/// along the local u axis, bit 1 along v and bit 2 along w, and (u, v, w) is right-handed.
-void add_hex(Mesh& mesh, const std::array<Vec3, 8>& c, std::uint32_t faces = kAllFaces);
-
-/// Appends the axis-aligned box [lo, hi]; nothing when any side is below kMinExtent.
-void add_box(Mesh& mesh, Vec3 lo, Vec3 hi, std::uint32_t faces = kAllFaces);
-
-/// Appends a beam of rectangular section (2 half_w by 2 half_h) from a to b; the half_h side
-/// lies in the vertical plane through a and b (the x axis when the beam is vertical).
-void add_beam(Mesh& mesh, Vec3 a, Vec3 b, double half_w, double half_h,
-              std::uint32_t faces = kAllFaces);
 
 /// Cap bits of add_frustum.
 enum Cap : std::uint32_t { kCapStart = 1U << 0U, kCapEnd = 1U << 1U, kCapsBoth = 3U };
