@@ -181,6 +181,15 @@ Ring convex_hull(std::vector<Vec2> pts) {
   return hull;
 }
 
+Aabb2 ring_bounds_rotated(const Ring& ring, double angle_rad) {
+  const double c = std::cos(angle_rad);
+  const double s = std::sin(angle_rad);
+  Aabb2 box;
+  for (const Vec2 p : ring)
+    box.add({p.x * c + p.y * s, -p.x * s + p.y * c});
+  return box;
+}
+
 Ring ring_remove_degenerate(Ring ring, double eps_m, double collinear_m) {
   bool changed = true;
   while (changed && ring.size() >= 3) {

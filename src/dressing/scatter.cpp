@@ -84,18 +84,11 @@ std::array<Vec2, 4> stamp_box(const Stamp& s, double sx, double sy) {
 
 /// Bounds of the ring in the frame rotated by `angle` (u along it, v across).
 void frame_bounds(const Ring& ring, double angle, double& u0, double& u1, double& v0, double& v1) {
-  const double c = std::cos(angle);
-  const double s = std::sin(angle);
-  u0 = v0 = 1e300;
-  u1 = v1 = -1e300;
-  for (const Vec2 p : ring) {
-    const double u = p.x * c + p.y * s;
-    const double v = -p.x * s + p.y * c;
-    u0 = std::min(u0, u);
-    u1 = std::max(u1, u);
-    v0 = std::min(v0, v);
-    v1 = std::max(v1, v);
-  }
+  const Aabb2 b = ring_bounds_rotated(ring, angle);
+  u0 = b.min.x;
+  u1 = b.max.x;
+  v0 = b.min.y;
+  v1 = b.max.y;
 }
 
 /// Candidate grid angles: the zone's reference angle, then the directions of the next longest

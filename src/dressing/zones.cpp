@@ -42,18 +42,8 @@ double longest_edge_angle(const Ring& ring) {
 
 /// Area of the bounding box of the ring in the frame rotated by `angle`.
 double oriented_box_area(const Ring& ring, double angle) {
-  const double c = std::cos(angle);
-  const double s = std::sin(angle);
-  double u0 = 1e300, u1 = -1e300, v0 = 1e300, v1 = -1e300;
-  for (const Vec2 p : ring) {
-    const double u = p.x * c + p.y * s;
-    const double v = -p.x * s + p.y * c;
-    u0 = std::min(u0, u);
-    u1 = std::max(u1, u);
-    v0 = std::min(v0, v);
-    v1 = std::max(v1, v);
-  }
-  return (u1 - u0) * (v1 - v0);
+  const Aabb2 b = ring_bounds_rotated(ring, angle);
+  return (b.max.x - b.min.x) * (b.max.y - b.min.y);
 }
 
 bool boxes_overlap(const Aabb2& a, const Aabb2& b) {

@@ -55,6 +55,10 @@ struct RingDefect {
 /// is built from it by the caller.
 std::vector<RingDefect> ring_self_intersections(const Ring& ring);
 
+/// Bounds of a ring in the frame rotated by `angle_rad`: min/max.x along the direction
+/// (cos, sin), min/max.y across it.
+Aabb2 ring_bounds_rotated(const Ring& ring, double angle_rad);
+
 /// The convex hull of points (Andrew's monotone chain), counter-clockwise, without collinear
 /// points; fewer than 3 points are returned sorted as they are.
 Ring convex_hull(std::vector<Vec2> pts);
