@@ -3,6 +3,7 @@
 // vegetation, biome), each dropped when its footprint disc meets a disc kept before it.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <numeric>
 #include <string_view>
 #include <utility>
@@ -63,6 +64,11 @@ int overlap_priority(std::uint32_t prop) {
   return category_base(d.category) + 9;
 }
 
+/// Heights further apart than this are different levels (ground, roofs, roof tiers).
+constexpr double kOtherLevelM = 2.5;
+/// Discs closer than touching by less than this still count as touching.
+constexpr double kTouchM = 1e-3;
+
 std::size_t resolve_overlaps(std::vector<Item>& items) {
   // 1. Order: priority, then input order (a total order: stable on the index).
   std::vector<std::size_t> order(items.size());
@@ -89,8 +95,12 @@ std::size_t resolve_overlaps(std::vector<Item>& items) {
     kept_hash.query_radius(p, radius[i] + max_radius, near);
     bool clear = true;
     for (std::uint32_t k : near) {
+      // Props on a roof and on the ground (or on another roof tier) below never meet.
+      if (std::abs(items[i].position[2] - items[k].position[2]) > kOtherLevelM) continue;
       const Vec2 q{items[k].position[0], items[k].position[1]};
-      if (distance(p, q) < radius[i] + radius[k]) {
+      // Discs that just touch (biome parts laid out edge to edge) do not overlap; rotations
+      // leave them a rounding error apart.
+      if (distance(p, q) < radius[i] + radius[k] - kTouchM) {
         clear = false;
         break;
       }
