@@ -265,27 +265,76 @@ class ByteSink final : public std::streambuf {
 };
 
 /// Adds the one scene `name` (holding node 0, the root) and serialises the model as GLB. The BIN
-/// chunk is padded to 4 bytes; an empty buffer is left out.
+/// chunk is padded to 4 bytes; an empty buffer is left out. tinygltf writes the JSON; the GLB
+/// container is assembled here so the BIN chunk (hundreds of MB for a city) is copied once,
+/// straight into the result (tinygltf's own GLB writer copies it twice more).
 Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::string& name) {
   tinygltf::Scene scene;
   scene.name = name;
   scene.nodes.push_back(0);
   model.scenes.push_back(std::move(scene));
   model.defaultScene = 0;
-  std::vector<unsigned char>& bin = model.buffers[0].data;
+  std::vector<unsigned char> bin = std::move(model.buffers[0].data);
+  model.buffers[0].data.clear();
   bin.resize((bin.size() + 3) / 4 * 4, 0);
   if (bin.empty()) {
     model.buffers.clear();
   }
+  // 1. The JSON, through tinygltf (with an empty buffer, whose byteLength is patched below).
+  std::vector<std::uint8_t> glb_json;
+  {
+    ByteSink sink(glb_json);
+    std::ostream out(&sink);
+    tinygltf::TinyGLTF writer;
+    if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false,
+                                       /*writeBinary=*/true) ||
+        !out || glb_json.size() < 20) {
+      return Error::internal(name + ".glb", "tinygltf failed to serialise the model");
+    }
+  }
+  const auto u32_at = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, glb_json.data() + at, 4);
+    return v;
+  };
+  const std::uint32_t json_len = u32_at(12);
+  if (20 + std::size_t{json_len} > glb_json.size()) {
+    return Error::internal(name + ".glb", "tinygltf wrote a truncated JSON chunk");
+  }
+  std::string json(glb_json.begin() + 20, glb_json.begin() + 20 + json_len);
+  while (!json.empty() && json.back() == ' ')
+    json.pop_back();
+  if (!bin.empty()) {
+    const std::string from = "\"buffers\":[{\"byteLength\":0}]";
+    const auto at = json.find(from);
+    if (at == std::string::npos) {
+      return Error::internal(name + ".glb", "no buffer entry to give its byteLength");
+    }
+    json.replace(at, from.size(),
+                 "\"buffers\":[{\"byteLength\":" + std::to_string(bin.size()) + "}]");
+  }
+  json.resize((json.size() + 3) / 4 * 4, ' ');
+  // 2. The container: header, JSON chunk, BIN chunk.
+  const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size());
+  if (total > 0xFFFFFFFFULL) {
+    return Error::invalid_input(name + ".glb", "the city is larger than a GLB can hold (4 GiB)");
+  }
   std::vector<std::uint8_t> bytes;
-  // The JSON of a chunked, instanced city is a few per cent of the BIN chunk.
-  bytes.reserve((model.buffers.empty() ? 0 : model.buffers[0].data.size()) * 9 / 8 + (1U << 20));
-  ByteSink sink(bytes);
-  std::ostream out(&sink);
-  tinygltf::TinyGLTF writer;
-  if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false, /*writeBinary=*/true) ||
-      !out) {
-    return Error::internal(name + ".glb", "tinygltf failed to serialise the model");
+  bytes.reserve(total);
+  const auto put32 = [&](std::uint32_t v) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+    bytes.insert(bytes.end(), p, p + 4);
+  };
+  put32(0x46546C67U);  // "glTF"
+  put32(2);
+  put32(static_cast<std::uint32_t>(total));
+  put32(static_cast<std::uint32_t>(json.size()));
+  put32(0x4E4F534AU);  // "JSON"
+  bytes.insert(bytes.end(), json.begin(), json.end());
+  if (!bin.empty()) {
+    put32(static_cast<std::uint32_t>(bin.size()));
+    put32(0x004E4942U);  // "BIN\0"
+    bytes.insert(bytes.end(), bin.begin(), bin.end());
   }
   return bytes;
 }
