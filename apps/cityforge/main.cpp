@@ -518,8 +518,9 @@ int generate(const GenerateOptions& opt) {
                 opt.out_dir.c_str());
     std::printf(
         "look at it: open %s/map.svg in a browser, or load %s/city.glb in any glTF viewer\n"
-        "(Blender: File > Import > glTF 2.0; or drag it onto a three.js / Babylon.js "
-        "sandbox page).\n",
+        "(three.js / Babylon.js sandboxes read its instancing; Blender 3.4 shows one copy of "
+        "each instanced module: add --instances nodes (small cities) or --instances bake, then "
+        "File > Import > glTF 2.0).\n",
         opt.out_dir.c_str(), opt.out_dir.c_str());
   }
   return 0;
