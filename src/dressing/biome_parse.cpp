@@ -73,7 +73,8 @@ Result<Biome> parse_biome(std::string_view json_text, std::string_view file) {
   Biome b;
   b.file = std::string(file);
   // 1. Top level, scalars.
-  if (!r.object(doc, "", {"name", "description", "zone", "size_m", "spacing_m", "weight", "fill", "parts"},
+  if (!r.object(doc, "",
+                {"name", "description", "zone", "size_m", "spacing_m", "weight", "fill", "parts"},
                 {"name", "zone", "size_m", "parts"})) {
     return r.error();
   }

@@ -239,7 +239,9 @@ std::vector<double> hydrant_stations(double length_m, const Config& config,
                           config.hydrant_spacing_m, 2.0);
 }
 
-double sidewalk_z(const Inputs& in, Vec2 p) { return in.ground->sample(p) + kCurbHeightM; }
+double sidewalk_z(const Inputs& in, const Config& config, Vec2 p) {
+  return in.ground->sample(p) + config.surface_raise_m;
+}
 
 Ring parking_spot_ring(const ParkingSpot& spot) {
   const Vec2 c{spot.position[0], spot.position[1]};

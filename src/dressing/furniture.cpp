@@ -102,7 +102,7 @@ void along_sidewalks(const Inputs& in, const Config& config, Seed seed, const Ar
                                     k.prop == pr.bench ? kBenchHalfM : radius, kEntranceMarginM,
                                     k.lateral + 0.5, sw + 3.0))
           continue;
-        out.push_back(make_item(k.prop, f.p, sidewalk_z(in, f.p), f.to_road, sec.edge));
+        out.push_back(make_item(k.prop, f.p, sidewalk_z(in, config, f.p), f.to_road, sec.edge));
       }
     }
   }
@@ -129,7 +129,7 @@ bool corner_spot(const Inputs& in, const Areas& areas, const roads::Leg& leg, do
   return false;
 }
 
-void junction_signs(const Inputs& in, const Areas& areas, const Props& pr,
+void junction_signs(const Inputs& in, const Config& config, const Areas& areas, const Props& pr,
                     const std::set<std::uint32_t>& planned, std::size_t j, std::vector<Item>& out) {
   const roads::Intersection& x = in.roads->intersections[j];
   const auto owner = static_cast<std::uint32_t>(j);
@@ -150,14 +150,14 @@ void junction_signs(const Inputs& in, const Areas& areas, const Props& pr,
       // approaching traffic. One head per leg: the lane graph's movement groups are per leg.
       const double half = in.city->network.edges[leg.edge].width_m * 0.5;
       const double reach = std::min(pole.length_m - 0.3, half + kNearCurbM - 0.5);
-      out.push_back(make_item(pr.pole, f.p, sidewalk_z(in, f.p), f.to_road, owner));
+      out.push_back(make_item(pr.pole, f.p, sidewalk_z(in, config, f.p), f.to_road, owner));
       const Vec2 hp = f.p + f.to_road * reach;
-      const double hz = sidewalk_z(in, f.p) + pole.height_m - def(pr.head).height_m - 0.3;
+      const double hz = sidewalk_z(in, config, f.p) + pole.height_m - def(pr.head).height_m - 0.3;
       out.push_back(make_item(pr.head, hp, hz, toward, owner));
     } else {
       if (!corner_spot(in, areas, leg, kSignStartM, kNearCurbM, def(sign).radius_m, &f, &toward))
         continue;
-      out.push_back(make_item(sign, f.p, sidewalk_z(in, f.p), toward, owner));
+      out.push_back(make_item(sign, f.p, sidewalk_z(in, config, f.p), toward, owner));
     }
   }
 }
@@ -177,7 +177,7 @@ void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<It
     if (i < ns) {
       along_sidewalks(in, config, seed, areas, pr, i, slots[i]);
     } else {
-      junction_signs(in, areas, pr, planned, i - ns, slots[i]);
+      junction_signs(in, config, areas, pr, planned, i - ns, slots[i]);
     }
   });
   for (const auto& slot : slots)

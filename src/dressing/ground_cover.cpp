@@ -13,8 +13,6 @@
 namespace cityforge::dressing::detail {
 namespace {
 
-constexpr double kGroundRaiseM = 0.15;  // The exporter's block_raise_m default.
-
 bool segments_cross(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
   const double d1 = cross(b - a, c - a);
   const double d2 = cross(b - a, d - a);
@@ -155,7 +153,7 @@ void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector
       Item item;
       item.prop = static_cast<std::uint32_t>(prop);
       item.position = {static_cast<float>(p.x), static_cast<float>(p.y),
-                       static_cast<float>(in.ground->sample(p) + kGroundRaiseM)};
+                       static_cast<float>(in.ground->sample(p) + config.surface_raise_m)};
       item.yaw_rad = yaw;
       item.scale_x = static_cast<float>(cell);
       item.scale_y = static_cast<float>(cell);

@@ -35,7 +35,7 @@ void street_lights(const Inputs& in, const Config& config, Seed /*seed*/, std::v
         Item item;
         item.prop = static_cast<std::uint32_t>(prop);
         item.position = {static_cast<float>(f.p.x), static_cast<float>(f.p.y),
-                         static_cast<float>(sidewalk_z(in, f.p))};
+                         static_cast<float>(sidewalk_z(in, config, f.p))};
         item.yaw_rad = static_cast<float>(std::atan2(f.to_road.y, f.to_road.x));
         item.owner = static_cast<std::uint32_t>(sec.edge);
         item.state = 1;

@@ -19,7 +19,6 @@
 namespace cityforge::dressing::detail {
 namespace {
 
-constexpr double kRaisedBlockM = 0.15;  ///< Blocks stand a curb height above the terrain.
 constexpr double kEps = 1e-6;
 constexpr int kOffsetSteps = 6;         ///< Grid origin shifts: k / 6 of the pitch, k = 0..5.
 constexpr std::size_t kEdgeAngles = 3;  ///< Grid directions: the longest distinct edges.
@@ -170,7 +169,6 @@ struct ZoneResult {
 void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& biomes,
                     const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out,
                     std::vector<std::string>& warnings) {
-  (void)config;
   std::vector<ZoneResult> results(zones.size());
   // 1. Per zone (independent jobs): draw biomes by weight until one fits, stamp its best grid.
   tbb::parallel_for(std::size_t{0}, zones.size(), [&](std::size_t zi) {
@@ -224,7 +222,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
                        st.centre.y + part.offset.x * s + part.offset.y * c};
           double z = zone.z_m;
           if (zone.kind != ZoneKind::rooftop)
-            z = (in.ground != nullptr ? in.ground->sample(p) : 0.0) + kRaisedBlockM;
+            z = (in.ground != nullptr ? in.ground->sample(p) : 0.0) + config.surface_raise_m;
           Item item;
           item.prop = part.prop;
           item.position = {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(z)};

@@ -14,8 +14,8 @@
 // - inside (concave): the two curb lines meet at C; the kite (Pa, V, Pb, C) between the block
 //   corner V and C is two right triangles "sidewalk_corner_in", scaled non-uniformly, and the
 //   runs' tiles stop at Pa and start at Pb.
-// Tile origins sit kSidewalkRaiseM above the terrain (the exporter draws sidewalks at its
-// block_raise_m, 0.15 m by default; the tile kit puts its top 2 cm above the origin).
+// Tile origins sit Config::surface_raise_m above the terrain (the exporter draws sidewalks at
+// its block_raise_m; the tile kit puts its top 2 cm above the origin).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -27,7 +27,6 @@
 namespace cityforge::dressing::detail {
 namespace {
 
-constexpr double kSidewalkRaiseM = 0.15;
 constexpr double kRunTurnRad = 5.0 * std::numbers::pi / 180.0;  // Merge edges turning less.
 constexpr double kRunChordM = 0.03;  // ...whose vertices stay this close to the run's chord.
 // Width rays start this far out of the run's chord, past the block vertices it cuts off.
@@ -157,8 +156,8 @@ struct Slot {
   double length_m = 0.0;
 };
 
-float z_at(const Inputs& in, Vec2 p) {
-  return static_cast<float>(in.ground->sample(p) + kSidewalkRaiseM);
+float z_at(const Inputs& in, const Config& config, Vec2 p) {
+  return static_cast<float>(in.ground->sample(p) + config.surface_raise_m);
 }
 
 void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint32_t s,
@@ -290,7 +289,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
         Item item;
         item.prop = static_cast<std::uint32_t>(tile_prop);
         item.position = {static_cast<float>(origin.x), static_cast<float>(origin.y),
-                         z_at(in, origin)};
+                         z_at(in, config, origin)};
         item.yaw_rad = static_cast<float>(std::atan2(-r.dir.y, -r.dir.x));
         item.scale_x = static_cast<float>(piece);
         item.scale_y = static_cast<float>(w);
@@ -313,14 +312,16 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     if (!polygon_contains(sw, ga) && !polygon_contains(sw, gb)) continue;
     Item a;  // x along out_a (to C), y along dir_a (to V): left of out_a is dir_a.
     a.prop = static_cast<std::uint32_t>(in_prop);
-    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y), z_at(in, kt.pa)};
+    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y),
+                  z_at(in, config, kt.pa)};
     a.yaw_rad = static_cast<float>(std::atan2(ra.out.y, ra.out.x));
     a.scale_x = static_cast<float>(ra.width);
     a.scale_y = static_cast<float>(kt.ta);
     a.owner = owner;
     Item b;  // x along -dir_b (to V), y along out_b (to C): left of -dir_b is out_b.
     b.prop = static_cast<std::uint32_t>(in_prop);
-    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y), z_at(in, kt.pb)};
+    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y),
+                  z_at(in, config, kt.pb)};
     b.yaw_rad = static_cast<float>(std::atan2(-rb.dir.y, -rb.dir.x));
     b.scale_x = static_cast<float>(kt.tb);
     b.scale_y = static_cast<float>(rb.width);
@@ -362,7 +363,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
       if (r < 0.05 || r >= reach) continue;
       Item item;
       item.prop = static_cast<std::uint32_t>(out_prop);
-      item.position = {static_cast<float>(v.x), static_cast<float>(v.y), z_at(in, v)};
+      item.position = {static_cast<float>(v.x), static_cast<float>(v.y), z_at(in, config, v)};
       item.yaw_rad = static_cast<float>(ang);
       item.scale_x = static_cast<float>(r);
       item.scale_y = static_cast<float>(2.0 * r * std::tan(0.5 * step));

@@ -101,7 +101,7 @@ void street_trees(const Inputs& in, const Config& config, Seed seed, const Areas
       if (fixtures.near(f.p, kClearOfLightsM)) continue;
       if (areas.hits(f.p, radius, kAreaForbidden) || !areas.inside(f.p, kAreaSidewalk)) continue;
       const double yaw = std::atan2(f.to_road.y, f.to_road.x);
-      out.push_back(make_item(prop, f.p, sidewalk_z(in, f.p), yaw, sec.edge, variant));
+      out.push_back(make_item(prop, f.p, sidewalk_z(in, config, f.p), yaw, sec.edge, variant));
     }
   }
 }

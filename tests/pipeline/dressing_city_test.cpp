@@ -169,6 +169,15 @@ TEST_F(DressingCity, IdenticalWithOneAndTwoThreads) {
   EXPECT_EQ(hash_output(*r->dressing), hash_output(*s_city->dressing));
 }
 
+// Props stand on the surfaces the exporter draws: the block raise reaches the dressing rules.
+TEST(DressingConfig, PropsFollowTheExportedBlockRaise) {
+  std::string text = kCity;
+  text.insert(text.rfind('}'), R"(, "export": {"block_raise_m": 0.4})");
+  auto cfg = parse_city_config(text, "dressed.json");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
+  EXPECT_DOUBLE_EQ(cfg->dressing.rules.surface_raise_m, 0.4);
+}
+
 // A bad biome is a clear warning naming its file; the rest of the city still generates.
 TEST(DressingConfig, BadBiomesAreWarningsNotFailures) {
   auto cfg = parse_city_config(kCity, "dressed.json");

@@ -183,6 +183,9 @@ struct AudioPoint {
 };
 
 struct Config {
+  /// Sidewalks and block ground stand this far above the terrain: the exporter's
+  /// export.block_raise_m, which the pipeline copies here so props stand on what is drawn.
+  double surface_raise_m = 0.15;
   double tile_m = 1.5;                             ///< Sidewalk tile length along the curb. [> 0]
   std::uint32_t tile_variants = 4;                 ///< Seeded tile variants. [>= 1]
   double ground_tile_m = 2.0;                      ///< Ground cover point spacing. [> 0]

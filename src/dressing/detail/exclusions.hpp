@@ -27,8 +27,6 @@ enum AreaKind : std::uint32_t {
 inline constexpr std::uint32_t kAreaForbidden =
     kAreaJunction | kAreaCrosswalk | kAreaEntrance | kAreaCarriageway | kAreaBuilding;
 
-/// Sidewalks sit this far above the road (roads::Config::curb_height_m).
-inline constexpr double kCurbHeightM = 0.15;
 /// Parking spots span this far from the curb into the road (the spot centre is at half of it).
 inline constexpr double kParkingSpotWidthM = 2.4;
 
@@ -99,7 +97,7 @@ std::vector<double> snapped_stations(double length_m, double light_spacing_m, do
 std::vector<double> hydrant_stations(double length_m, const Config& config,
                                      layout::RoadClass road_class);
 /// Terrain + curb height at p.
-double sidewalk_z(const Inputs& in, Vec2 p);
+double sidewalk_z(const Inputs& in, const Config& config, Vec2 p);
 /// The footprint of a parking spot (kParkingSpotWidthM across, from the curb into the road).
 Ring parking_spot_ring(const ParkingSpot& spot);
 /// Distance between two simple polygons (0 when they overlap).
