@@ -55,7 +55,10 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
 void street_lights(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
 /// Street trees in tree pits (sidewalks wide enough), park trees and bushes (Poisson disk),
 /// seeded per zone / block so the same place always gets the same trees.
-void vegetation(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
+/// `placed` holds the lights and furniture already placed: trees keep clear of lights and
+/// hydrants.
+void vegetation(const Inputs& in, const Config& config, Seed seed, const std::vector<Item>& placed,
+                std::vector<Item>& out);
 /// Benches, bins, hydrants, bus stops; signal poles and heads at signalised junctions (one head
 /// per approach leg); stop / yield signs at stop / yield junctions. None in entrance exclusions.
 void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);

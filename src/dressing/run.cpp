@@ -58,7 +58,9 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   std::vector<Item> street;
   detail::street_lights(in, config, seed, street);
   detail::furniture(in, config, seed, street);
-  detail::vegetation(in, config, seed, street);
+  std::vector<Item> plants;
+  detail::vegetation(in, config, seed, street, plants);
+  street.insert(street.end(), plants.begin(), plants.end());
   // 2. Leftover zones and rooftops filled with biomes.
   out.zones = detail::leftover_zones(in, config);
   std::vector<Item> scattered;

@@ -209,13 +209,11 @@ void park_plants(const Inputs& in, const Config& config, Seed seed, const Areas&
 
 }  // namespace
 
-void vegetation(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out) {
+void vegetation(const Inputs& in, const Config& config, Seed seed, const std::vector<Item>& placed,
+                std::vector<Item>& out) {
   const Areas areas(in, config);
   Fixtures fixtures;
   {
-    std::vector<Item> placed;
-    street_lights(in, config, seed, placed);
-    furniture(in, config, seed, placed);
     const std::int32_t light = find_prop("street_light");
     const std::int32_t hydrant = find_prop("hydrant");
     for (const Item& item : placed) {

@@ -33,8 +33,10 @@ Street dress(const testing::City& city, const Config& config = {}) {
   Street s;
   const Inputs in = city.inputs();
   detail::street_lights(in, config, kSeed, s.lights);
-  detail::vegetation(in, config, kSeed, s.plants);
   detail::furniture(in, config, kSeed, s.furniture);
+  std::vector<Item> placed = s.lights;
+  placed.insert(placed.end(), s.furniture.begin(), s.furniture.end());
+  detail::vegetation(in, config, kSeed, placed, s.plants);
   s.parking = detail::parking_spots(in, config, s.furniture);
   return s;
 }
@@ -226,7 +228,10 @@ TEST(Vegetation, ParkTreesArePoissonAndSeededByBlock) {
   alone.lots = c.lots;
   alone.buildings = c.buildings;
   std::vector<Item> mine;
-  detail::vegetation(alone.inputs(), config, kSeed, mine);
+  std::vector<Item> placed;
+  detail::street_lights(alone.inputs(), config, kSeed, placed);
+  detail::furniture(alone.inputs(), config, kSeed, placed);
+  detail::vegetation(alone.inputs(), config, kSeed, placed, mine);
   std::vector<Item> a;
   std::vector<Item> b;
   for (const Item& t : street().plants)
