@@ -12,7 +12,8 @@ namespace detail {
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
                                const std::vector<double>& base_z,
-                               const std::vector<NeighbourSolid>& neighbours) {
+                               const std::vector<NeighbourSolid>& neighbours,
+                               std::vector<std::vector<Volume>>* volumes) {
   Output out;
   std::vector<BuildingWork> works;
   // 1. Volumes, floors, corners and facades per building.
@@ -38,7 +39,8 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     b.style = dna.style;
     b.shape = dna.shape;
     b.base_z_m = w.base_z_m;
-    b.volumes = building_volumes(dna);
+    b.volumes = volumes != nullptr && pi < volumes->size() ? std::move((*volumes)[pi])
+                                                           : building_volumes(dna);
     if (b.volumes.empty()) {
       continue;
     }

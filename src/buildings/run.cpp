@@ -21,11 +21,13 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
   const std::size_t n = lots.lots.size();
   std::vector<std::vector<double>> base(n);
   std::vector<std::vector<detail::NeighbourSolid>> solids(n);
+  std::vector<std::vector<std::vector<Volume>>> volumes(n);  // Per lot, per parcel.
   std::vector<Aabb2> lot_box(n);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
     const lots::Lot& lot = lots.lots[i];
     lot_box[i] = ring_bounds(lot.area.outer);
     base[i].assign(lot.parcels.size(), 0.0);
+    volumes[i].resize(lot.parcels.size());
     for (std::size_t p = 0; p < lot.parcels.size(); ++p) {
       if (!lot.parcels[p].has_building) {
         continue;
@@ -39,12 +41,13 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
         }
         base[i][p] = fp.outer.empty() ? ground.sample(dna.centre) : lo;
       }
-      for (Volume& v : building_volumes(dna)) {
+      volumes[i][p] = building_volumes(dna);
+      for (const Volume& v : volumes[i][p]) {
         detail::NeighbourSolid s;
         s.bounds = ring_bounds(v.footprint.outer);
         s.z0 = base[i][p] + v.z0_m;
         s.z1 = base[i][p] + v.z1_m;
-        s.footprint = std::move(v.footprint);
+        s.footprint = v.footprint;
         solids[i].push_back(std::move(s));
       }
     }
@@ -76,8 +79,8 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
         }
       }
     }
-    slots[i].emplace(
-        detail::generate_lot_at(lot, library, tags, config, seed, base[i], neighbours));
+    slots[i].emplace(detail::generate_lot_at(lot, library, tags, config, seed, base[i], neighbours,
+                                             &volumes[i]));
   });
 
   // 3. Concatenate in lot order, renumbering building ids and instance ranges.

@@ -123,10 +123,12 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
                                              std::size_t* triangles);
 
 /// The whole lot with per-parcel base heights (generator.cpp). base_z may be empty (all 0).
+/// `volumes` (optional): building_volumes of each parcel, already made; moved from.
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
                                const std::vector<double>& base_z,
-                               const std::vector<NeighbourSolid>& neighbours);
+                               const std::vector<NeighbourSolid>& neighbours,
+                               std::vector<std::vector<Volume>>* volumes = nullptr);
 
 /// Removes consecutive duplicate and collinear points from a ring.
 Ring simplify_ring(const Ring& ring);
