@@ -9,6 +9,7 @@
 #include <cstring>
 #include <set>
 
+#include "city_once.hpp"
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/pipeline/city_config.hpp"
@@ -48,16 +49,7 @@ bool boxes_meet(const Aabb2& a, const Aabb2& b) {
 
 class BuildingsCity : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto cfg = parse_city_config(kCity, "mixed.json");
-    ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
-    s_config = new CityConfig(*cfg);
-    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-    CityPipeline pipe;
-    auto r = pipe.run(*s_config);
-    ASSERT_TRUE(r.ok()) << r.error().to_string();
-    s_city = new CityResult(*r);
-  }
+  static void SetUpTestSuite() { run_city_once(kCity, "mixed.json", s_config, s_city); }
   static void TearDownTestSuite() {
     delete s_city;
     delete s_config;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "city_once.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/pipeline/city_config.hpp"
@@ -51,16 +52,7 @@ std::uint64_t hash_output(const dressing::Output& o) {
 
 class DressingCity : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    auto cfg = parse_city_config(kCity, "dressed.json");
-    ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
-    s_config = new CityConfig(*cfg);
-    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
-    CityPipeline pipe;
-    auto r = pipe.run(*s_config);
-    ASSERT_TRUE(r.ok()) << r.error().to_string();
-    s_city = new CityResult(*r);
-  }
+  static void SetUpTestSuite() { run_city_once(kCity, "dressed.json", s_config, s_city); }
   static void TearDownTestSuite() {
     delete s_city;
     delete s_config;
