@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cityforge/traffic/network.hpp"
+
+/// Trips with destinations: A* over the lane graph with travel-time costs.
+namespace cityforge::traffic {
+
+/// How a route step is entered from the step before it.
+enum class StepKind : std::uint8_t {
+  start,         ///< The first step: the lane the vehicle is on.
+  follow,        ///< A successor of the previous step's lane, entered at its end.
+  change_left,   ///< The previous lane's left neighbour, entered by a lane change along it.
+  change_right,  ///< The previous lane's right neighbour, entered by a lane change along it.
+};
+
+struct RouteStep {
+  LaneId lane = kNoLane;
+  StepKind kind = StepKind::start;
+};
+
+/// Costs of the router. Travel time of a lane = length / speed, where speed is
+/// `lane_speed_mps[lane]` when that span is not empty (live or averaged speeds; values are
+/// clamped below at min_speed_mps) and the speed limit otherwise.
+struct RouteCosts {
+  std::span<const float> lane_speed_mps;
+  double lane_change_s = 3.0;    ///< Added per lane change step. [Limit: >= 0]
+  double min_speed_mps = 1.0;    ///< Floor on speeds, so jammed lanes stay finite. [> 0]
+  double connector_extra_s = 0;  ///< Added per junction connector (signal delay). [>= 0]
+};
+
+/// Fastest route from the start of lane `from` (kVehicle, not a connector is not required) to
+/// the end of lane `to`, over successors and lane changes between neighbours, by A* with an
+/// admissible straight-line heuristic (distance / the network's highest speed limit). Only
+/// kVehicle lanes are used. The first step is {from, start}, the last is `to`. Empty when `to`
+/// cannot be reached (or a lane id is out of range). Ties break by lane id, so the route is
+/// deterministic. `expanded` (optional) receives the number of lanes settled.
+std::vector<RouteStep> find_route(const Network& net, LaneId from, LaneId to,
+                                  const RouteCosts& costs = {}, std::uint32_t* expanded = nullptr);
+
+/// Reusable A* buffers for many queries on one network (one per thread); find_route uses a
+/// temporary one.
+class Router {
+ public:
+  explicit Router(const Network& net);
+  std::vector<RouteStep> route(LaneId from, LaneId to, const RouteCosts& costs = {},
+                               std::uint32_t* expanded = nullptr);
+
+ private:
+  const Network* m_net;
+  std::vector<double> m_g;
+  std::vector<LaneId> m_parent;
+  std::vector<StepKind> m_parent_kind;
+  std::vector<std::uint32_t> m_stamp;
+  std::uint32_t m_epoch = 0;
+};
+
+/// Travel time of a route in seconds under `costs` (sum of its lanes' travel times and step
+/// penalties).
+double route_time_s(const Network& net, std::span<const RouteStep> route,
+                    const RouteCosts& costs = {});
+
+}  // namespace cityforge::traffic

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/sim/entities.hpp"
+#include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/recording.hpp"
+
+/// Vehicles on the lane graph, on the sim entity system (docs/traffic.md).
+namespace cityforge::traffic {
+
+/// Vehicle types; the values equal EntityKind's.
+enum class VehicleType : std::uint8_t { car = 0, van = 1, bus = 2, truck = 3 };
+inline constexpr std::size_t kVehicleTypes = 4;
+const char* to_string(VehicleType t);
+
+/// Intelligent Driver Model and MOBIL parameters of one vehicle type.
+struct VehicleParams {
+  float length_m = 4.5f;
+  float width_m = 1.8f;
+  float max_accel_mps2 = 1.5f;      ///< IDM a. [Limit: > 0]
+  float comfort_decel_mps2 = 2.0f;  ///< IDM b. [Limit: > 0]
+  float max_decel_mps2 = 8.0f;      ///< Hardest braking the vehicle can do. [>= comfort]
+  float time_gap_s = 1.2f;          ///< IDM T. [Limit: >= 0]
+  float min_gap_m = 2.0f;           ///< IDM s0, standstill gap. [Limit: > 0]
+  float speed_factor = 1.0f;        ///< Desired speed = lane limit x this (x a per-driver draw).
+  float politeness = 0.3f;          ///< MOBIL p. [Limit: 0..1]
+};
+/// Defaults: car 4.5 m, van 5.5 m, bus 12 m, truck 10 m (docs/traffic.md has the table).
+VehicleParams default_params(VehicleType t);
+
+/// Simulation settings.
+struct Config {
+  float dt_s = 0.1f;              ///< Fixed tick. [Limit: (0, 1]]
+  std::uint32_t vehicles = 1000;  ///< Moving vehicles to keep in the network.
+  /// Shares of car, van, bus, truck among moving vehicles (normalised). [>= 0, sum > 0]
+  std::array<float, kVehicleTypes> type_share{0.82f, 0.10f, 0.03f, 0.05f};
+  std::array<VehicleParams, kVehicleTypes> params{
+      default_params(VehicleType::car), default_params(VehicleType::van),
+      default_params(VehicleType::bus), default_params(VehicleType::truck)};
+  /// Share of moving vehicles driving A* trips to destinations (the rest roam by density and
+  /// drive indefinitely). A vehicle finishing its trip goes back to the pool and a pooled one
+  /// starts a new trip elsewhere, so the count stays. [0..1]
+  float trip_share = 0.3f;
+  /// Vehicles requested beyond this share of the spawn lanes' capacity are clamped (with a
+  /// warning in Stats), so the network is never packed bumper to bumper. [(0, 1]]
+  float max_fill = 0.45f;
+  float driver_speed_jitter = 0.1f;     ///< Per-driver desired speed factor 1 +- this. [0..0.5]
+  float look_ahead_s = 8.0f;            ///< Leaders and stop lines searched this many seconds...
+  float look_ahead_min_m = 60.0f;       ///< ...but at least this far ahead. [> 0]
+  float lane_change_interval_s = 1.0f;  ///< Each vehicle considers a change this often.
+  float lane_change_duration_s = 3.0f;  ///< The lateral move (ghost slot held this long).
+  float mobil_threshold_mps2 = 0.2f;    ///< MOBIL incentive threshold.
+  float keep_right_bias_mps2 = 0.1f;    ///< Added to moves to the right.
+  float safe_decel_mps2 = 4.0f;         ///< MOBIL safety: new follower brakes at most this.
+  float yield_gap_s = 4.0f;          ///< Yielding movements need conflicting traffic this far away.
+  float stop_dwell_s = 1.0f;         ///< Full stop at stop signs before going.
+  float request_distance_m = 40.0f;  ///< Coordinator considers vehicles this close to the line.
+  float route_density_weight = 6.0f;  ///< Successor weight 1 / (1 + w * occupancy).
+  float walk_s = 7.0f;                ///< Walk interval of a green phase, then flashing.
+  float record_interval_s = 0.1f;     ///< Frame interval of recordings.
+  std::uint32_t pool = 0;             ///< Pooled vehicles kept spare; 0 = 2% of `vehicles` + 16.
+};
+
+/// A parked vehicle (static: never ticked).
+struct ParkedVehicle {
+  Vec3 position;
+  double heading_rad = 0;
+  VehicleType type = VehicleType::car;
+};
+
+/// Run counters (docs/traffic.md, sim_stats.json).
+struct Stats {
+  std::uint64_t ticks = 0;
+  std::uint64_t vehicle_updates = 0;  ///< Moving vehicles ticked, summed over ticks.
+  std::uint32_t vehicles_requested = 0;
+  std::uint32_t vehicles_moving = 0;  ///< In the network now.
+  std::uint32_t vehicles_parked = 0;
+  std::uint32_t vehicles_pooled = 0;
+  std::uint32_t capacity = 0;  ///< Spawn lane capacity at Config::max_fill.
+  std::uint64_t trips_completed = 0;
+  std::uint64_t trips_started = 0;
+  std::uint64_t reroutes = 0;
+  std::uint64_t lane_changes = 0;          ///< Completed.
+  std::uint64_t lane_changes_aborted = 0;  ///< Ghost slot refused or lane end reached.
+  std::uint64_t stops = 0;                 ///< Transitions from moving (> 1 m/s) to stopped.
+  std::uint64_t junction_entries = 0;
+  std::uint64_t entries_on_yellow = 0;
+  std::uint64_t red_violations = 0;   ///< Entries into a red connector (must stay 0).
+  std::uint64_t emergency_stops = 0;  ///< Hard clamps at a lane end or leader (rare).
+  double mean_speed_mps = 0;          ///< Over moving vehicles, last tick.
+  double distance_km = 0;             ///< Driven by all vehicles.
+  std::vector<std::string> warnings;
+};
+
+/// Per-vehicle view for tests, tools and recordings.
+struct VehicleView {
+  sim::Entity entity;
+  VehicleType type = VehicleType::car;
+  LaneId lane = kNoLane;
+  LaneId next = kNoLane;
+  LaneId change_target = kNoLane;  ///< Lane-change target while the ghost slot is held.
+  float s_m = 0;
+  float speed_mps = 0;
+  float accel_mps2 = 0;
+  float length_m = 0;
+  float stopped_s = 0;  ///< Time stopped without interruption.
+  bool on_trip = false;
+};
+
+/// One entry of a lane queue, front (largest s) first.
+struct QueueEntry {
+  float s_m = 0;       ///< Front of the vehicle along the lane.
+  float length_m = 0;  ///< Rear at s_m - length_m.
+  float speed_mps = 0;
+  std::uint32_t entity = 0;  ///< Entity index.
+  bool ghost = false;        ///< A lane-change reservation, not the vehicle's own lane.
+};
+
+class Simulation {
+ public:
+  /// Builds the world, registers components and processors, spawns the moving vehicles by
+  /// density (downtown lanes denser), the pool and the parked vehicles. Requests above the
+  /// capacity are clamped (Stats::warnings says so).
+  static Result<std::unique_ptr<Simulation>> create(Network net, const Config& config,
+                                                    std::vector<ParkedVehicle> parked, Seed seed);
+  ~Simulation();
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+
+  /// One fixed tick. Uses the calling task arena's threads (oneTBB).
+  void tick();
+  double time_s() const;
+
+  const Network& network() const;
+  const Config& config() const;
+  const Stats& stats() const;
+  sim::World& world();
+  std::uint64_t state_hash() const;
+
+  /// Vehicles in the network, by entity index.
+  std::vector<VehicleView> vehicles() const;
+  /// The lane queues built at the start of the last tick (ghosts included), front first.
+  std::span<const QueueEntry> queue(LaneId lane) const;
+  /// Signal state of a connector (off when its junction has no signal) and of a crosswalk.
+  LightState light(LaneId connector) const;
+  WalkState walk(LaneId crosswalk) const;
+  /// Pedestrians on a crosswalk (set by the crowd simulation); turning vehicles yield to them.
+  void set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians);
+  /// A stopped obstacle (crash, breakdown, external vehicle) occupying [s - length, s] of a
+  /// lane; vehicles treat it as a leader when it is closer than their own. Returns its id.
+  std::uint32_t add_obstacle(LaneId lane, float s_m, float length_m);
+  void move_obstacle(std::uint32_t id, LaneId lane, float s_m);
+  void remove_obstacle(std::uint32_t id);
+  /// Changes the number of moving vehicles (spawned from / returned to the pool).
+  void set_vehicle_count(std::uint32_t n);
+
+  /// Samples for a recording frame: moving vehicles, then (when `parked`) the parked ones.
+  std::vector<VehicleSample> samples(bool parked = false) const;
+  /// Recording set-up (quantisation box over the network, signal and crosswalk lanes).
+  RecordingInfo recording_info(std::uint64_t seed) const;
+  void lights(std::span<const LaneId> lanes, std::vector<LightState>& out) const;
+  void walks(std::span<const LaneId> lanes, std::vector<WalkState>& out) const;
+
+  struct Impl;
+
+ private:
+  explicit Simulation(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+/// Invariants a test or `simulate --audit` checks after a tick.
+struct Audit {
+  std::uint64_t overlaps = 0;       ///< Consecutive queue entries with gap < -1 mm.
+  std::uint64_t conflicts = 0;      ///< Conflicting connectors occupied at once.
+  std::uint64_t bad_positions = 0;  ///< s outside [0, lane length], NaN, negative speed.
+  float min_gap_m = 1e9f;
+};
+Audit audit(const Simulation& sim);
+
+}  // namespace cityforge::traffic
