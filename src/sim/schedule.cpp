@@ -8,7 +8,11 @@
 namespace cityforge::sim {
 
 bool conflicts(const Processor& a, const Processor& b) {
-  return a.writes.intersects(b.reads | b.writes) || b.writes.intersects(a.reads);
+  if (a.writes.intersects(b.reads | b.writes) || b.writes.intersects(a.reads)) {
+    return true;
+  }
+  return (a.resource_writes & (b.resource_reads | b.resource_writes)) != 0U ||
+         (b.resource_writes & a.resource_reads) != 0U;
 }
 
 std::uint32_t Schedule::add(Processor processor) {

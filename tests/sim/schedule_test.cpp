@@ -41,6 +41,28 @@ TEST(SimSchedule, ConflictsAreWriteAgainstReadOrWrite) {
   EXPECT_FALSE(conflicts(make(w, "a", vel, pos), make(w, "b", vel, w.mask<Tag>())));
 }
 
+TEST(SimSchedule, ResourcesConflictLikeComponents) {
+  World w;
+  test::register_all(w);
+  const auto with = [&](std::uint64_t reads, std::uint64_t writes) {
+    Processor p = make(w, "r", {}, {});
+    p.resource_reads = reads;
+    p.resource_writes = writes;
+    return p;
+  };
+  EXPECT_TRUE(conflicts(with(0, 1), with(1, 0)));
+  EXPECT_TRUE(conflicts(with(1, 0), with(0, 1)));
+  EXPECT_TRUE(conflicts(with(0, 2), with(0, 2)));
+  EXPECT_FALSE(conflicts(with(1, 0), with(1, 0)));
+  EXPECT_FALSE(conflicts(with(0, 1), with(0, 2)));
+  Schedule s;
+  s.add(with(0, 1));
+  s.add(with(2, 0));
+  s.add(with(1, 0));
+  ASSERT_EQ(s.phases().size(), 2U);
+  EXPECT_EQ(s.phases()[0], (std::vector<std::uint32_t>{0, 1}));
+}
+
 TEST(SimSchedule, PhasesSerialiseConflictsAndGroupTheRest) {
   World w;
   test::register_all(w);

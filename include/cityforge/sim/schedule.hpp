@@ -28,15 +28,21 @@ struct TickContext {
 };
 
 /// A stateless function run once per tick over queries. `reads` and `writes` are the component
-/// types it touches; the scheduler trusts them (writing outside `writes` is a data race).
+/// types it touches, `resource_*` the shared non-component data; the scheduler trusts them
+/// (writing outside `writes` is a data race).
 struct Processor {
   std::string name;
   ComponentMask reads;
   ComponentMask writes;
+  /// Shared data outside the components (lane queues, signal states...), one bit per resource
+  /// as the caller numbers them; they order processors like component sets do.
+  std::uint64_t resource_reads = 0;
+  std::uint64_t resource_writes = 0;
   std::function<void(const TickContext&)> run;
 };
 
-/// True when a and b may not run at the same time: one writes what the other reads or writes.
+/// True when a and b may not run at the same time: one writes what the other reads or writes
+/// (components or resources).
 [[nodiscard]] bool conflicts(const Processor& a, const Processor& b);
 
 /// Processors in declaration order, grouped into phases. A processor goes one phase after the
