@@ -26,6 +26,13 @@ struct RouteStep {
 /// Costs of the router. Travel time of a lane = length / speed, where speed is
 /// `lane_speed_mps[lane]` when that span is not empty (live or averaged speeds; values are
 /// clamped below at min_speed_mps) and the speed limit otherwise.
+///
+/// Cost model: the cost of a route is the time from the start of its first lane to the end of
+/// its last. The start step costs the first lane's travel time; a follow step costs the
+/// entered lane's travel time, plus connector_extra_s when that lane is a junction connector
+/// (kIntersection); a change step from lane A to its neighbour B costs
+/// lane_change_s + max(0, travel(B) - travel(A)): A was already paid in full and B runs beside
+/// it, so only a slower B adds time. Every step costs >= 0.
 struct RouteCosts {
   std::span<const float> lane_speed_mps;
   double lane_change_s = 3.0;    ///< Added per lane change step. [Limit: >= 0]
@@ -51,7 +58,15 @@ class Router {
                                std::uint32_t* expanded = nullptr);
 
  private:
+  struct OpenEntry {
+    double f = 0;
+    double g = 0;
+    LaneId lane = kNoLane;
+  };
   const Network* m_net;
+  double m_max_speed_mps = 0;  ///< Highest speed limit of a vehicle lane.
+  double m_max_change_m = 0;   ///< Farthest apart end points of two neighbour vehicle lanes.
+  std::vector<OpenEntry> m_open;
   std::vector<double> m_g;
   std::vector<LaneId> m_parent;
   std::vector<StepKind> m_parent_kind;

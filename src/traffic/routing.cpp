@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: Apache-2.0
+// A* over lanes with travel-time costs (cost model in routing.hpp, RouteCosts).
+// Based on: Hart, Nilsson & Raphael, A Formal Basis for the Heuristic Determination of Minimum
+// Cost Paths, 1968.
+#include "cityforge/traffic/routing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "cityforge/core/assert.hpp"
+
+namespace cityforge::traffic {
+
+namespace {
+
+bool is_vehicle(const Network& net, LaneId lane) {
+  return lane < net.lane_count() && net.is(lane, roads::kVehicle);
+}
+
+Vec3 end_point(const Network& net, LaneId lane) {
+  return net.points[net.point_begin[lane + 1] - 1];
+}
+
+double lane_speed(const Network& net, LaneId lane, const RouteCosts& costs) {
+  if (lane < costs.lane_speed_mps.size()) {
+    // std::max(min, NaN) keeps min, so a NaN speed counts as jammed, not as free.
+    return std::max(costs.min_speed_mps, static_cast<double>(costs.lane_speed_mps[lane]));
+  }
+  return std::max(costs.min_speed_mps, static_cast<double>(net.speed_limit_mps[lane]));
+}
+
+double travel_s(const Network& net, LaneId lane, const RouteCosts& costs) {
+  return static_cast<double>(net.length_m[lane]) / lane_speed(net, lane, costs);
+}
+
+double follow_cost(const Network& net, LaneId to, const RouteCosts& costs) {
+  const double extra = net.is(to, roads::kIntersection) ? costs.connector_extra_s : 0.0;
+  return travel_s(net, to, costs) + extra;
+}
+
+double change_cost(const Network& net, LaneId from, LaneId to, const RouteCosts& costs) {
+  return costs.lane_change_s + std::max(0.0, travel_s(net, to, costs) - travel_s(net, from, costs));
+}
+
+// Pops the smallest f first; on equal f the larger g (the entry nearer the goal), then the
+// smaller lane id, so the expansion order is a total order.
+bool open_after(double fa, double ga, LaneId la, double fb, double gb, LaneId lb) {
+  if (fa != fb) {
+    return fa > fb;
+  }
+  if (ga != gb) {
+    return ga < gb;
+  }
+  return la > lb;
+}
+
+}  // namespace
+
+Router::Router(const Network& net) : m_net(&net) {
+  const std::uint32_t n = net.lane_count();
+  m_g.resize(n);
+  m_parent.resize(n);
+  m_parent_kind.resize(n);
+  m_stamp.assign(n, 0);
+  // Heuristic constants: the fastest lane, and how far a lane change can move a lane's end
+  // point (so a cheap change step never drops the heuristic by more than it costs).
+  for (LaneId l = 0; l < n; ++l) {
+    if (!net.is(l, roads::kVehicle)) {
+      continue;
+    }
+    m_max_speed_mps = std::max(m_max_speed_mps, static_cast<double>(net.speed_limit_mps[l]));
+    for (LaneId nb : {net.left[l], net.right[l]}) {
+      if (is_vehicle(net, nb)) {
+        m_max_change_m = std::max(m_max_change_m, length(end_point(net, l) - end_point(net, nb)));
+      }
+    }
+  }
+}
+
+std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& costs,
+                                     std::uint32_t* expanded) {
+  const Network& net = *m_net;
+  if (expanded != nullptr) {
+    *expanded = 0;
+  }
+  if (!is_vehicle(net, from) || !is_vehicle(net, to)) {
+    return {};
+  }
+  CF_ASSERT(costs.lane_speed_mps.empty() || costs.lane_speed_mps.size() == net.lane_count(),
+            "lane_speed_mps must have one entry per lane");
+  CF_ASSERT(costs.min_speed_mps > 0.0 && costs.lane_change_s >= 0.0, "bad route costs");
+
+  // 1. Heuristic speed: at least every speed a lane may be driven at in this query, and fast
+  // enough that a lane change (which moves the end point sideways) stays consistent.
+  double v_h = std::max(m_max_speed_mps, costs.min_speed_mps);
+  for (float v : costs.lane_speed_mps) {
+    v_h = std::max(v_h, static_cast<double>(v));
+  }
+  if (m_max_change_m > 0.0) {
+    v_h = costs.lane_change_s > 0.0 ? std::max(v_h, m_max_change_m / costs.lane_change_s)
+                                    : std::numeric_limits<double>::infinity();
+  }
+  const Vec3 goal = end_point(net, to);
+  auto heuristic = [&](LaneId lane) {
+    return std::isinf(v_h) ? 0.0 : length(end_point(net, lane) - goal) / v_h;
+  };
+
+  // 2. A new epoch invalidates every g without touching the arrays.
+  if (++m_epoch == 0) {
+    std::fill(m_stamp.begin(), m_stamp.end(), 0U);
+    m_epoch = 1;
+  }
+  m_open.clear();
+  auto heap_cmp = [](const OpenEntry& a, const OpenEntry& b) {
+    return open_after(a.f, a.g, a.lane, b.f, b.g, b.lane);
+  };
+  auto relax = [&](LaneId lane, double g, LaneId parent, StepKind kind) {
+    if (m_stamp[lane] == m_epoch && m_g[lane] <= g) {
+      return;
+    }
+    m_stamp[lane] = m_epoch;
+    m_g[lane] = g;
+    m_parent[lane] = parent;
+    m_parent_kind[lane] = kind;
+    m_open.push_back({g + heuristic(lane), g, lane});
+    std::push_heap(m_open.begin(), m_open.end(), heap_cmp);
+  };
+  relax(from, travel_s(net, from, costs), kNoLane, StepKind::start);
+
+  // 3. Expand until the goal is popped. Stale entries (a better g was found since) are skipped.
+  std::uint32_t settled = 0;
+  bool found = false;
+  while (!m_open.empty()) {
+    std::pop_heap(m_open.begin(), m_open.end(), heap_cmp);
+    const OpenEntry top = m_open.back();
+    m_open.pop_back();
+    if (top.g > m_g[top.lane]) {
+      continue;
+    }
+    ++settled;
+    if (top.lane == to) {
+      found = true;
+      break;
+    }
+    const LaneId a = top.lane;
+    for (std::uint32_t i = net.succ_begin[a]; i < net.succ_begin[a + 1]; ++i) {
+      const LaneId s = net.succ[i];
+      if (is_vehicle(net, s)) {
+        relax(s, top.g + follow_cost(net, s, costs), a, StepKind::follow);
+      }
+    }
+    if (is_vehicle(net, net.left[a])) {
+      relax(net.left[a], top.g + change_cost(net, a, net.left[a], costs), a, StepKind::change_left);
+    }
+    if (is_vehicle(net, net.right[a])) {
+      relax(net.right[a], top.g + change_cost(net, a, net.right[a], costs), a,
+            StepKind::change_right);
+    }
+  }
+  if (expanded != nullptr) {
+    *expanded = settled;
+  }
+  if (!found) {
+    return {};
+  }
+
+  // 4. Walk the parents back from the goal. Each parent update strictly lowered g, so the
+  // parents form a tree rooted at `from`.
+  std::vector<RouteStep> steps;
+  for (LaneId l = to; l != kNoLane; l = m_parent[l]) {
+    steps.push_back({l, m_parent_kind[l]});
+    CF_ASSERT(steps.size() <= net.lane_count(), "route parent cycle");
+  }
+  std::reverse(steps.begin(), steps.end());
+  return steps;
+}
+
+std::vector<RouteStep> find_route(const Network& net, LaneId from, LaneId to,
+                                  const RouteCosts& costs, std::uint32_t* expanded) {
+  Router router(net);
+  return router.route(from, to, costs, expanded);
+}
+
+double route_time_s(const Network& net, std::span<const RouteStep> route, const RouteCosts& costs) {
+  double t = 0.0;
+  for (std::size_t i = 0; i < route.size(); ++i) {
+    const LaneId lane = route[i].lane;
+    switch (route[i].kind) {
+      case StepKind::start:
+        t += travel_s(net, lane, costs);
+        break;
+      case StepKind::follow:
+        t += follow_cost(net, lane, costs);
+        break;
+      case StepKind::change_left:
+      case StepKind::change_right:
+        t += i > 0 ? change_cost(net, route[i - 1].lane, lane, costs)
+                   : costs.lane_change_s + travel_s(net, lane, costs);
+        break;
+    }
+  }
+  return t;
+}
+
+}  // namespace cityforge::traffic
