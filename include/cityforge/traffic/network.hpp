@@ -49,6 +49,7 @@ struct Network {
   // -- Junctions -------------------------------------------------------------------------------
   std::vector<roads::Control> control;  ///< Per intersection (junction index).
   /// Per intersection: its vehicle connector lanes (kVehicle | kIntersection), ascending.
+  /// Connectors outside any junction (intersection -1: freeway turnarounds) are in no list.
   std::vector<std::uint32_t> connector_begin;  ///< size intersections + 1.
   std::vector<LaneId> connectors;
   /// Per lane (meaningful for connectors): the connectors of the same junction that may not
@@ -58,7 +59,9 @@ struct Network {
   std::vector<std::uint32_t> conflict_begin;  ///< size lanes + 1.
   std::vector<LaneId> conflicts;
   /// Per lane (meaningful for connectors): the crosswalk lanes of the same junction whose
-  /// centre line it crosses. Sorted.
+  /// centre line its movement crosses: the connector, the last 10 m of its incoming lane or the
+  /// first 10 m of its outgoing lane (crosswalks lie just outside the junction, so the lanes
+  /// cross them, not the connector; the roads stage's signal plans use the same rule). Sorted.
   std::vector<std::uint32_t> crosswalk_begin;  ///< size lanes + 1.
   std::vector<LaneId> crosswalks;
 
@@ -93,7 +96,8 @@ struct NetworkOptions {
 /// error). Validates, each error naming the place as a JSON pointer into lanes.json
 /// (`where`, e.g. "lanes[12].successors[1]") and what was expected:
 /// - a successor, predecessor or neighbour id that is not a lane ("dangling successor");
-/// - successor / predecessor lists that do not mirror each other;
+/// - successor / predecessor lists of vehicle lanes that do not mirror each other (pedestrian
+///   lanes are exempt: the roads stage links sidewalks and crosswalks both ways);
 /// - a vehicle lane of length <= 1e-3 m or with fewer than 2 points, a speed limit <= 0,
 ///   a non-finite coordinate;
 /// - a signal plan naming a lane that is not a connector of its intersection, a phase with a
