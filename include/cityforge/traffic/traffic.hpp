@@ -107,7 +107,10 @@ struct VehicleView {
   VehicleType type = VehicleType::car;
   LaneId lane = kNoLane;
   LaneId next = kNoLane;
-  LaneId change_target = kNoLane;  ///< Lane-change target while the ghost slot is held.
+  /// Lane-change target: requested this tick (progress 0, the next tick's queues confirm or
+  /// refuse the ghost slot) or held (progress > 0).
+  LaneId change_target = kNoLane;
+  float change_progress = 0;
   float s_m = 0;
   float speed_mps = 0;
   float accel_mps2 = 0;
@@ -116,13 +119,28 @@ struct VehicleView {
   bool on_trip = false;
 };
 
-/// One entry of a lane queue, front (largest s) first.
+/// Bits of QueueEntry::flags.
+enum QueueFlag : std::uint32_t {
+  kQueueGhost = 1U << 0U,     ///< A lane-change reservation, not the vehicle's own lane.
+  kQueueOnTrip = 1U << 1U,    ///< The vehicle drives a trip.
+  kQueueChanging = 1U << 2U,  ///< The vehicle is in a lateral move (own entry or ghost).
+  kQueueGhostNew = 1U << 3U,  ///< A ghost reserved in the previous tick, confirmed in this one.
+};
+/// QueueEntry::flags >> kQueueTypeShift & 0xff is the VehicleType.
+inline constexpr std::uint32_t kQueueTypeShift = 8;
+
+/// One entry of a lane queue, front (largest s) first. Built at the start of every tick from
+/// the vehicles' components; everything in a tick reads it, nothing writes it.
 struct QueueEntry {
   float s_m = 0;       ///< Front of the vehicle along the lane.
   float length_m = 0;  ///< Rear at s_m - length_m.
   float speed_mps = 0;
+  float accel_mps2 = 0;      ///< Of the previous tick.
+  float stopped_s = 0;       ///< Time stopped without interruption.
   std::uint32_t entity = 0;  ///< Entity index.
-  bool ghost = false;        ///< A lane-change reservation, not the vehicle's own lane.
+  LaneId next = kNoLane;     ///< Planned next lane.
+  LaneId prev = kNoLane;     ///< Lane it came from (connector clearing).
+  std::uint32_t flags = 0;   ///< QueueFlag bits.
 };
 
 class Simulation {

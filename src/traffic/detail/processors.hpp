@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+// The traffic processors, in tick order (internal). Each is a function over the Impl; the
+// Simulation registers them with the sim schedule with their component and resource sets.
+#pragma once
+
+#include <cstdint>
+
+#include "traffic/detail/state.hpp"
+
+namespace cityforge::traffic::detail {
+
+inline constexpr std::uint32_t kNone = 0xffffffffU;
+
+/// Moving vehicles: LaneState, Driver, LaneChange, not Pooled.
+sim::Query moving_query(const sim::World& world);
+
+/// Arc length on `to` beside arc length s on the parallel lane `from` (by length ratio).
+inline float mapped_s(const Network& net, LaneId from, LaneId to, float s) {
+  return s * net.length_m[to] / net.length_m[from];
+}
+
+/// Number of queue entries of a lane.
+inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
+  return m.lane_begin[lane + 1] - m.lane_begin[lane];
+}
+
+/// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts).
+void build_queues(Simulation::Impl& m);
+/// 2. Signal and walk states of the signalised junctions at m.time_s (signals.cpp).
+void update_signals(Simulation::Impl& m);
+/// 3. Grants to enter junction connectors and merges (coordinator.cpp).
+void coordinate(Simulation::Impl& m);
+/// 4. Car following, lane ends, lane changes, trips (drive.cpp); one chunk.
+void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk);
+/// 5. Keeps the moving count: pooled vehicles are spawned where there is room, surplus
+/// vehicles are pooled (spawn.cpp).
+void respawn(Simulation::Impl& m, const sim::TickContext& ctx);
+
+/// The successor a vehicle picks at the start of `lane` (spawn.cpp): weighted by downstream
+/// occupancy, drawn from (seed, tick, entity).
+LaneId choose_next(const Simulation::Impl& m, LaneId lane, std::uint32_t entity,
+                   std::uint64_t salt);
+/// Initial vehicles, pool and parked vehicles (spawn.cpp).
+void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked);
+/// Plans a trip from `from` for a vehicle (spawn.cpp): a destination drawn by density and an
+/// A* route; false when no destination was reachable.
+bool plan_trip(Simulation::Impl& m, Router& router, std::uint32_t entity, LaneId from,
+               std::uint64_t salt, Trip& trip);
+
+/// IDM acceleration for a gap (bumper to bumper, metres) to a leader moving at v_lead.
+float idm_accel(const VehicleParams& p, float v, float v0, float gap_m, float v_lead);
+/// IDM acceleration on a free road.
+float free_accel(const VehicleParams& p, float v, float v0);
+
+}  // namespace cityforge::traffic::detail

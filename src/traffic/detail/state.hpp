@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// The traffic simulation's components, shared tables and processors (internal).
+#pragma once
+
+#include <tbb/enumerable_thread_specific.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+#include "cityforge/traffic/routing.hpp"
+#include "cityforge/traffic/traffic.hpp"
+
+namespace cityforge::traffic::detail {
+
+// -- Components ---------------------------------------------------------------------------------
+
+/// Where a vehicle is: lane, front position, speed. The hot component.
+struct LaneState {
+  LaneId lane = kNoLane;
+  LaneId next = kNoLane;  ///< Planned successor (kNoLane: none chosen / must change lanes).
+  LaneId prev = kNoLane;  ///< Lane it came from.
+  float s_m = 0;          ///< Front of the vehicle, arc length along `lane`.
+  float speed_mps = 0;
+  float accel_mps2 = 0;
+};
+
+/// Who drives: type and character.
+struct Driver {
+  float speed_factor = 1;  ///< Desired speed = lane limit x this.
+  float stopped_s = 0;     ///< Time stopped without interruption.
+  std::uint8_t type = 0;   ///< VehicleType.
+  std::uint8_t flags = 0;  ///< DriverFlag bits.
+  std::uint16_t pad = 0;
+  float blocked_s = 0;  ///< Time waiting at a lane end for a mandatory lane change.
+};
+enum DriverFlag : std::uint8_t {
+  kDriverReroute = 1U << 0U,  ///< Left its route; the trips processor routes it again.
+  kDriverWasMoving = 1U << 1U,
+};
+
+/// A lateral move in progress (target kNoLane when none): the ghost slot on `target`.
+struct LaneChange {
+  LaneId target = kNoLane;
+  float progress = 0;  ///< 0 at the start (ghost not yet confirmed), 1 when done.
+};
+
+/// A trip to a destination along routes[entity index].
+struct Trip {
+  LaneId destination = kNoLane;
+  std::uint32_t step = 0;  ///< Index of `lane` in the route.
+};
+
+/// A parked vehicle (static).
+struct Parked {
+  float x = 0, y = 0, z = 0, heading = 0;
+  std::uint32_t type = 0;
+};
+
+/// In the pool: kept alive, not in the network.
+struct Pooled {
+  std::uint32_t reserved = 0;
+};
+
+// -- Resources (Processor::resource_* bits) ------------------------------------------------------
+enum Resource : std::uint64_t {
+  kResQueues = 1U << 0U,
+  kResLights = 1U << 1U,
+  kResGrants = 1U << 2U,
+  kResRoutes = 1U << 3U,
+  kResStats = 1U << 4U,
+  kResObstacles = 1U << 5U,
+};
+
+/// Permission to enter a controlled lane (a junction connector, or a merge lane from a yielding
+/// predecessor), held by the front vehicle of an approach lane.
+struct Grant {
+  std::uint32_t entity = 0;  ///< Entity index + 1; 0 = none.
+  LaneId lane = kNoLane;     ///< The lane it may enter.
+};
+
+struct Obstacle {
+  LaneId lane = kNoLane;
+  float s_m = 0;
+  float length_m = 0;
+  bool alive = false;
+};
+
+/// Counters summed over threads (sums commute, so they are deterministic).
+struct Counters {
+  std::atomic<std::uint64_t> lane_changes{0};
+  std::atomic<std::uint64_t> lane_changes_aborted{0};
+  std::atomic<std::uint64_t> stops{0};
+  std::atomic<std::uint64_t> junction_entries{0};
+  std::atomic<std::uint64_t> entries_on_yellow{0};
+  std::atomic<std::uint64_t> red_violations{0};
+  std::atomic<std::uint64_t> emergency_stops{0};
+  std::atomic<std::uint64_t> trips_completed{0};
+  std::atomic<std::uint64_t> reroutes{0};
+};
+
+}  // namespace cityforge::traffic::detail
+
+namespace cityforge::traffic {
+
+/// Everything a Simulation owns.
+struct Simulation::Impl {
+  Network net;
+  Config config;
+  Seed seed = 0;
+  sim::World world;
+  Stats stats;
+  detail::Counters counters;
+  std::uint32_t target_vehicles = 0;
+
+  // Per-lane tables fixed at creation.
+  std::vector<std::uint8_t> needs_grant;      ///< Entering this lane needs a grant (per lane).
+  std::vector<std::uint8_t> coordinated;      ///< Per intersection: the coordinator serves it.
+  std::vector<std::uint32_t> approach_begin;  ///< Per intersection: lanes feeding its connectors.
+  std::vector<LaneId> approaches;
+  std::vector<LaneId> merge_lanes;              ///< Lanes with net.merge set.
+  std::vector<std::uint8_t> yields_into_merge;  ///< Per lane: its entry into a merge yields.
+  std::vector<LaneId> signal_lanes;             ///< Connectors of signalised junctions, ascending.
+  std::vector<LaneId> crosswalk_lanes;          ///< Crosswalks of signalised junctions, ascending.
+  std::vector<std::vector<LaneId>> crosswalks_of_signal;  ///< Per signal plan: walk lanes.
+  /// Per merge lane: its predecessors that have priority (the others yield).
+  std::vector<std::vector<LaneId>> merge_priority;
+  std::vector<std::vector<LaneId>> merge_yielding;
+  std::vector<double> spawn_weight_cdf;  ///< Over net.spawn_lanes.
+  float max_speed_mps = 1;
+
+  // Queues (rebuilt each tick).
+  std::vector<std::uint32_t> lane_begin;  ///< lanes + 1
+  std::vector<QueueEntry> entries;
+  std::vector<std::uint32_t> chunk_base;  ///< Per moving chunk ordinal: first global row.
+  std::vector<std::uint32_t> row_slot;    ///< Per global row: own entry slot.
+  std::vector<std::uint32_t> row_ghost;   ///< Per global row: ghost slot or ~0.
+
+  // Signals and the coordinator.
+  std::vector<LightState> light;              ///< Per lane (off for all but signalised connectors).
+  std::vector<WalkState> walk;                ///< Per lane (off for all but signalised crosswalks).
+  std::vector<std::uint16_t> crosswalk_busy;  ///< Pedestrians per crosswalk lane.
+  std::vector<detail::Grant> grant;           ///< Per approach lane.
+  std::vector<detail::Grant> claim;           ///< Per merge lane: the yielding vehicle let in.
+  std::vector<float> claim_dist_m;            ///< Its distance to the merge lane's start.
+  std::vector<float> claim_length_m;          ///< Its length.
+  std::vector<std::uint8_t> busy;             ///< Scratch per lane: connector occupied or granted.
+  std::vector<float> reserved_m;              ///< Scratch per lane: space promised on an exit lane.
+
+  // Trips.
+  std::vector<std::vector<RouteStep>> routes;       ///< Per entity index.
+  tbb::enumerable_thread_specific<Router> routers;  ///< One A* workspace per thread.
+  std::uint64_t arrivals_seen = 0;
+
+  // Per moving chunk of the last tick (summed in chunk order).
+  std::vector<double> chunk_distance;
+  std::vector<double> chunk_speed;
+
+  std::vector<detail::Obstacle> obstacles;
+
+  std::uint64_t tick = 0;
+  double time_s = 0;
+  double speed_sum = 0;  ///< Of the last tick.
+
+  Impl(Network network, const Config& cfg, Seed s)
+      : net(std::move(network)),
+        config(cfg),
+        seed(s),
+        world(sim::WorldConfig{cfg.dt_s}),
+        routers([this] { return Router(net); }) {}
+
+  float length_of(std::uint8_t type) const { return config.params[type].length_m; }
+};
+
+}  // namespace cityforge::traffic

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: Apache-2.0
+// Driving: each moving vehicle, independently and in parallel by chunk, reads the start-of-tick
+// lane queues and computes its Intelligent Driver Model acceleration against the closest of its
+// constraints: the vehicle ahead on its lane, or for the front vehicle the tail of the lanes
+// ahead (across successors up to the look-ahead), a closed or ungranted lane end, a merge
+// claimant, an obstacle, the leader on its lane-change target (the ghost slot), and a lower
+// speed limit ahead. Positions are then clamped to the leaders' start-of-tick rears (leaders
+// never move back, so gaps stay >= 0 whatever the tick length). Lane ends are crossed into
+// the planned lane; a new one is planned (density-weighted or from the trip's route). Every
+// lane_change_interval_s a vehicle weighs MOBIL lane changes; a chosen change reserves a ghost
+// slot that the next tick's queues confirm or refuse.
+// Based on: Treiber, Hennecke, Helbing (2000), "Congested traffic states in empirical
+// observations and microscopic simulations" (IDM); Kesting, Treiber, Helbing (2007), "General
+// lane-changing model MOBIL for car-following models".
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "traffic/detail/processors.hpp"
+
+namespace cityforge::traffic::detail {
+
+float free_accel(const VehicleParams& p, float v, float v0) {
+  const float r = v / std::max(v0, 0.1f);
+  const float r2 = r * r;
+  return p.max_accel_mps2 * (1.0f - r2 * r2);
+}
+
+float idm_accel(const VehicleParams& p, float v, float v0, float gap_m, float v_lead) {
+  const float dv = v - v_lead;
+  const float dyn =
+      v * p.time_gap_s + v * dv / (2.0f * std::sqrt(p.max_accel_mps2 * p.comfort_decel_mps2));
+  const float s_star = p.min_gap_m + std::max(0.0f, dyn);
+  const float g = std::max(gap_m, 0.01f);
+  const float q = s_star / g;
+  return free_accel(p, v, v0) - p.max_accel_mps2 * q * q;
+}
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+bool requires_grant(const Simulation::Impl& m, LaneId from, LaneId to) {
+  return m.needs_grant[to] != 0U || (m.net.merge[to] != 0U && m.yields_into_merge[from] != 0U);
+}
+
+bool granted(const Simulation::Impl& m, LaneId lane, std::uint32_t self, LaneId to) {
+  const Grant& g = m.grant[lane];
+  return g.entity == self + 1 && g.lane == to;
+}
+
+/// The closest constraint ahead: IDM acceleration and the farthest the front may go.
+struct Constraints {
+  const VehicleParams& p;
+  float v;
+  float v0;
+  float accel;
+  float hard = kInf;  ///< In the vehicle's lane coordinates.
+  float hard_speed = 0;
+
+  void leader(float gap, float v_lead, float limit) {
+    accel = std::min(accel, idm_accel(p, v, v0, gap, v_lead));
+    if (limit < hard) {
+      hard = limit;
+      hard_speed = v_lead;
+    }
+  }
+};
+
+LaneId trip_next(const std::vector<RouteStep>& route, std::uint32_t step) {
+  if (step + 1 >= route.size()) return kNoLane;
+  const RouteStep& r = route[step + 1];
+  return r.kind == StepKind::follow ? r.lane : kNoLane;
+}
+
+struct Local {
+  std::uint64_t lane_changes = 0;
+  std::uint64_t stops = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t yellow = 0;
+  std::uint64_t red = 0;
+  std::uint64_t emergency = 0;
+  std::uint64_t trips = 0;
+  std::uint64_t reroutes = 0;
+  double distance = 0;
+  double speed = 0;
+};
+
+}  // namespace
+
+void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk) {
+  const Network& net = m.net;
+  const Config& cfg = m.config;
+  const float dt = cfg.dt_s;
+  const auto ents = chunk.entities();
+  const auto ls = chunk.write<LaneState>();
+  const auto dr = chunk.write<Driver>();
+  const auto lcs = chunk.write<LaneChange>();
+  const std::span<Trip> trips = chunk.has<Trip>() ? chunk.write<Trip>() : std::span<Trip>{};
+  const std::uint32_t base = m.chunk_base[chunk.ordinal()];
+  const auto interval =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(cfg.lane_change_interval_s / dt));
+  Local local;
+  sim::CommandWriter out = ctx.writer(chunk.ordinal());
+
+  for (std::size_t i = 0; i < ls.size(); ++i) {
+    LaneState& st = ls[i];
+    Driver& drv = dr[i];
+    LaneChange& lc = lcs[i];
+    Trip* trip = trips.empty() ? nullptr : &trips[i];
+    const VehicleParams& P = cfg.params[drv.type];
+    const std::uint32_t self = ents[i].index;
+    const std::uint32_t row = base + static_cast<std::uint32_t>(i);
+    const std::uint32_t slot = m.row_slot[row];
+    const LaneId start_lane = st.lane;
+    LaneId lane = start_lane;
+    float len = net.length_m[lane];
+    const float s = st.s_m;
+    const float v = st.speed_mps;
+
+    // 1. Desired speed, lowered ahead of a slower next lane.
+    float v0 = net.speed_limit_mps[lane] * drv.speed_factor;
+    const float dist_end = len - s;
+    if (st.next != kNoLane) {
+      const float vn = net.speed_limit_mps[st.next] * drv.speed_factor;
+      v0 =
+          std::min(v0, std::sqrt(vn * vn + 2.0f * P.comfort_decel_mps2 * std::max(dist_end, 0.0f)));
+    }
+    Constraints cons{P, v, v0, free_accel(P, v, v0)};
+
+    // 2. The vehicle ahead, or for the front vehicle the lanes ahead.
+    if (slot > m.lane_begin[lane]) {
+      const QueueEntry& e = m.entries[slot - 1];
+      const float rear = e.s_m - e.length_m;
+      cons.leader(rear - s, e.speed_mps, rear);
+    } else {
+      const float look = std::max(cfg.look_ahead_min_m, v * cfg.look_ahead_s);
+      const LaneId nx = st.next;
+      if (nx == kNoLane || (requires_grant(m, lane, nx) && !granted(m, lane, self, nx))) {
+        cons.leader(dist_end, 0.0f, len);
+      } else {
+        float off = len;
+        LaneId cur = nx;
+        for (int depth = 0; depth < 4; ++depth) {
+          if (net.merge[cur] != 0U && m.claim[cur].entity != 0 && m.claim[cur].entity != self + 1) {
+            const float claimant_front = off - m.claim_dist_m[cur];
+            if (claimant_front > s) {
+              const float rear = claimant_front - m.claim_length_m[cur];
+              cons.leader(rear - s, 0.0f, std::max(rear, s));
+            }
+          }
+          if (queue_size(m, cur) > 0) {
+            const QueueEntry& tail = m.entries[m.lane_begin[cur + 1] - 1];
+            const float rear = off + tail.s_m - tail.length_m;
+            cons.leader(rear - s, tail.speed_mps, rear);
+            break;
+          }
+          off += net.length_m[cur];
+          if (off - s > look || net.succ_begin[cur + 1] - net.succ_begin[cur] != 1) break;
+          const LaneId n2 = net.succ[net.succ_begin[cur]];
+          if (requires_grant(m, cur, n2)) {
+            cons.leader(off - s, 0.0f, off);
+            break;
+          }
+          cur = n2;
+        }
+      }
+    }
+    // 3. The leader on the lane-change target (the ghost slot's predecessor).
+    if (lc.target != kNoLane) {
+      const std::uint32_t gs = m.row_ghost[row];
+      const float ratio = net.length_m[lc.target] / len;
+      if (gs != kNone && gs > m.lane_begin[lc.target]) {
+        const QueueEntry& e = m.entries[gs - 1];
+        const float rear = (e.s_m - e.length_m) / ratio;
+        cons.leader(rear - s, e.speed_mps, rear);
+      }
+    }
+    // 4. Obstacles on this lane or the next.
+    for (const Obstacle& ob : m.obstacles) {
+      if (!ob.alive) continue;
+      float rear = kInf;
+      if (ob.lane == lane) {
+        rear = ob.s_m - ob.length_m;
+      } else if (ob.lane == st.next && slot == m.lane_begin[lane]) {
+        rear = len + ob.s_m - ob.length_m;
+      }
+      if (rear >= s - 0.01f && rear < kInf) cons.leader(rear - s, 0.0f, rear);
+    }
+
+    // 5. Integrate; never past a leader's start-of-tick rear.
+    const float acc = std::max(cons.accel, -P.max_decel_mps2);
+    float v_new = v + acc * dt;
+    float s_new = 0;
+    if (v_new < 0) {
+      s_new = s - v * v / (2.0f * acc);
+      v_new = 0;
+    } else {
+      s_new = s + 0.5f * (v + v_new) * dt;
+    }
+    if (s_new > cons.hard) {
+      if (s_new - cons.hard > 0.25f) ++local.emergency;
+      s_new = std::max(s, cons.hard);
+      v_new = std::min(v_new, cons.hard_speed);
+    }
+    local.distance += s_new - s;
+    st.accel_mps2 = (v_new - v) / dt;
+
+    // 6. Finish a lane change (also when the lane end comes first).
+    if (lc.target != kNoLane) {
+      lc.progress += dt / cfg.lane_change_duration_s;
+      if (lc.progress >= 1.0f || s_new >= len) {
+        const LaneId target = lc.target;
+        s_new *= net.length_m[target] / len;
+        lane = target;
+        len = net.length_m[lane];
+        lc = LaneChange{};
+        ++local.lane_changes;
+        if (trip != nullptr) {
+          const auto& route = m.routes[self];
+          if (trip->step + 1 < route.size() && route[trip->step + 1].lane == lane) ++trip->step;
+          st.next = trip_next(route, trip->step);
+        } else {
+          st.next = choose_next(m, lane, self, ctx.tick);
+        }
+      }
+    }
+
+    // 7. Cross lane ends into the planned lane.
+    while (s_new > len) {
+      const LaneId nx = st.next;
+      if (nx == kNoLane || (requires_grant(m, lane, nx) && !granted(m, lane, self, nx))) {
+        s_new = len;
+        v_new = 0;
+        ++local.emergency;
+        break;
+      }
+      if (net.is(nx, roads::kIntersection)) {
+        ++local.entries;
+        if (m.light[nx] == LightState::red) ++local.red;
+        if (m.light[nx] == LightState::yellow) ++local.yellow;
+      }
+      s_new -= len;
+      st.prev = lane;
+      lane = nx;
+      len = net.length_m[lane];
+      if (trip != nullptr) {
+        const auto& route = m.routes[self];
+        if (trip->step + 1 < route.size() && route[trip->step + 1].lane == lane) {
+          ++trip->step;
+          st.next = trip_next(route, trip->step);
+        } else {
+          drv.flags |= kDriverReroute;
+          st.next = choose_next(m, lane, self, ctx.tick);
+        }
+      } else {
+        st.next = choose_next(m, lane, self, ctx.tick);
+      }
+    }
+    st.lane = lane;
+    st.s_m = s_new;
+    st.speed_mps = v_new;
+
+    // 8. Stops and waiting.
+    if (v_new < 0.1f) {
+      drv.stopped_s += dt;
+      if ((drv.flags & kDriverWasMoving) != 0U) {
+        ++local.stops;
+        drv.flags &= static_cast<std::uint8_t>(~kDriverWasMoving);
+      }
+    } else {
+      drv.stopped_s = 0;
+      if (v_new > 1.0f) drv.flags |= kDriverWasMoving;
+    }
+    local.speed += v_new;
+
+    // 9. Trips: arrival pools the vehicle; a blocked mandatory change gives up and reroutes.
+    if (trip != nullptr) {
+      const auto& route = m.routes[self];
+      if (trip->step + 1 >= route.size() && lane == trip->destination && s_new >= 0.5f * len) {
+        out.add(ents[i], Pooled{});
+        ++local.trips;
+        continue;
+      }
+      const bool must_change = st.next == kNoLane && trip->step + 1 < route.size();
+      if (must_change && lc.target == kNoLane && v_new < 0.1f && len - s_new < 15.0f) {
+        drv.blocked_s += dt;
+        if (drv.blocked_s > 20.0f) {
+          drv.blocked_s = 0;
+          drv.flags |= kDriverReroute;
+          st.next = choose_next(m, lane, self, ctx.tick);
+        }
+      } else {
+        drv.blocked_s = 0;
+      }
+      if ((drv.flags & kDriverReroute) != 0U) {
+        drv.flags &= static_cast<std::uint8_t>(~kDriverReroute);
+        ++local.reroutes;
+        // Continue by density to the next lane, then follow a new route from there.
+        Router& router = m.routers.local();
+        std::vector<RouteStep> fresh;
+        if (st.next != kNoLane) fresh = router.route(st.next, trip->destination);
+        auto& r = m.routes[self];
+        r.clear();
+        r.push_back(RouteStep{lane, StepKind::start});
+        if (!fresh.empty()) {
+          fresh.front().kind = StepKind::follow;
+          r.insert(r.end(), fresh.begin(), fresh.end());
+        }
+        trip->step = 0;
+        if (fresh.empty()) {  // The destination cannot be reached from here: end the trip.
+          out.add(ents[i], Pooled{});
+          continue;
+        }
+      }
+    }
+
+    // 10. Lane changes (MOBIL): mandatory ones for trips, discretionary ones for roamers.
+    if (lc.target != kNoLane || net.is(lane, roads::kIntersection)) continue;
+    LaneId must = kNoLane;
+    if (trip != nullptr && trip->step + 1 < m.routes[self].size()) {
+      const RouteStep& nx = m.routes[self][trip->step + 1];
+      if (nx.kind == StepKind::change_left || nx.kind == StepKind::change_right) must = nx.lane;
+    }
+    const bool due = (ctx.tick + self) % interval == 0;
+    if (must == kNoLane && (trip != nullptr || !due)) continue;
+    const float remaining = len - s_new;
+    if (must == kNoLane && remaining < v_new * cfg.lane_change_duration_s + 15.0f) continue;
+    if (must != kNoLane && remaining < 0.5f) continue;
+    // Needs the start-of-tick queues of the target: only valid while still on the same lane.
+    if (lane != start_lane) continue;
+    LaneId best = kNoLane;
+    float best_gain = -kInf;
+    for (const LaneId cand : {net.left[lane], net.right[lane]}) {
+      if (cand == kNoLane || (must != kNoLane && cand != must)) continue;
+      if (!net.is(cand, roads::kVehicle)) continue;
+      const float sb = mapped_s(net, lane, cand, s_new);
+      if (sb > net.length_m[cand] - 1.0f) continue;
+      const std::uint32_t b = m.lane_begin[cand];
+      const std::uint32_t e = m.lane_begin[cand + 1];
+      const QueueEntry* first = m.entries.data() + b;
+      const QueueEntry* last = m.entries.data() + e;
+      const QueueEntry* pos =
+          std::partition_point(first, last, [sb](const QueueEntry& q) { return q.s_m >= sb; });
+      const QueueEntry* lead = pos > first ? pos - 1 : nullptr;
+      const QueueEntry* fol = pos < last ? pos : nullptr;
+      const float v0b = net.speed_limit_mps[cand] * drv.speed_factor;
+      float a_new = free_accel(P, v_new, v0b);
+      if (lead != nullptr) {
+        const float gap = lead->s_m - lead->length_m - sb;
+        if (gap < 2.0f) continue;
+        a_new = std::min(a_new, idm_accel(P, v_new, v0b, gap, lead->speed_mps));
+      }
+      float follower_gain = 0;
+      if (fol != nullptr) {
+        const float gap = sb - P.length_m - fol->s_m;
+        if (gap < 2.0f) continue;
+        const VehicleParams& pf = cfg.params[(fol->flags >> kQueueTypeShift) & 0xffU];
+        const float af = idm_accel(pf, fol->speed_mps, net.speed_limit_mps[cand], gap, v_new);
+        if (af < -cfg.safe_decel_mps2) continue;
+        follower_gain = af - fol->accel_mps2;
+      }
+      const float bias =
+          cand == net.right[lane] ? cfg.keep_right_bias_mps2 : -cfg.keep_right_bias_mps2;
+      const float gain = a_new - acc + P.politeness * follower_gain + bias;
+      if (must == kNoLane && gain <= cfg.mobil_threshold_mps2) continue;
+      if (gain > best_gain) {
+        best_gain = gain;
+        best = cand;
+      }
+    }
+    if (best != kNoLane) lc = LaneChange{best, 0.0f};
+  }
+
+  const std::uint32_t o = chunk.ordinal();
+  m.chunk_distance[o] = local.distance;
+  m.chunk_speed[o] = local.speed;
+  m.counters.lane_changes += local.lane_changes;
+  m.counters.stops += local.stops;
+  m.counters.junction_entries += local.entries;
+  m.counters.entries_on_yellow += local.yellow;
+  m.counters.red_violations += local.red;
+  m.counters.emergency_stops += local.emergency;
+  m.counters.trips_completed += local.trips;
+  m.counters.reroutes += local.reroutes;
+}
+
+}  // namespace cityforge::traffic::detail

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lane queues: at the start of each tick every moving vehicle is put on its lane's queue (and,
+// during a lane change, as a ghost on the target lane), front first. Everything else in the tick
+// reads these queues, so every vehicle sees the same start-of-tick state whatever the thread
+// count. New ghosts are checked against their neighbours here: a lane change whose slot is not
+// free is called off before the ghost exists.
+#include <algorithm>
+
+#include "traffic/detail/processors.hpp"
+
+namespace cityforge::traffic::detail {
+namespace {
+
+constexpr float kGhostMarginM = 0.5f;  // Free space a new ghost needs on both sides.
+
+bool before(const QueueEntry& a, const QueueEntry& b) {
+  if (a.s_m != b.s_m) return a.s_m > b.s_m;
+  if (a.entity != b.entity) return a.entity < b.entity;
+  return (a.flags & kQueueGhost) < (b.flags & kQueueGhost);
+}
+
+}  // namespace
+
+void build_queues(Simulation::Impl& m) {
+  const Network& net = m.net;
+  const std::uint32_t lanes = net.lane_count();
+  std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
+
+  // 1. Global rows and per-lane counts.
+  m.chunk_base.assign(chunks.size() + 1, 0);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    m.chunk_base[c + 1] = m.chunk_base[c] + static_cast<std::uint32_t>(chunks[c].size());
+  }
+  const std::uint32_t rows = m.chunk_base.back();
+  std::vector<std::uint32_t> count(lanes + 1, 0);
+  for (const sim::ChunkView& c : chunks) {
+    const auto ls = c.read<LaneState>();
+    const auto lc = c.read<LaneChange>();
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      ++count[ls[i].lane];
+      if (lc[i].target != kNoLane) ++count[lc[i].target];
+    }
+  }
+  m.lane_begin.assign(lanes + 1, 0);
+  for (std::uint32_t l = 0; l < lanes; ++l)
+    m.lane_begin[l + 1] = m.lane_begin[l] + count[l];
+
+  // 2. Scatter (rows in canonical order), remembering each entry's row.
+  m.entries.resize(m.lane_begin.back());
+  std::vector<std::uint32_t> entry_row(m.entries.size());
+  std::vector<std::uint32_t> cursor(m.lane_begin.begin(), m.lane_begin.end() - 1);
+  m.row_slot.assign(rows, 0);
+  m.row_ghost.assign(rows, kNone);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const auto ents = chunks[c].entities();
+    const auto ls = chunks[c].read<LaneState>();
+    const auto dr = chunks[c].read<Driver>();
+    const auto lc = chunks[c].read<LaneChange>();
+    const bool trip = chunks[c].has<Trip>();
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      const std::uint32_t row = m.chunk_base[c] + static_cast<std::uint32_t>(i);
+      QueueEntry e;
+      e.s_m = ls[i].s_m;
+      e.length_m = m.length_of(dr[i].type);
+      e.speed_mps = ls[i].speed_mps;
+      e.accel_mps2 = ls[i].accel_mps2;
+      e.stopped_s = dr[i].stopped_s;
+      e.entity = ents[i].index;
+      e.next = ls[i].next;
+      e.prev = ls[i].prev;
+      e.flags = (trip ? kQueueOnTrip : 0U) | (lc[i].target != kNoLane ? kQueueChanging : 0U) |
+                (static_cast<std::uint32_t>(dr[i].type) << kQueueTypeShift);
+      const std::uint32_t slot = cursor[ls[i].lane]++;
+      m.entries[slot] = e;
+      entry_row[slot] = row;
+      if (lc[i].target != kNoLane) {
+        QueueEntry g = e;
+        g.s_m = mapped_s(net, ls[i].lane, lc[i].target, ls[i].s_m);
+        g.next = kNoLane;
+        g.flags |= kQueueGhost | (lc[i].progress == 0.0f ? kQueueGhostNew : 0U);
+        const std::uint32_t gslot = cursor[lc[i].target]++;
+        m.entries[gslot] = g;
+        entry_row[gslot] = row;
+      }
+    }
+  }
+
+  // 3. Sort each lane front first (insertion sort: queues are short and nearly sorted).
+  for (std::uint32_t l = 0; l < lanes; ++l) {
+    const std::uint32_t b = m.lane_begin[l];
+    const std::uint32_t e = m.lane_begin[l + 1];
+    for (std::uint32_t k = b + 1; k < e; ++k) {
+      if (!before(m.entries[k], m.entries[k - 1])) continue;
+      const QueueEntry x = m.entries[k];
+      const std::uint32_t xr = entry_row[k];
+      std::uint32_t j = k;
+      while (j > b && before(x, m.entries[j - 1])) {
+        m.entries[j] = m.entries[j - 1];
+        entry_row[j] = entry_row[j - 1];
+        --j;
+      }
+      m.entries[j] = x;
+      entry_row[j] = xr;
+    }
+  }
+
+  // 4. New ghosts (progress 0) need free space on both sides, else the change is called off.
+  std::vector<std::uint32_t> cancelled;  // rows
+  for (std::uint32_t l = 0; l < lanes; ++l) {
+    const std::uint32_t b = m.lane_begin[l];
+    const std::uint32_t e = m.lane_begin[l + 1];
+    for (std::uint32_t k = b; k < e; ++k) {
+      const QueueEntry& x = m.entries[k];
+      if ((x.flags & kQueueGhost) == 0U) continue;
+      const std::uint32_t row = entry_row[k];
+      if ((x.flags & kQueueGhostNew) == 0U) continue;
+      bool ok = x.s_m <= net.length_m[l] && x.s_m - x.length_m >= -kGhostMarginM;
+      if (ok && k > b) {
+        const QueueEntry& f = m.entries[k - 1];
+        ok = f.s_m - f.length_m - x.s_m >= kGhostMarginM;
+      }
+      if (ok && k + 1 < e) {
+        const QueueEntry& r = m.entries[k + 1];
+        ok = x.s_m - x.length_m - r.s_m >= kGhostMarginM;
+      }
+      // Two new ghosts too close to each other both give up (they retry later, at different
+      // times since each vehicle considers changes on its own clock).
+      if (!ok) cancelled.push_back(row);
+    }
+  }
+  if (!cancelled.empty()) {
+    std::sort(cancelled.begin(), cancelled.end());
+    cancelled.erase(std::unique(cancelled.begin(), cancelled.end()), cancelled.end());
+    for (const std::uint32_t row : cancelled) {
+      const std::size_t c =
+          static_cast<std::size_t>(std::upper_bound(m.chunk_base.begin(), m.chunk_base.end(), row) -
+                                   m.chunk_base.begin() - 1);
+      chunks[c].write<LaneChange>()[row - m.chunk_base[c]] = LaneChange{};
+    }
+    m.counters.lane_changes_aborted += cancelled.size();
+    // Drop the cancelled ghosts and close the gaps.
+    std::uint32_t out = 0;
+    std::vector<std::uint32_t> begin(lanes + 1, 0);
+    for (std::uint32_t l = 0; l < lanes; ++l) {
+      begin[l] = out;
+      for (std::uint32_t k = m.lane_begin[l]; k < m.lane_begin[l + 1]; ++k) {
+        if ((m.entries[k].flags & kQueueGhost) != 0U &&
+            std::binary_search(cancelled.begin(), cancelled.end(), entry_row[k])) {
+          continue;
+        }
+        m.entries[out] = m.entries[k];
+        entry_row[out] = entry_row[k];
+        ++out;
+      }
+    }
+    begin[lanes] = out;
+    m.entries.resize(out);
+    entry_row.resize(out);
+    m.lane_begin = std::move(begin);
+  }
+
+  // 5. Each row's own slot and ghost slot.
+  for (std::uint32_t k = 0; k < m.entries.size(); ++k) {
+    if ((m.entries[k].flags & kQueueGhost) != 0U) {
+      m.row_ghost[entry_row[k]] = k;
+    } else {
+      m.row_slot[entry_row[k]] = k;
+    }
+  }
+}
+
+}  // namespace cityforge::traffic::detail

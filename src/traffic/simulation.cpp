@@ -1,0 +1,537 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Simulation: registers the traffic components and processors on a sim::World, derives the
+// coordinator's tables from the network, and exposes views for tests, tools and recordings.
+// Tick order: queues and signals (one phase, in parallel), coordinator, drive (chunks in
+// parallel), respawn; then the world applies the commands (arrivals pooled, respawns).
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "traffic/detail/processors.hpp"
+
+namespace cityforge::traffic {
+
+using namespace detail;
+
+VehicleParams default_params(VehicleType t) {
+  VehicleParams p;
+  switch (t) {
+    case VehicleType::car:
+      break;
+    case VehicleType::van:
+      p.length_m = 5.5f;
+      p.width_m = 2.0f;
+      p.max_accel_mps2 = 1.2f;
+      p.time_gap_s = 1.4f;
+      p.speed_factor = 0.95f;
+      break;
+    case VehicleType::bus:
+      p.length_m = 12.0f;
+      p.width_m = 2.55f;
+      p.max_accel_mps2 = 1.0f;
+      p.comfort_decel_mps2 = 1.5f;
+      p.max_decel_mps2 = 6.0f;
+      p.time_gap_s = 1.6f;
+      p.min_gap_m = 2.5f;
+      p.speed_factor = 0.9f;
+      p.politeness = 0.5f;
+      break;
+    case VehicleType::truck:
+      p.length_m = 10.0f;
+      p.width_m = 2.5f;
+      p.max_accel_mps2 = 0.8f;
+      p.comfort_decel_mps2 = 1.5f;
+      p.max_decel_mps2 = 6.0f;
+      p.time_gap_s = 1.7f;
+      p.min_gap_m = 2.5f;
+      p.speed_factor = 0.85f;
+      p.politeness = 0.5f;
+      break;
+  }
+  return p;
+}
+
+namespace {
+
+Status check_config(const Config& c) {
+  const auto bad = [](const std::string& where, const std::string& what) {
+    return Error::invalid_input(where, what);
+  };
+  if (!(c.dt_s > 0 && c.dt_s <= 1)) return bad("dt_s", "expected a tick in (0, 1] seconds");
+  float share = 0;
+  for (const float s : c.type_share) {
+    if (!(s >= 0)) return bad("type_share", "expected shares >= 0");
+    share += s;
+  }
+  if (!(share > 0)) return bad("type_share", "expected at least one share > 0");
+  if (!(c.trip_share >= 0 && c.trip_share <= 1)) return bad("trip_share", "expected 0..1");
+  if (!(c.max_fill > 0 && c.max_fill <= 1)) return bad("max_fill", "expected (0, 1]");
+  for (std::size_t t = 0; t < kVehicleTypes; ++t) {
+    const VehicleParams& p = c.params[t];
+    const std::string where = std::string("params.") + to_string(static_cast<VehicleType>(t));
+    if (!(p.length_m > 0 && p.max_accel_mps2 > 0 && p.comfort_decel_mps2 > 0 &&
+          p.max_decel_mps2 >= p.comfort_decel_mps2 && p.time_gap_s >= 0 && p.min_gap_m > 0 &&
+          p.speed_factor > 0)) {
+      return bad(where,
+                 "expected length, accelerations, min gap and speed factor > 0 and "
+                 "max_decel >= comfort_decel");
+    }
+  }
+  if (!(c.lane_change_duration_s > 0 && c.lane_change_interval_s > 0 && c.look_ahead_min_m > 0)) {
+    return bad("lane_change", "expected positive lane change duration, interval and look-ahead");
+  }
+  return Ok{};
+}
+
+void derive_tables(Simulation::Impl& m) {
+  const Network& net = m.net;
+  const std::uint32_t lanes = net.lane_count();
+  const std::uint32_t junctions = net.intersection_count();
+  m.needs_grant.assign(lanes, 0);
+  m.coordinated.assign(junctions, 0);
+  m.approach_begin.assign(junctions + 1, 0);
+  m.approaches.clear();
+  for (std::uint32_t j = 0; j < junctions; ++j) {
+    std::vector<LaneId> feed;
+    // Junctions with a control, and uncontrolled ones whose movements conflict (a lane drop at
+    // a bend merges two connectors into one lane), are coordinated.
+    bool coordinated = net.control[j] != roads::Control::none;
+    for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
+      const LaneId c = net.connectors[k];
+      coordinated = coordinated || net.conflict_begin[c] != net.conflict_begin[c + 1];
+    }
+    m.coordinated[j] = coordinated ? 1 : 0;
+    if (coordinated) {
+      for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
+        const LaneId c = net.connectors[k];
+        m.needs_grant[c] = 1;
+        for (std::uint32_t q = net.pred_begin[c]; q < net.pred_begin[c + 1]; ++q) {
+          feed.push_back(net.pred[q]);
+        }
+      }
+    }
+    std::sort(feed.begin(), feed.end());
+    feed.erase(std::unique(feed.begin(), feed.end()), feed.end());
+    m.approaches.insert(m.approaches.end(), feed.begin(), feed.end());
+    m.approach_begin[j + 1] = static_cast<std::uint32_t>(m.approaches.size());
+  }
+  // Merges: ramps and slower lanes yield; among equals all but the lowest id yield.
+  m.yields_into_merge.assign(lanes, 0);
+  for (LaneId l = 0; l < lanes; ++l) {
+    if (net.merge[l] == 0U) continue;
+    std::vector<LaneId> plain;
+    std::vector<LaneId> priority;
+    for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
+      const LaneId p = net.pred[q];
+      (net.is(p, roads::kIntersection) ? priority : plain).push_back(p);
+    }
+    if (plain.empty()) continue;
+    // The fastest non-ramp lane keeps priority (lowest id among equals); the others yield.
+    LaneId keep = kNoLane;
+    for (const LaneId p : plain) {
+      if (!net.is(p, roads::kRamp) &&
+          (keep == kNoLane || net.speed_limit_mps[p] > net.speed_limit_mps[keep])) {
+        keep = p;
+      }
+    }
+    if (keep != kNoLane) priority.push_back(keep);
+    std::vector<LaneId> yielding;
+    for (const LaneId p : plain) {
+      if (p != keep) yielding.push_back(p);
+    }
+    if (priority.empty() && !yielding.empty()) {
+      priority.push_back(yielding.front());
+      yielding.erase(yielding.begin());
+    }
+    if (yielding.empty()) continue;
+    for (const LaneId y : yielding)
+      m.yields_into_merge[y] = 1;
+    m.merge_lanes.push_back(l);
+    m.merge_priority.push_back(std::move(priority));
+    m.merge_yielding.push_back(std::move(yielding));
+  }
+  // Signals.
+  m.light.assign(lanes, LightState::off);
+  m.walk.assign(lanes, WalkState::off);
+  for (const roads::SignalPlan& plan : net.signals) {
+    const std::uint32_t j = plan.intersection;
+    for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
+      m.signal_lanes.push_back(net.connectors[k]);
+      m.light[net.connectors[k]] = LightState::red;
+    }
+    std::vector<LaneId> xs;
+    for (const roads::Phase& p : plan.phases)
+      xs.insert(xs.end(), p.walk.begin(), p.walk.end());
+    std::sort(xs.begin(), xs.end());
+    xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+    for (const LaneId x : xs)
+      m.walk[x] = WalkState::dont_walk;
+    m.crosswalk_lanes.insert(m.crosswalk_lanes.end(), xs.begin(), xs.end());
+    m.crosswalks_of_signal.push_back(std::move(xs));
+  }
+  std::sort(m.signal_lanes.begin(), m.signal_lanes.end());
+  m.signal_lanes.erase(std::unique(m.signal_lanes.begin(), m.signal_lanes.end()),
+                       m.signal_lanes.end());
+  std::sort(m.crosswalk_lanes.begin(), m.crosswalk_lanes.end());
+  m.crosswalk_lanes.erase(std::unique(m.crosswalk_lanes.begin(), m.crosswalk_lanes.end()),
+                          m.crosswalk_lanes.end());
+  // Spawning weights and scratch.
+  double acc = 0;
+  for (const LaneId l : net.spawn_lanes) {
+    acc += net.length_m[l] * (0.25 + net.traffic_density[l]);
+    m.spawn_weight_cdf.push_back(acc);
+  }
+  for (const float v : net.speed_limit_mps)
+    m.max_speed_mps = std::max(m.max_speed_mps, v);
+  m.crosswalk_busy.assign(lanes, 0);
+  m.grant.assign(lanes, Grant{});
+  m.claim.assign(lanes, Grant{});
+  m.claim_dist_m.assign(lanes, 0);
+  m.claim_length_m.assign(lanes, 0);
+  m.busy.assign(lanes, 0);
+  m.reserved_m.assign(lanes, 0);
+  m.lane_begin.assign(lanes + 1, 0);
+}
+
+std::uint32_t spawn_capacity(const Simulation::Impl& m) {
+  std::uint64_t cap = 0;
+  for (const LaneId l : m.net.spawn_lanes) {
+    const float len = m.net.length_m[l];
+    if (len >= 16.0f) cap += static_cast<std::uint64_t>(len * m.config.max_fill / 7.5f);
+  }
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(cap, 0xffffffffU));
+}
+
+void add_processors(Simulation::Impl& m) {
+  sim::World& w = m.world;
+  Simulation::Impl* self = &m;
+  sim::Processor queues;
+  queues.name = "queues";
+  queues.reads = w.mask<LaneState, Driver, Trip>();
+  queues.writes = w.mask<LaneChange>();
+  queues.resource_writes = kResQueues;
+  queues.run = [self](const sim::TickContext&) {
+    build_queues(*self);
+    const std::size_t chunks = self->chunk_base.size() - 1;
+    self->chunk_distance.assign(chunks, 0.0);
+    self->chunk_speed.assign(chunks, 0.0);
+  };
+  w.schedule().add(std::move(queues));
+
+  sim::Processor signals;
+  signals.name = "signals";
+  signals.resource_writes = kResLights;
+  signals.run = [self](const sim::TickContext&) { update_signals(*self); };
+  w.schedule().add(std::move(signals));
+
+  sim::Processor coordinator;
+  coordinator.name = "coordinator";
+  coordinator.resource_reads = kResQueues | kResLights;
+  coordinator.resource_writes = kResGrants;
+  coordinator.run = [self](const sim::TickContext&) { coordinate(*self); };
+  w.schedule().add(std::move(coordinator));
+
+  sim::Processor drive;
+  drive.name = "drive";
+  drive.reads = w.mask<LaneState, Driver, LaneChange, Trip>();
+  drive.writes = w.mask<LaneState, Driver, LaneChange, Trip>();
+  drive.resource_reads = kResQueues | kResLights | kResGrants | kResObstacles;
+  drive.resource_writes = kResRoutes | kResStats;
+  drive.run = [self](const sim::TickContext& ctx) {
+    ctx.world.parallel_for_each_chunk(moving_query(ctx.world),
+                                      [&](const sim::ChunkView& c) { drive_chunk(*self, ctx, c); });
+  };
+  w.schedule().add(std::move(drive));
+
+  sim::Processor spawn;
+  spawn.name = "respawn";
+  spawn.reads = w.mask<Driver, Pooled, LaneState>();
+  spawn.resource_reads = kResQueues;
+  spawn.resource_writes = kResRoutes | kResStats;
+  spawn.run = [self](const sim::TickContext& ctx) { respawn(*self, ctx); };
+  w.schedule().add(std::move(spawn));
+}
+
+double smoothstep(double t) {
+  t = std::clamp(t, 0.0, 1.0);
+  return t * t * (3.0 - 2.0 * t);
+}
+
+}  // namespace
+
+Simulation::Simulation(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+Simulation::~Simulation() = default;
+
+Result<std::unique_ptr<Simulation>> Simulation::create(Network net, const Config& config,
+                                                       std::vector<ParkedVehicle> parked,
+                                                       Seed seed) {
+  if (Status s = check_config(config); !s) return s.error();
+  if (net.spawn_lanes.empty()) {
+    return Error::invalid_input("lanes",
+                                "no vehicle lane to spawn on (expected kVehicle lanes "
+                                "that are not connectors or ramps)");
+  }
+  auto impl = std::make_unique<Impl>(std::move(net), config, seed);
+  Impl& m = *impl;
+  sim::World& w = m.world;
+  w.register_component<LaneState>("LaneState");
+  w.register_component<Driver>("Driver");
+  w.register_component<LaneChange>("LaneChange");
+  w.register_component<Trip>("Trip");
+  w.register_component<Parked>("Parked");
+  w.register_component<Pooled>("Pooled");
+  derive_tables(m);
+  m.stats.vehicles_requested = config.vehicles;
+  m.stats.capacity = spawn_capacity(m);
+  m.target_vehicles = config.vehicles;
+  if (config.vehicles > m.stats.capacity) {
+    m.target_vehicles = m.stats.capacity;
+    m.stats.warnings.push_back(
+        "requested " + std::to_string(config.vehicles) + " vehicles but the spawn lanes hold " +
+        std::to_string(m.stats.capacity) + " at max_fill " + std::to_string(config.max_fill) +
+        " (7.5 m of lane per vehicle); clamped to " + std::to_string(m.stats.capacity));
+  }
+  populate(m, parked);
+  if (m.target_vehicles < std::min(config.vehicles, m.stats.capacity)) {
+    m.stats.warnings.push_back("placed " + std::to_string(m.target_vehicles) + " of " +
+                               std::to_string(config.vehicles) + " vehicles");
+  }
+  add_processors(m);
+  m.stats.vehicles_moving = static_cast<std::uint32_t>(w.count(moving_query(w)));
+  m.stats.vehicles_parked = static_cast<std::uint32_t>(w.count(w.query<Parked>()));
+  m.stats.vehicles_pooled = static_cast<std::uint32_t>(w.count(w.query<Pooled>()));
+  return std::unique_ptr<Simulation>(new Simulation(std::move(impl)));
+}
+
+void Simulation::tick() {
+  Impl& m = *m_impl;
+  m.world.tick();
+  const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
+  double distance = 0;
+  double speed = 0;
+  for (std::size_t c = 0; c < m.chunk_distance.size(); ++c) {
+    distance += m.chunk_distance[c];
+    speed += m.chunk_speed[c];
+  }
+  ++m.tick;
+  m.time_s = static_cast<double>(m.tick) * m.config.dt_s;
+  Stats& s = m.stats;
+  s.ticks = m.tick;
+  s.vehicle_updates += rows;
+  s.distance_km += distance / 1000.0;
+  s.mean_speed_mps = rows > 0 ? speed / rows : 0.0;
+  s.lane_changes = m.counters.lane_changes;
+  s.lane_changes_aborted = m.counters.lane_changes_aborted;
+  s.stops = m.counters.stops;
+  s.junction_entries = m.counters.junction_entries;
+  s.entries_on_yellow = m.counters.entries_on_yellow;
+  s.red_violations = m.counters.red_violations;
+  s.emergency_stops = m.counters.emergency_stops;
+  s.trips_completed = m.counters.trips_completed;
+  s.reroutes = m.counters.reroutes;
+  s.vehicles_moving = static_cast<std::uint32_t>(m.world.count(moving_query(m.world)));
+  s.vehicles_pooled = static_cast<std::uint32_t>(m.world.count(m.world.query<Pooled>()));
+}
+
+double Simulation::time_s() const { return m_impl->time_s; }
+const Network& Simulation::network() const { return m_impl->net; }
+const Config& Simulation::config() const { return m_impl->config; }
+const Stats& Simulation::stats() const { return m_impl->stats; }
+sim::World& Simulation::world() { return m_impl->world; }
+
+std::uint64_t Simulation::state_hash() const {
+  const Impl& m = *m_impl;
+  std::uint64_t h = hash_combine(m.world.state_hash(), m.tick);
+  for (std::size_t l = 0; l < m.grant.size(); ++l) {
+    if (m.grant[l].entity != 0) h = hash_combine(h, (l << 32U) ^ m.grant[l].entity);
+    if (m.claim[l].entity != 0) h = hash_combine(h, (l << 33U) ^ m.claim[l].entity);
+  }
+  return h;
+}
+
+std::vector<VehicleView> Simulation::vehicles() const {
+  Impl& m = *m_impl;
+  std::vector<VehicleView> out;
+  for (const sim::ChunkView& c : m.world.chunks(moving_query(m.world))) {
+    const auto ents = c.entities();
+    const auto ls = c.read<LaneState>();
+    const auto dr = c.read<Driver>();
+    const auto lc = c.read<LaneChange>();
+    const bool trip = c.has<Trip>();
+    for (std::size_t i = 0; i < ents.size(); ++i) {
+      VehicleView v;
+      v.entity = ents[i];
+      v.type = static_cast<VehicleType>(dr[i].type);
+      v.lane = ls[i].lane;
+      v.next = ls[i].next;
+      v.change_target = lc[i].target;
+      v.change_progress = lc[i].progress;
+      v.s_m = ls[i].s_m;
+      v.speed_mps = ls[i].speed_mps;
+      v.accel_mps2 = ls[i].accel_mps2;
+      v.length_m = m.length_of(dr[i].type);
+      v.stopped_s = dr[i].stopped_s;
+      v.on_trip = trip;
+      out.push_back(v);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const VehicleView& a, const VehicleView& b) {
+    return a.entity.index < b.entity.index;
+  });
+  return out;
+}
+
+std::span<const QueueEntry> Simulation::queue(LaneId lane) const {
+  const Impl& m = *m_impl;
+  if (lane + 1 >= m.lane_begin.size()) return {};
+  return {m.entries.data() + m.lane_begin[lane], queue_size(m, lane)};
+}
+
+LightState Simulation::light(LaneId connector) const {
+  return connector < m_impl->light.size() ? m_impl->light[connector] : LightState::off;
+}
+WalkState Simulation::walk(LaneId crosswalk) const {
+  return crosswalk < m_impl->walk.size() ? m_impl->walk[crosswalk] : WalkState::off;
+}
+
+void Simulation::set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians) {
+  if (crosswalk < m_impl->crosswalk_busy.size()) {
+    m_impl->crosswalk_busy[crosswalk] =
+        static_cast<std::uint16_t>(std::min<std::uint32_t>(pedestrians, 0xffffU));
+  }
+}
+
+std::uint32_t Simulation::add_obstacle(LaneId lane, float s_m, float length_m) {
+  m_impl->obstacles.push_back(Obstacle{lane, s_m, length_m, true});
+  return static_cast<std::uint32_t>(m_impl->obstacles.size() - 1);
+}
+void Simulation::move_obstacle(std::uint32_t id, LaneId lane, float s_m) {
+  if (id < m_impl->obstacles.size()) {
+    m_impl->obstacles[id].lane = lane;
+    m_impl->obstacles[id].s_m = s_m;
+  }
+}
+void Simulation::remove_obstacle(std::uint32_t id) {
+  if (id < m_impl->obstacles.size()) m_impl->obstacles[id].alive = false;
+}
+
+void Simulation::set_vehicle_count(std::uint32_t n) {
+  Impl& m = *m_impl;
+  m.target_vehicles = std::min(n, m.stats.capacity);
+  // Top the pool up now, outside the tick, so the respawns later cost no allocation.
+  const std::size_t moving = m.world.count(moving_query(m.world));
+  const std::size_t pooled = m.world.count(m.world.query<Pooled>());
+  const std::size_t want = m.target_vehicles > moving ? m.target_vehicles - moving : 0;
+  for (std::size_t k = pooled; k < want; ++k) {
+    Rng rng(m.seed, Stage::sim, k, 7);
+    Driver d;
+    d.type = 0;
+    d.speed_factor = m.config.params[0].speed_factor *
+                     static_cast<float>(1.0 + rng.uniform(-m.config.driver_speed_jitter,
+                                                          m.config.driver_speed_jitter));
+    m.world.spawn(LaneState{}, d, LaneChange{}, Pooled{});
+  }
+  m.routes.resize(m.world.entity_count() + 1);
+}
+
+std::vector<VehicleSample> Simulation::samples(bool parked) const {
+  Impl& m = *m_impl;
+  const Network& net = m.net;
+  std::vector<VehicleSample> out;
+  for (const sim::ChunkView& c : m.world.chunks(moving_query(m.world))) {
+    const auto ents = c.entities();
+    const auto ls = c.read<LaneState>();
+    const auto dr = c.read<Driver>();
+    const auto lc = c.read<LaneChange>();
+    for (std::size_t i = 0; i < ents.size(); ++i) {
+      const LaneState& st = ls[i];
+      const float len = m.length_of(dr[i].type);
+      const double centre = st.s_m - 0.5 * len;
+      LanePose pose = centre < 0 && st.prev != kNoLane
+                          ? lane_pose(net, st.prev, net.length_m[st.prev] + centre)
+                          : lane_pose(net, st.lane, std::max(centre, 0.0));
+      std::uint8_t flags = 0;
+      if (lc[i].target != kNoLane) {
+        const LanePose b = lane_pose(
+            net, lc[i].target,
+            mapped_s(net, st.lane, lc[i].target, static_cast<float>(std::max(centre, 0.0))));
+        const double t = smoothstep(lc[i].progress);
+        pose.position = pose.position + (b.position - pose.position) * t;
+        double dh = b.heading_rad - pose.heading_rad;
+        dh = std::remainder(dh, 2.0 * std::numbers::pi);
+        pose.heading_rad += dh * t;
+        flags |= kSampleLaneChange;
+        flags |= lc[i].target == net.left[st.lane] ? kSampleIndicateLeft : kSampleIndicateRight;
+      } else if (st.next != kNoLane && net.length_m[st.lane] - st.s_m < 30.0f) {
+        if (net.turn[st.next] == roads::Turn::left) flags |= kSampleIndicateLeft;
+        if (net.turn[st.next] == roads::Turn::right) flags |= kSampleIndicateRight;
+      }
+      if (st.accel_mps2 < -1.0f) flags |= kSampleBraking;
+      if (st.speed_mps < 0.1f && dr[i].stopped_s > 0) flags |= kSampleWaiting;
+      VehicleSample s;
+      s.id = ents[i].index;
+      s.kind = static_cast<EntityKind>(dr[i].type);
+      s.flags = flags;
+      s.position = pose.position;
+      s.heading_rad = pose.heading_rad;
+      s.speed_mps = st.speed_mps;
+      out.push_back(s);
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const VehicleSample& a, const VehicleSample& b) { return a.id < b.id; });
+  if (parked) {
+    for (const sim::ChunkView& c : m.world.chunks(m.world.query<Parked>())) {
+      const auto ents = c.entities();
+      const auto pk = c.read<Parked>();
+      for (std::size_t i = 0; i < ents.size(); ++i) {
+        VehicleSample s;
+        s.id = ents[i].index;
+        s.kind = static_cast<EntityKind>(pk[i].type);
+        s.position = Vec3{pk[i].x, pk[i].y, pk[i].z};
+        s.heading_rad = pk[i].heading;
+        out.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+RecordingInfo Simulation::recording_info(std::uint64_t seed) const {
+  const Impl& m = *m_impl;
+  RecordingInfo info;
+  info.tick_s = m.config.dt_s;
+  const double every =
+      std::max(1.0, std::round(static_cast<double>(m.config.record_interval_s / m.config.dt_s)));
+  info.frame_interval_s = every * m.config.dt_s;
+  Vec3 lo{1e300, 1e300, 1e300};
+  Vec3 hi{-1e300, -1e300, -1e300};
+  for (const Vec3& p : m.net.points) {
+    lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+  }
+  if (m.net.points.empty()) lo = hi = Vec3{};
+  const Vec3 margin{50, 50, 10};
+  info.origin = lo - margin;
+  info.extent = (hi + margin) - info.origin;
+  info.seed = seed;
+  info.signal_lanes = m.signal_lanes;
+  info.crosswalk_lanes = m.crosswalk_lanes;
+  std::vector<VehicleSample> all = samples(true);
+  const std::size_t moving = m.world.count(moving_query(m.world));
+  info.parked.assign(all.begin() + static_cast<std::ptrdiff_t>(moving), all.end());
+  return info;
+}
+
+void Simulation::lights(std::span<const LaneId> lanes, std::vector<LightState>& out) const {
+  out.resize(lanes.size());
+  for (std::size_t i = 0; i < lanes.size(); ++i)
+    out[i] = light(lanes[i]);
+}
+void Simulation::walks(std::span<const LaneId> lanes, std::vector<WalkState>& out) const {
+  out.resize(lanes.size());
+  for (std::size_t i = 0; i < lanes.size(); ++i)
+    out[i] = walk(lanes[i]);
+}
+
+}  // namespace cityforge::traffic

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: Apache-2.0
+// Population and density: the initial vehicles are spread over the spawn lanes in proportion to
+// length x (0.25 + layout traffic density), so downtown starts denser than the suburbs, spaced
+// evenly on each lane within max_fill of its capacity. Vehicles are never destroyed: arrivals go
+// to a pool (a tag, no memory freed) and the respawn processor puts pooled vehicles back on
+// density-drawn lanes where the start-of-tick queues show room, so a busy frame's spawns are
+// component writes, not allocations. Route choice at lane ends weights each successor by
+// 1 / (1 + w x occupancy of the lane it leads to), so traffic spreads instead of piling up.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "traffic/detail/processors.hpp"
+
+namespace cityforge::traffic::detail {
+namespace {
+
+constexpr float kSpacingM = 7.5f;  // Mean road length per queued car (capacity unit).
+
+std::uint32_t draw_spawn_lane(const Simulation::Impl& m, double u) {
+  const auto& cdf = m.spawn_weight_cdf;
+  const double x = u * cdf.back();
+  const auto it = std::upper_bound(cdf.begin(), cdf.end(), x);
+  return static_cast<std::uint32_t>(std::min<std::size_t>(it - cdf.begin(), cdf.size() - 1));
+}
+
+VehicleType draw_type(const Config& cfg, double u) {
+  float total = 0;
+  for (const float w : cfg.type_share)
+    total += std::max(w, 0.0f);
+  double acc = 0;
+  for (std::size_t t = 0; t < kVehicleTypes; ++t) {
+    acc += std::max(cfg.type_share[t], 0.0f) / total;
+    if (u < acc) return static_cast<VehicleType>(t);
+  }
+  return VehicleType::car;
+}
+
+}  // namespace
+
+sim::Query moving_query(const sim::World& world) {
+  return world.query<LaneState, Driver, LaneChange>().without(world.id<Pooled>());
+}
+
+LaneId choose_next(const Simulation::Impl& m, LaneId lane, std::uint32_t entity,
+                   std::uint64_t salt) {
+  const Network& net = m.net;
+  const std::uint32_t b = net.succ_begin[lane];
+  const std::uint32_t e = net.succ_begin[lane + 1];
+  if (b == e) return kNoLane;
+  if (e - b == 1) return net.succ[b];
+  float weights[16];
+  float total = 0;
+  const std::uint32_t n = std::min<std::uint32_t>(e - b, 16);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const LaneId c = net.succ[b + k];
+    LaneId d = c;
+    if (net.is(c, roads::kIntersection) && net.succ_begin[c + 1] - net.succ_begin[c] == 1) {
+      d = net.succ[net.succ_begin[c]];
+    }
+    const float occupancy = static_cast<float>(queue_size(m, d)) * kSpacingM / net.length_m[d];
+    float w = 1.0f / (1.0f + m.config.route_density_weight * occupancy);
+    if (net.turn[c] == roads::Turn::u_turn) w *= 0.05f;
+    weights[k] = w;
+    total += w;
+  }
+  Rng rng(m.seed, Stage::sim, hash_combine(hash_combine(entity, salt), lane), 1);
+  float x = static_cast<float>(rng.uniform01()) * total;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    x -= weights[k];
+    if (x < 0) return net.succ[b + k];
+  }
+  return net.succ[b + n - 1];
+}
+
+bool plan_trip(Simulation::Impl& m, Router& router, std::uint32_t entity, LaneId from,
+               std::uint64_t salt, Trip& trip) {
+  Rng rng(m.seed, Stage::sim, hash_combine(entity, salt), 2);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const LaneId to = m.net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
+    if (to == from) continue;
+    std::vector<RouteStep> route = router.route(from, to);
+    if (route.size() < 2) continue;
+    m.routes[entity] = std::move(route);
+    trip = Trip{to, 0};
+    return true;
+  }
+  return false;
+}
+
+void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked) {
+  const Network& net = m.net;
+  const Config& cfg = m.config;
+  sim::World& w = m.world;
+  // 1. Vehicles per lane: drawn by weight, each lane holding at most max_fill of its capacity.
+  std::vector<std::uint32_t> cap(net.spawn_lanes.size());
+  for (std::size_t k = 0; k < cap.size(); ++k) {
+    const float len = net.length_m[net.spawn_lanes[k]];
+    cap[k] = len < 16.0f ? 0U : static_cast<std::uint32_t>(len * cfg.max_fill / kSpacingM);
+  }
+  std::vector<std::uint32_t> on_lane(cap.size(), 0);
+  std::uint32_t placed = 0;
+  for (std::uint32_t i = 0; i < m.target_vehicles; ++i) {
+    Rng rng(m.seed, Stage::sim, i, 3);
+    std::uint32_t k = draw_spawn_lane(m, rng.uniform01());
+    for (std::size_t probe = 0; probe < cap.size() && on_lane[k] >= cap[k]; ++probe) {
+      k = static_cast<std::uint32_t>((k + 1) % cap.size());
+    }
+    if (on_lane[k] >= cap[k]) break;
+    ++on_lane[k];
+    ++placed;
+  }
+  m.target_vehicles = placed;
+
+  // 2. Spawn them evenly spaced, front vehicle first, lanes in order.
+  std::vector<std::pair<sim::Entity, LaneId>> trip_vehicles;
+  std::uint32_t serial = 0;
+  for (std::size_t k = 0; k < cap.size(); ++k) {
+    const LaneId lane = net.spawn_lanes[k];
+    const float len = net.length_m[lane];
+    const std::uint32_t n = on_lane[k];
+    if (n == 0) continue;
+    const float spacing = len / static_cast<float>(n);
+    for (std::uint32_t j = 0; j < n; ++j, ++serial) {
+      Rng rng(m.seed, Stage::sim, serial, 4);
+      const VehicleType type = draw_type(cfg, rng.uniform01());
+      const VehicleParams& p = cfg.params[static_cast<std::size_t>(type)];
+      const float slack = std::max(0.0f, spacing - p.length_m - p.min_gap_m);
+      const float front = len - 1.0f - static_cast<float>(j) * spacing -
+                          static_cast<float>(rng.uniform(0.0, 0.5)) * slack;
+      LaneState st;
+      st.lane = lane;
+      st.s_m = std::clamp(front, p.length_m, len - 1.0f);
+      Driver d;
+      d.type = static_cast<std::uint8_t>(type);
+      d.speed_factor =
+          p.speed_factor *
+          static_cast<float>(1.0 + rng.uniform(-cfg.driver_speed_jitter, cfg.driver_speed_jitter));
+      const sim::Entity e = w.spawn(st, d, LaneChange{});
+      if (rng.chance(cfg.trip_share)) trip_vehicles.emplace_back(e, lane);
+    }
+  }
+  // 3. Trips, routed in parallel (each route depends only on its vehicle).
+  m.routes.resize(w.entity_count() + 1);
+  std::vector<Trip> trips(trip_vehicles.size());
+  std::vector<std::uint8_t> ok(trip_vehicles.size(), 0);
+  tbb::parallel_for(std::size_t{0}, trip_vehicles.size(), [&](std::size_t i) {
+    Router& router = m.routers.local();
+    ok[i] = plan_trip(m, router, trip_vehicles[i].first.index, trip_vehicles[i].second, 0, trips[i])
+                ? 1
+                : 0;
+  });
+  for (std::size_t i = 0; i < trip_vehicles.size(); ++i) {
+    if (ok[i] != 0U) {
+      w.add(trip_vehicles[i].first, trips[i]);
+      ++m.stats.trips_started;
+    }
+  }
+  // 4. Next lanes, once every vehicle is known (trip vehicles follow their route).
+  const std::uint32_t lanes = net.lane_count();
+  m.lane_begin.assign(lanes + 1, 0);
+  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+    for (const LaneState& st : c.read<LaneState>())
+      ++m.lane_begin[st.lane + 1];
+  }
+  for (std::uint32_t l = 0; l < lanes; ++l)
+    m.lane_begin[l + 1] += m.lane_begin[l];
+  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+    const auto ents = c.entities();
+    const auto ls = c.write<LaneState>();
+    const bool trip = c.has<Trip>();
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      if (trip) {
+        const auto& route = m.routes[ents[i].index];
+        ls[i].next =
+            route.size() > 1 && route[1].kind == StepKind::follow ? route[1].lane : kNoLane;
+      } else {
+        ls[i].next = choose_next(m, ls[i].lane, ents[i].index, 0);
+      }
+    }
+  }
+  // 5. The pool and the parked vehicles.
+  const std::uint32_t pool = cfg.pool != 0 ? cfg.pool : m.target_vehicles / 50 + 16;
+  for (std::uint32_t i = 0; i < pool; ++i) {
+    Rng rng(m.seed, Stage::sim, i, 5);
+    Driver d;
+    const VehicleType type = draw_type(cfg, rng.uniform01());
+    d.type = static_cast<std::uint8_t>(type);
+    d.speed_factor =
+        cfg.params[d.type].speed_factor *
+        static_cast<float>(1.0 + rng.uniform(-cfg.driver_speed_jitter, cfg.driver_speed_jitter));
+    w.spawn(LaneState{}, d, LaneChange{}, Pooled{});
+  }
+  for (const ParkedVehicle& p : parked) {
+    Parked q;
+    q.x = static_cast<float>(p.position.x);
+    q.y = static_cast<float>(p.position.y);
+    q.z = static_cast<float>(p.position.z);
+    q.heading = static_cast<float>(p.heading_rad);
+    q.type = static_cast<std::uint32_t>(p.type);
+    w.spawn(q);
+  }
+  m.routes.resize(w.entity_count() + 1);
+}
+
+void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
+  const Network& net = m.net;
+  const Config& cfg = m.config;
+  sim::World& w = m.world;
+  const std::uint64_t arrived = m.counters.trips_completed.load() - m.arrivals_seen;
+  m.arrivals_seen = m.counters.trips_completed.load();
+  const std::int64_t moving =
+      static_cast<std::int64_t>(m.chunk_base.empty() ? 0 : m.chunk_base.back()) -
+      static_cast<std::int64_t>(arrived);
+  std::int64_t deficit = static_cast<std::int64_t>(m.target_vehicles) - moving;
+  sim::CommandWriter out = ctx.writer(0);
+  if (deficit < 0) {
+    // 1. Too many: pool the highest entity indices.
+    std::vector<sim::Entity> all;
+    for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+      for (const sim::Entity e : c.entities())
+        all.push_back(e);
+    }
+    std::sort(all.begin(), all.end(),
+              [](sim::Entity a, sim::Entity b) { return a.index > b.index; });
+    for (std::int64_t k = 0; k < -deficit && k < static_cast<std::int64_t>(all.size()); ++k) {
+      out.add(all[static_cast<std::size_t>(k)], Pooled{});
+    }
+    return;
+  }
+  if (deficit == 0) return;
+  // 2. Too few: pooled vehicles go where the start-of-tick queues (and this tick's spawns) show
+  // room.
+  struct Placed {
+    LaneId lane;
+    float front, rear;
+  };
+  std::vector<Placed> placed;
+  Router& router = m.routers.local();
+  std::uint32_t attempt = 0;
+  for (const sim::ChunkView& c : w.chunks(w.query<Driver, Pooled>())) {
+    const auto ents = c.entities();
+    const auto dr = c.read<Driver>();
+    for (std::size_t i = 0; i < ents.size() && deficit > 0; ++i) {
+      const VehicleParams& p = cfg.params[dr[i].type];
+      bool done = false;
+      for (int tries = 0; tries < 8 && !done; ++tries, ++attempt) {
+        Rng rng(m.seed, Stage::sim, hash_combine(ctx.tick, attempt), 6);
+        const LaneId lane = net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
+        const float len = net.length_m[lane];
+        if (len < p.length_m + 25.0f) continue;
+        const float front = static_cast<float>(rng.uniform(p.length_m + 2.0, len - 20.0));
+        const float rear = front - p.length_m;
+        const std::uint32_t b = m.lane_begin[lane];
+        const std::uint32_t e = m.lane_begin[lane + 1];
+        bool free = true;
+        for (std::uint32_t q = b; q < e && free; ++q) {
+          const QueueEntry& x = m.entries[q];
+          if (x.s_m >= front) {
+            free = x.s_m - x.length_m - front >= 10.0f;  // leader ahead
+          } else {
+            free = rear - x.s_m >= 2.0f * x.speed_mps + 12.0f;  // follower behind
+          }
+        }
+        for (const Placed& o : placed) {
+          if (o.lane == lane && !(o.rear - front >= 10.0f || rear - o.front >= 12.0f)) {
+            free = false;
+          }
+        }
+        if (!free) continue;
+        placed.push_back(Placed{lane, front, rear});
+        const sim::Entity ent = ents[i];
+        LaneState st;
+        st.lane = lane;
+        st.s_m = front;
+        st.speed_mps = 0.5f * net.speed_limit_mps[lane];
+        Trip trip;
+        const bool on_trip =
+            rng.chance(cfg.trip_share) && plan_trip(m, router, ent.index, lane, ctx.tick + 1, trip);
+        if (on_trip) {
+          const auto& route = m.routes[ent.index];
+          st.next = route[1].kind == StepKind::follow ? route[1].lane : kNoLane;
+          out.add(ent, trip);
+          ++m.stats.trips_started;
+        } else {
+          st.next = choose_next(m, lane, ent.index, ctx.tick);
+          if (c.has<Trip>()) out.remove<Trip>(ent);
+        }
+        Driver fresh = dr[i];
+        fresh.stopped_s = 0;
+        fresh.blocked_s = 0;
+        fresh.flags = 0;
+        out.add(ent, st);
+        out.add(ent, fresh);
+        out.add(ent, LaneChange{});
+        out.remove<Pooled>(ent);
+        --deficit;
+        done = true;
+      }
+    }
+    if (deficit == 0) break;
+  }
+}
+
+}  // namespace cityforge::traffic::detail
