@@ -6,8 +6,12 @@
 #include <cmath>
 
 #include "cityforge/traffic/traffic.hpp"
+#include "traffic/detail/conflict_points.hpp"
 
 namespace cityforge::traffic {
+namespace {
+constexpr float kZoneM = 1.5f;  // Half length of a conflict zone along each connector.
+}  // namespace
 
 Audit audit(const Simulation& sim) {
   const Network& net = sim.network();
@@ -45,12 +49,26 @@ Audit audit(const Simulation& sim) {
     a.min_gap_m = std::min(a.min_gap_m, gap);
     if (gap < -1e-3f) ++a.overlaps;
   }
+  // Conflicting movements: two vehicles inside the same conflict zone (1.5 m either side of
+  // the crossing of their connectors' centre lines) at once.
+  std::vector<std::vector<std::pair<float, float>>> on(net.lane_count());
+  for (const Item& it : items) {
+    if (net.is(it.lane, roads::kIntersection)) on[it.lane].emplace_back(it.rear, it.front);
+  }
+  const auto in_zone = [&](LaneId c, LaneId other) {
+    const float x = detail::conflict_point(net, c, other);
+    for (const auto& [rear, front] : on[c]) {
+      if (rear <= x + kZoneM && front >= x - kZoneM) return true;
+    }
+    return false;
+  };
   for (std::uint32_t j = 0; j < net.intersection_count(); ++j) {
     for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
       const LaneId c = net.connectors[k];
       if (occupied[c] == 0U) continue;
       for (std::uint32_t q = net.conflict_begin[c]; q < net.conflict_begin[c + 1]; ++q) {
-        if (net.conflicts[q] > c && occupied[net.conflicts[q]] != 0U) ++a.conflicts;
+        const LaneId c2 = net.conflicts[q];
+        if (c2 > c && occupied[c2] != 0U && in_zone(c, c2) && in_zone(c2, c)) ++a.conflicts;
       }
     }
   }

@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// The intersection coordinator (seeds/000, minutes 47-50). The front vehicle of an approach
-// lane may enter a junction connector only with a grant. A grant is given when the signal
-// allows it (green; yellow only to a vehicle too close to stop comfortably), no conflicting
-// connector is occupied, granted or still being cleared by a vehicle's rear, no pedestrian is on
-// a crosswalk it crosses, the exit lane has room for the vehicle (no blocking the box), a
-// yielding movement (permissive turn, minor road) sees no priority traffic within yield_gap_s,
-// and at stop signs the vehicle has stood at the line for stop_dwell_s. Grants are sticky until
-// the vehicle enters, except that red revokes them and yellow revokes those that can still stop.
-// Candidates are served in priority order: non-yielding first, then the longest waiting, then
-// the closest, then by entity index. Merges outside junctions (on-ramps) work the same way with
-// one claim per merge lane; priority vehicles keep a gap behind the claimant.
+// The intersection coordinator (seeds/000, minutes 47-50). The first vehicle heading for the
+// end of an approach lane may enter a junction connector only with a grant. A grant is given
+// when the signal allows it (green; yellow only to a vehicle too close to stop comfortably), no
+// conflicting movement is granted or still has a vehicle short of their crossing point, no
+// pedestrian is on a crosswalk it crosses, the exit lane has room for the vehicle (no blocking
+// the box), a yielding movement (permissive turn, minor road) sees no moving priority traffic
+// within yield_gap_s, and at stop signs the vehicle has stood at the line for stop_dwell_s.
+// Grants are sticky until the vehicle enters, except that red revokes them and yellow revokes
+// those that can still stop. Candidates are served in priority order: non-yielding first, then
+// the longest waiting, then the closest, then by entity index.
+// Junctions joined by a link too short to hold a vehicle (double junctions where two roads
+// cross close together) are coordinated as one cluster: a vehicle whose path runs through such
+// a link is granted both movements at once or neither, so no vehicle ever waits inside one
+// junction for the other (which would lock both). Merges outside junctions (on-ramps) work the
+// same way with one claim per merge lane; priority vehicles keep a gap behind the claimant.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "traffic/detail/conflict_points.hpp"
 #include "traffic/detail/processors.hpp"
 
 namespace cityforge::traffic::detail {
 namespace {
+
+constexpr float kClearM = 2.0f;  // Past a crossing by this much, a rear no longer blocks it.
 
 const VehicleParams& params_of(const Simulation::Impl& m, const QueueEntry& e) {
   return m.config.params[(e.flags >> kQueueTypeShift) & 0xffU];
@@ -58,116 +65,275 @@ bool light_allows(const Simulation::Impl& m, LaneId c, const QueueEntry& e, floa
   return false;
 }
 
+/// Seconds connector c stays green or yellow from now (a large number when it has no signal,
+/// 0 when it is red).
+double green_left_s(const Simulation::Impl& m, LaneId c) {
+  const Network& net = m.net;
+  const std::int32_t j = net.intersection[c];
+  const std::int32_t k = j >= 0 ? net.signal_of[static_cast<std::uint32_t>(j)] : -1;
+  if (k < 0 || m.light[c] == LightState::off) return 1e9;
+  if (m.light[c] == LightState::red) return 0;
+  const roads::SignalPlan& plan = net.signals[static_cast<std::size_t>(k)];
+  double cycle = 0;
+  for (const roads::Phase& p : plan.phases)
+    cycle += p.green_s + p.yellow_s + p.all_red_s;
+  if (cycle <= 0) return 0;
+  double t = std::fmod(m.time_s + plan.offset_s, cycle);
+  if (t < 0) t += cycle;
+  std::size_t i = 0;
+  while (i + 1 < plan.phases.size() &&
+         t >= plan.phases[i].green_s + plan.phases[i].yellow_s + plan.phases[i].all_red_s) {
+    t -= plan.phases[i].green_s + plan.phases[i].yellow_s + plan.phases[i].all_red_s;
+    ++i;
+  }
+  // Walk forward while c stays green (a green continued into the next phase skips clearance).
+  double left = -t;
+  for (std::size_t n = 0; n < plan.phases.size(); ++n) {
+    const roads::Phase& p = plan.phases[(i + n) % plan.phases.size()];
+    if (!std::binary_search(p.green.begin(), p.green.end(), c)) break;
+    const roads::Phase& q = plan.phases[(i + n + 1) % plan.phases.size()];
+    const bool continues = std::binary_search(q.green.begin(), q.green.end(), c);
+    left += p.green_s + (continues ? p.yellow_s + p.all_red_s : p.yellow_s);
+    if (!continues) break;
+  }
+  return std::max(left, 0.0);
+}
+
+/// The first vehicle heading for the end of lane `a`: on it, or (when lanes are short) on a
+/// lane feeding it (level 1) or feeding that one (level 2) with a plan through `a`.
+struct Approach {
+  const QueueEntry* e = nullptr;
+  LaneId lane = kNoLane;  ///< Where the vehicle is.
+  LaneId want = kNoLane;  ///< The lane it plans after `a`.
+  float dist = 0;         ///< To a's end.
+  int level = 0;
+};
+
+Approach approaching(const Simulation::Impl& m, LaneId a) {
+  const Network& net = m.net;
+  Approach out;
+  if (queue_size(m, a) > 0) {
+    const QueueEntry& e = m.entries[m.lane_begin[a]];
+    if ((e.flags & kQueueGhost) == 0U) out = Approach{&e, a, e.next, net.length_m[a] - e.s_m, 0};
+    return out;
+  }
+  for (std::uint32_t q = net.pred_begin[a]; q < net.pred_begin[a + 1]; ++q) {
+    const LaneId p = net.pred[q];
+    const QueueEntry* f = front(m, p);
+    if (f == nullptr || f->next != a) continue;
+    const float d = net.length_m[a] + net.length_m[p] - f->s_m;
+    if (out.e == nullptr || d < out.dist || (d == out.dist && f->entity < out.e->entity)) {
+      out = Approach{f, p, f->next2, d, 1};
+    }
+  }
+  if (out.e != nullptr) return out;
+  for (std::uint32_t q = net.pred_begin[a]; q < net.pred_begin[a + 1]; ++q) {
+    const LaneId p = net.pred[q];
+    if (queue_size(m, p) > 0) continue;
+    for (std::uint32_t r = net.pred_begin[p]; r < net.pred_begin[p + 1]; ++r) {
+      const LaneId pp = net.pred[r];
+      const QueueEntry* f = front(m, pp);
+      if (f == nullptr || f->next != p || f->next2 != a) continue;
+      const float d = net.length_m[a] + net.length_m[p] + net.length_m[pp] - f->s_m;
+      if (out.e == nullptr || d < out.dist || (d == out.dist && f->entity < out.e->entity)) {
+        out = Approach{f, pp, f->next3, d, 2};
+      }
+    }
+  }
+  return out;
+}
+
+/// A request: connector c1 from approach a, and for a path through a short link d, connector
+/// c2 of the next junction (else kNoLane).
 struct Candidate {
-  LaneId approach;
+  LaneId a;
   const QueueEntry* e;
+  LaneId c1;
+  LaneId d;
+  LaneId c2;
   float dist;
   bool yield;
 };
 
-void coordinate_junction(Simulation::Impl& m, std::uint32_t j) {
-  const Network& net = m.net;
-  const Config& cfg = m.config;
-  const std::uint32_t cb = net.connector_begin[j];
-  const std::uint32_t ce = net.connector_begin[j + 1];
-  // 1. Occupied connectors and the space their vehicles will take on the exit lanes.
-  for (std::uint32_t k = cb; k < ce; ++k) {
-    const LaneId c = net.connectors[k];
-    m.busy[c] = queue_size(m, c) > 0 ? 1 : 0;
-    m.reserved_m[net.succ[net.succ_begin[c]]] = 0;
-  }
-  for (std::uint32_t k = cb; k < ce; ++k) {
-    const LaneId c = net.connectors[k];
-    const LaneId d = net.succ[net.succ_begin[c]];
-    for (std::uint32_t q = m.lane_begin[c]; q < m.lane_begin[c + 1]; ++q) {
-      const QueueEntry& e = m.entries[q];
-      m.reserved_m[d] += e.length_m + params_of(m, e).min_gap_m;
-    }
-    // Rears still inside the junction keep their connector busy.
-    for (std::uint32_t q = m.lane_begin[d + 1]; q > m.lane_begin[d]; --q) {
-      const QueueEntry& e = m.entries[q - 1];
-      if (e.s_m - e.length_m >= 0) break;
-      if (e.prev != kNoLane && e.prev < net.lane_count() &&
-          net.intersection[e.prev] == static_cast<std::int32_t>(j)) {
-        m.busy[e.prev] = 1;
+class Cluster {
+ public:
+  explicit Cluster(Simulation::Impl& m) : m_(m), net_(m.net) {}
+
+  void run(std::span<const std::uint32_t> junctions) {
+    // 1. Exit space taken by vehicles on the connectors; grants start empty.
+    for (const std::uint32_t j : junctions) {
+      for (std::uint32_t k = net_.connector_begin[j]; k < net_.connector_begin[j + 1]; ++k) {
+        const LaneId c = net_.connectors[k];
+        m_.busy[c] = 0;
+        m_.reserved_m[exit_of(c)] = 0;
       }
     }
+    for (const std::uint32_t j : junctions) {
+      for (std::uint32_t k = net_.connector_begin[j]; k < net_.connector_begin[j + 1]; ++k) {
+        const LaneId c = net_.connectors[k];
+        for (std::uint32_t q = m_.lane_begin[c]; q < m_.lane_begin[c + 1]; ++q) {
+          m_.reserved_m[exit_of(c)] += need(m_.entries[q]);
+        }
+      }
+    }
+    // 2. Existing grants: plain approaches first, then the short links, whose grants to a
+    // vehicle still before the first junction live only as long as its first grant.
+    std::vector<Candidate> candidates;
+    for (const int pass : {0, 1}) {
+      for (const std::uint32_t j : junctions) {
+        for (std::uint32_t k = m_.approach_begin[j]; k < m_.approach_begin[j + 1]; ++k) {
+          const LaneId a = m_.approaches[k];
+          if ((m_.short_link[a] != 0U) != (pass == 1)) continue;
+          keep_or_request(a, j, candidates);
+        }
+      }
+    }
+    // 3. Serve the requests in priority order.
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
+      if (x.yield != y.yield) return !x.yield;
+      if (x.e->stopped_s != y.e->stopped_s) return x.e->stopped_s > y.e->stopped_s;
+      if (x.dist != y.dist) return x.dist < y.dist;
+      return x.e->entity < y.e->entity;
+    });
+    for (const Candidate& cand : candidates)
+      serve(cand);
   }
-  const auto room = [&](LaneId c, const QueueEntry& e) {
-    const LaneId d = net.succ[net.succ_begin[c]];
-    const float need = e.length_m + params_of(m, e).min_gap_m;
-    if (net.length_m[d] < need) return queue_size(m, d) == 0 && m.reserved_m[d] == 0;
-    return free_at_start(m, d) - m.reserved_m[d] >= need;
-  };
-  const auto take = [&](LaneId approach, const QueueEntry& e, LaneId c) {
-    m.grant[approach] = Grant{e.entity + 1, c};
-    m.busy[c] = 1;
-    m.reserved_m[net.succ[net.succ_begin[c]]] += e.length_m + params_of(m, e).min_gap_m;
-  };
 
-  // 2. Existing grants stay while their vehicle is still the front one heading there and the
-  // light allows it.
-  std::vector<Candidate> candidates;
-  for (std::uint32_t k = m.approach_begin[j]; k < m.approach_begin[j + 1]; ++k) {
-    const LaneId a = m.approaches[k];
-    const QueueEntry* e = front(m, a);
-    Grant& g = m.grant[a];
-    const float dist = e != nullptr ? net.length_m[a] - e->s_m : 0;
+ private:
+  LaneId exit_of(LaneId c) const { return net_.succ[net_.succ_begin[c]]; }
+  float need(const QueueEntry& e) const { return e.length_m + params_of(m_, e).min_gap_m; }
+
+  void keep_or_request(LaneId a, std::uint32_t j, std::vector<Candidate>& candidates) {
+    const Approach ap = approaching(m_, a);
+    Grant& g = m_.grant[a];
     if (g.entity != 0) {
-      if (e != nullptr && g.entity == e->entity + 1 && g.lane == e->next &&
-          light_allows(m, g.lane, *e, dist)) {
-        m.busy[g.lane] = 1;
-        m.reserved_m[net.succ[net.succ_begin[g.lane]]] += e->length_m + params_of(m, *e).min_gap_m;
-        continue;
+      const bool mine = ap.e != nullptr && g.entity == ap.e->entity + 1 && g.lane == ap.want;
+      // A vehicle already inside the first junction of a through path keeps its second grant.
+      const bool committed = m_.short_link[a] != 0U && ap.level <= 1;
+      bool keep = mine && (committed || light_allows(m_, g.lane, *ap.e, ap.dist));
+      if (keep && ap.level == 2) {  // A through path: only with its first movement.
+        keep = m_.grant[ap.lane].entity == g.entity;
+      }
+      // The first movement of a through path holds only while the second one may go too.
+      const LaneId link = keep ? exit_of(g.lane) : kNoLane;
+      if (keep && m_.short_link[link] != 0U && m_.grant[link].entity == g.entity) {
+        const float dist2 = ap.dist + net_.length_m[g.lane] + net_.length_m[link];
+        if (!light_allows(m_, m_.grant[link].lane, *ap.e, dist2)) {
+          keep = false;
+          m_.grant[link] = Grant{};
+        }
+      }
+      if (keep) {
+        m_.busy[g.lane] = 1;
+        m_.reserved_m[exit_of(g.lane)] += need(*ap.e);
+        if (ap.level == 2) m_.reserved_m[a] += need(*ap.e);
+        return;
       }
       g = Grant{};
     }
-    if (e == nullptr || e->next == kNoLane ||
-        net.intersection[e->next] != static_cast<std::int32_t>(j)) {
-      continue;
+    if (ap.e == nullptr || ap.level == 2 || ap.want == kNoLane ||
+        net_.intersection[ap.want] != static_cast<std::int32_t>(j)) {
+      return;
     }
-    const bool yield = net.is(e->next, roads::kYield);
-    const float reach = yield ? 15.0f : cfg.request_distance_m;
-    const float braking =
-        e->speed_mps * e->speed_mps / (2.0f * params_of(m, *e).comfort_decel_mps2);
-    if (dist > std::max(reach, braking + 5.0f)) continue;
-    candidates.push_back(Candidate{a, e, dist, yield});
+    const bool yield = net_.is(ap.want, roads::kYield);
+    const float reach = yield ? 15.0f : m_.config.request_distance_m;
+    const QueueEntry& e = *ap.e;
+    const float braking = e.speed_mps * e.speed_mps / (2.0f * params_of(m_, e).comfort_decel_mps2);
+    if (ap.dist > std::max(reach, braking + 5.0f)) return;
+    Candidate c{a, ap.e, ap.want, kNoLane, kNoLane, ap.dist, yield};
+    // A path through a short link into the next junction is requested whole.
+    const LaneId d = exit_of(c.c1);
+    if (ap.level == 0 && m_.short_link[d] != 0U && e.next2 == d && e.next3 != kNoLane &&
+        m_.needs_grant[e.next3] != 0U) {
+      c.d = d;
+      c.c2 = e.next3;
+    }
+    // Into a short link only as a whole path (a vehicle never waits inside a junction).
+    if (c.c2 == kNoLane && m_.short_link[d] != 0U && e.next2 == d) return;
+    candidates.push_back(c);
   }
-  // 3. Serve the candidates in priority order.
-  std::sort(candidates.begin(), candidates.end(), [](const Candidate& x, const Candidate& y) {
-    if (x.yield != y.yield) return !x.yield;
-    if (x.e->stopped_s != y.e->stopped_s) return x.e->stopped_s > y.e->stopped_s;
-    if (x.dist != y.dist) return x.dist < y.dist;
-    return x.e->entity < y.e->entity;
-  });
-  const bool stop_sign = net.control[j] == roads::Control::stop;
-  for (const Candidate& cand : candidates) {
-    const QueueEntry& e = *cand.e;
-    const LaneId c = e.next;
-    if (!light_allows(m, c, e, cand.dist)) continue;
-    if (stop_sign && cand.yield && (e.stopped_s < cfg.stop_dwell_s || cand.dist > 5.0f)) continue;
-    bool ok = true;
-    for (std::uint32_t q = net.conflict_begin[c]; ok && q < net.conflict_begin[c + 1]; ++q) {
-      ok = m.busy[net.conflicts[q]] == 0;
+
+  /// A conflicting movement c2 blocks c while it is granted, or while a vehicle on it (or a
+  /// rear still on it, the front already on its exit lane) has not cleared their crossing.
+  bool blocked_by(LaneId c, LaneId c2) const {
+    if (m_.busy[c2] != 0U) return true;
+    const float cross = conflict_point(net_, c2, c) + kClearM;
+    if (queue_size(m_, c2) > 0) {
+      const QueueEntry& last = m_.entries[m_.lane_begin[c2 + 1] - 1];
+      if (last.s_m - last.length_m < cross) return true;
     }
-    for (std::uint32_t q = net.crosswalk_begin[c]; ok && q < net.crosswalk_begin[c + 1]; ++q) {
-      ok = m.crosswalk_busy[net.crosswalks[q]] == 0;
+    const LaneId d2 = exit_of(c2);
+    for (std::uint32_t q = m_.lane_begin[d2 + 1]; q > m_.lane_begin[d2]; --q) {
+      const QueueEntry& e = m_.entries[q - 1];
+      const float rear = e.s_m - e.length_m;
+      if (rear >= 0) break;
+      if (e.prev == c2 && net_.length_m[c2] + rear < cross) return true;
     }
-    if (ok && cand.yield) {
-      // Priority traffic heading into a conflicting movement must be far enough away.
-      for (std::uint32_t q = net.conflict_begin[c]; ok && q < net.conflict_begin[c + 1]; ++q) {
-        const LaneId c2 = net.conflicts[q];
-        if (net.is(c2, roads::kYield) || m.light[c2] == LightState::red) continue;
-        const LaneId a2 = net.pred[net.pred_begin[c2]];
-        const QueueEntry* f = front(m, a2);
-        if (f == nullptr || f->next != c2) continue;
-        const float d2 = net.length_m[a2] - f->s_m;
-        ok = d2 > 60.0f || (d2 > 3.0f && d2 / std::max(f->speed_mps, 0.5f) >= cfg.yield_gap_s);
+    return false;
+  }
+
+  /// Whether movement c (of junction j) may start for vehicle e at `dist` from its line.
+  bool movement_ok(LaneId c, const QueueEntry& e, float dist, bool stop_here) const {
+    if (!light_allows(m_, c, e, dist)) return false;
+    const auto j = static_cast<std::uint32_t>(net_.intersection[c]);
+    const bool yield = net_.is(c, roads::kYield);
+    if (stop_here && yield && net_.control[j] == roads::Control::stop &&
+        (e.stopped_s < m_.config.stop_dwell_s || dist > 5.0f)) {
+      return false;
+    }
+    for (std::uint32_t q = net_.conflict_begin[c]; q < net_.conflict_begin[c + 1]; ++q) {
+      if (blocked_by(c, net_.conflicts[q])) return false;
+    }
+    for (std::uint32_t q = net_.crosswalk_begin[c]; q < net_.crosswalk_begin[c + 1]; ++q) {
+      if (m_.crosswalk_busy[net_.crosswalks[q]] != 0U) return false;
+    }
+    if (!yield) return true;
+    // Moving priority traffic heading into a conflicting movement must be far enough away. A
+    // priority vehicle standing at its line without a grant cannot go before this one.
+    for (std::uint32_t q = net_.conflict_begin[c]; q < net_.conflict_begin[c + 1]; ++q) {
+      const LaneId c2 = net_.conflicts[q];
+      if (net_.is(c2, roads::kYield) || m_.light[c2] == LightState::red) continue;
+      const Approach f = approaching(m_, net_.pred[net_.pred_begin[c2]]);
+      if (f.e == nullptr || f.want != c2) continue;
+      if (f.e->speed_mps < 0.5f && f.dist < 6.0f) continue;
+      if (f.dist <= 60.0f && f.dist / std::max(f.e->speed_mps, 0.5f) < m_.config.yield_gap_s) {
+        return false;
       }
     }
-    if (ok && room(c, e)) take(cand.approach, e, c);
+    return true;
   }
-}
+
+  bool room(LaneId d, const QueueEntry& e) const {
+    const float n = need(e);
+    if (net_.length_m[d] < n) return queue_size(m_, d) == 0 && m_.reserved_m[d] == 0;
+    return free_at_start(m_, d) - m_.reserved_m[d] >= n;
+  }
+
+  void serve(const Candidate& cand) {
+    const QueueEntry& e = *cand.e;
+    if (!movement_ok(cand.c1, e, cand.dist, true)) return;
+    if (cand.c2 == kNoLane) {
+      if (!room(exit_of(cand.c1), e)) return;
+    } else {
+      const float dist2 = cand.dist + net_.length_m[cand.c1] + net_.length_m[cand.d];
+      if (queue_size(m_, cand.d) != 0 || m_.reserved_m[cand.d] != 0) return;
+      if (!movement_ok(cand.c2, e, dist2, false) || !room(exit_of(cand.c2), e)) return;
+      // It must reach the second junction while its light still lets it in.
+      const double eta = dist2 / std::max(e.speed_mps, 3.0f) + 3.0;
+      if (green_left_s(m_, cand.c2) < eta) return;
+      m_.grant[cand.d] = Grant{e.entity + 1, cand.c2};
+      m_.busy[cand.c2] = 1;
+      m_.reserved_m[cand.d] += need(e);
+      m_.reserved_m[exit_of(cand.c2)] += need(e);
+    }
+    m_.grant[cand.a] = Grant{e.entity + 1, cand.c1};
+    m_.busy[cand.c1] = 1;
+    if (cand.c2 == kNoLane) m_.reserved_m[exit_of(cand.c1)] += need(e);
+  }
+
+  Simulation::Impl& m_;
+  const Network& net_;
+};
 
 void coordinate_merge(Simulation::Impl& m, std::size_t k) {
   const Network& net = m.net;
@@ -241,11 +407,10 @@ void coordinate_merge(Simulation::Impl& m, std::size_t k) {
 }  // namespace
 
 void coordinate(Simulation::Impl& m) {
-  const std::uint32_t junctions = m.net.intersection_count();
-  tbb::parallel_for(std::uint32_t{0}, junctions, [&](std::uint32_t j) {
-    if (m.coordinated[j] != 0U) {
-      coordinate_junction(m, j);
-    }
+  const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
+  tbb::parallel_for(std::uint32_t{0}, clusters, [&](std::uint32_t k) {
+    Cluster(m).run(std::span<const std::uint32_t>(m.cluster_junctions.data() + m.cluster_begin[k],
+                                                  m.cluster_begin[k + 1] - m.cluster_begin[k]));
   });
   for (std::size_t k = 0; k < m.merge_lanes.size(); ++k)
     coordinate_merge(m, k);

@@ -67,12 +67,6 @@ struct Constraints {
   }
 };
 
-LaneId trip_next(const std::vector<RouteStep>& route, std::uint32_t step) {
-  if (step + 1 >= route.size()) return kNoLane;
-  const RouteStep& r = route[step + 1];
-  return r.kind == StepKind::follow ? r.lane : kNoLane;
-}
-
 struct Local {
   std::uint64_t lane_changes = 0;
   std::uint64_t stops = 0;
@@ -156,9 +150,19 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
             break;
           }
           off += net.length_m[cur];
-          if (off - s > look || net.succ_begin[cur + 1] - net.succ_begin[cur] != 1) break;
-          const LaneId n2 = net.succ[net.succ_begin[cur]];
-          if (requires_grant(m, cur, n2)) {
+          if (off - s > look) break;
+          // The lane after: the planned next2 after next, else the only successor.
+          LaneId n2 = kNoLane;
+          if (depth == 0) {
+            n2 = st.next2;
+          } else if (net.succ_begin[cur + 1] - net.succ_begin[cur] == 1) {
+            n2 = net.succ[net.succ_begin[cur]];
+          }
+          if (n2 == kNoLane) {
+            if (depth == 0) cons.leader(off - s, 0.0f, off);  // Nothing planned: stop there.
+            break;
+          }
+          if (requires_grant(m, cur, n2) && !granted(m, cur, self, n2)) {
             cons.leader(off - s, 0.0f, off);
             break;
           }
@@ -219,10 +223,9 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         if (trip != nullptr) {
           const auto& route = m.routes[self];
           if (trip->step + 1 < route.size() && route[trip->step + 1].lane == lane) ++trip->step;
-          st.next = trip_next(route, trip->step);
-        } else {
-          st.next = choose_next(m, lane, self, ctx.tick);
         }
+        st.lane = lane;
+        plan_ahead(m, st, trip, self, ctx.tick);
       }
     }
 
@@ -244,17 +247,18 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       st.prev = lane;
       lane = nx;
       len = net.length_m[lane];
+      st.lane = lane;
       if (trip != nullptr) {
         const auto& route = m.routes[self];
         if (trip->step + 1 < route.size() && route[trip->step + 1].lane == lane) {
           ++trip->step;
-          st.next = trip_next(route, trip->step);
+          plan_ahead(m, st, trip, self, ctx.tick);
         } else {
           drv.flags |= kDriverReroute;
-          st.next = choose_next(m, lane, self, ctx.tick);
+          plan_ahead(m, st, nullptr, self, ctx.tick);
         }
       } else {
-        st.next = choose_next(m, lane, self, ctx.tick);
+        shift_plan(m, st, nullptr, self, ctx.tick);
       }
     }
     st.lane = lane;
@@ -274,7 +278,24 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     }
     local.speed += v_new;
 
-    // 9. Trips: arrival pools the vehicle; a blocked mandatory change gives up and reroutes.
+    // 9. A front vehicle kept waiting at a line that is not red (no room, no gap, a close next
+    // junction out of phase) gives up on its plan after replan_after_s: roamers pick again,
+    // trips reroute from another successor.
+    if (drv.stopped_s > cfg.replan_after_s && lc.target == kNoLane && st.next != kNoLane &&
+        lane == start_lane && slot == m.lane_begin[lane] && len - s_new < 6.0f &&
+        m.light[st.next] != LightState::red && (ctx.tick + self) % 50 == 0 &&
+        !granted(m, lane, self, st.next)) {
+      if (trip == nullptr) {
+        plan_ahead(m, st, nullptr, self, ctx.tick * 7 + 3);
+      } else {
+        st.next = choose_next(m, lane, self, ctx.tick * 7 + 3);
+        st.next2 = kNoLane;
+        st.next3 = kNoLane;
+        drv.flags |= kDriverReroute;
+      }
+    }
+
+    // 10. Trips: arrival pools the vehicle; a blocked mandatory change gives up and reroutes.
     if (trip != nullptr) {
       const auto& route = m.routes[self];
       if (trip->step + 1 >= route.size() && lane == trip->destination && s_new >= 0.5f * len) {
@@ -289,6 +310,8 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
           drv.blocked_s = 0;
           drv.flags |= kDriverReroute;
           st.next = choose_next(m, lane, self, ctx.tick);
+          st.next2 = kNoLane;
+          st.next3 = kNoLane;
         }
       } else {
         drv.blocked_s = 0;
@@ -312,10 +335,11 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
           out.add(ents[i], Pooled{});
           continue;
         }
+        plan_ahead(m, st, trip, self, ctx.tick);
       }
     }
 
-    // 10. Lane changes (MOBIL): mandatory ones for trips, discretionary ones for roamers.
+    // 11. Lane changes (MOBIL): mandatory ones for trips, discretionary ones for roamers.
     if (lc.target != kNoLane || net.is(lane, roads::kIntersection)) continue;
     LaneId must = kNoLane;
     if (trip != nullptr && trip->step + 1 < m.routes[self].size()) {

@@ -15,6 +15,7 @@
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/traffic/network.hpp"
+#include "traffic/detail/conflict_points.hpp"
 
 namespace cityforge::traffic {
 namespace {
@@ -522,6 +523,7 @@ Result<Network> build_network(const roads::LaneGraph& graph,
     if (pe - pb >= 2 && plain_entry) net.merge[i] = 1;
     if ((t & roads::kRamp) == 0U) net.spawn_lanes.push_back(static_cast<LaneId>(i));
   }
+  detail::compute_conflict_points(net);
   return net;
 }
 

@@ -67,6 +67,8 @@ void build_queues(Simulation::Impl& m) {
       e.stopped_s = dr[i].stopped_s;
       e.entity = ents[i].index;
       e.next = ls[i].next;
+      e.next2 = ls[i].next2;
+      e.next3 = ls[i].next3;
       e.prev = ls[i].prev;
       e.flags = (trip ? kQueueOnTrip : 0U) | (lc[i].target != kNoLane ? kQueueChanging : 0U) |
                 (static_cast<std::uint32_t>(dr[i].type) << kQueueTypeShift);
@@ -77,6 +79,8 @@ void build_queues(Simulation::Impl& m) {
         QueueEntry g = e;
         g.s_m = mapped_s(net, ls[i].lane, lc[i].target, ls[i].s_m);
         g.next = kNoLane;
+        g.next2 = kNoLane;
+        g.next3 = kNoLane;
         g.flags |= kQueueGhost | (lc[i].progress == 0.0f ? kQueueGhostNew : 0U);
         const std::uint32_t gslot = cursor[lc[i].target]++;
         m.entries[gslot] = g;

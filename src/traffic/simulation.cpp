@@ -115,6 +115,44 @@ void derive_tables(Simulation::Impl& m) {
     m.approaches.insert(m.approaches.end(), feed.begin(), feed.end());
     m.approach_begin[j + 1] = static_cast<std::uint32_t>(m.approaches.size());
   }
+  // Short links join junctions into clusters served as one (union-find, smallest index root).
+  constexpr float kShortLinkM = 15.0f;
+  m.short_link.assign(lanes, 0);
+  std::vector<std::uint32_t> root(junctions);
+  for (std::uint32_t j = 0; j < junctions; ++j)
+    root[j] = j;
+  const auto find = [&](std::uint32_t x) {
+    while (root[x] != x)
+      x = root[x] = root[root[x]];
+    return x;
+  };
+  for (std::uint32_t j = 0; j < junctions; ++j) {
+    if (m.coordinated[j] == 0U) continue;
+    for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
+      const LaneId c = net.connectors[k];
+      if (net.succ_begin[c + 1] == net.succ_begin[c]) continue;
+      const LaneId d = net.succ[net.succ_begin[c]];
+      if (net.length_m[d] >= kShortLinkM) continue;
+      for (std::uint32_t q = net.succ_begin[d]; q < net.succ_begin[d + 1]; ++q) {
+        const std::int32_t b = net.intersection[net.succ[q]];
+        if (b < 0 || static_cast<std::uint32_t>(b) == j || m.coordinated[b] == 0U) continue;
+        m.short_link[d] = 1;
+        const std::uint32_t x = find(j);
+        const std::uint32_t y = find(static_cast<std::uint32_t>(b));
+        root[std::max(x, y)] = std::min(x, y);
+      }
+    }
+  }
+  std::vector<std::vector<std::uint32_t>> groups(junctions);
+  for (std::uint32_t j = 0; j < junctions; ++j) {
+    if (m.coordinated[j] != 0U) groups[find(j)].push_back(j);
+  }
+  m.cluster_begin.assign(1, 0);
+  for (const auto& g : groups) {
+    if (g.empty()) continue;
+    m.cluster_junctions.insert(m.cluster_junctions.end(), g.begin(), g.end());
+    m.cluster_begin.push_back(static_cast<std::uint32_t>(m.cluster_junctions.size()));
+  }
   // Merges: ramps and slower lanes yield; among equals all but the lowest id yield.
   m.yields_into_merge.assign(lanes, 0);
   for (LaneId l = 0; l < lanes; ++l) {
@@ -364,6 +402,8 @@ std::vector<VehicleView> Simulation::vehicles() const {
       v.type = static_cast<VehicleType>(dr[i].type);
       v.lane = ls[i].lane;
       v.next = ls[i].next;
+      v.next2 = ls[i].next2;
+      v.next3 = ls[i].next3;
       v.change_target = lc[i].target;
       v.change_progress = lc[i].progress;
       v.s_m = ls[i].s_m;

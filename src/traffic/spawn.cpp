@@ -74,12 +74,41 @@ LaneId choose_next(const Simulation::Impl& m, LaneId lane, std::uint32_t entity,
   return net.succ[b + n - 1];
 }
 
+void plan_ahead(const Simulation::Impl& m, LaneState& st, const Trip* trip, std::uint32_t entity,
+                std::uint64_t salt) {
+  if (trip != nullptr) {
+    const auto& route = m.routes[entity];
+    const auto follow = [&](std::size_t k) {
+      return k < route.size() && route[k].kind == StepKind::follow ? route[k].lane : kNoLane;
+    };
+    st.next = follow(trip->step + 1);
+    st.next2 = st.next != kNoLane ? follow(trip->step + 2) : kNoLane;
+    st.next3 = st.next2 != kNoLane ? follow(trip->step + 3) : kNoLane;
+    return;
+  }
+  st.next = choose_next(m, st.lane, entity, salt);
+  st.next2 = st.next != kNoLane ? choose_next(m, st.next, entity, salt + 1) : kNoLane;
+  st.next3 = st.next2 != kNoLane ? choose_next(m, st.next2, entity, salt + 2) : kNoLane;
+}
+
+void shift_plan(const Simulation::Impl& m, LaneState& st, const Trip* trip, std::uint32_t entity,
+                std::uint64_t salt) {
+  if (trip != nullptr || st.next2 == kNoLane || st.next3 == kNoLane) {
+    plan_ahead(m, st, trip, entity, salt);
+    return;
+  }
+  st.next = st.next2;
+  st.next2 = st.next3;
+  st.next3 = choose_next(m, st.next2, entity, salt + 2);
+}
+
 bool plan_trip(Simulation::Impl& m, Router& router, std::uint32_t entity, LaneId from,
                std::uint64_t salt, Trip& trip) {
   Rng rng(m.seed, Stage::sim, hash_combine(entity, salt), 2);
-  for (int attempt = 0; attempt < 4; ++attempt) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
     const LaneId to = m.net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
-    if (to == from) continue;
+    // Destinations are streets long enough to arrive on, not links between close junctions.
+    if (to == from || m.net.length_m[to] < 30.0f) continue;
     std::vector<RouteStep> route = router.route(from, to);
     if (route.size() < 2) continue;
     m.routes[entity] = std::move(route);
@@ -170,14 +199,9 @@ void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked) {
     const auto ents = c.entities();
     const auto ls = c.write<LaneState>();
     const bool trip = c.has<Trip>();
+    const Trip* trips = trip ? c.read<Trip>().data() : nullptr;
     for (std::size_t i = 0; i < ls.size(); ++i) {
-      if (trip) {
-        const auto& route = m.routes[ents[i].index];
-        ls[i].next =
-            route.size() > 1 && route[1].kind == StepKind::follow ? route[1].lane : kNoLane;
-      } else {
-        ls[i].next = choose_next(m, ls[i].lane, ents[i].index, 0);
-      }
+      plan_ahead(m, ls[i], trips != nullptr ? trips + i : nullptr, ents[i].index, 0);
     }
   }
   // 5. The pool and the parked vehicles.
@@ -278,14 +302,12 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
         Trip trip;
         const bool on_trip =
             rng.chance(cfg.trip_share) && plan_trip(m, router, ent.index, lane, ctx.tick + 1, trip);
+        plan_ahead(m, st, on_trip ? &trip : nullptr, ent.index, ctx.tick);
         if (on_trip) {
-          const auto& route = m.routes[ent.index];
-          st.next = route[1].kind == StepKind::follow ? route[1].lane : kNoLane;
           out.add(ent, trip);
           ++m.stats.trips_started;
-        } else {
-          st.next = choose_next(m, lane, ent.index, ctx.tick);
-          if (c.has<Trip>()) out.remove<Trip>(ent);
+        } else if (c.has<Trip>()) {
+          out.remove<Trip>(ent);
         }
         Driver fresh = dr[i];
         fresh.stopped_s = 0;

@@ -58,6 +58,10 @@ struct Network {
   /// cross) or when they end on the same lane (a merge). Symmetric, sorted, no self.
   std::vector<std::uint32_t> conflict_begin;  ///< size lanes + 1.
   std::vector<LaneId> conflicts;
+  /// Per entry of `conflicts`: arc length along the lane of its last crossing with that
+  /// connector (the lane's length for a merge). A vehicle whose rear is past it no longer
+  /// blocks the other movement.
+  std::vector<float> conflict_s;
   /// Per lane (meaningful for connectors): the crosswalk lanes of the same junction whose
   /// centre line its movement crosses: the connector, the last 10 m of its incoming lane or the
   /// first 10 m of its outgoing lane (crosswalks lie just outside the junction, so the lanes

@@ -65,9 +65,11 @@ struct Config {
   float stop_dwell_s = 1.0f;         ///< Full stop at stop signs before going.
   float request_distance_m = 40.0f;  ///< Coordinator considers vehicles this close to the line.
   float route_density_weight = 6.0f;  ///< Successor weight 1 / (1 + w * occupancy).
-  float walk_s = 7.0f;                ///< Walk interval of a green phase, then flashing.
-  float record_interval_s = 0.1f;     ///< Frame interval of recordings.
-  std::uint32_t pool = 0;             ///< Pooled vehicles kept spare; 0 = 2% of `vehicles` + 16.
+  /// A front vehicle waiting this long at a line that is not red re-plans its way. [> 0]
+  float replan_after_s = 30.0f;
+  float walk_s = 7.0f;             ///< Walk interval of a green phase, then flashing.
+  float record_interval_s = 0.1f;  ///< Frame interval of recordings.
+  std::uint32_t pool = 0;          ///< Pooled vehicles kept spare; 0 = 2% of `vehicles` + 16.
 };
 
 /// A parked vehicle (static: never ticked).
@@ -107,6 +109,8 @@ struct VehicleView {
   VehicleType type = VehicleType::car;
   LaneId lane = kNoLane;
   LaneId next = kNoLane;
+  LaneId next2 = kNoLane;  ///< Planned after `next`.
+  LaneId next3 = kNoLane;  ///< Planned after `next2`.
   /// Lane-change target: requested this tick (progress 0, the next tick's queues confirm or
   /// refuse the ghost slot) or held (progress > 0).
   LaneId change_target = kNoLane;
@@ -139,6 +143,8 @@ struct QueueEntry {
   float stopped_s = 0;       ///< Time stopped without interruption.
   std::uint32_t entity = 0;  ///< Entity index.
   LaneId next = kNoLane;     ///< Planned next lane.
+  LaneId next2 = kNoLane;    ///< Planned lane after `next`.
+  LaneId next3 = kNoLane;    ///< Planned lane after `next2`.
   LaneId prev = kNoLane;     ///< Lane it came from (connector clearing).
   std::uint32_t flags = 0;   ///< QueueFlag bits.
 };

@@ -40,6 +40,13 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx);
 /// occupancy, drawn from (seed, tick, entity).
 LaneId choose_next(const Simulation::Impl& m, LaneId lane, std::uint32_t entity,
                    std::uint64_t salt);
+/// Plans st.next and st.next2 from st.lane: from the trip's route (trip->step is st.lane's
+/// step) or by choose_next (spawn.cpp).
+void plan_ahead(const Simulation::Impl& m, LaneState& st, const Trip* trip, std::uint32_t entity,
+                std::uint64_t salt);
+/// After entering st.next: the old next2 becomes next, a new next2 is planned.
+void shift_plan(const Simulation::Impl& m, LaneState& st, const Trip* trip, std::uint32_t entity,
+                std::uint64_t salt);
 /// Initial vehicles, pool and parked vehicles (spawn.cpp).
 void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked);
 /// Plans a trip from `from` for a vehicle (spawn.cpp): a destination drawn by density and an

@@ -18,9 +18,11 @@ namespace cityforge::traffic::detail {
 /// Where a vehicle is: lane, front position, speed. The hot component.
 struct LaneState {
   LaneId lane = kNoLane;
-  LaneId next = kNoLane;  ///< Planned successor (kNoLane: none chosen / must change lanes).
-  LaneId prev = kNoLane;  ///< Lane it came from.
-  float s_m = 0;          ///< Front of the vehicle, arc length along `lane`.
+  LaneId next = kNoLane;   ///< Planned successor (kNoLane: none chosen / must change lanes).
+  LaneId prev = kNoLane;   ///< Lane it came from.
+  LaneId next2 = kNoLane;  ///< Planned lane after `next` (coordinators see one lane further).
+  LaneId next3 = kNoLane;  ///< And after that (paths through close junctions are granted whole).
+  float s_m = 0;           ///< Front of the vehicle, arc length along `lane`.
   float speed_mps = 0;
   float accel_mps2 = 0;
 };
@@ -114,8 +116,13 @@ struct Simulation::Impl {
   std::uint32_t target_vehicles = 0;
 
   // Per-lane tables fixed at creation.
-  std::vector<std::uint8_t> needs_grant;      ///< Entering this lane needs a grant (per lane).
-  std::vector<std::uint8_t> coordinated;      ///< Per intersection: the coordinator serves it.
+  std::vector<std::uint8_t> needs_grant;  ///< Entering this lane needs a grant (per lane).
+  std::vector<std::uint8_t> coordinated;  ///< Per intersection: the coordinator serves it.
+  /// Per lane: a link between two coordinated junctions too short to hold a bus.
+  std::vector<std::uint8_t> short_link;
+  /// Coordinated junctions grouped by short links (each group is served as one), CSR.
+  std::vector<std::uint32_t> cluster_begin;
+  std::vector<std::uint32_t> cluster_junctions;
   std::vector<std::uint32_t> approach_begin;  ///< Per intersection: lanes feeding its connectors.
   std::vector<LaneId> approaches;
   std::vector<LaneId> merge_lanes;              ///< Lanes with net.merge set.
