@@ -227,6 +227,7 @@ int simulate(const SimulateOptions& opt) {
   j["junction_entries"] = s.junction_entries;
   j["entries_on_yellow"] = s.entries_on_yellow;
   j["red_violations"] = s.red_violations;
+  j["clearing_on_red"] = s.clearing_on_red;
   j["emergency_stops"] = s.emergency_stops;
   j["state_hash"] = hex(sim.state_hash());
   if (opt.audit) {

@@ -51,14 +51,12 @@ Audit audit(const Simulation& sim) {
   }
   // Conflicting movements: two vehicles inside the same conflict zone (1.5 m either side of
   // the crossing of their connectors' centre lines) at once.
-  std::vector<std::vector<std::pair<float, float>>> on(net.lane_count());
-  for (const Item& it : items) {
-    if (net.is(it.lane, roads::kIntersection)) on[it.lane].emplace_back(it.rear, it.front);
-  }
   const auto in_zone = [&](LaneId c, LaneId other) {
     const float x = detail::conflict_point(net, c, other);
-    for (const auto& [rear, front] : on[c]) {
-      if (rear <= x + kZoneM && front >= x - kZoneM) return true;
+    auto it = std::lower_bound(items.begin(), items.end(), c,
+                               [](const Item& i, LaneId l) { return i.lane < l; });
+    for (; it != items.end() && it->lane == c; ++it) {
+      if (it->rear <= x + kZoneM && it->front >= x - kZoneM) return true;
     }
     return false;
   };

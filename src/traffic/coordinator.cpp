@@ -319,7 +319,7 @@ class Cluster {
       if (queue_size(m_, cand.d) != 0 || m_.reserved_m[cand.d] != 0) return;
       if (!movement_ok(cand.c2, e, dist2, false) || !room(exit_of(cand.c2), e)) return;
       // It must reach the second junction while its light still lets it in.
-      const double eta = dist2 / std::max(e.speed_mps, 3.0f) + 3.0;
+      const double eta = dist2 / std::max(e.speed_mps, 4.0f) + 1.0;
       if (green_left_s(m_, cand.c2) < eta) return;
       m_.grant[cand.d] = Grant{e.entity + 1, cand.c2};
       m_.busy[cand.c2] = 1;

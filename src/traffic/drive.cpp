@@ -73,6 +73,7 @@ struct Local {
   std::uint64_t entries = 0;
   std::uint64_t yellow = 0;
   std::uint64_t red = 0;
+  std::uint64_t clearing_red = 0;
   std::uint64_t emergency = 0;
   std::uint64_t trips = 0;
   std::uint64_t reroutes = 0;
@@ -240,7 +241,10 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       }
       if (net.is(nx, roads::kIntersection)) {
         ++local.entries;
-        if (m.light[nx] == LightState::red) ++local.red;
+        // From a short link the vehicle is already inside a junction cluster (granted the
+        // whole path at its entry): it clears, it does not enter.
+        const bool clearing = m.short_link[lane] != 0U;
+        if (m.light[nx] == LightState::red) ++(clearing ? local.clearing_red : local.red);
         if (m.light[nx] == LightState::yellow) ++local.yellow;
       }
       s_new -= len;
@@ -404,6 +408,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   m.counters.junction_entries += local.entries;
   m.counters.entries_on_yellow += local.yellow;
   m.counters.red_violations += local.red;
+  m.counters.clearing_on_red += local.clearing_red;
   m.counters.emergency_stops += local.emergency;
   m.counters.trips_completed += local.trips;
   m.counters.reroutes += local.reroutes;

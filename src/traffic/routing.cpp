@@ -14,6 +14,8 @@ namespace cityforge::traffic {
 
 namespace {
 
+constexpr float kMinChangeLaneM = 30.0f;  // Shortest lane a route changes lanes on.
+
 bool is_vehicle(const Network& net, LaneId lane) {
   return lane < net.lane_count() && net.is(lane, roads::kVehicle);
 }
@@ -150,6 +152,8 @@ std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& c
         relax(s, top.g + follow_cost(net, s, costs), a, StepKind::follow);
       }
     }
+    // A lane change needs room along the lane: none on links shorter than kMinChangeLaneM.
+    if (net.length_m[a] < kMinChangeLaneM) continue;
     if (is_vehicle(net, net.left[a])) {
       relax(net.left[a], top.g + change_cost(net, a, net.left[a], costs), a, StepKind::change_left);
     }

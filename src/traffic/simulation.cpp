@@ -364,6 +364,7 @@ void Simulation::tick() {
   s.junction_entries = m.counters.junction_entries;
   s.entries_on_yellow = m.counters.entries_on_yellow;
   s.red_violations = m.counters.red_violations;
+  s.clearing_on_red = m.counters.clearing_on_red;
   s.emergency_stops = m.counters.emergency_stops;
   s.trips_completed = m.counters.trips_completed;
   s.reroutes = m.counters.reroutes;

@@ -84,6 +84,11 @@ void plan_ahead(const Simulation::Impl& m, LaneState& st, const Trip* trip, std:
     st.next = follow(trip->step + 1);
     st.next2 = st.next != kNoLane ? follow(trip->step + 2) : kNoLane;
     st.next3 = st.next2 != kNoLane ? follow(trip->step + 3) : kNoLane;
+    // Past a lane change or the destination the route says nothing: guess by density, so
+    // paths through close junctions can still be requested whole (a wrong guess reroutes).
+    if (st.next2 != kNoLane && st.next3 == kNoLane) {
+      st.next3 = choose_next(m, st.next2, entity, salt + 2);
+    }
     return;
   }
   st.next = choose_next(m, st.lane, entity, salt);
@@ -199,9 +204,9 @@ void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked) {
     const auto ents = c.entities();
     const auto ls = c.write<LaneState>();
     const bool trip = c.has<Trip>();
-    const Trip* trips = trip ? c.read<Trip>().data() : nullptr;
+    const Trip* trip_rows = trip ? c.read<Trip>().data() : nullptr;
     for (std::size_t i = 0; i < ls.size(); ++i) {
-      plan_ahead(m, ls[i], trips != nullptr ? trips + i : nullptr, ents[i].index, 0);
+      plan_ahead(m, ls[i], trip_rows != nullptr ? trip_rows + i : nullptr, ents[i].index, 0);
     }
   }
   // 5. The pool and the parked vehicles.

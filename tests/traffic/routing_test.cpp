@@ -252,6 +252,7 @@ double dijkstra_cost(const Network& net, LaneId from, LaneId to, const RouteCost
       const LaneId s = net.succ[i];
       push(s, travel(s) + (net.is(s, roads::kIntersection) ? costs.connector_extra_s : 0.0));
     }
+    if (net.length_m[a] < 30.0f) continue;  // No lane changes on links under 30 m.
     for (LaneId nb : {net.left[a], net.right[a]}) {
       if (nb != kNoLane) {
         push(nb, costs.lane_change_s + std::max(0.0, travel(nb) - travel(a)));

@@ -40,6 +40,7 @@ struct RouteCosts {
   double connector_extra_s = 0;  ///< Added per junction connector (signal delay). [>= 0]
 };
 
+/// Lane changes are only taken on lanes of at least 30 m (no room on shorter links).
 /// Fastest route from the start of lane `from` (kVehicle, not a connector is not required) to
 /// the end of lane `to`, over successors and lane changes between neighbours, by A* with an
 /// admissible straight-line heuristic (distance / the network's highest speed limit). Only

@@ -96,7 +96,11 @@ struct Stats {
   std::uint64_t stops = 0;                 ///< Transitions from moving (> 1 m/s) to stopped.
   std::uint64_t junction_entries = 0;
   std::uint64_t entries_on_yellow = 0;
-  std::uint64_t red_violations = 0;   ///< Entries into a red connector (must stay 0).
+  std::uint64_t red_violations = 0;
+  /// Vehicles granted a path through two close junctions (joined by a short link) that reach
+  /// the second one's connector after it turned red: they clear the junction cluster they
+  /// entered on green; counted apart from red_violations.
+  std::uint64_t clearing_on_red = 0;  ///< Entries into a red connector (must stay 0).
   std::uint64_t emergency_stops = 0;  ///< Hard clamps at a lane end or leader (rare).
   double mean_speed_mps = 0;          ///< Over moving vehicles, last tick.
   double distance_km = 0;             ///< Driven by all vehicles.

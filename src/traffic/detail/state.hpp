@@ -96,6 +96,7 @@ struct Counters {
   std::atomic<std::uint64_t> junction_entries{0};
   std::atomic<std::uint64_t> entries_on_yellow{0};
   std::atomic<std::uint64_t> red_violations{0};
+  std::atomic<std::uint64_t> clearing_on_red{0};
   std::atomic<std::uint64_t> emergency_stops{0};
   std::atomic<std::uint64_t> trips_completed{0};
   std::atomic<std::uint64_t> reroutes{0};
