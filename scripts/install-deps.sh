@@ -15,6 +15,7 @@ packages=(
   libgtest-dev libgmock-dev             # tests
   libbenchmark-dev                      # benchmarks
   sumo                                  # netconvert + sumo: the SUMO export test drives the city
+  sumo-tools                            # randomTrips.py for bench/traffic_vs_sumo.sh
 )
 # Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
