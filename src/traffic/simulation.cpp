@@ -295,6 +295,22 @@ double smoothstep(double t) {
   return t * t * (3.0 - 2.0 * t);
 }
 
+/// Parked vehicles as recording samples, by entity order.
+void append_parked(Simulation::Impl& m, std::vector<VehicleSample>& out) {
+  for (const sim::ChunkView& c : m.world.chunks(m.world.query<Parked>())) {
+    const auto ents = c.entities();
+    const auto pk = c.read<Parked>();
+    for (std::size_t i = 0; i < ents.size(); ++i) {
+      VehicleSample s;
+      s.id = ents[i].index;
+      s.kind = static_cast<EntityKind>(pk[i].type);
+      s.position = Vec3{pk[i].x, pk[i].y, pk[i].z};
+      s.heading_rad = pk[i].heading;
+      out.push_back(s);
+    }
+  }
+}
+
 }  // namespace
 
 Simulation::Simulation(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
@@ -521,20 +537,7 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
   }
   std::sort(out.begin(), out.end(),
             [](const VehicleSample& a, const VehicleSample& b) { return a.id < b.id; });
-  if (parked) {
-    for (const sim::ChunkView& c : m.world.chunks(m.world.query<Parked>())) {
-      const auto ents = c.entities();
-      const auto pk = c.read<Parked>();
-      for (std::size_t i = 0; i < ents.size(); ++i) {
-        VehicleSample s;
-        s.id = ents[i].index;
-        s.kind = static_cast<EntityKind>(pk[i].type);
-        s.position = Vec3{pk[i].x, pk[i].y, pk[i].z};
-        s.heading_rad = pk[i].heading;
-        out.push_back(s);
-      }
-    }
-  }
+  if (parked) append_parked(m, out);
   return out;
 }
 
@@ -558,9 +561,7 @@ RecordingInfo Simulation::recording_info(std::uint64_t seed) const {
   info.seed = seed;
   info.signal_lanes = m.signal_lanes;
   info.crosswalk_lanes = m.crosswalk_lanes;
-  std::vector<VehicleSample> all = samples(true);
-  const std::size_t moving = m.world.count(moving_query(m.world));
-  info.parked.assign(all.begin() + static_cast<std::ptrdiff_t>(moving), all.end());
+  append_parked(const_cast<Impl&>(m), info.parked);
   return info;
 }
 
