@@ -544,6 +544,7 @@ Result<LaneGraph> Builder::build() {
     m_graph.signals.push_back(
         detail::build_signal_plan(i, j, m_junctions[i], m_city, m_config, m_graph.lanes));
   }
+  detail::coordinate_signal_plans(m_graph.signals, m_graph.lanes);
   return std::move(m_graph);
 }
 

@@ -78,7 +78,7 @@ double green_left_s(const Simulation::Impl& m, LaneId c) {
   for (const roads::Phase& p : plan.phases)
     cycle += p.green_s + p.yellow_s + p.all_red_s;
   if (cycle <= 0) return 0;
-  double t = std::fmod(m.time_s + plan.offset_s, cycle);
+  double t = std::fmod(m.time_s - plan.offset_s, cycle);
   if (t < 0) t += cycle;
   std::size_t i = 0;
   while (i + 1 < plan.phases.size() &&
@@ -109,18 +109,23 @@ struct Approach {
   int level = 0;
 };
 
-Approach approaching(const Simulation::Impl& m, LaneId a) {
+/// With `holder` (entity index + 1, as in a Grant), only that vehicle: several may be heading
+/// for a lane from different lanes before it, and a grant stays with the one it was given to.
+Approach approaching(const Simulation::Impl& m, LaneId a, std::uint32_t holder = 0) {
   const Network& net = m.net;
+  const auto other = [&](const QueueEntry* f) { return holder != 0 && f->entity + 1 != holder; };
   Approach out;
   if (queue_size(m, a) > 0) {
     const QueueEntry& e = m.entries[m.lane_begin[a]];
-    if ((e.flags & kQueueGhost) == 0U) out = Approach{&e, a, e.next, net.length_m[a] - e.s_m, 0};
+    if ((e.flags & kQueueGhost) == 0U && !other(&e)) {
+      out = Approach{&e, a, e.next, net.length_m[a] - e.s_m, 0};
+    }
     return out;
   }
   for (std::uint32_t q = net.pred_begin[a]; q < net.pred_begin[a + 1]; ++q) {
     const LaneId p = net.pred[q];
     const QueueEntry* f = front(m, p);
-    if (f == nullptr || f->next != a) continue;
+    if (f == nullptr || f->next != a || other(f)) continue;
     const float d = net.length_m[a] + net.length_m[p] - f->s_m;
     if (out.e == nullptr || d < out.dist || (d == out.dist && f->entity < out.e->entity)) {
       out = Approach{f, p, f->next2, d, 1};
@@ -133,7 +138,7 @@ Approach approaching(const Simulation::Impl& m, LaneId a) {
     for (std::uint32_t r = net.pred_begin[p]; r < net.pred_begin[p + 1]; ++r) {
       const LaneId pp = net.pred[r];
       const QueueEntry* f = front(m, pp);
-      if (f == nullptr || f->next != p || f->next2 != a) continue;
+      if (f == nullptr || f->next != p || f->next2 != a || other(f)) continue;
       const float d = net.length_m[a] + net.length_m[p] + net.length_m[pp] - f->s_m;
       if (out.e == nullptr || d < out.dist || (d == out.dist && f->entity < out.e->entity)) {
         out = Approach{f, pp, f->next3, d, 2};
@@ -151,15 +156,17 @@ struct Candidate {
   LaneId c1;
   LaneId d;
   LaneId c2;
+  LaneId after;  ///< The lane planned after c1's exit (single movements), or kNoLane.
   float dist;
   bool yield;
 };
 
 class Cluster {
  public:
-  explicit Cluster(Simulation::Impl& m) : m_(m), net_(m.net) {}
+  Cluster(Simulation::Impl& m, std::uint32_t k) : m_(m), net_(m.net), k_(k) {}
 
   void run(std::span<const std::uint32_t> junctions) {
+    release_hanger();
     // 1. Exit space taken by vehicles on the connectors; grants start empty.
     for (const std::uint32_t j : junctions) {
       for (std::uint32_t k = net_.connector_begin[j]; k < net_.connector_begin[j + 1]; ++k) {
@@ -201,15 +208,39 @@ class Cluster {
 
  private:
   LaneId exit_of(LaneId c) const { return net_.succ[net_.succ_begin[c]]; }
+
+  /// The hanger slot frees once its vehicle is neither granted its connector, nor on it, nor
+  /// on the link after it.
+  void release_hanger() {
+    Grant& h = m_.hanger[k_];
+    if (h.entity == 0) return;
+    const auto on = [&](LaneId l) {
+      for (std::uint32_t q = m_.lane_begin[l]; q < m_.lane_begin[l + 1]; ++q) {
+        if (m_.entries[q].entity + 1 == h.entity) return true;
+      }
+      return false;
+    };
+    bool present = on(h.lane) || on(exit_of(h.lane));
+    for (std::uint32_t q = net_.pred_begin[h.lane]; q < net_.pred_begin[h.lane + 1]; ++q) {
+      const Grant& g = m_.grant[net_.pred[q]];
+      present = present || (g.entity == h.entity && g.lane == h.lane);
+    }
+    if (!present) h = Grant{};
+  }
   float need(const QueueEntry& e) const { return e.length_m + params_of(m_, e).min_gap_m; }
 
   void keep_or_request(LaneId a, std::uint32_t j, std::vector<Candidate>& candidates) {
-    const Approach ap = approaching(m_, a);
     Grant& g = m_.grant[a];
+    Approach ap = approaching(m_, a);
+    if (g.entity != 0 && ap.e != nullptr && ap.e->entity + 1 != g.entity) {
+      const Approach held = approaching(m_, a, g.entity);
+      if (held.e != nullptr) ap = held;
+    }
     if (g.entity != 0) {
       const bool mine = ap.e != nullptr && g.entity == ap.e->entity + 1 && g.lane == ap.want;
       // A vehicle already inside the first junction of a through path keeps its second grant.
-      const bool committed = m_.short_link[a] != 0U && ap.level <= 1;
+      const bool committed = m_.short_link[a] != 0U && ap.level <= 1 && ap.e != nullptr &&
+                             !link_holds(m_, a, ap.e->length_m);
       bool keep = mine && (committed || light_allows(m_, g.lane, *ap.e, ap.dist));
       if (keep && ap.level == 2) {  // A through path: only with its first movement.
         keep = m_.grant[ap.lane].entity == g.entity;
@@ -240,16 +271,22 @@ class Cluster {
     const QueueEntry& e = *ap.e;
     const float braking = e.speed_mps * e.speed_mps / (2.0f * params_of(m_, e).comfort_decel_mps2);
     if (ap.dist > std::max(reach, braking + 5.0f)) return;
-    Candidate c{a, ap.e, ap.want, kNoLane, kNoLane, ap.dist, yield};
-    // A path through a short link into the next junction is requested whole.
-    const LaneId d = exit_of(c.c1);
-    if (ap.level == 0 && m_.short_link[d] != 0U && e.next2 == d && e.next3 != kNoLane &&
-        m_.needs_grant[e.next3] != 0U) {
+    const LaneId d = exit_of(ap.want);
+    Candidate c{a, ap.e, ap.want, kNoLane, kNoLane, kNoLane, ap.dist, yield};
+    if (ap.level == 0 && e.next2 == d) c.after = e.next3;
+    // A path through a short link into the next junction is requested whole, unless the link
+    // holds the vehicle and the next movement is red: it waits there for its green. (With the
+    // next movement green it must get through both, or it could sit on the link into the red
+    // and block the first junction's later movements into the link.)
+    const bool through = m_.short_link[d] != 0U && e.next2 == d &&
+                         (!link_holds(m_, d, e.length_m) ||
+                          (e.next3 != kNoLane && m_.light[e.next3] != LightState::red));
+    if (ap.level == 0 && through && e.next3 != kNoLane && m_.needs_grant[e.next3] != 0U) {
       c.d = d;
       c.c2 = e.next3;
     }
     // Into a short link only as a whole path (a vehicle never waits inside a junction).
-    if (c.c2 == kNoLane && m_.short_link[d] != 0U && e.next2 == d) return;
+    if (c.c2 == kNoLane && through) return;
     candidates.push_back(c);
   }
 
@@ -303,36 +340,63 @@ class Cluster {
     return true;
   }
 
-  bool room(LaneId d, const QueueEntry& e) const {
+  /// Whether exit lane d has room for the whole vehicle. A lane shorter than that (a stub
+  /// before a dead end's turnaround) needs room on the lane after it too, when known and free
+  /// of grants: else the vehicle would wait with its rear in the junction.
+  bool room(LaneId d, const QueueEntry& e, LaneId after) const {
     const float n = need(e);
-    if (net_.length_m[d] < n) return queue_size(m_, d) == 0 && m_.reserved_m[d] == 0;
-    return free_at_start(m_, d) - m_.reserved_m[d] >= n;
+    if (net_.length_m[d] >= n) return free_at_start(m_, d) - m_.reserved_m[d] >= n;
+    if (queue_size(m_, d) != 0 || m_.reserved_m[d] != 0) return false;
+    return after == kNoLane || m_.needs_grant[after] != 0U ||
+           free_at_start(m_, after) >= std::min(n - net_.length_m[d], net_.length_m[after]);
   }
 
   void serve(const Candidate& cand) {
     const QueueEntry& e = *cand.e;
     if (!movement_ok(cand.c1, e, cand.dist, true)) return;
     if (cand.c2 == kNoLane) {
-      if (!room(exit_of(cand.c1), e)) return;
+      if (!room(exit_of(cand.c1), e, cand.after)) return;
     } else {
-      const float dist2 = cand.dist + net_.length_m[cand.c1] + net_.length_m[cand.d];
       if (queue_size(m_, cand.d) != 0 || m_.reserved_m[cand.d] != 0) return;
-      if (!movement_ok(cand.c2, e, dist2, false) || !room(exit_of(cand.c2), e)) return;
-      // It must reach the second junction while its light still lets it in.
-      const double eta = dist2 / std::max(e.speed_mps, 4.0f) + 1.0;
-      if (green_left_s(m_, cand.c2) < eta) return;
-      m_.grant[cand.d] = Grant{e.entity + 1, cand.c2};
-      m_.busy[cand.c2] = 1;
-      m_.reserved_m[cand.d] += need(e);
-      m_.reserved_m[exit_of(cand.c2)] += need(e);
+      if (!whole_path_ok(cand)) {
+        // Last resort for a vehicle too long for the link whose path has no usable window
+        // in the two plans: after waiting replan_after_s it may wait on the link with its rear
+        // in this junction, one such vehicle per cluster at a time (two could block each
+        // other's second movements for good).
+        Grant& h = m_.hanger[k_];
+        if (h.entity != 0 || e.stopped_s < m_.config.replan_after_s) return;
+        h = Grant{e.entity + 1, cand.c1};
+        m_.reserved_m[cand.d] += need(e);
+      } else {
+        m_.grant[cand.d] = Grant{e.entity + 1, cand.c2};
+        m_.busy[cand.c2] = 1;
+        m_.reserved_m[cand.d] += need(e);
+        m_.reserved_m[exit_of(cand.c2)] += need(e);
+      }
     }
     m_.grant[cand.a] = Grant{e.entity + 1, cand.c1};
     m_.busy[cand.c1] = 1;
     if (cand.c2 == kNoLane) m_.reserved_m[exit_of(cand.c1)] += need(e);
   }
 
+  /// Whether both movements of a path through a short link may start now.
+  bool whole_path_ok(const Candidate& cand) const {
+    const QueueEntry& e = *cand.e;
+    const float dist2 = cand.dist + net_.length_m[cand.c1] + net_.length_m[cand.d];
+    if (!movement_ok(cand.c2, e, dist2, false) || !room(exit_of(cand.c2), e, kNoLane)) {
+      return false;
+    }
+    // It must reach the second junction while its light still lets it in (accelerating
+    // from its speed now, a second to spare).
+    const float a = params_of(m_, e).max_accel_mps2;
+    const double eta =
+        (std::sqrt(e.speed_mps * e.speed_mps + 2.0f * a * dist2) - e.speed_mps) / a + 1.0;
+    return green_left_s(m_, cand.c2) >= eta;
+  }
+
   Simulation::Impl& m_;
   const Network& net_;
+  std::uint32_t k_;  ///< Cluster index.
 };
 
 void coordinate_merge(Simulation::Impl& m, std::size_t k) {
@@ -409,8 +473,9 @@ void coordinate_merge(Simulation::Impl& m, std::size_t k) {
 void coordinate(Simulation::Impl& m) {
   const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
   tbb::parallel_for(std::uint32_t{0}, clusters, [&](std::uint32_t k) {
-    Cluster(m).run(std::span<const std::uint32_t>(m.cluster_junctions.data() + m.cluster_begin[k],
-                                                  m.cluster_begin[k + 1] - m.cluster_begin[k]));
+    Cluster(m, k).run(
+        std::span<const std::uint32_t>(m.cluster_junctions.data() + m.cluster_begin[k],
+                                       m.cluster_begin[k + 1] - m.cluster_begin[k]));
   });
   for (std::size_t k = 0; k < m.merge_lanes.size(); ++k)
     coordinate_merge(m, k);

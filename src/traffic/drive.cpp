@@ -243,7 +243,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         ++local.entries;
         // From a short link the vehicle is already inside a junction cluster (granted the
         // whole path at its entry): it clears, it does not enter.
-        const bool clearing = m.short_link[lane] != 0U;
+        const bool clearing = m.short_link[lane] != 0U && !link_holds(m, lane, P.length_m);
         if (m.light[nx] == LightState::red) ++(clearing ? local.clearing_red : local.red);
         if (m.light[nx] == LightState::yellow) ++local.yellow;
       }

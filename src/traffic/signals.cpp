@@ -21,7 +21,7 @@ void update_signals(Simulation::Impl& m) {
     for (const roads::Phase& p : plan.phases)
       cycle += p.green_s + p.yellow_s + p.all_red_s;
     if (plan.phases.empty() || cycle <= 0) continue;
-    double t = std::fmod(m.time_s + plan.offset_s, cycle);
+    double t = std::fmod(m.time_s - plan.offset_s, cycle);
     if (t < 0) t += cycle;
     std::size_t k = 0;
     while (k + 1 < plan.phases.size()) {

@@ -224,6 +224,7 @@ void derive_tables(Simulation::Impl& m) {
   m.crosswalk_busy.assign(lanes, 0);
   m.grant.assign(lanes, Grant{});
   m.claim.assign(lanes, Grant{});
+  m.hanger.assign(m.cluster_begin.size() - 1, Grant{});
   m.claim_dist_m.assign(lanes, 0);
   m.claim_length_m.assign(lanes, 0);
   m.busy.assign(lanes, 0);

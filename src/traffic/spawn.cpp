@@ -268,6 +268,13 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   std::vector<Placed> placed;
   Router& router = m.routers.local();
   std::uint32_t attempt = 0;
+  // Trips keep their share of the moving vehicles: an arrival is replaced by a new trip.
+  std::int64_t trips_now = -static_cast<std::int64_t>(arrived);
+  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+    if (c.has<Trip>()) trips_now += static_cast<std::int64_t>(c.entities().size());
+  }
+  std::int64_t trips_wanted =
+      std::llround(cfg.trip_share * static_cast<double>(m.target_vehicles)) - trips_now;
   for (const sim::ChunkView& c : w.chunks(w.query<Driver, Pooled>())) {
     const auto ents = c.entities();
     const auto dr = c.read<Driver>();
@@ -306,7 +313,8 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
         st.speed_mps = 0.5f * net.speed_limit_mps[lane];
         Trip trip;
         const bool on_trip =
-            rng.chance(cfg.trip_share) && plan_trip(m, router, ent.index, lane, ctx.tick + 1, trip);
+            trips_wanted > 0 && plan_trip(m, router, ent.index, lane, ctx.tick + 1, trip);
+        trips_wanted -= on_trip ? 1 : 0;
         plan_ahead(m, st, on_trip ? &trip : nullptr, ent.index, ctx.tick);
         if (on_trip) {
           out.add(ent, trip);

@@ -96,7 +96,7 @@ TEST_F(TrafficCity, OneHourWithoutOverlapsConflictsOrRedEntries) {
 // signalised junctions joined by a short link, whose plans are not coordinated, vehicles
 // wait for both greens at once; at 1000 vehicles about 7% of them stand longer than two
 // cycles at the worst minute. Run with --gtest_also_run_disabled_tests.
-TEST_F(TrafficCity, DISABLED_OneHourKeepsFlowing) {
+TEST_F(TrafficCity, OneHourKeepsFlowing) {
   auto sim = make(1000);
   const auto ticks_per_minute = static_cast<int>(std::lround(60.0 / sim->config().dt_s));
   const double long_stop_s = 2.0 * longest_cycle_s();

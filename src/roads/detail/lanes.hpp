@@ -46,4 +46,9 @@ SignalPlan build_signal_plan(std::uint32_t index, const Intersection& junction,
                              const JunctionLanes& jl, const layout::Output& city,
                              const Config& config, std::vector<Lane>& lanes);
 
+/// Signalised junctions joined by links too short to queue in (under 15 m) share one cycle,
+/// and their offsets give every path through such a link a window where both movements are
+/// green. Deterministic.
+void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<Lane>& lanes);
+
 }  // namespace cityforge::roads::detail

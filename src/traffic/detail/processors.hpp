@@ -24,6 +24,12 @@ inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
   return m.lane_begin[lane + 1] - m.lane_begin[lane];
 }
 
+/// Whether a vehicle of this length can wait on short link `d` between two junctions of a
+/// cluster, clear of both (else it may enter the link only with the next movement granted too).
+inline bool link_holds(const Simulation::Impl& m, LaneId d, float vehicle_length_m) {
+  return m.net.length_m[d] >= vehicle_length_m + 1.0f;
+}
+
 /// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts).
 void build_queues(Simulation::Impl& m);
 /// 2. Signal and walk states of the signalised junctions at m.time_s (signals.cpp).

@@ -150,10 +150,13 @@ struct Simulation::Impl {
   std::vector<std::uint16_t> crosswalk_busy;  ///< Pedestrians per crosswalk lane.
   std::vector<detail::Grant> grant;           ///< Per approach lane.
   std::vector<detail::Grant> claim;           ///< Per merge lane: the yielding vehicle let in.
-  std::vector<float> claim_dist_m;            ///< Its distance to the merge lane's start.
-  std::vector<float> claim_length_m;          ///< Its length.
-  std::vector<std::uint8_t> busy;             ///< Scratch per lane: connector occupied or granted.
-  std::vector<float> reserved_m;              ///< Scratch per lane: space promised on an exit lane.
+  /// Per junction cluster: the one vehicle let into a short link it does not fit (its rear
+  /// left in the first junction) after waiting for a whole path too long; lane = its connector.
+  std::vector<detail::Grant> hanger;
+  std::vector<float> claim_dist_m;    ///< Its distance to the merge lane's start.
+  std::vector<float> claim_length_m;  ///< Its length.
+  std::vector<std::uint8_t> busy;     ///< Scratch per lane: connector occupied or granted.
+  std::vector<float> reserved_m;      ///< Scratch per lane: space promised on an exit lane.
 
   // Trips.
   std::vector<std::vector<RouteStep>> routes;       ///< Per entity index.
