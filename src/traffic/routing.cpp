@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <utility>
 
 #include "cityforge/core/assert.hpp"
 
@@ -59,7 +61,100 @@ bool open_after(double fa, double ga, LaneId la, double fb, double gb, LaneId lb
 
 }  // namespace
 
-Router::Router(const Network& net) : m_net(&net) {
+namespace {
+
+/// Dijkstra from `source` over the landmark costs, forward (successors, lane changes) or
+/// backward (predecessors, lane changes reversed). dist[v] = cost from source to v (forward)
+/// or from v to source (backward), excluding the first lane's own travel time.
+void landmark_dijkstra(const Network& net, LaneId source, bool forward, double* dist) {
+  const std::uint32_t n = net.lane_count();
+  const RouteCosts base{{}, 0.0, 1e-9, 0.0};
+  std::fill(dist, dist + n, std::numeric_limits<double>::infinity());
+  using Item = std::pair<double, LaneId>;
+  std::vector<Item> heap;
+  const auto push = [&](LaneId v, double d) {
+    if (d >= dist[v]) return;
+    dist[v] = d;
+    heap.emplace_back(d, v);
+    std::push_heap(heap.begin(), heap.end(), std::greater<>());
+  };
+  push(source, 0.0);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>());
+    const auto [d, a] = heap.back();
+    heap.pop_back();
+    if (d > dist[a]) continue;
+    if (forward) {
+      for (std::uint32_t i = net.succ_begin[a]; i < net.succ_begin[a + 1]; ++i) {
+        const LaneId s = net.succ[i];
+        if (is_vehicle(net, s)) push(s, d + follow_cost(net, s, base));
+      }
+      if (net.length_m[a] < kMinChangeLaneM) continue;
+      for (const LaneId b : {net.left[a], net.right[a]}) {
+        if (is_vehicle(net, b)) push(b, d + change_cost(net, a, b, base));
+      }
+    } else {
+      // Edges into a: from predecessors p (cost follow(a)), and lane changes from a's
+      // neighbours b of >= kMinChangeLaneM (cost change(b, a)).
+      for (std::uint32_t i = net.pred_begin[a]; i < net.pred_begin[a + 1]; ++i) {
+        const LaneId p = net.pred[i];
+        if (is_vehicle(net, p)) push(p, d + follow_cost(net, a, base));
+      }
+      for (const LaneId b : {net.left[a], net.right[a]}) {
+        if (!is_vehicle(net, b) || net.length_m[b] < kMinChangeLaneM) continue;
+        if (net.left[b] == a || net.right[b] == a) push(b, d + change_cost(net, b, a, base));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32_t count) {
+  auto lm = std::make_shared<Landmarks>();
+  const std::uint32_t n = net.lane_count();
+  LaneId first = kNoLane;
+  for (LaneId l = 0; l < n && first == kNoLane; ++l) {
+    if (is_vehicle(net, l)) first = l;
+  }
+  if (first == kNoLane || count == 0) return lm;
+  // Farthest-point selection: each landmark is the lane farthest (in the sum of both
+  // directions' times, reachable both ways) from the ones chosen so far; ties by lane id.
+  std::vector<double> closest(n, std::numeric_limits<double>::infinity());
+  std::vector<double> fwd(n);
+  std::vector<double> bwd(n);
+  landmark_dijkstra(net, first, true, fwd.data());
+  landmark_dijkstra(net, first, false, bwd.data());
+  LaneId next = first;
+  for (LaneId v = 0; v < n; ++v) {
+    const double d = fwd[v] + bwd[v];
+    if (std::isfinite(d) && (next == first || d > fwd[next] + bwd[next])) next = v;
+  }
+  for (std::uint32_t k = 0; k < count; ++k) {
+    if (std::find(lm->lanes.begin(), lm->lanes.end(), next) != lm->lanes.end()) break;
+    lm->lanes.push_back(next);
+    lm->from.resize(lm->lanes.size() * n);
+    lm->to.resize(lm->lanes.size() * n);
+    double* f = lm->from.data() + k * n;
+    double* t = lm->to.data() + k * n;
+    landmark_dijkstra(net, next, true, f);
+    landmark_dijkstra(net, next, false, t);
+    double best = -1.0;
+    for (LaneId v = 0; v < n; ++v) {
+      const double d = f[v] + t[v];
+      if (std::isfinite(d)) closest[v] = std::min(closest[v], d);
+      if (std::isfinite(closest[v]) && closest[v] > best) {
+        best = closest[v];
+        next = v;
+      }
+    }
+  }
+  return lm;
+}
+
+Router::Router(const Network& net, std::shared_ptr<const Landmarks> landmarks)
+    : m_net(&net), m_landmarks(std::move(landmarks)) {
+  m_min_speed_mps = std::numeric_limits<double>::infinity();
   const std::uint32_t n = net.lane_count();
   m_g.resize(n);
   m_parent.resize(n);
@@ -72,6 +167,7 @@ Router::Router(const Network& net) : m_net(&net) {
       continue;
     }
     m_max_speed_mps = std::max(m_max_speed_mps, static_cast<double>(net.speed_limit_mps[l]));
+    m_min_speed_mps = std::min(m_min_speed_mps, static_cast<double>(net.speed_limit_mps[l]));
     for (LaneId nb : {net.left[l], net.right[l]}) {
       if (is_vehicle(net, nb)) {
         m_max_change_m = std::max(m_max_change_m, length(end_point(net, l) - end_point(net, nb)));
@@ -104,8 +200,27 @@ std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& c
                                     : std::numeric_limits<double>::infinity();
   }
   const Vec3 goal = end_point(net, to);
+  // Landmarks bound the costs when no lane is faster than its limit in this query.
+  const Landmarks* lm =
+      m_landmarks != nullptr && costs.lane_speed_mps.empty() &&
+              costs.min_speed_mps <= m_min_speed_mps &&
+              m_landmarks->from.size() == m_landmarks->lanes.size() * net.lane_count()
+          ? m_landmarks.get()
+          : nullptr;
+  const std::uint32_t n = net.lane_count();
   auto heuristic = [&](LaneId lane) {
-    return std::isinf(v_h) ? 0.0 : length(end_point(net, lane) - goal) / v_h;
+    double h = std::isinf(v_h) ? 0.0 : length(end_point(net, lane) - goal) / v_h;
+    if (lm == nullptr) return h;
+    for (std::size_t k = 0; k < lm->lanes.size(); ++k) {
+      // d(v, t) >= d(L, t) - d(L, v) and >= d(v, L) - d(t, L); unreachable terms give nothing.
+      const double lt = lm->from[k * n + to];
+      const double lv = lm->from[k * n + lane];
+      if (std::isfinite(lt) && std::isfinite(lv)) h = std::max(h, lt - lv);
+      const double vl = lm->to[k * n + lane];
+      const double tl = lm->to[k * n + to];
+      if (std::isfinite(vl) && std::isfinite(tl)) h = std::max(h, vl - tl);
+    }
+    return h;
   };
 
   // 2. A new epoch invalidates every g without touching the arrays.

@@ -338,6 +338,44 @@ TEST(Routing, AStarMatchesDijkstraOnRandomGraphs) {
   EXPECT_GT(reachable, 100);  // the comparison is not vacuous
 }
 
+TEST(Routing, LandmarksKeepRoutesOptimalAndSettleFewerLanes) {
+  testing::GridSpec spec;
+  spec.nx = 12;
+  spec.ny = 12;
+  spec.lanes = 2;
+  const auto grid = make_grid(spec);
+  const auto landmarks = build_landmarks(grid.net, 6);
+  ASSERT_EQ(landmarks->lanes.size(), 6U);
+  Router plain(grid.net);
+  Router alt(grid.net, landmarks);
+  const auto& spawn = grid.net.spawn_lanes;
+  Rng rng(3, Stage::test, 11);
+  std::uint64_t settled_plain = 0;
+  std::uint64_t settled_alt = 0;
+  for (int i = 0; i < 200; ++i) {
+    const LaneId a = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    const LaneId b = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    std::uint32_t ep = 0;
+    std::uint32_t ea = 0;
+    const auto rp = plain.route(a, b, {}, &ep);
+    const auto ra = alt.route(a, b, {}, &ea);
+    ASSERT_EQ(rp.empty(), ra.empty());
+    if (rp.empty()) continue;
+    EXPECT_NEAR(route_time_s(grid.net, ra), route_time_s(grid.net, rp), 1e-6) << a << " -> " << b;
+    settled_plain += ep;
+    settled_alt += ea;
+  }
+  EXPECT_LT(settled_alt * 3, settled_plain * 2) << "landmarks should cut the search by a third";
+  // Costs the landmarks do not bound (live lane speeds) fall back to the straight line.
+  std::vector<float> fast(grid.net.lane_count(), 100.0f);
+  RouteCosts live;
+  live.lane_speed_mps = fast;
+  const LaneId a = spawn.front();
+  const LaneId b = spawn.back();
+  EXPECT_NEAR(route_time_s(grid.net, alt.route(a, b, live), live),
+              route_time_s(grid.net, plain.route(a, b, live), live), 1e-6);
+}
+
 // Not a test: prints route timings on a ~10k lane grid. Run with
 // --gtest_also_run_disabled_tests --gtest_filter='*RoutingTiming*'.
 TEST(RoutingTiming, DISABLED_GridMedian) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -50,11 +51,28 @@ struct RouteCosts {
 std::vector<RouteStep> find_route(const Network& net, LaneId from, LaneId to,
                                   const RouteCosts& costs = {}, std::uint32_t* expanded = nullptr);
 
+/// Landmark distances for the ALT heuristic (Goldberg & Harrelson 2005): travel times (speed
+/// limits, no lane change penalty, no connector extra: a lower bound of every RouteCosts without
+/// lane_speed_mps) from and to a few lanes spread over the network. By the triangle inequality
+/// they bound the time left to the goal far tighter than a straight line at the top speed
+/// limit, so A* settles a small part of a city instead of most of it. Immutable; one set
+/// serves every Router of the network.
+struct Landmarks {
+  std::vector<LaneId> lanes;
+  std::vector<double> from;  ///< [k * lanes + v]: from landmark k to v (inf: unreachable).
+  std::vector<double> to;    ///< [k * lanes + v]: from v to landmark k.
+};
+
+/// Picks `count` landmarks by farthest-point selection (deterministic) and computes their
+/// distances: 2 x count Dijkstra runs over the lane graph.
+std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32_t count = 8);
+
 /// Reusable A* buffers for many queries on one network (one per thread); find_route uses a
-/// temporary one.
+/// temporary one. With landmarks (of the same network), queries whose costs they bound (no
+/// lane_speed_mps, min_speed_mps no higher than the slowest limit) use the ALT heuristic too.
 class Router {
  public:
-  explicit Router(const Network& net);
+  explicit Router(const Network& net, std::shared_ptr<const Landmarks> landmarks = nullptr);
   std::vector<RouteStep> route(LaneId from, LaneId to, const RouteCosts& costs = {},
                                std::uint32_t* expanded = nullptr);
 
@@ -65,6 +83,8 @@ class Router {
     LaneId lane = kNoLane;
   };
   const Network* m_net;
+  std::shared_ptr<const Landmarks> m_landmarks;
+  double m_min_speed_mps = 0;  ///< Lowest speed limit of a vehicle lane.
   double m_max_speed_mps = 0;  ///< Highest speed limit of a vehicle lane.
   double m_max_change_m = 0;   ///< Farthest apart end points of two neighbour vehicle lanes.
   std::vector<OpenEntry> m_open;

@@ -160,6 +160,7 @@ struct Simulation::Impl {
 
   // Trips.
   std::vector<std::vector<RouteStep>> routes;       ///< Per entity index.
+  std::shared_ptr<const Landmarks> landmarks;       ///< ALT tables when trips are on.
   tbb::enumerable_thread_specific<Router> routers;  ///< One A* workspace per thread.
   std::uint64_t arrivals_seen = 0;
 
@@ -178,7 +179,8 @@ struct Simulation::Impl {
         config(cfg),
         seed(s),
         world(sim::WorldConfig{cfg.dt_s}),
-        routers([this] { return Router(net); }) {}
+        landmarks(cfg.trip_share > 0 ? build_landmarks(net) : nullptr),
+        routers([this] { return Router(net, landmarks); }) {}
 
   float length_of(std::uint8_t type) const { return config.params[type].length_m; }
 };
