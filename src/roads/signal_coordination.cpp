@@ -52,22 +52,26 @@ std::vector<std::uint8_t> green_timeline(const SignalPlan& plan, LaneId c, std::
   return out;
 }
 
-/// Seconds per cycle a vehicle may leave on `first` (sample shifted by `shift_a`) and find
-/// `second` green for travel_s (shifted by `shift_b`).
-double usable_s(const std::vector<std::uint8_t>& a, const std::vector<std::uint8_t>& b,
-                std::size_t shift_a, std::size_t shift_b, std::size_t travel) {
-  const std::size_t n = a.size();
-  // Run length of green in b from each sample on (circular).
+/// Samples of green left from each sample of a timeline on (circular, capped at its length).
+std::vector<std::size_t> green_runs(const std::vector<std::uint8_t>& green) {
+  const std::size_t n = green.size();
   std::vector<std::size_t> run(n, 0);
   for (std::size_t pass = 0; pass < 2; ++pass) {
-    for (std::size_t i = n; i-- > 0;) {
-      const std::size_t k = (i + n - shift_b) % n;
-      run[i] = b[k] != 0U ? 1 + std::min(run[(i + 1) % n], n) : 0;
-    }
+    for (std::size_t i = n; i-- > 0;)
+      run[i] = green[i] != 0U ? 1 + std::min(run[(i + 1) % n], n) : 0;
   }
+  return run;
+}
+
+/// Seconds per cycle a vehicle may leave on the first movement (green timeline `a`, shifted by
+/// `shift_a` samples) and find the second one green for `travel` samples (green runs of its
+/// timeline, shifted by `shift_b`).
+double usable_s(const std::vector<std::uint8_t>& a, const std::vector<std::size_t>& runs_b,
+                std::size_t shift_a, std::size_t shift_b, std::size_t travel) {
+  const std::size_t n = a.size();
   std::size_t count = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    if (a[(i + n - shift_a) % n] != 0U && run[i] > travel) ++count;
+    if (a[(i + n - shift_a) % n] != 0U && runs_b[(i + n - shift_b) % n] > travel) ++count;
   }
   return static_cast<double>(count) * kStepS;
 }
@@ -158,7 +162,8 @@ void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<L
       if (me == plans.size()) break;
       struct Scored {
         const LinkPath* path;
-        std::vector<std::uint8_t> a, b;
+        std::vector<std::uint8_t> a;
+        std::vector<std::size_t> runs_b;
         std::size_t travel;
       };
       std::vector<Scored> mine;
@@ -167,7 +172,7 @@ void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<L
                         (p.to_plan == me && placed[p.from_plan] != 0U);
         if (!in) continue;
         mine.push_back({&p, green_timeline(plans[p.from_plan], p.first, samples),
-                        green_timeline(plans[p.to_plan], p.second, samples),
+                        green_runs(green_timeline(plans[p.to_plan], p.second, samples)),
                         static_cast<std::size_t>(std::ceil(p.travel_s / kStepS))});
       }
       double best_worst = -1.0;
@@ -179,8 +184,8 @@ void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<L
         double worst = kWindowCapS;
         double total = 0.0;
         for (const Scored& sc : mine) {
-          const double u =
-              usable_s(sc.a, sc.b, shift[sc.path->from_plan], shift[sc.path->to_plan], sc.travel);
+          const double u = usable_s(sc.a, sc.runs_b, shift[sc.path->from_plan],
+                                    shift[sc.path->to_plan], sc.travel);
           worst = std::min(worst, std::min(u, kWindowCapS));
           total += std::min(u, kWindowCapS);
         }

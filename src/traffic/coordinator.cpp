@@ -74,18 +74,8 @@ double green_left_s(const Simulation::Impl& m, LaneId c) {
   if (k < 0 || m.light[c] == LightState::off) return 1e9;
   if (m.light[c] == LightState::red) return 0;
   const roads::SignalPlan& plan = net.signals[static_cast<std::size_t>(k)];
-  double cycle = 0;
-  for (const roads::Phase& p : plan.phases)
-    cycle += p.green_s + p.yellow_s + p.all_red_s;
-  if (cycle <= 0) return 0;
-  double t = std::fmod(m.time_s - plan.offset_s, cycle);
-  if (t < 0) t += cycle;
-  std::size_t i = 0;
-  while (i + 1 < plan.phases.size() &&
-         t >= plan.phases[i].green_s + plan.phases[i].yellow_s + plan.phases[i].all_red_s) {
-    t -= plan.phases[i].green_s + plan.phases[i].yellow_s + plan.phases[i].all_red_s;
-    ++i;
-  }
+  const auto [i, t] = plan_clock(plan, m.time_s);
+  if (i == kNone) return 0;
   // Walk forward while c stays green (a green continued into the next phase skips clearance).
   double left = -t;
   for (std::size_t n = 0; n < plan.phases.size(); ++n) {

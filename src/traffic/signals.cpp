@@ -10,6 +10,22 @@
 
 namespace cityforge::traffic::detail {
 
+PlanClock plan_clock(const roads::SignalPlan& plan, double time_s) {
+  const double cycle = plan.cycle_s();
+  if (plan.phases.empty() || !(cycle > 0)) return {};
+  double t = std::fmod(time_s - plan.offset_s, cycle);
+  if (t < 0) t += cycle;
+  std::uint32_t k = 0;
+  while (k + 1 < plan.phases.size()) {
+    const roads::Phase& p = plan.phases[k];
+    const double len = p.green_s + p.yellow_s + p.all_red_s;
+    if (t < len) break;
+    t -= len;
+    ++k;
+  }
+  return {k, t};
+}
+
 void update_signals(Simulation::Impl& m) {
   const Network& net = m.net;
   for (const roads::SignalPlan& plan : net.signals) {
@@ -17,20 +33,8 @@ void update_signals(Simulation::Impl& m) {
     for (std::uint32_t k = net.connector_begin[j]; k < net.connector_begin[j + 1]; ++k) {
       m.light[net.connectors[k]] = LightState::red;
     }
-    double cycle = 0;
-    for (const roads::Phase& p : plan.phases)
-      cycle += p.green_s + p.yellow_s + p.all_red_s;
-    if (plan.phases.empty() || cycle <= 0) continue;
-    double t = std::fmod(m.time_s - plan.offset_s, cycle);
-    if (t < 0) t += cycle;
-    std::size_t k = 0;
-    while (k + 1 < plan.phases.size()) {
-      const roads::Phase& p = plan.phases[k];
-      const double len = p.green_s + p.yellow_s + p.all_red_s;
-      if (t < len) break;
-      t -= len;
-      ++k;
-    }
+    const auto [k, t] = plan_clock(plan, m.time_s);
+    if (k == kNone) continue;
     const roads::Phase& phase = plan.phases[k];
     const roads::Phase& next = plan.phases[(k + 1) % plan.phases.size()];
     const bool in_green = t < phase.green_s;

@@ -30,6 +30,14 @@ inline bool link_holds(const Simulation::Impl& m, LaneId d, float vehicle_length
   return m.net.length_m[d] >= vehicle_length_m + 1.0f;
 }
 
+/// Where a fixed-time plan is at a time: its phase and the seconds since that phase began
+/// (the first phase starts at offset_s). Phase is kNone for a plan without a positive cycle.
+struct PlanClock {
+  std::uint32_t phase = kNone;
+  double t_s = 0;
+};
+PlanClock plan_clock(const roads::SignalPlan& plan, double time_s);
+
 /// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts).
 void build_queues(Simulation::Impl& m);
 /// 2. Signal and walk states of the signalised junctions at m.time_s (signals.cpp).
