@@ -39,7 +39,9 @@ std::uint32_t SpatialHash::bucket(std::int32_t cx, std::int32_t cy) const {
   return (h ^ (h >> 16U)) & m_mask;
 }
 
-bool SpatialHash::insert(std::uint32_t id, Vec2 p) {
+bool SpatialHash::insert(std::uint32_t id, Vec2 p) { return insert(id, p, Vec2{0, 0}); }
+
+bool SpatialHash::insert(std::uint32_t id, Vec2 p, Vec2 v) {
   Map& map = m_maps[m_write];
   const std::uint32_t k = map.count.fetch_add(1, std::memory_order_relaxed);
   if (k >= m_max_items) return false;
@@ -48,6 +50,8 @@ bool SpatialHash::insert(std::uint32_t id, Vec2 p) {
   item.y = static_cast<float>(p.y);
   item.cx = cell_of(item.x, m_inv_cell);
   item.cy = cell_of(item.y, m_inv_cell);
+  item.vx = static_cast<float>(v.x);
+  item.vy = static_cast<float>(v.y);
   item.id = id;
   // Readers of this map only come after swap(), so the order of these two writes is free.
   item.next = map.heads[bucket(item.cx, item.cy)].exchange(k, std::memory_order_relaxed);
@@ -88,6 +92,31 @@ void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) c
     }
   }
   std::sort(out.begin(), out.end());
+}
+
+void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
+  out.clear();
+  const Map& map = m_maps[m_write ^ 1];
+  const std::int32_t x0 = cell_of(p.x - radius, m_inv_cell);
+  const std::int32_t x1 = cell_of(p.x + radius, m_inv_cell);
+  const std::int32_t y0 = cell_of(p.y - radius, m_inv_cell);
+  const std::int32_t y1 = cell_of(p.y + radius, m_inv_cell);
+  const auto px = static_cast<float>(p.x);
+  const auto py = static_cast<float>(p.y);
+  const float r2 = radius * radius;
+  for (std::int32_t cy = y0; cy <= y1; ++cy) {
+    for (std::int32_t cx = x0; cx <= x1; ++cx) {
+      for (std::uint32_t k = map.heads[bucket(cx, cy)].load(std::memory_order_relaxed); k != kEnd;
+           k = map.items[k].next) {
+        const Item& it = map.items[k];
+        if (it.cx != cx || it.cy != cy) continue;
+        const float dx = it.x - px;
+        const float dy = it.y - py;
+        if (dx * dx + dy * dy <= r2) out.push_back({it.id, it.x, it.y, it.vx, it.vy});
+      }
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Hit& a, const Hit& b) { return a.id < b.id; });
 }
 
 std::uint32_t SpatialHash::size() const {

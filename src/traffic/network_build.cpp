@@ -410,6 +410,8 @@ Result<Network> build_network(const roads::LaneGraph& graph,
   net.left.resize(n);
   net.right.resize(n);
   net.traffic_density.resize(n);
+  net.width_m.resize(n);
+  net.pedestrian_density.resize(n);
   net.turn.resize(n);
   net.point_begin.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
@@ -435,6 +437,8 @@ Result<Network> build_network(const roads::LaneGraph& graph,
     net.left[i] = l.left_neighbour;
     net.right[i] = l.right_neighbour;
     net.traffic_density[i] = static_cast<float>(l.traffic_density);
+    net.width_m[i] = static_cast<float>(l.width_m);
+    net.pedestrian_density[i] = static_cast<float>(l.pedestrian_density);
     net.turn[i] = l.turn;
   }
   fill_csr(lanes, &Lane::successors, net.succ_begin, net.succ);

@@ -22,6 +22,7 @@ enum class Stage : std::uint32_t {
   freeway = 9,
   sim = 10,
   islands = 11,
+  crowd = 12,
   test = 1000,
 };
 

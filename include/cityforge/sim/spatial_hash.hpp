@@ -35,14 +35,30 @@ class SpatialHash {
   /// (cleared first). Thread-safe against inserts and other queries.
   void query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const;
 
+  /// An item with its position and velocity as inserted (the crowd's avoidance needs both).
+  struct Hit {
+    std::uint32_t id = 0;
+    float x = 0;
+    float y = 0;
+    float vx = 0;
+    float vy = 0;
+  };
+  /// Thread-safe. Adds item `id` at `p` moving at `v`; false when the map is full.
+  bool insert(std::uint32_t id, Vec2 p, Vec2 v);
+  /// Items inserted last tick within `radius` of `p` (inclusive), ascending by id, into `out`
+  /// (cleared first). Thread-safe against inserts and other queries.
+  void query(Vec2 p, float radius, std::vector<Hit>& out) const;
+
   /// Items in the map queries read.
   std::uint32_t size() const;
   float cell_m() const { return m_cell; }
 
  private:
-  struct Item {  // 24 bytes.
+  struct Item {  // 32 bytes.
     float x = 0;
     float y = 0;
+    float vx = 0;
+    float vy = 0;
     std::int32_t cx = 0;
     std::int32_t cy = 0;
     std::uint32_t id = 0;

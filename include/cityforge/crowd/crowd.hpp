@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/crowd/lod.hpp"
+#include "cityforge/crowd/walk_network.hpp"
+#include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/recording.hpp"
+
+namespace cityforge::traffic {
+class Simulation;
+}
+
+namespace cityforge::crowd {
+
+/// Behaviour states (a compact state tree evaluated top-down each high-LOD tick, by events
+/// otherwise; docs/crowd.md): flee > wait_crossing > idle / look_around > resume > walk.
+enum class Behaviour : std::uint8_t { walk, idle, wait_crossing, look_around, flee, resume };
+inline constexpr std::size_t kBehaviours = 6;
+const char* to_string(Behaviour b);
+
+/// How pedestrians pick their way. roam: at each lane end a way on, weighted by the lanes'
+/// pedestrian density (like traffic's route choice); goals: each walks the shortest way to a
+/// goal point on the walk network, then draws another (the DetourCrowd comparison).
+enum class Navigation : std::uint8_t { roam, goals };
+
+/// Crowd settings (docs/crowd.md has the table and the sources of the defaults).
+struct Config {
+  float dt_s = 1.0f / 30.0f;         ///< Fixed tick. [Limit: (0, 1]]
+  std::uint32_t pedestrians = 5000;  ///< Roaming pedestrians spawned by density.
+  Navigation navigation = Navigation::roam;
+  float speed_mps = 1.35f;     ///< Mean preferred walking speed.
+  float speed_jitter = 0.15f;  ///< Per-agent factor 1 +- this. [0..0.5]
+  float radius_m = 0.25f;      ///< Body radius.
+  /// Probability that a pedestrian arriving at a signalised crosswalk showing don't-walk
+  /// crosses anyway (tagged jaywalker), then hurries. [0..1]
+  float jaywalk_probability = 0.05f;
+  float hurry_factor = 1.6f;              ///< Speed factor of jaywalkers and late crossers.
+  float idle_probability = 0.08f;         ///< Per sidewalk lane walked: stop and stand a while.
+  float look_around_probability = 0.05f;  ///< Per sidewalk lane walked: stop and look around.
+  float pause_min_s = 3.0f;               ///< Idle / look-around duration range.
+  float pause_max_s = 15.0f;
+  float resume_s = 2.0f;  ///< After fleeing: walk slowly this long.
+  // Avoidance (high and medium LOD).
+  float avoid_radius_m = 1.5f;        ///< Neighbour query radius.
+  float avoid_strength = 2.0f;        ///< Separation acceleration scale (m/s^2).
+  float anticipation_s = 1.0f;        ///< Look-ahead of the closest-approach term.
+  float obstacle_strength = 3.0f;     ///< Static obstacle push (m/s^2).
+  float relax_s = 0.5f;               ///< Velocity relaxation time towards desired.
+  std::uint32_t medium_interval = 4;  ///< Medium LOD: avoidance every this many ticks.
+  float lod_interval_s = 0.25f;       ///< LOD levels re-assigned this often.
+  LodConfig lod = pedestrian_lod();
+  /// Pool of full-fidelity slots (high + medium agents); 0 = budget_high + budget_medium
+  /// (all pedestrians when LOD is disabled).
+  std::uint32_t pool_slots = 0;
+  std::uint32_t pool_changes_per_tick = 1;  ///< K: slots re-dressed per tick at most.
+  std::uint32_t variants = 8;               ///< Appearance variants.
+  /// Pool target mix: variants of the agents within this distance of the viewer.
+  float pool_stats_radius_m = 80.0f;
+  // Flee events.
+  float flee_speed_mps = 3.2f;
+  float flee_radius_m = 30.0f;    ///< Default radius of an injected event.
+  float flee_duration_s = 20.0f;  ///< Default duration.
+};
+
+/// A static obstacle on or beside the walkable lanes (street furniture, trees, poles).
+struct Obstacle {
+  Vec2 position;
+  float radius_m = 0.3f;
+};
+
+/// An event pedestrians react to: agents within radius_m of `position` at time_s flee until
+/// time_s + duration_s, then resume.
+struct Event {
+  Vec2 position;
+  double time_s = 0;
+  float radius_m = 30.0f;
+  float duration_s = 20.0f;
+};
+
+/// Bits of Pedestrian::flags.
+enum PedFlag : std::uint8_t {
+  kPedJaywalker = 1U << 0U,  ///< Crossed (or is crossing) against don't-walk.
+  kPedHurry = 1U << 1U,      ///< Walks at hurry_factor x its speed.
+  kPedWandering = 1U << 2U,  ///< A wandering shepherd's member (position a function of time).
+  kPedShepherd = 1U << 3U,   ///< A static shepherd group's member.
+  kPedCrossing = 1U << 4U,   ///< On a crosswalk lane.
+};
+
+/// Per-pedestrian view for tests, tools and recordings.
+struct PedestrianView {
+  std::uint32_t id = 0;  ///< Stable for the run (never reused).
+  Vec3 position;
+  double heading_rad = 0;
+  float speed_mps = 0;
+  LaneId lane = kNoLane;
+  float s_m = 0;
+  float lateral_m = 0;  ///< Left of the walking direction.
+  std::int8_t dir = 1;
+  Behaviour behaviour = Behaviour::walk;
+  Lod lod = Lod::off;
+  std::uint16_t variant = 0;
+  std::uint8_t flags = 0;  ///< PedFlag bits.
+};
+
+/// Run counters (sim_stats.json "crowd").
+struct Stats {
+  std::uint64_t ticks = 0;
+  std::uint32_t pedestrians = 0;
+  std::uint64_t updates = 0;  ///< Agent updates done (high + medium + low per tick, plus events).
+  std::array<std::uint32_t, kLods> per_lod{};  ///< Now.
+  std::array<std::uint32_t, kBehaviours> per_behaviour{};
+  std::uint64_t crossings = 0;  ///< Crosswalks entered.
+  std::uint64_t jaywalks = 0;   ///< Of which against don't-walk.
+  std::uint64_t lane_transitions = 0;
+  std::uint64_t goals_reached = 0;
+  std::uint64_t flee_reactions = 0;
+  std::uint64_t lod_changes = 0;
+  std::uint64_t pool_mismatches = 0;
+  std::uint64_t neighbour_queries = 0;
+  std::uint64_t bytes = 0;  ///< Memory of the crowd's agent state (all levels).
+  double memory_per_off_agent_bytes = 0;
+  std::vector<std::string> warnings;
+};
+
+/// What a crowd is built from besides the network.
+struct Inputs {
+  std::vector<Obstacle> obstacles;
+};
+
+class Crowd {
+ public:
+  /// Spawns config.pedestrians on sidewalk lanes by pedestrian density. `net` must outlive the
+  /// crowd. Errors: no walkable lanes, bad config values (named).
+  static Result<std::unique_ptr<Crowd>> create(const traffic::Network& net, const Config& config,
+                                               Seed seed, Inputs inputs = {});
+  ~Crowd();
+  Crowd(const Crowd&) = delete;
+  Crowd& operator=(const Crowd&) = delete;
+
+  /// The viewer for LOD (none set: every agent low or off by distance from the origin...
+  /// set one). With config.lod.enabled false the viewer is ignored.
+  void set_viewer(const Viewer& viewer);
+  /// Schedules an event (any time, past times apply at the next tick).
+  void add_event(const Event& event);
+
+  /// One fixed tick at the calling task arena's threads. With `traffic`, walk signals are read
+  /// from it and crosswalk occupancy written to it (turning vehicles yield); without, walk
+  /// signals follow the network's plans at the crowd's own clock.
+  void tick(traffic::Simulation* traffic = nullptr);
+  double time_s() const;
+
+  const WalkNetwork& walk_network() const;
+  const Config& config() const;
+  const Stats& stats() const;
+  std::uint64_t state_hash() const;
+
+  std::uint32_t size() const;
+  /// One pedestrian now (off-LOD ones evaluated from their analytic path).
+  PedestrianView view(std::uint32_t id) const;
+  std::vector<PedestrianView> views() const;
+  /// Recording samples of every pedestrian (kind pedestrian, lod and state bytes set).
+  std::vector<traffic::VehicleSample> samples() const;
+  /// The pool of full-fidelity slots.
+  const AgentPool& pool() const;
+  /// Target mix of the pool (variant shares of the agents near the viewer), last update.
+  std::vector<double> local_mix() const;
+
+  struct Impl;
+
+ private:
+  explicit Crowd(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> m_impl;
+};
+
+}  // namespace cityforge::crowd

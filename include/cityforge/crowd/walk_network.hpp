@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cityforge/core/vec.hpp"
+#include "cityforge/traffic/network.hpp"
+
+/// Pedestrians on the sidewalk and crosswalk lanes (seeds/002, seeds/000 minutes 50-56):
+/// the walk network, behaviours, avoidance, levels of detail, the pool of full-fidelity agents
+/// and shepherds (docs/crowd.md).
+namespace cityforge::crowd {
+
+using LaneId = traffic::LaneId;
+inline constexpr LaneId kNoLane = traffic::kNoLane;
+
+/// A way onto a pedestrian lane: entering it at its start walks it forward (+1), entering at
+/// its end walks it backward (-1). Pedestrian lanes are walked both ways.
+struct WalkStep {
+  LaneId lane = kNoLane;
+  std::int8_t dir = 1;  ///< +1: start -> end, -1: end -> start.
+  friend bool operator==(const WalkStep&, const WalkStep&) = default;
+};
+
+/// The pedestrian lanes of a traffic::Network (tags kSidewalk or kCrosswalk) with, for each
+/// lane end, the ways on from there. Geometry, lengths, widths and junctions are the
+/// network's (index = LaneId); this adds only the walking topology.
+struct WalkNetwork {
+  const traffic::Network* net = nullptr;
+  std::vector<LaneId> lanes;         ///< Pedestrian lanes, ascending.
+  std::vector<std::uint32_t> index;  ///< Per network lane: position in `lanes`, or kNone.
+  /// Per pedestrian lane i and end e (0 = start, 1 = end): exits[exit_begin[2i + e] ..
+  /// exit_begin[2i + e + 1]) are the ways on from that end (the lane itself excluded), sorted by
+  /// lane id. An exit entered at its start walks forward.
+  std::vector<std::uint32_t> exit_begin;  ///< size 2 * lanes.size() + 1.
+  std::vector<WalkStep> exits;
+  static constexpr std::uint32_t kNone = 0xffffffffU;
+
+  bool walkable(LaneId lane) const { return lane < index.size() && index[lane] != kNone; }
+  bool crosswalk(LaneId lane) const { return net->is(lane, roads::kCrosswalk); }
+  /// Ways on from the end reached when walking `lane` in direction `dir`.
+  std::pair<const WalkStep*, const WalkStep*> exits_after(LaneId lane, int dir) const {
+    const std::uint32_t k = 2 * index[lane] + (dir > 0 ? 1U : 0U);
+    return {exits.data() + exit_begin[k], exits.data() + exit_begin[k + 1]};
+  }
+  /// Half the walkable width of a lane (metres).
+  float half_width(LaneId lane) const { return 0.5f * net->width_m[lane]; }
+};
+
+/// Builds the walk network of `net`: exits join lane ends closer than `join_m` (the roads stage
+/// joins sidewalks, corner sidewalks and crosswalks end to end). `net` must outlive the result.
+WalkNetwork build_walk_network(const traffic::Network& net, double join_m = 0.05);
+
+/// A point on the walk network: lane, arc length from the lane's start, walking direction.
+struct WalkPoint {
+  LaneId lane = kNoLane;
+  float s_m = 0;
+  std::int8_t dir = 1;
+};
+
+}  // namespace cityforge::crowd
