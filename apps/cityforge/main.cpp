@@ -26,6 +26,7 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
+#include "crowd_files.hpp"
 #include "simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -460,6 +461,9 @@ int generate(const GenerateOptions& opt) {
   }
   for (const auto& [rel, bytes] : prop_plys) {
     if (Status s = write(rel.c_str(), bytes.data(), bytes.size()); !s) return fail(s.error());
+  }
+  if (Status s = app::write_crowd_files(*cfg, with_freeway, dir, opt.quiet); !s) {
+    return fail(s.error());
   }
   const double total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();

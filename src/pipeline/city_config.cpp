@@ -438,6 +438,83 @@ void read_freeways(Reader& r, const json& j, const Polygon& boundary,
   }
 }
 
+// The `crowd` object: static shepherd groups and the wandering shepherd.
+void read_crowd(Reader& r, const json& j, CrowdSettings& c) {
+  const std::string path = "/crowd";
+  if (!r.object(j, path, {"shepherds", "wandering"})) return;
+  c.present = true;
+  if (j.contains("shepherds")) {
+    const json& s = j["shepherds"];
+    if (!s.is_array()) {
+      r.fail(path + "/shepherds", "expected an array of shepherd groups, got " + describe(s));
+      return;
+    }
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < s.size() && !r.failed(); ++i) {
+      const std::string sp = path + "/shepherds/" + std::to_string(i);
+      if (!r.object(s[i], sp, {"name", "polygon", "count", "density", "behaviour", "variant_mix"},
+                    {"name", "polygon", "count"})) {
+        return;
+      }
+      ShepherdSetting g;
+      r.string(s[i], "name", sp, g.name);
+      if (!r.failed() && (g.name.empty() || !names.insert(g.name).second)) {
+        r.fail(sp + "/name",
+               "expected a unique, non-empty group name (it keys the group's "
+               "random positions), got \"" +
+                   g.name + "\"");
+        return;
+      }
+      Polygon poly{read_points(r, s[i]["polygon"], sp + "/polygon"), {}};
+      if (!r.failed() && (poly.outer.size() < 3 || !polygon_is_valid(poly))) {
+        r.fail(sp + "/polygon", "expected a simple polygon of >= 3 points [x, y]");
+        return;
+      }
+      g.polygon = std::move(poly.outer);
+      r.count(s[i], "count", sp, g.count, 1000000);
+      r.number(s[i], "density", sp, g.density, 0, 10);
+      r.string(s[i], "behaviour", sp, g.behaviour);
+      if (!r.failed() && g.behaviour != "idle" && g.behaviour != "look_around") {
+        r.fail(sp + "/behaviour",
+               "expected \"idle\" or \"look_around\", got \"" + g.behaviour + "\"");
+        return;
+      }
+      if (!r.failed() && s[i].contains("variant_mix")) {
+        const json& m = s[i]["variant_mix"];
+        const std::string mp = sp + "/variant_mix";
+        if (!m.is_array() || m.empty() || m.size() > 256) {
+          r.fail(mp, "expected an array of 1 to 256 weights (one per variant), got " + describe(m));
+          return;
+        }
+        double total = 0;
+        for (std::size_t k = 0; k < m.size(); ++k) {
+          double w = 0;
+          r.number_at(m[k], mp + "/" + std::to_string(k), w, 0, 1e6);
+          g.variant_mix.push_back(w);
+          total += w;
+        }
+        if (!r.failed() && total <= 0) {
+          r.fail(mp, "expected at least one positive weight");
+          return;
+        }
+      }
+      c.shepherds.push_back(std::move(g));
+    }
+  }
+  if (!r.failed() && j.contains("wandering")) {
+    const json& w = j["wandering"];
+    const std::string wp = path + "/wandering";
+    if (!r.object(w, wp, {"paths", "members", "min_length_m"})) return;
+    r.count(w, "paths", wp, c.wandering.paths, 10000);
+    r.count(w, "members", wp, c.wandering.members, 1000000);
+    r.number(w, "min_length_m", wp, c.wandering.min_length_m, 0, 1e5);
+    if (!r.failed() && c.wandering.members > 0 && c.wandering.paths == 0) {
+      r.fail(wp + "/paths",
+             "expected >= 1 path for " + std::to_string(c.wandering.members) + " members, got 0");
+    }
+  }
+}
+
 std::string line_col(std::string_view text, std::size_t byte) {
   std::size_t line = 1;
   std::size_t col = 1;
@@ -514,9 +591,10 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   // 2. Structure, types and ranges.
   Reader r(source);
   CityConfig c;
-  if (!r.object(doc, "",
-                {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-                 "layout", "roads", "export", "freeways", "lots", "buildings", "dressing"})) {
+  if (!r.object(
+          doc, "",
+          {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
+           "layout", "roads", "export", "freeways", "lots", "buildings", "dressing", "crowd"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -570,6 +648,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (!r.failed() && doc.contains("lots")) read_lots(r, doc["lots"], c.lots);
   if (!r.failed() && doc.contains("buildings")) read_buildings(r, doc["buildings"], c.buildings);
   if (!r.failed() && doc.contains("dressing")) read_dressing(r, doc["dressing"], c.dressing);
+  if (!r.failed() && doc.contains("crowd")) read_crowd(r, doc["crowd"], c.crowd);
   if (r.failed()) return r.error();
   if (c.buildings.style_files.empty())
     c.buildings.style_sources = buildings::builtin_style_sources();

@@ -75,6 +75,32 @@ struct DressingSettings {
   dressing::Config rules;
 };
 
+/// One static crowd group of the `crowd` object (`crowd.shepherds[i]`): plain data, placed by
+/// the crowd module (crowd::place_shepherds) when `cityforge generate` writes shepherds.json.
+struct ShepherdSetting {
+  std::string name;                ///< Unique within the config; keys the group's random stream.
+  std::vector<Vec2> polygon;       ///< The volume's footprint, x y metres; a simple polygon.
+  std::uint32_t count = 0;         ///< Members wanted. [0..1e6]
+  double density = 0;              ///< Cap in members per m2 of sidewalk inside; 0: no cap. [0..10]
+  std::string behaviour = "idle";  ///< "idle" or "look_around".
+  std::vector<double> variant_mix;  ///< Weight per appearance variant; empty: uniform.
+};
+
+/// The wandering shepherd of the `crowd` object (`crowd.wandering`).
+struct WanderingSetting {
+  std::uint32_t paths = 0;    ///< Closed loops over the sidewalks. [0..10000]
+  std::uint32_t members = 0;  ///< Walkers spread over them. [0..1e6]
+  double min_length_m = 300;  ///< Shortest loop kept (when any is this long). [0..1e5]
+};
+
+/// The `crowd` object of the city JSON: shepherds (seeds/002), written by `cityforge generate`
+/// to shepherds.json. Absent: no shepherds.json.
+struct CrowdSettings {
+  bool present = false;  ///< The config has a `crowd` object.
+  std::vector<ShepherdSetting> shepherds;
+  WanderingSetting wandering;
+};
+
 /// Everything one city JSON file says: the inputs of the City Layout tool and the rules of
 /// every stage. Missing keys take the defaults documented on each struct.
 struct CityConfig {
@@ -91,6 +117,7 @@ struct CityConfig {
   BuildingSettings buildings;  ///< The `buildings` object.
   DressingSettings dressing;   ///< The `dressing` object.
   ExportSettings exports;
+  CrowdSettings crowd;  ///< The `crowd` object.
 };
 
 /// Parses a city JSON document. `source` names it in errors (a file path, or "<built-in>").
