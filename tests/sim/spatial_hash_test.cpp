@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <tbb/parallel_for.h>
 
+#include <atomic>
+#include <cmath>
+#include <span>
 #include <vector>
 
 #include "cityforge/core/rng.hpp"
@@ -88,6 +91,185 @@ TEST(SpatialHash, FullMapRefusesAndNegativeCoordinatesWork) {
   EXPECT_EQ(hash.size(), 0U);
   hash.query(Vec2{-1.0, 0.0}, 0.8f, got);
   EXPECT_TRUE(got.empty());
+}
+
+std::vector<SpatialHash::Hit> brute_hits(const std::vector<Vec2>& pts, const std::vector<Vec2>& vel,
+                                         Vec2 c, float r) {
+  std::vector<SpatialHash::Hit> out;
+  for (const std::uint32_t i : brute(pts, c, r)) {
+    out.push_back({i, static_cast<float>(pts[i].x), static_cast<float>(pts[i].y),
+                   static_cast<float>(vel[i].x), static_cast<float>(vel[i].y)});
+  }
+  return out;
+}
+
+bool same_hits(const std::vector<SpatialHash::Hit>& a, const std::vector<SpatialHash::Hit>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].id != b[i].id || a[i].x != b[i].x || a[i].y != b[i].y || a[i].vx != b[i].vx ||
+        a[i].vy != b[i].vy)
+      return false;
+  }
+  return true;
+}
+
+TEST(SpatialHash, HitQueryReturnsExactPositionsAndVelocities) {
+  SpatialHash hash(1.5f, 8, 8);
+  const std::vector<Vec2> pts = {{0.1, 0.2}, {-0.7, 1.1}, {0.3, -0.4}, {30.0, 30.0}};
+  const std::vector<Vec2> vel = {{1.25, -0.5}, {0.0, 1.5}, {-2.0, 0.75}, {9.0, 9.0}};
+  // Inserted out of id order: the result is still ascending by id.
+  for (const std::uint32_t i : {2U, 0U, 3U, 1U})
+    ASSERT_TRUE(hash.insert(10 + i, pts[i], vel[i]));
+  hash.swap();
+  std::vector<SpatialHash::Hit> got;
+  hash.query(Vec2{0.0, 0.0}, 2.0f, got);
+  ASSERT_EQ(got.size(), 3U);
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(got[i].id, 10 + i);
+    EXPECT_EQ(got[i].x, static_cast<float>(pts[i].x));
+    EXPECT_EQ(got[i].y, static_cast<float>(pts[i].y));
+    EXPECT_EQ(got[i].vx, static_cast<float>(vel[i].x));
+    EXPECT_EQ(got[i].vy, static_cast<float>(vel[i].y));
+  }
+  // The ids-only insert stores a zero velocity.
+  SpatialHash still(1.0f, 2, 2);
+  ASSERT_TRUE(still.insert(7, Vec2{-3.0, 4.0}));
+  still.swap();
+  still.query(Vec2{-3.0, 4.0}, 0.0f, got);
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_EQ(got[0].id, 7U);
+  EXPECT_EQ(got[0].x, -3.0f);
+  EXPECT_EQ(got[0].y, 4.0f);
+  EXPECT_EQ(got[0].vx, 0.0f);
+  EXPECT_EQ(got[0].vy, 0.0f);
+}
+
+TEST(SpatialHash, BothQueriesMatchBruteForceForManyCellsAndRadii) {
+  for (const float cell : {0.5f, 1.5f, 4.0f}) {
+    auto pts = random_points(3000, 25.0f, 11);  // Around the origin: negative coordinates.
+    // Points exactly on cell borders and corners.
+    for (int i = -6; i <= 6; ++i) {
+      pts.push_back(Vec2{i * static_cast<double>(cell), 0.0});
+      pts.push_back(Vec2{i * static_cast<double>(cell), -i * static_cast<double>(cell)});
+      pts.push_back(Vec2{0.5 * cell, i * static_cast<double>(cell)});
+    }
+    const auto vel = random_points(static_cast<std::uint32_t>(pts.size()), 2.0f, 12);
+    // Few buckets: many cells share one, so the cell check matters.
+    SpatialHash hash(cell, static_cast<std::uint32_t>(pts.size()), 512);
+    for (std::uint32_t i = 0; i < pts.size(); ++i)
+      ASSERT_TRUE(hash.insert(i, pts[i], vel[i]));
+    hash.swap();
+    auto centres = random_points(150, 28.0f, 13);
+    for (int i = -3; i <= 3; ++i) {  // Centres on borders too, with radii of whole cells.
+      centres.push_back(Vec2{i * static_cast<double>(cell), i * static_cast<double>(cell)});
+      centres.push_back(Vec2{i * static_cast<double>(cell), 0.5});
+    }
+    std::vector<std::uint32_t> ids;
+    std::vector<SpatialHash::Hit> hits;
+    for (const Vec2 c : centres) {
+      for (const float r : {0.0f, 0.3f, cell * 0.5f, cell, 1.5f, cell * 1.7f, cell * 3.0f, 9.0f}) {
+        hash.query(c, r, ids);
+        EXPECT_EQ(ids, brute(pts, c, r))
+            << "cell " << cell << " at " << c.x << "," << c.y << " r " << r;
+        hash.query(c, r, hits);
+        EXPECT_TRUE(same_hits(hits, brute_hits(pts, vel, c, r)))
+            << "cell " << cell << " at " << c.x << "," << c.y << " r " << r;
+      }
+    }
+  }
+}
+
+TEST(SpatialHash, ParallelInsertsGiveTheSameResultsAsSerial) {
+  const auto pts = random_points(30000, 80.0f, 21);
+  const auto vel = random_points(30000, 1.5f, 22);
+  SpatialHash serial(1.5f, 30000, 32768);
+  SpatialHash parallel(1.5f, 30000, 32768);
+  for (std::uint32_t i = 0; i < pts.size(); ++i)
+    ASSERT_TRUE(serial.insert(i, pts[i], vel[i]));
+  std::atomic<std::uint32_t> refused{0};
+  tbb::parallel_for(std::uint32_t{0}, static_cast<std::uint32_t>(pts.size()), [&](std::uint32_t i) {
+    if (!parallel.insert(i, pts[i], vel[i])) refused.fetch_add(1);
+  });
+  EXPECT_EQ(refused.load(), 0U);
+  serial.swap();
+  parallel.swap();
+  EXPECT_EQ(serial.size(), parallel.size());
+  std::vector<std::uint32_t> a;
+  std::vector<std::uint32_t> b;
+  std::vector<SpatialHash::Hit> ha;
+  std::vector<SpatialHash::Hit> hb;
+  std::size_t total = 0;
+  for (std::uint32_t i = 0; i < pts.size(); i += 7) {
+    serial.query(pts[i], 1.5f, a);
+    parallel.query(pts[i], 1.5f, b);
+    ASSERT_EQ(a, b) << "agent " << i;
+    serial.query(pts[i], 1.5f, ha);
+    parallel.query(pts[i], 1.5f, hb);
+    ASSERT_TRUE(same_hits(ha, hb)) << "agent " << i;
+    total += a.size();
+  }
+  EXPECT_GT(total, pts.size() / 7) << "the queries found neighbours, not just themselves";
+}
+
+TEST(SpatialHash, SwapEmptiesTheOldMapEveryTick) {
+  SpatialHash hash(1.5f, 2000, 256);  // Few buckets: heads are reused from tick to tick.
+  std::vector<std::uint32_t> got;
+  std::vector<Vec2> last;
+  for (std::uint32_t tick = 0; tick < 40; ++tick) {
+    // Odd ticks insert nothing: their map must read as empty after the swap.
+    const auto pts =
+        tick % 2 == 0 ? random_points(1000 + tick, 15.0f, 100 + tick) : std::vector<Vec2>{};
+    for (std::uint32_t i = 0; i < pts.size(); ++i)
+      ASSERT_TRUE(hash.insert(i, pts[i]));
+    // Still last tick's map until the swap.
+    EXPECT_EQ(hash.size(), last.size());
+    hash.query(Vec2{1.0, -2.0}, 4.0f, got);
+    EXPECT_EQ(got, brute(last, Vec2{1.0, -2.0}, 4.0f)) << "tick " << tick;
+    hash.swap();
+    EXPECT_EQ(hash.size(), pts.size());
+    for (const Vec2 c : random_points(20, 16.0f, 500 + tick)) {
+      hash.query(c, 3.0f, got);
+      EXPECT_EQ(got, brute(pts, c, 3.0f)) << "tick " << tick;
+    }
+    last = pts;
+  }
+}
+
+TEST(SpatialHash, FullMapInsertReturnsFalseFromManyThreads) {
+  const auto pts = random_points(5000, 10.0f, 31);
+  SpatialHash hash(1.0f, 1000, 1024);
+  std::vector<char> accepted(pts.size(), 0);
+  tbb::parallel_for(std::uint32_t{0}, static_cast<std::uint32_t>(pts.size()),
+                    [&](std::uint32_t i) { accepted[i] = hash.insert(i, pts[i]) ? 1 : 0; });
+  std::vector<std::uint32_t> kept_ids;
+  for (std::uint32_t i = 0; i < pts.size(); ++i) {
+    if (accepted[i] != 0) kept_ids.push_back(i);
+  }
+  EXPECT_EQ(kept_ids.size(), 1000U) << "exactly max_items inserts succeed";
+  EXPECT_FALSE(hash.insert(99999, Vec2{0, 0}));
+  hash.swap();
+  EXPECT_EQ(hash.size(), 1000U);
+  std::vector<std::uint32_t> got;
+  hash.query(Vec2{0, 0}, 100.0f, got);
+  EXPECT_EQ(got, kept_ids) << "the accepted items, and only those, are in the map";
+  // The next tick has room again; a run of inserts that does not fit adds its first items.
+  EXPECT_TRUE(hash.insert(0, Vec2{0, 0}));
+  const std::span<const Vec2> run(pts);
+  EXPECT_EQ(hash.insert(10, run.subspan(0, 990), run.subspan(1000, 990)), 990U);
+  EXPECT_EQ(hash.insert(2000, run.subspan(0, 20), run.subspan(0, 20)), 9U);
+  EXPECT_EQ(hash.insert(3000, run.subspan(0, 5), run.subspan(0, 5)), 0U);
+  hash.swap();
+  std::vector<SpatialHash::Hit> hits;
+  hash.query(Vec2{0, 0}, 100.0f, hits);
+  ASSERT_EQ(hits.size(), 1000U);
+  EXPECT_EQ(hits[0].id, 0U);
+  for (std::uint32_t i = 1; i < 991; ++i) {
+    EXPECT_EQ(hits[i].id, 10 + i - 1);
+    EXPECT_EQ(hits[i].x, static_cast<float>(pts[i - 1].x));
+    EXPECT_EQ(hits[i].vy, static_cast<float>(pts[1000 + i - 1].y));
+  }
+  EXPECT_EQ(hits[991].id, 2000U);
+  EXPECT_EQ(hits[999].id, 2008U);
 }
 
 }  // namespace
