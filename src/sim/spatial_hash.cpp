@@ -199,11 +199,34 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint64_
       ++cells;
     }
   }
+  // Keep the lists that have items, fetch their first items, then walk them side by side (one
+  // item of each in turn), so the cache misses of different lists overlap.
+  std::uint32_t live = 0;
   for (std::uint32_t i = 0; i < cells; ++i) {
-    if (first[i] != kEnd) __builtin_prefetch(&items[first[i]]);
+    first[live] = first[i];
+    keys[live] = keys[i];
+    live += static_cast<std::uint32_t>(first[i] != kEnd);
   }
-  for (std::uint32_t i = 0; i < cells; ++i) {
-    if (!scan(first[i], keys[i])) return cap + 1;
+  for (std::uint32_t i = 0; i < live; ++i)
+    __builtin_prefetch(&items[first[i]]);
+  while (live > 0) {
+    for (std::uint32_t i = 0; i < live;) {
+      const Item& it = items[first[i]];
+      const float dx = it.x - px;
+      const float dy = it.y - py;
+      found[n] = (static_cast<std::uint64_t>(it.id) << 32U) | first[i];
+      n += static_cast<std::uint32_t>((it.cell == keys[i]) & (dx * dx + dy * dy <= r2));
+      if (n == cap) return cap + 1;
+      if (it.next == kEnd) {  // This list is done: the last one takes its place.
+        --live;
+        first[i] = first[live];
+        keys[i] = keys[live];
+      } else {
+        first[i] = it.next;
+        __builtin_prefetch(&items[it.next]);
+        ++i;
+      }
+    }
   }
   return n;
 }
