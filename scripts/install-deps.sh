@@ -16,6 +16,7 @@ packages=(
   libbenchmark-dev                      # benchmarks
   sumo                                  # netconvert + sumo: the SUMO export test drives the city
   sumo-tools                            # randomTrips.py for bench/traffic_vs_sumo.sh
+  librecast-dev                         # Recast / DetourCrowd for bench/crowd_vs_detour (optional)
 )
 # Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
