@@ -746,6 +746,17 @@ int main(int argc, char** argv) {
   sc->add_flag("--no-record", no_record, "No recording (benchmarks); sim_stats.json goes to DIR");
   sc->add_flag("--audit", so.audit,
                "Check invariants after every tick (overlaps, conflicting movements); slower");
+  sc->add_option("--pedestrians", so.pedestrians,
+                 "Pedestrians on the sidewalks and crosswalks (0: no crowd)")
+      ->default_val(so.pedestrians);
+  sc->add_option("--viewer", so.viewer,
+                 "Viewer for the levels of detail: x,y,z,yaw_deg (fixed) or a file of "
+                 "\"t x y z yaw_deg\" lines (a path); default: the origin, looking east");
+  sc->add_option("--event", so.events,
+                 "flee@x,y,t[,radius_m[,duration_s]]: pedestrians within the radius flee "
+                 "(repeatable)");
+  bool no_lod = false;
+  sc->add_flag("--no-lod", no_lod, "Every agent at full fidelity (no levels of detail)");
   sc->add_flag("-q,--quiet", so.quiet, "Errors only");
   sc->footer(
       "Example:\n"
@@ -765,6 +776,7 @@ int main(int argc, char** argv) {
   if (b->parsed()) return building(one);
   if (sc->parsed()) {
     so.record = !no_record;
+    so.lod = !no_lod;
     return app::simulate(so);
   }
   return kExitFailure;

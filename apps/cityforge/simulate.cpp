@@ -8,15 +8,19 @@
 #include <tbb/info.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numbers>
 #include <sstream>
 
+#include "cityforge/crowd/crowd.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
@@ -77,6 +81,164 @@ Result<std::vector<traffic::ParkedVehicle>> read_parking(const std::string& path
   return out;
 }
 
+/// The viewer: fixed, or a path of timed key points (linear between them, held at the ends).
+struct ViewerKey {
+  double t = 0;
+  crowd::Viewer v;
+};
+
+Result<std::vector<ViewerKey>> parse_viewer(const std::string& spec) {
+  std::vector<ViewerKey> keys;
+  if (spec.empty()) return std::vector<ViewerKey>{ViewerKey{}};
+  const auto parse_numbers = [](const std::string& text, char sep, std::vector<double>& out) {
+    out.clear();
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, sep)) {
+      if (sep == ' ' && item.empty()) continue;
+      char* end = nullptr;
+      const double v = std::strtod(item.c_str(), &end);
+      if (end == item.c_str() || *end != '\0' || !std::isfinite(v)) return false;
+      out.push_back(v);
+    }
+    return true;
+  };
+  std::vector<double> n;
+  const auto key = [](double t, const std::vector<double>& v, std::size_t at) {
+    ViewerKey k;
+    k.t = t;
+    k.v.position = Vec3{v[at], v[at + 1], v[at + 2]};
+    k.v.yaw_rad = v[at + 3] * std::numbers::pi / 180.0;
+    return k;
+  };
+  if (!fs::exists(spec)) {
+    if (!parse_numbers(spec, ',', n) || n.size() != 4) {
+      return Error::invalid_input("--viewer " + spec,
+                                  "expected x,y,z,yaw_deg (four numbers) or an existing file of "
+                                  "\"t x y z yaw_deg\" lines");
+    }
+    keys.push_back(key(0, n, 0));
+    return keys;
+  }
+  std::ifstream f(spec);
+  std::string line;
+  for (int no = 1; std::getline(f, line); ++no) {
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    if (line.find_first_not_of(' ') == std::string::npos ||
+        line[line.find_first_not_of(' ')] == '#')
+      continue;
+    if (!parse_numbers(line, ' ', n) || n.size() != 5) {
+      return Error::invalid_input(spec + ":" + std::to_string(no),
+                                  "expected \"t x y z yaw_deg\" (five numbers)");
+    }
+    if (!keys.empty() && n[0] <= keys.back().t) {
+      return Error::invalid_input(spec + ":" + std::to_string(no),
+                                  "times must increase from line to line");
+    }
+    keys.push_back(key(n[0], n, 1));
+  }
+  if (keys.empty()) return Error::invalid_input(spec, "no viewer key points in the file");
+  return keys;
+}
+
+crowd::Viewer viewer_at(const std::vector<ViewerKey>& keys, double t) {
+  if (t <= keys.front().t) return keys.front().v;
+  if (t >= keys.back().t) return keys.back().v;
+  const auto it = std::upper_bound(keys.begin(), keys.end(), t,
+                                   [](double x, const ViewerKey& k) { return x < k.t; });
+  const ViewerKey& b = *it;
+  const ViewerKey& a = *(it - 1);
+  const double u = (t - a.t) / (b.t - a.t);
+  crowd::Viewer v;
+  v.position = a.v.position + (b.v.position - a.v.position) * u;
+  double dy = std::remainder(b.v.yaw_rad - a.v.yaw_rad, 2 * std::numbers::pi);
+  v.yaw_rad = a.v.yaw_rad + dy * u;
+  return v;
+}
+
+Result<crowd::Event> parse_event(const std::string& spec, const crowd::Config& c) {
+  const auto bad = [&]() {
+    return Error::invalid_input("--event " + spec,
+                                "expected flee@x,y,t[,radius_m[,duration_s]] with numbers, "
+                                "t >= 0, radius and duration > 0");
+  };
+  if (spec.rfind("flee@", 0) != 0) return bad();
+  std::vector<double> n;
+  std::stringstream ss(spec.substr(5));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (end == item.c_str() || *end != '\0' || !std::isfinite(v)) return bad();
+    n.push_back(v);
+  }
+  if (n.size() < 3 || n.size() > 5 || n[2] < 0) return bad();
+  crowd::Event e;
+  e.position = Vec2{n[0], n[1]};
+  e.time_s = n[2];
+  e.radius_m = n.size() > 3 ? static_cast<float>(n[3]) : c.flee_radius_m;
+  e.duration_s = n.size() > 4 ? static_cast<float>(n[4]) : c.flee_duration_s;
+  if (!(e.radius_m > 0) || !(e.duration_s > 0)) return bad();
+  return e;
+}
+
+/// Street furniture the crowd walks round: props written by `generate` (points/props/*.ply),
+/// with a radius per kind. Missing files are skipped (a city without dressing).
+Result<std::vector<crowd::Obstacle>> read_obstacles(const fs::path& dir) {
+  static const std::pair<const char*, float> kRadius[] = {
+      {"street_tree", 0.6f}, {"street_light", 0.2f},  {"bench", 0.9f},       {"bin", 0.35f},
+      {"hydrant", 0.3f},     {"bus_stop", 1.5f},      {"kiosk", 1.5f},       {"planter", 0.7f},
+      {"signal_pole", 0.2f}, {"stop_sign", 0.15f},    {"yield_sign", 0.15f}, {"parking_lamp", 0.2f},
+      {"fountain", 3.0f},    {"umbrella_table", 1.2f}};
+  std::vector<crowd::Obstacle> out;
+  for (const auto& [name, radius] : kRadius) {
+    const fs::path path = dir / (std::string(name) + ".ply");
+    std::ifstream f(path, std::ios::binary);
+    if (!f) continue;
+    std::string line;
+    std::size_t count = 0;
+    std::size_t stride = 0;
+    std::ptrdiff_t ox = -1;
+    std::ptrdiff_t oy = -1;
+    bool binary = false;
+    while (std::getline(f, line)) {
+      if (line == "end_header") break;
+      if (line.rfind("format binary_little_endian", 0) == 0) binary = true;
+      if (line.rfind("element vertex ", 0) == 0) count = std::stoul(line.substr(15));
+      if (line.rfind("property ", 0) == 0) {
+        std::stringstream ss(line.substr(9));
+        std::string type;
+        std::string prop;
+        ss >> type >> prop;
+        const std::size_t size = type == "uchar" || type == "char"     ? 1
+                                 : type == "ushort" || type == "short" ? 2
+                                 : type == "double"                    ? 8
+                                                                       : 4;
+        if (prop == "x" && type == "float") ox = static_cast<std::ptrdiff_t>(stride);
+        if (prop == "y" && type == "float") oy = static_cast<std::ptrdiff_t>(stride);
+        stride += size;
+      }
+    }
+    if (!binary || ox < 0 || oy < 0) {
+      return Error::invalid_input(path.string(),
+                                  "expected a binary little-endian PLY with float x and y");
+    }
+    std::vector<char> row(stride);
+    for (std::size_t i = 0; i < count; ++i) {
+      if (!f.read(row.data(), static_cast<std::streamsize>(stride))) {
+        return Error::invalid_input(path.string(), "vertex " + std::to_string(i) + " of " +
+                                                       std::to_string(count) + ": file ends early");
+      }
+      float x = 0;
+      float y = 0;
+      std::memcpy(&x, row.data() + ox, 4);
+      std::memcpy(&y, row.data() + oy, 4);
+      out.push_back({Vec2{x, y}, radius});
+    }
+  }
+  return out;
+}
+
 std::string hex(std::uint64_t h) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
@@ -95,6 +257,19 @@ int simulate(const SimulateOptions& opt) {
     std::fprintf(stderr, "cityforge: error: %s\n", e.to_string().c_str());
     return e.code == ErrorCode::invalid_input ? 2 : 1;
   };
+  // 0. Options that need no city: the viewer and the events.
+  Result<std::vector<ViewerKey>> viewer = parse_viewer(opt.viewer);
+  if (!viewer) return fail(viewer.error());
+  crowd::Config ccfg;
+  ccfg.dt_s = static_cast<float>(opt.dt_s);
+  ccfg.pedestrians = opt.pedestrians;
+  ccfg.lod.enabled = opt.lod;
+  std::vector<crowd::Event> events;
+  for (const std::string& e : opt.events) {
+    Result<crowd::Event> ev = parse_event(e, ccfg);
+    if (!ev) return fail(ev.error());
+    events.push_back(*ev);
+  }
   // 1. The city: lanes and parking spots.
   const std::string lanes_path = (fs::path(opt.dir) / "lanes.json").string();
   if (!fs::exists(lanes_path)) {
@@ -124,6 +299,54 @@ int simulate(const SimulateOptions& opt) {
   for (const std::string& w : sim.stats().warnings) {
     std::fprintf(stderr, "cityforge: warning: %s\n", w.c_str());
   }
+  // 2b. The crowd on the same network, and the levels of detail of both.
+  std::unique_ptr<crowd::Crowd> people;
+  if (opt.pedestrians > 0 || fs::exists(fs::path(opt.dir) / "shepherds.json")) {
+    Result<std::vector<crowd::Obstacle>> obstacles =
+        read_obstacles(fs::path(opt.dir) / "points" / "props");
+    if (!obstacles) return fail(obstacles.error());
+    crowd::Inputs inputs;
+    inputs.obstacles = std::move(*obstacles);
+    const fs::path shepherds = fs::path(opt.dir) / "shepherds.json";
+    if (fs::exists(shepherds)) {  // Written by generate from the config's crowd section.
+      const crowd::WalkNetwork walk = crowd::build_walk_network(sim.network());
+      Result<crowd::ShepherdsFile> f = crowd::load_shepherds_json(shepherds.string(), walk);
+      if (!f) return fail(f.error());
+      inputs.shepherds = std::move(*f);
+    }
+    Result<std::unique_ptr<crowd::Crowd>> c =
+        crowd::Crowd::create(sim.network(), ccfg, opt.seed, std::move(inputs));
+    if (!c) return fail(c.error());
+    people = std::move(*c);
+    people->set_viewer(viewer_at(*viewer, 0));
+    for (const crowd::Event& e : events)
+      people->add_event(e);
+  }
+  crowd::LodConfig vlod_cfg = crowd::vehicle_lod();
+  vlod_cfg.enabled = opt.lod;
+  crowd::LodAssigner vehicle_lod(vlod_cfg);
+  std::vector<crowd::Lod> vehicle_levels;  // By entity index.
+  std::array<std::uint32_t, crowd::kLods> vehicle_per_lod{};
+  std::array<std::uint32_t, crowd::kLods> vehicle_lod_max{};
+  std::array<std::uint32_t, crowd::kLods> ped_lod_max{};
+  double next_vlod_s = 0;
+  const auto update_vehicle_lod = [&](const std::vector<traffic::VehicleSample>& vs) {
+    std::vector<Vec3> pos(vs.size());
+    std::vector<crowd::Lod> lv(vs.size());
+    for (std::size_t i = 0; i < vs.size(); ++i) {
+      pos[i] = vs[i].position;
+      if (vehicle_levels.size() <= vs[i].id) vehicle_levels.resize(vs[i].id + 1, crowd::Lod::off);
+      lv[i] = vehicle_levels[vs[i].id];
+    }
+    vehicle_lod.assign(pos, viewer_at(*viewer, sim.time_s()), lv);
+    for (std::size_t i = 0; i < vs.size(); ++i)
+      vehicle_levels[vs[i].id] = lv[i];
+    for (std::size_t k = 0; k < crowd::kLods; ++k) {
+      vehicle_per_lod[k] = vehicle_lod.counts()[k];
+      vehicle_lod_max[k] = std::max(vehicle_lod_max[k], vehicle_per_lod[k]);
+    }
+  };
+  double crowd_s = 0;
   const double setup_s = seconds_since(t_start);
 
   // 3. The recording.
@@ -144,7 +367,15 @@ int simulate(const SimulateOptions& opt) {
   const auto record = [&]() -> Status {
     sim.lights(info.signal_lanes, lights);
     sim.walks(info.crosswalk_lanes, walks);
-    const std::vector<traffic::VehicleSample> samples = sim.samples(false);
+    std::vector<traffic::VehicleSample> samples = sim.samples(false);
+    for (traffic::VehicleSample& v : samples) {
+      v.lod = static_cast<std::uint8_t>(v.id < vehicle_levels.size() ? vehicle_levels[v.id]
+                                                                     : crowd::Lod::off);
+    }
+    if (people) {
+      const std::vector<traffic::VehicleSample> peds = people->samples();
+      samples.insert(samples.end(), peds.begin(), peds.end());
+    }
     return writer->write_frame(sim.stats().ticks, sim.time_s(), samples, lights, walks);
   };
 
@@ -156,6 +387,7 @@ int simulate(const SimulateOptions& opt) {
   std::uint64_t audit_overlaps = 0;
   std::uint64_t audit_conflicts = 0;
   auto last_print = Clock::now();
+  update_vehicle_lod(sim.samples(false));
   if (writer) {
     if (Status s = record(); !s) return fail(s.error());
   }
@@ -163,6 +395,20 @@ int simulate(const SimulateOptions& opt) {
     const auto t0 = Clock::now();
     sim.tick();
     tick_s += seconds_since(t0);
+    if (people) {
+      const auto t1 = Clock::now();
+      people->set_viewer(viewer_at(*viewer, sim.time_s()));
+      people->tick(&sim);
+      crowd_s += seconds_since(t1);
+      for (std::size_t k = 0; k < crowd::kLods; ++k)
+        ped_lod_max[k] = std::max(ped_lod_max[k], people->stats().per_lod[k]);
+    }
+    if (sim.time_s() + 1e-9 >= next_vlod_s) {
+      const auto t1 = Clock::now();
+      update_vehicle_lod(sim.samples(false));
+      next_vlod_s = sim.time_s() + 0.25;
+      tick_s += seconds_since(t1);
+    }
     if (writer && sim.stats().ticks % every == 0) {
       const auto t1 = Clock::now();
       if (Status s = record(); !s) return fail(s.error());
@@ -230,6 +476,52 @@ int simulate(const SimulateOptions& opt) {
   j["clearing_on_red"] = s.clearing_on_red;
   j["emergency_stops"] = s.emergency_stops;
   j["state_hash"] = hex(sim.state_hash());
+  const auto lod_json = [](const std::array<std::uint32_t, crowd::kLods>& n) {
+    nlohmann::ordered_json o;
+    for (std::size_t k = 0; k < crowd::kLods; ++k)
+      o[crowd::to_string(static_cast<crowd::Lod>(k))] = n[k];
+    return o;
+  };
+  j["vehicles_per_lod"] = lod_json(vehicle_per_lod);
+  j["vehicles_per_lod_max"] = lod_json(vehicle_lod_max);
+  j["vehicle_lod_budget"] = {{"high", vlod_cfg.budget_high},
+                             {"medium", vlod_cfg.budget_medium},
+                             {"low", vlod_cfg.budget_low},
+                             {"enabled", vlod_cfg.enabled}};
+  j["crowd_wall_s"] = crowd_s;
+  if (people) {
+    const crowd::Stats& c = people->stats();
+    nlohmann::ordered_json cj;
+    cj["pedestrians"] = c.pedestrians;
+    cj["pedestrian_updates"] = c.updates;
+    cj["pedestrian_updates_per_s"] = crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0;
+    cj["ticks_per_wall_s"] = crowd_s > 0 ? static_cast<double>(c.ticks) / crowd_s : 0;
+    cj["per_lod"] = lod_json(c.per_lod);
+    cj["per_lod_max"] = lod_json(ped_lod_max);
+    cj["lod_budget"] = {{"high", ccfg.lod.budget_high},
+                        {"medium", ccfg.lod.budget_medium},
+                        {"low", ccfg.lod.budget_low},
+                        {"enabled", ccfg.lod.enabled}};
+    nlohmann::ordered_json beh;
+    for (std::size_t k = 0; k < crowd::kBehaviours; ++k)
+      beh[crowd::to_string(static_cast<crowd::Behaviour>(k))] = c.per_behaviour[k];
+    cj["per_behaviour"] = beh;
+    cj["crossings"] = c.crossings;
+    cj["jaywalks"] = c.jaywalks;
+    cj["lane_transitions"] = c.lane_transitions;
+    cj["flee_reactions"] = c.flee_reactions;
+    cj["lod_changes"] = c.lod_changes;
+    cj["pool_slots"] = people->pool().slots();
+    cj["pool_mismatches"] = c.pool_mismatches;
+    cj["neighbour_queries"] = c.neighbour_queries;
+    cj["obstacles"] = c.obstacles;
+    cj["shepherd_members"] = c.shepherd_members;
+    cj["wandering_members"] = c.wandering_members;
+    cj["memory_bytes"] = c.bytes;
+    cj["memory_per_off_agent_bytes"] = c.memory_per_off_agent_bytes;
+    cj["state_hash"] = hex(people->state_hash());
+    j["crowd"] = cj;
+  }
   if (opt.audit) {
     j["audit"] = {{"overlaps", audit_overlaps},
                   {"conflicts", audit_conflicts},
@@ -266,6 +558,16 @@ int simulate(const SimulateOptions& opt) {
       std::printf("audit: %" PRIu64 " overlaps, %" PRIu64
                   " conflicting occupancies, min gap %.2f m\n",
                   audit_overlaps, audit_conflicts, static_cast<double>(worst.min_gap_m));
+    }
+    if (people) {
+      const crowd::Stats& c = people->stats();
+      std::printf(
+          "crowd: %u pedestrians, %.3g pedestrian updates/s (%.2f s wall); now high %u, "
+          "medium %u, low %u, off %u; %" PRIu64 " crossings (%" PRIu64 " jaywalks), %" PRIu64
+          " flee reactions\n",
+          c.pedestrians, crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0.0, crowd_s,
+          c.per_lod[0], c.per_lod[1], c.per_lod[2], c.per_lod[3], c.crossings, c.jaywalks,
+          c.flee_reactions);
     }
     if (writer) {
       std::printf("wrote %s (%u frames, %.1f MB) and %s; setup %.2f s, recording %.2f s\n",

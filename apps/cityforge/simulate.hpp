@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace cityforge::app {
 
@@ -21,6 +22,13 @@ struct SimulateOptions {
   bool record = true;
   bool audit = false;
   bool quiet = false;
+  // The crowd (issue 7, docs/crowd.md).
+  std::uint32_t pedestrians = 2000;
+  /// "x,y,z,yaw_deg" (a fixed viewer) or a file of "t x y z yaw_deg" lines (a path, linearly
+  /// interpolated); empty: a viewer at the origin looking east.
+  std::string viewer;
+  std::vector<std::string> events;  ///< "flee@x,y,t[,radius[,duration]]".
+  bool lod = true;                  ///< false: every agent at full fidelity.
 };
 
 int simulate(const SimulateOptions& options);

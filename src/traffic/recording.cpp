@@ -18,12 +18,12 @@ namespace cityforge::traffic {
 namespace {
 
 constexpr char kMagic[8] = {'C', 'F', 'R', 'E', 'C', 'O', 'R', 'D'};
-constexpr std::uint32_t kVersion = 1;
+constexpr std::uint32_t kVersion = 2;
 constexpr std::uint32_t kFrameMarker = 0x4D415246U;                        // "FRAM"
 constexpr std::uint32_t kIndexMarker = 0x58444E49U;                        // "INDX"
 constexpr std::uint32_t kEndMarker = 0x444E4543U;                          // "CEND"
 constexpr std::size_t kHeaderBytes = 8 + 4 + 8 + 8 + 24 + 24 + 8 + 4 * 4;  // through the counts
-constexpr std::size_t kRecordBytes = 16;
+constexpr std::size_t kRecordBytes = 20;
 constexpr std::size_t kFrameHeadBytes = 4 + 8 + 8 + 4;
 constexpr std::size_t kTrailerBytes = 8 + 4 + 4;
 constexpr std::uint32_t kKindCount = 6;  // EntityKind values
@@ -83,6 +83,9 @@ void put_record(std::vector<unsigned char>& b, const VehicleSample& v, const Rec
   put_u16(b, quantise(v.position.y, info.origin.y, info.extent.y));
   put_u16(b, quantise(v.position.z, info.origin.z, info.extent.z));
   put_u16(b, quantise_speed(v.speed_mps));
+  put_u8(b, v.lod);
+  put_u8(b, v.state);
+  put_u16(b, v.variant);
 }
 
 template <class State>
@@ -201,6 +204,9 @@ Result<VehicleSample> get_record(Reader& r, const RecordingInfo& info) {
   v.position.y = dequantise(r.u16(), info.origin.y, info.extent.y);
   v.position.z = dequantise(r.u16(), info.origin.z, info.extent.z);
   v.speed_mps = r.u16() / 100.0;
+  v.lod = r.u8();
+  v.state = r.u8();
+  v.variant = r.u16();
   return v;
 }
 

@@ -206,7 +206,17 @@ TEST_F(SimulateCli, WritesARecordingAndSimStats) {
   Result<Recording> rec = read_recording((*s_dir / "traffic.cfrec").string());
   ASSERT_TRUE(rec.ok()) << rec.error().to_string();
   EXPECT_EQ(rec->frames.size(), 201U);
-  EXPECT_EQ(rec->frames.back().vehicles.size(), 600U);
+  // Records: the moving vehicles, then every pedestrian (roaming ones and shepherds).
+  const auto& last = rec->frames.back().vehicles;
+  const auto peds =
+      static_cast<std::size_t>(std::count_if(last.begin(), last.end(), [](const VehicleSample& v) {
+        return v.kind == EntityKind::pedestrian;
+      }));
+  EXPECT_EQ(last.size() - peds, 600U);
+  ASSERT_TRUE(stats.contains("crowd"));
+  EXPECT_EQ(peds, stats["crowd"]["pedestrians"].get<std::size_t>());
+  EXPECT_GT(stats["crowd"]["shepherd_members"].get<int>(), 0);
+  EXPECT_GT(stats["crowd"]["wandering_members"].get<int>(), 0);
   EXPECT_EQ(rec->info.parked.size(), stats["vehicles_parked"].get<std::size_t>());
   EXPECT_FALSE(rec->info.signal_lanes.empty());
   EXPECT_EQ(rec->frames.back().lights.size(), rec->info.signal_lanes.size());
@@ -216,6 +226,7 @@ TEST_F(SimulateCli, WritesARecordingAndSimStats) {
   ASSERT_EQ(again.exit_code, 0) << again.output;
   const auto stats1 = nlohmann::json::parse(clitest::slurp(*s_dir / "sim_stats.json"));
   EXPECT_EQ(stats1["state_hash"], stats["state_hash"]);
+  EXPECT_EQ(stats1["crowd"]["state_hash"], stats["crowd"]["state_hash"]);
 }
 
 TEST_F(SimulateCli, ClampsRequestsAboveTheLaneCapacity) {

@@ -270,10 +270,10 @@ TEST_F(RecordingTest, EmptyRecordingIsValid) {
   EXPECT_TRUE(rec->frames.empty());
   EXPECT_EQ(rec->info.parked.size(), 2U);
   // Header 100 + kind names (6 + 3+3+3+5+6+10) + 8 lane ids + 2 parked + index marker + trailer.
-  EXPECT_EQ(fs::file_size(path()), 100U + 36U + 8U * 4U + 2U * 16U + 4U + 16U);
+  EXPECT_EQ(fs::file_size(path()), 100U + 36U + 8U * 4U + 2U * 20U + 4U + 16U);
 }
 
-TEST_F(RecordingTest, SixteenBytesPerVehicleRecord) {
+TEST_F(RecordingTest, TwentyBytesPerRecord) {
   RecordingInfo info = city_info();
   auto w = RecordingWriter::open(path(), info);
   ASSERT_TRUE(w.ok());
@@ -284,9 +284,9 @@ TEST_F(RecordingTest, SixteenBytesPerVehicleRecord) {
   const std::uint64_t one = w->bytes_written();
   ASSERT_TRUE(w->write_frame(1, 0.1, random_vehicles(3, 110), l, k).ok());
   const std::uint64_t two = w->bytes_written();
-  EXPECT_EQ((two - one) - (one - start), 100U * 16U);
+  EXPECT_EQ((two - one) - (one - start), 100U * 20U);
   // Frame: 24 bytes of head, the records, 2 bytes of lights (5 lanes), 1 of walks (3 lanes).
-  EXPECT_EQ(one - start, 24U + 10U * 16U + 2U + 1U);
+  EXPECT_EQ(one - start, 24U + 10U * 20U + 2U + 1U);
   ASSERT_TRUE(w->close().ok());
   EXPECT_EQ(w->bytes_written(), two + 4 + 2 * 8 + 16);
 }
@@ -330,11 +330,11 @@ TEST_F(RecordingTest, WrongMagicOrVersionIsAnError) {
   ASSERT_FALSE(rec.ok());
   EXPECT_NE(rec.error().message.find("byte 0"), std::string::npos) << rec.error().message;
   bytes[0] = 'C';
-  bytes[8] = 2;  // version 2
+  bytes[8] = 3;  // version 3
   spit(path(), bytes);
   rec = read_recording(path());
   ASSERT_FALSE(rec.ok());
-  EXPECT_NE(rec.error().message.find("version 2"), std::string::npos) << rec.error().message;
+  EXPECT_NE(rec.error().message.find("version 3"), std::string::npos) << rec.error().message;
 }
 
 TEST_F(RecordingTest, CorruptIndexAndFrameMarkerAreErrors) {

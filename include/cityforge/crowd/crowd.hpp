@@ -11,6 +11,7 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/crowd/lod.hpp"
+#include "cityforge/crowd/shepherd.hpp"
 #include "cityforge/crowd/walk_network.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
@@ -126,7 +127,10 @@ struct Stats {
   std::uint64_t lod_changes = 0;
   std::uint64_t pool_mismatches = 0;
   std::uint64_t neighbour_queries = 0;
-  std::uint64_t bytes = 0;  ///< Memory of the crowd's agent state (all levels).
+  std::uint64_t bytes = 0;              ///< Memory of the crowd's agent state (all levels).
+  std::uint32_t obstacles = 0;          ///< Static obstacles avoided.
+  std::uint32_t shepherd_members = 0;   ///< Static group members.
+  std::uint32_t wandering_members = 0;  ///< Wandering shepherd members.
   double memory_per_off_agent_bytes = 0;
   std::vector<std::string> warnings;
 };
@@ -134,6 +138,12 @@ struct Stats {
 /// What a crowd is built from besides the network.
 struct Inputs {
   std::vector<Obstacle> obstacles;
+  /// Shepherds (shepherds.json): static groups' members stand (idle or look around) where the
+  /// file puts them; the wandering shepherd's members walk their closed paths, their position a
+  /// pure function of time at every level of detail (they do not avoid; others avoid them)
+  /// until an event makes them flee, after which they walk on as roaming pedestrians. Their ids
+  /// follow the roaming pedestrians': group members in file order, then the walkers.
+  ShepherdsFile shepherds;
 };
 
 class Crowd {

@@ -43,6 +43,9 @@ struct VehicleSample {
   Vec3 position;           ///< Metres; the vehicle's front-axle centre on the road surface.
   double heading_rad = 0;  ///< Counter-clockwise from +x.
   double speed_mps = 0;
+  std::uint8_t lod = 0;       ///< Level of detail (0 high, 1 medium, 2 low, 3 off).
+  std::uint8_t state = 0;     ///< Pedestrians: crowd::Behaviour; vehicles: 0.
+  std::uint16_t variant = 0;  ///< Appearance variant (pedestrians).
 };
 
 /// What a recording holds besides its frames.

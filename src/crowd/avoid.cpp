@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0
+// Full-fidelity ticks (high and medium LOD): the behaviour tree evaluated top-down, then
+// force-based avoidance (separation, closest-approach anticipation, static obstacles, the
+// flee push) integrated in the lane's frame, so the lateral clamp to the walkable band keeps
+// everyone on the sidewalk or crosswalk. Neighbours come from last tick's spatial hash; each
+// agent inserts its new position into this tick's map (lock-free) and writes only its own
+// record and pool slot, so the result does not depend on the thread count.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "crowd/detail/state.hpp"
+
+namespace cityforge::crowd {
+
+namespace {
+
+float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane) {
+  const float hw = std::max(0.0f, m.walk.half_width(lane) - m.config.radius_m);
+  // Keep right a little: the preference lies in [-0.8, 0.4] of the band.
+  const double u = static_cast<double>(mix64(m.seed ^ (std::uint64_t{id} * 0x9e37U)) >> 40U) /
+                   static_cast<double>(1ULL << 24U);
+  return static_cast<float>((-0.8 + 1.2 * u) * hw);
+}
+
+Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, Vec2 p, Vec2 v,
+               std::vector<sim::SpatialHash::Hit>& hits) {
+  const Config& c = m.config;
+  Vec2 acc{0, 0};
+  m.hash.query(p, c.avoid_radius_m, hits);
+  const double contact = 2.0 * c.radius_m;
+  for (const sim::SpatialHash::Hit& h : hits) {
+    if (h.id == id) continue;
+    Vec2 d{p.x - h.x, p.y - h.y};
+    double dist = length(d);
+    if (dist < 1e-4) {  // Same spot: split by id.
+      d = (h.id < id) ? Vec2{1, 0} : Vec2{-1, 0};
+      dist = 1e-4;
+    }
+    const Vec2 n = d / dist;
+    // Separation: grows as the gap closes, hard inside contact.
+    const double gap = std::max(0.0, (c.avoid_radius_m - dist) / (c.avoid_radius_m - contact));
+    acc += n * (c.avoid_strength * gap * gap);
+    if (dist < contact) acc += n * (c.avoid_strength * 4.0 * (contact - dist) / contact);
+    // Anticipation: push away from the closest approach within anticipation_s.
+    const Vec2 vr{v.x - h.vx, v.y - h.vy};
+    const double vr2 = dot(vr, vr);
+    if (vr2 > 1e-6) {
+      const double tca = -dot(d, vr) / vr2;
+      if (tca > 0 && tca < c.anticipation_s) {
+        const Vec2 closest = d + vr * tca;
+        const double dc = length(closest);
+        const double room = contact + 0.3;
+        if (dc < room) {
+          const Vec2 dir = dc > 1e-4 ? closest / dc : Vec2{-vr.y, vr.x} / std::sqrt(vr2);
+          acc += dir * (c.avoid_strength * (1.0 - tca / c.anticipation_s) * (room - dc) / room);
+        }
+      }
+    }
+  }
+  // Static obstacles.
+  m.obstacles->query(p, 1.5f, hits);
+  for (const sim::SpatialHash::Hit& h : hits) {
+    const Vec2 d{p.x - h.x, p.y - h.y};
+    const double dist = std::max(1e-4, length(d));
+    const double reach = m.obstacle_radius[h.id] + c.radius_m + 0.3;
+    if (dist < reach) acc += d / dist * (c.obstacle_strength * (reach - dist) / reach);
+  }
+  if (a.behaviour == Behaviour::flee && a.event > 0) {
+    const Vec2 d = p - m.events[a.event - 1U].position;
+    const double dist = std::max(1.0, length(d));
+    acc += d / dist * 1.5;
+  }
+  return acc;
+}
+
+// Top-down behaviour evaluation of a full-fidelity agent (the event-driven path does the
+// same at events): timers end, planned pauses start. Lane ends are handled by the motion.
+void evaluate(Crowd::Impl& m, std::uint32_t id, Agent& a, double now) {
+  switch (a.behaviour) {
+    case Behaviour::flee:
+      if (now >= a.until) {
+        a.behaviour = Behaviour::resume;
+        a.until = static_cast<float>(now + m.config.resume_s);
+      }
+      return;
+    case Behaviour::resume:
+    case Behaviour::idle:
+    case Behaviour::look_around:
+      if (now >= a.until) a.behaviour = Behaviour::walk;
+      return;
+    case Behaviour::wait_crossing:
+      if (now >= a.until) a.behaviour = Behaviour::walk;  // Walk shows: go to the curb and on.
+      return;
+    case Behaviour::walk:
+      if (a.paused == 0) {
+        const Pause p = planned_pause(m, id, a);
+        const float done = a.dir > 0 ? a.s0 : m.net.length_m[a.lane] - a.s0;
+        if (p.kind != Behaviour::walk && done >= p.at_m) {
+          a.behaviour = p.kind;
+          a.until = static_cast<float>(now + p.duration_s);
+          a.paused = 1;
+        }
+      }
+      return;
+  }
+}
+
+}  // namespace
+
+void tick_active(Crowd::Impl& m) {
+  const double now = m.time_s;
+  const auto dt = static_cast<double>(m.config.dt_s);
+  const Config& c = m.config;
+  std::vector<LaneId>& before = m.scratch_lane;
+  before.resize(m.active.size());
+  tbb::parallel_for(
+      tbb::blocked_range<std::size_t>(0, m.active.size(), 64),
+      [&](const tbb::blocked_range<std::size_t>& range) {
+        thread_local std::vector<sim::SpatialHash::Hit> hits;
+        std::uint64_t queries = 0;
+        for (std::size_t k = range.begin(); k != range.end(); ++k) {
+          const auto [id, slot] = m.active[k];
+          Agent& a = m.agents[id];
+          SlotState& st = m.slots[slot];
+          before[k] = a.lane;
+          if (wandering(a)) {  // On its path: a function of time; others avoid it.
+            const LaneId lane = a.lane;
+            wander_sync(m, a, now);
+            const Frame g = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
+            const Vec2 v = g.t * static_cast<double>(a.dir * m.shepherds.walkers[a.step].speed_mps);
+            st.vx = static_cast<float>(v.x);
+            st.vy = static_cast<float>(v.y);
+            m.hash.insert(id, g.p, v);
+            before[k] = lane;
+            continue;
+          }
+          evaluate(m, id, a, now);
+          const float len = m.net.length_m[a.lane];
+          const Frame f = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
+          const Vec2 w = f.t * static_cast<double>(a.dir);  // Walking direction.
+          const Vec2 left{-w.y, w.x};
+          const double speed = move_speed(m, a);
+          Vec2 v{st.vx, st.vy};
+          const bool full = a.lod == Lod::high || (m.tick + id) % c.medium_interval == 0;
+          if (full) {
+            const Vec2 acc = avoidance(m, id, a, f.p, v, hits);
+            st.ax = static_cast<float>(acc.x);
+            st.ay = static_cast<float>(acc.y);
+            queries += 1;
+          }
+          const float pref = preferred_lateral(m, id, a.lane);
+          const Vec2 desired = w * speed + left * (0.5 * (pref - a.lateral));
+          const Vec2 acc{st.ax, st.ay};
+          v += (acc + (desired - v) / static_cast<double>(c.relax_s)) * dt;
+          const double vmax = std::max(0.3, speed * 1.3);
+          const double vl = length(v);
+          if (vl > vmax) v = v * (vmax / vl);
+          // Move in the lane frame.
+          double along = dot(v, w) * dt;
+          const float hw = std::max(0.0f, m.walk.half_width(a.lane) - c.radius_m);
+          const float lat = a.lateral + static_cast<float>(dot(v, left) * dt);
+          a.lateral = std::clamp(lat, -hw, hw);
+          if (a.lateral != lat) v -= left * dot(v, left);  // Pressed against the edge.
+          double walked = (a.dir > 0 ? a.s0 : len - a.s0) + along;
+          if (walked < 0) {  // Pushed back past the lane's entry: stay on it.
+            walked = 0;
+            v -= w * dot(v, w);
+          }
+          a.t0 = now;
+          if (walked >= len) {
+            const double over = walked - len;
+            a.s0 = a.dir > 0 ? len : 0.0f;
+            const LaneId lane = a.lane;
+            at_lane_end(m, id, a, now);
+            if (a.lane != lane) {
+              const float l2 = m.net.length_m[a.lane];
+              const double s = std::min(over, static_cast<double>(l2));
+              a.s0 = static_cast<float>(a.dir > 0 ? s : l2 - s);
+            } else if (a.behaviour == Behaviour::wait_crossing) {
+              v -= w * std::max(0.0, dot(v, w));  // Stand at the curb.
+            }
+          } else {
+            a.s0 = static_cast<float>(a.dir > 0 ? walked : len - walked);
+          }
+          if (c.navigation == Navigation::goals && m.goals[id].lane == a.lane &&
+              (a.dir > 0 ? a.s0 >= m.goals[id].s_m : a.s0 <= m.goals[id].s_m)) {
+            m.goals_reached.fetch_add(1, std::memory_order_relaxed);
+            plan_goal(m, id);
+          }
+          st.vx = static_cast<float>(v.x);
+          st.vy = static_cast<float>(v.y);
+          const Frame g = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
+          m.hash.insert(id, g.p, v);
+        }
+        m.queries.fetch_add(queries, std::memory_order_relaxed);
+      });
+  for (std::size_t k = 0; k < m.active.size(); ++k) {
+    const Agent& a = m.agents[m.active[k].first];
+    if (a.lane != before[k]) entered(m, a, before[k]);
+  }
+  m.stats.updates += m.active.size();
+}
+
+}  // namespace cityforge::crowd

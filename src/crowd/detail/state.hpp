@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The crowd's state (crowd.hpp's Crowd::Impl) and the functions of its tick, split over
+// crowd.cpp (set-up, LOD, API), motion.cpp (lane following, events, transitions) and
+// avoid.cpp (full-fidelity ticks with avoidance).
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "cityforge/crowd/crowd.hpp"
+#include "cityforge/sim/spatial_hash.hpp"
+
+namespace cityforge::crowd {
+
+/// One pedestrian at every level of detail: 48 bytes. Between events its position is a pure
+/// function of time: s(t) = s0 + dir * v * (t - t0) while it moves (walk, flee, resume), s0
+/// while it stands (idle, look_around, wait_crossing).
+struct Agent {
+  double t0 = 0;        ///< Time s0 refers to.
+  float s0 = 0;         ///< Arc length along `lane` at t0.
+  float lateral = 0;    ///< Offset left of the walking direction (metres).
+  float speed = 1.35f;  ///< Preferred walking speed (m/s).
+  float until = 0;      ///< End of the current timed behaviour (seconds).
+  LaneId lane = kNoLane;
+  std::uint32_t step = 0;   ///< Lanes entered so far: keys every draw of the route.
+  std::uint32_t stamp = 0;  ///< Bumped when a scheduled event becomes stale.
+  std::int8_t dir = 1;
+  Behaviour behaviour = Behaviour::walk;
+  Lod lod = Lod::off;
+  std::uint8_t flags = 0;  ///< PedFlag bits.
+  std::uint16_t variant = 0;
+  std::uint16_t event = 0;  ///< 1 + index of the event it reacts or reacted to, or 0.
+  std::uint8_t paused = 0;  ///< 1 when this lane's planned pause has happened.
+  std::uint8_t pad[3] = {0, 0, 0};
+};
+static_assert(sizeof(Agent) == 48);
+
+/// A scheduled event of a low / off agent: at tick `tick` its lane following reaches a lane
+/// end, a pause point or a timer's end. Stale when `stamp` differs from the agent's.
+struct Scheduled {
+  std::uint32_t tick = 0;
+  std::uint32_t agent = 0;
+  std::uint32_t stamp = 0;
+  friend bool operator>(const Scheduled& a, const Scheduled& b) {
+    return a.tick != b.tick ? a.tick > b.tick : a.agent > b.agent;
+  }
+};
+
+/// Full-fidelity state of a pool slot (high and medium agents).
+struct SlotState {
+  float vx = 0, vy = 0;  ///< Velocity.
+  float ax = 0, ay = 0;  ///< Avoidance acceleration (medium: reused between updates).
+};
+
+/// A position with the walking frame there.
+struct Frame {
+  Vec2 p;  ///< Plan position.
+  float z = 0;
+  Vec2 t;  ///< Unit tangent of the lane (start -> end).
+};
+
+struct Crowd::Impl {
+  const traffic::Network& net;
+  Config config;
+  Seed seed = 0;
+  WalkNetwork walk;
+  std::vector<Agent> agents;
+  double time_s = 0;
+  std::uint64_t tick = 0;
+  Stats stats;
+  // Events of low / off agents.
+  std::priority_queue<Scheduled, std::vector<Scheduled>, std::greater<>> wheel;
+  // Levels of detail and the pool.
+  Viewer viewer;
+  bool has_viewer = false;
+  LodAssigner lod;
+  AgentPool pool;
+  std::vector<SlotState> slots;
+  /// High and medium agents with their pool slot, ascending by agent (no per-agent slot array:
+  /// an off agent costs its Agent record and one scheduled event, nothing else).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> active;
+  std::vector<std::uint32_t> low;  ///< Low agents, ascending.
+  std::vector<double> local_mix;
+  double next_lod_s = 0;
+  static constexpr std::uint32_t kNoSlot = 0xffffffffU;
+  // Neighbours and obstacles.
+  sim::SpatialHash hash;
+  std::unique_ptr<sim::SpatialHash> obstacles;  ///< Static: filled once, swapped once.
+  std::vector<float> obstacle_radius;
+  // Flee events, sorted by time; next one to start.
+  std::vector<Event> events;
+  std::size_t next_event = 0;
+  // Crosswalks: pedestrians on each (per lane id; 0 elsewhere) and what traffic last got.
+  std::vector<std::uint32_t> occupancy;
+  std::vector<std::uint32_t> occupancy_sent;
+  float walk_s = 7.0f;  ///< Walk interval of a green (the traffic config's when coupled).
+  // Goals navigation: per agent its remaining route (next step first) and goal.
+  std::vector<std::vector<WalkStep>> routes;
+  std::vector<WalkPoint> goals;
+  std::vector<std::uint32_t> goals_drawn;
+  // Shepherds: the file, and per wandering agent (flag kPedWandering) its walker index in
+  // Agent::step.
+  ShepherdsFile shepherds;
+  // Counters written from parallel loops.
+  std::atomic<std::uint64_t> queries{0};
+  std::atomic<std::uint64_t> goals_reached{0};
+  std::vector<LaneId> scratch_lane;
+
+  Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total);
+};
+
+// -- motion.cpp -----------------------------------------------------------------------------
+/// Speed the agent's lane following uses in its current behaviour.
+float move_speed(const Crowd::Impl& m, const Agent& a);
+/// Arc length at time t from the agent's segment (clamped to the lane).
+float s_at(const Crowd::Impl& m, const Agent& a, double t);
+/// Plan frame on `lane` at s (unit tangent start -> end) moved `lateral_lane` to the left.
+Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane);
+/// World position of the agent at time t (between its events).
+Frame position_at(const Crowd::Impl& m, const Agent& a, double t);
+/// Walk signal of a crosswalk at time t from its junction's plan: walk, flashing, dont_walk or
+/// off (no signal).
+traffic::WalkState walk_state(const Crowd::Impl& m, LaneId crosswalk, double t);
+/// First time >= t at which the crosswalk shows walk (t itself when it does now).
+double next_walk(const Crowd::Impl& m, LaneId crosswalk, double t);
+/// The way on the agent takes at the end of its lane (deterministic in (id, step, state)).
+/// {kNoLane, 0}: a dead end (turn round).
+WalkStep choose_exit(Crowd::Impl& m, std::uint32_t id, const Agent& a);
+/// At the lane end at time t: enter the next lane, or wait for walk, or turn round. Returns
+/// the lane left (for occupancy), or kNoLane when the agent stays.
+LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t);
+/// Lane entered: occupancy, counters (serial).
+void entered(Crowd::Impl& m, const Agent& a, LaneId from);
+/// Advances a low / off agent's event-driven lane following to time t (processing every event
+/// up to t) and schedules its next event. Serial.
+void advance(Crowd::Impl& m, std::uint32_t id, double t);
+/// Schedules the next event of a low / off agent from its current segment.
+void schedule(Crowd::Impl& m, std::uint32_t id);
+/// Processes the events due by the current time.
+void run_events(Crowd::Impl& m);
+/// Starts flee reactions of events that began by now.
+void start_events(Crowd::Impl& m);
+/// Pause planned on the agent's current lane: kind (idle / look_around / walk = none), where
+/// (walked distance from the lane entry) and how long.
+struct Pause {
+  Behaviour kind = Behaviour::walk;
+  float at_m = 0;
+  float duration_s = 0;
+};
+Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a);
+/// Goals navigation: draws the agent's next goal and plans its route from its lane.
+void plan_goal(Crowd::Impl& m, std::uint32_t id);
+
+/// A wandering member's record set from its path at time t (pure function of t).
+void wander_sync(const Crowd::Impl& m, Agent& a, double t);
+inline bool wandering(const Agent& a) { return (a.flags & kPedWandering) != 0U; }
+
+// -- avoid.cpp ------------------------------------------------------------------------------
+/// The full-fidelity tick of the active (high, medium) agents, parallel.
+void tick_active(Crowd::Impl& m);
+
+}  // namespace cityforge::crowd

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lane following by events (low and off levels of detail, and the lane ends of every level):
+// between two events a pedestrian's position is a pure function of time, so an off-LOD agent
+// costs nothing per tick and is exactly where a ticked one would be. Events: the lane end (a
+// way on is chosen, a crosswalk waited for or jaywalked), the planned pause on a sidewalk
+// (idle or look around), the end of a timed behaviour (pause, flee, resume, wait for walk).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "crowd/detail/state.hpp"
+
+namespace cityforge::crowd {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr float kResumeSpeed = 0.6f;  // Share of the walking speed while resuming.
+
+enum class EventKind { none, lane_end, pause, timer };
+
+struct Next {
+  double time = kInf;
+  EventKind kind = EventKind::none;
+};
+
+bool moving(Behaviour b) {
+  return b == Behaviour::walk || b == Behaviour::flee || b == Behaviour::resume;
+}
+
+// Distance walked on the current lane since entering it, at arc length s.
+float walked(const Crowd::Impl& m, const Agent& a, float s) {
+  return a.dir > 0 ? s : m.net.length_m[a.lane] - s;
+}
+
+Next next_event(const Crowd::Impl& m, std::uint32_t id, const Agent& a) {
+  Next n;
+  if (!moving(a.behaviour)) {
+    n = {a.until, EventKind::timer};
+    return n;
+  }
+  const float v = move_speed(m, a);
+  const float len = m.net.length_m[a.lane];
+  if (v > 0) {
+    const double left = a.dir > 0 ? len - a.s0 : a.s0;
+    n = {a.t0 + std::max(0.0, left) / v, EventKind::lane_end};
+    if (a.behaviour == Behaviour::walk && a.paused == 0) {
+      const Pause p = planned_pause(m, id, a);
+      const float done = walked(m, a, a.s0);
+      if (p.kind != Behaviour::walk && done <= p.at_m) {
+        const double tp = a.t0 + (p.at_m - done) / v;
+        if (tp < n.time) n = {tp, EventKind::pause};
+      }
+    }
+  }
+  if ((a.behaviour == Behaviour::flee || a.behaviour == Behaviour::resume) && a.until < n.time)
+    n = {a.until, EventKind::timer};
+  return n;
+}
+
+std::uint64_t key(std::uint32_t step, std::uint32_t what) {
+  return (static_cast<std::uint64_t>(step) << 4U) | what;
+}
+
+}  // namespace
+
+void wander_sync(const Crowd::Impl& m, Agent& a, double t) {
+  const WanderingMember& w = m.shepherds.walkers[a.step];
+  const WanderingPose p = member_at(m.walk, m.shepherds.paths[w.path], w, t);
+  a.lane = p.at.lane;
+  a.s0 = p.at.s_m;
+  a.dir = p.at.dir;
+  a.t0 = t;
+  a.lateral = p.lateral_m;
+}
+
+float move_speed(const Crowd::Impl& m, const Agent& a) {
+  switch (a.behaviour) {
+    case Behaviour::walk:
+      return (a.flags & kPedHurry) != 0U ? a.speed * m.config.hurry_factor : a.speed;
+    case Behaviour::flee:
+      return m.config.flee_speed_mps;
+    case Behaviour::resume:
+      return a.speed * kResumeSpeed;
+    default:
+      return 0.0f;
+  }
+}
+
+float s_at(const Crowd::Impl& m, const Agent& a, double t) {
+  const float len = m.net.length_m[a.lane];
+  const double s = a.s0 + a.dir * static_cast<double>(move_speed(m, a)) * (t - a.t0);
+  return static_cast<float>(std::clamp(s, 0.0, static_cast<double>(len)));
+}
+
+Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane) {
+  const std::uint32_t b = net.point_begin[lane];
+  const std::uint32_t e = net.point_begin[lane + 1];
+  const auto first = net.point_s.begin() + b;
+  const auto last = net.point_s.begin() + e;
+  auto k = static_cast<std::uint32_t>(std::upper_bound(first, last, s) - net.point_s.begin());
+  k = std::clamp(k, b + 1, e - 1);
+  const Vec3& p0 = net.points[k - 1];
+  const Vec3& p1 = net.points[k];
+  const float s0 = net.point_s[k - 1];
+  const float s1 = net.point_s[k];
+  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
+  Vec2 t{p1.x - p0.x, p1.y - p0.y};
+  const double l = length(t);
+  t = l > 1e-9 ? t / l : Vec2{1, 0};
+  Frame f;
+  f.t = t;
+  f.p = Vec2{p0.x + (p1.x - p0.x) * u - t.y * lateral_lane,
+             p0.y + (p1.y - p0.y) * u + t.x * lateral_lane};
+  f.z = static_cast<float>(p0.z + (p1.z - p0.z) * u);
+  return f;
+}
+
+Frame position_at(const Crowd::Impl& m, const Agent& a, double t) {
+  return frame_at(m.net, a.lane, s_at(m, a, t), a.dir > 0 ? a.lateral : -a.lateral);
+}
+
+traffic::WalkState walk_state(const Crowd::Impl& m, LaneId crosswalk, double t) {
+  const std::int32_t j = m.net.intersection[crosswalk];
+  if (j < 0) return traffic::WalkState::off;
+  const std::int32_t sig = m.net.signal_of[static_cast<std::size_t>(j)];
+  if (sig < 0) return traffic::WalkState::off;
+  const roads::SignalPlan& plan = m.net.signals[static_cast<std::size_t>(sig)];
+  const double cycle = plan.cycle_s();
+  if (plan.phases.empty() || !(cycle > 0)) return traffic::WalkState::off;
+  bool listed = false;
+  for (const roads::Phase& p : plan.phases)
+    listed = listed || std::binary_search(p.walk.begin(), p.walk.end(), crosswalk);
+  if (!listed) return traffic::WalkState::off;  // Never walk: treated as unsignalised.
+  double tau = std::fmod(t - plan.offset_s, cycle);
+  if (tau < 0) tau += cycle;
+  for (const roads::Phase& p : plan.phases) {
+    const double len = p.green_s + p.yellow_s + p.all_red_s;
+    if (tau < len || &p == &plan.phases.back()) {
+      if (tau < p.green_s && std::binary_search(p.walk.begin(), p.walk.end(), crosswalk))
+        return tau < m.walk_s ? traffic::WalkState::walk : traffic::WalkState::flashing;
+      return traffic::WalkState::dont_walk;
+    }
+    tau -= len;
+  }
+  return traffic::WalkState::dont_walk;
+}
+
+double next_walk(const Crowd::Impl& m, LaneId crosswalk, double t) {
+  if (walk_state(m, crosswalk, t) != traffic::WalkState::dont_walk &&
+      walk_state(m, crosswalk, t) != traffic::WalkState::flashing)
+    return t;
+  const roads::SignalPlan& plan =
+      m.net.signals[static_cast<std::size_t>(m.net.signal_of[m.net.intersection[crosswalk]])];
+  const double cycle = plan.cycle_s();
+  double tau = std::fmod(t - plan.offset_s, cycle);
+  if (tau < 0) tau += cycle;
+  const double cycle_start = t - tau;
+  for (int c = 0; c < 3; ++c) {
+    double start = cycle_start + c * cycle;
+    for (const roads::Phase& p : plan.phases) {
+      if (start >= t && std::binary_search(p.walk.begin(), p.walk.end(), crosswalk))
+        return start + 1e-3;  // Just inside the walk interval.
+      start += p.green_s + p.yellow_s + p.all_red_s;
+    }
+  }
+  return t + cycle;  // Unreachable for a listed crosswalk.
+}
+
+Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a) {
+  Pause p;
+  if (m.config.navigation != Navigation::roam || m.walk.crosswalk(a.lane)) return p;
+  Rng r(m.seed, Stage::crowd, id, key(a.step, 3));
+  const double u = r.uniform01();
+  const Config& c = m.config;
+  if (u < c.idle_probability) {
+    p.kind = Behaviour::idle;
+  } else if (u < c.idle_probability + c.look_around_probability) {
+    p.kind = Behaviour::look_around;
+  } else {
+    return p;
+  }
+  p.at_m = static_cast<float>(r.uniform(0.1, 0.9)) * m.net.length_m[a.lane];
+  p.duration_s = static_cast<float>(r.uniform(c.pause_min_s, c.pause_max_s));
+  return p;
+}
+
+WalkStep choose_exit(Crowd::Impl& m, std::uint32_t id, const Agent& a) {
+  const auto [begin, end] = m.walk.exits_after(a.lane, a.dir);
+  if (begin == end) return {kNoLane, 0};
+  const traffic::Network& net = m.net;
+  if (a.behaviour == Behaviour::flee && a.event > 0) {
+    // Away from the event: the way on whose far end is farthest from it, sidewalks first.
+    const Vec2 e = m.events[a.event - 1U].position;
+    const WalkStep* best = nullptr;
+    double best_score = -kInf;
+    for (const WalkStep* x = begin; x != end; ++x) {
+      const Vec3 far = x->dir > 0 ? net.points[net.point_begin[x->lane + 1] - 1]
+                                  : net.points[net.point_begin[x->lane]];
+      double score = distance(Vec2{far.x, far.y}, e);
+      if (m.walk.crosswalk(x->lane)) score -= 1e4;
+      if (score > best_score) {
+        best_score = score;
+        best = x;
+      }
+    }
+    return *best;
+  }
+  if (m.config.navigation == Navigation::goals && !m.routes[id].empty()) {
+    const WalkStep want = m.routes[id].front();
+    for (const WalkStep* x = begin; x != end; ++x) {
+      if (*x == want) return want;
+    }
+  }
+  // Roam: weighted by the ways' pedestrian density.
+  double total = 0;
+  for (const WalkStep* x = begin; x != end; ++x)
+    total += 0.2 + net.pedestrian_density[x->lane];
+  Rng r(m.seed, Stage::crowd, id, key(a.step, 2));
+  double pick = r.uniform01() * total;
+  for (const WalkStep* x = begin; x != end; ++x) {
+    pick -= 0.2 + net.pedestrian_density[x->lane];
+    if (pick < 0) return *x;
+  }
+  return *(end - 1);
+}
+
+LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t) {
+  if (m.config.navigation == Navigation::goals && m.routes[id].empty() &&
+      a.behaviour != Behaviour::flee) {
+    plan_goal(m, id);
+  }
+  const WalkStep ex = choose_exit(m, id, a);
+  const float len = m.net.length_m[a.lane];
+  if (ex.lane == kNoLane) {  // Dead end: turn round.
+    a.dir = static_cast<std::int8_t>(-a.dir);
+    a.lateral = -a.lateral;  // Same side of the lane in the world.
+    a.s0 = a.dir > 0 ? 0.0f : len;
+    a.t0 = t;
+    a.step += 1;
+    a.paused = 0;
+    return kNoLane;
+  }
+  bool jaywalk = false;
+  if (m.walk.crosswalk(ex.lane)) {
+    const traffic::WalkState w = walk_state(m, ex.lane, t);
+    if (w == traffic::WalkState::dont_walk || w == traffic::WalkState::flashing) {
+      if (a.behaviour == Behaviour::flee) {
+        jaywalk = true;  // Running from danger, against the signal.
+      } else if (a.behaviour != Behaviour::wait_crossing &&
+                 Rng(m.seed, Stage::crowd, id, key(a.step, 1))
+                     .chance(m.config.jaywalk_probability)) {
+        jaywalk = true;
+      } else {
+        a.behaviour = Behaviour::wait_crossing;
+        a.until = static_cast<float>(next_walk(m, ex.lane, t));
+        a.s0 = a.dir > 0 ? len : 0.0f;
+        a.t0 = t;
+        return kNoLane;
+      }
+    }
+  }
+  const LaneId from = a.lane;
+  const Vec2 here = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral).p;
+  if (a.behaviour == Behaviour::wait_crossing) a.behaviour = Behaviour::walk;
+  a.lane = ex.lane;
+  a.dir = ex.dir;
+  a.s0 = a.dir > 0 ? 0.0f : m.net.length_m[a.lane];
+  a.t0 = t;
+  a.step += 1;
+  a.paused = 0;
+  // Keep the body where it is: its offset across the new lane's entry (lanes meet at an
+  // angle at crosswalks), within the new band.
+  const Frame entry = frame_at(m.net, a.lane, a.s0, 0);
+  const Vec2 left_walk = Vec2{-entry.t.y, entry.t.x} * static_cast<double>(a.dir);
+  const float hw = std::max(0.0f, m.walk.half_width(a.lane) - m.config.radius_m);
+  a.lateral = std::clamp(static_cast<float>(dot(here - entry.p, left_walk)), -hw, hw);
+  if (m.walk.crosswalk(a.lane)) {
+    a.flags = static_cast<std::uint8_t>(a.flags | kPedCrossing);
+    if (jaywalk) a.flags = static_cast<std::uint8_t>(a.flags | kPedJaywalker | kPedHurry);
+  } else {
+    a.flags = static_cast<std::uint8_t>(a.flags & ~(kPedCrossing | kPedJaywalker | kPedHurry));
+  }
+  if (m.config.navigation == Navigation::goals && !m.routes[id].empty() &&
+      m.routes[id].front() == ex) {
+    m.routes[id].erase(m.routes[id].begin());
+  }
+  return from;
+}
+
+void entered(Crowd::Impl& m, const Agent& a, LaneId from) {
+  m.stats.lane_transitions += 1;
+  if (from != kNoLane && m.walk.crosswalk(from) && m.occupancy[from] > 0) m.occupancy[from] -= 1;
+  if (m.walk.crosswalk(a.lane)) {
+    m.occupancy[a.lane] += 1;
+    m.stats.crossings += 1;
+    if ((a.flags & kPedJaywalker) != 0U) m.stats.jaywalks += 1;
+  }
+}
+
+void schedule(Crowd::Impl& m, std::uint32_t id) {
+  Agent& a = m.agents[id];
+  a.stamp += 1;
+  if (wandering(a)) return;  // A pure function of time: no events.
+  const Next n = next_event(m, id, a);
+  if (n.kind == EventKind::none || !std::isfinite(n.time)) return;
+  const double dt = m.config.dt_s;
+  const double tick = std::max(static_cast<double>(m.tick + 1), std::ceil(n.time / dt - 1e-9));
+  m.wheel.push({static_cast<std::uint32_t>(std::min(tick, 4.0e9)), id, a.stamp});
+}
+
+void advance(Crowd::Impl& m, std::uint32_t id, double t) {
+  Agent& a = m.agents[id];
+  for (int guard = 0; guard < 64; ++guard) {
+    const Next n = next_event(m, id, a);
+    if (n.kind == EventKind::none || n.time > t) break;
+    const double te = std::max(n.time, a.t0);
+    a.s0 = s_at(m, a, te);
+    a.t0 = te;
+    m.stats.updates += 1;
+    if (n.kind == EventKind::lane_end) {
+      const LaneId from = at_lane_end(m, id, a, te);
+      if (from != kNoLane) entered(m, a, from);
+    } else if (n.kind == EventKind::pause) {
+      const Pause p = planned_pause(m, id, a);
+      a.behaviour = p.kind;
+      a.until = static_cast<float>(te + p.duration_s);
+      a.paused = 1;
+    } else {  // Timer.
+      switch (a.behaviour) {
+        case Behaviour::flee:
+          a.behaviour = Behaviour::resume;
+          a.until = static_cast<float>(te + m.config.resume_s);
+          break;
+        case Behaviour::wait_crossing: {
+          const LaneId from = at_lane_end(m, id, a, te);
+          if (from != kNoLane) entered(m, a, from);
+          break;
+        }
+        default:
+          a.behaviour = Behaviour::walk;
+          break;
+      }
+    }
+  }
+  schedule(m, id);
+}
+
+void run_events(Crowd::Impl& m) {
+  while (!m.wheel.empty() && m.wheel.top().tick <= m.tick) {
+    const Scheduled e = m.wheel.top();
+    m.wheel.pop();
+    const Agent& a = m.agents[e.agent];
+    if (e.stamp != a.stamp || a.lod == Lod::high || a.lod == Lod::medium) continue;
+    advance(m, e.agent, m.time_s);
+  }
+}
+
+void start_events(Crowd::Impl& m) {
+  while (m.next_event < m.events.size() && m.events[m.next_event].time_s <= m.time_s) {
+    const Event& e = m.events[m.next_event];
+    const auto index = static_cast<std::uint16_t>(m.next_event + 1);
+    m.next_event += 1;
+    const double r2 = static_cast<double>(e.radius_m) * e.radius_m;
+    for (std::uint32_t id = 0; id < m.agents.size(); ++id) {
+      Agent& a = m.agents[id];
+      const bool active = a.lod == Lod::high || a.lod == Lod::medium;
+      const double now = m.time_s;
+      if (wandering(a)) wander_sync(m, a, now);
+      const float s = active ? a.s0 : s_at(m, a, now);
+      const Frame f = frame_at(m.net, a.lane, s, a.dir > 0 ? a.lateral : -a.lateral);
+      const Vec2 away = f.p - e.position;
+      if (dot(away, away) > r2) continue;
+      a.s0 = s;
+      a.t0 = now;
+      a.behaviour = Behaviour::flee;
+      a.until = static_cast<float>(e.time_s + e.duration_s);
+      a.event = index;
+      // Wanderers leave their path (and shepherd members their group) for good.
+      a.flags = static_cast<std::uint8_t>(a.flags & ~(kPedHurry | kPedWandering));
+      if (dot(f.t * static_cast<double>(a.dir), away) < 0) {
+        a.dir = static_cast<std::int8_t>(-a.dir);
+        a.lateral = -a.lateral;
+      }
+      m.stats.flee_reactions += 1;
+      if (!active) schedule(m, id);
+    }
+  }
+}
+
+}  // namespace cityforge::crowd
