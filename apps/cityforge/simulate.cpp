@@ -339,8 +339,13 @@ int simulate(const SimulateOptions& opt) {
       lv[i] = vehicle_levels[vs[i].id];
     }
     vehicle_lod.assign(pos, viewer_at(*viewer, sim.time_s()), lv);
-    for (std::size_t i = 0; i < vs.size(); ++i)
+    std::vector<std::uint8_t> bytes(vehicle_levels.size(), 3);
+    for (std::size_t i = 0; i < vs.size(); ++i) {
       vehicle_levels[vs[i].id] = lv[i];
+    }
+    for (std::size_t i = 0; i < vehicle_levels.size(); ++i)
+      bytes[i] = static_cast<std::uint8_t>(vehicle_levels[i]);
+    sim.set_lod(bytes);
     for (std::size_t k = 0; k < crowd::kLods; ++k) {
       vehicle_per_lod[k] = vehicle_lod.counts()[k];
       vehicle_lod_max[k] = std::max(vehicle_lod_max[k], vehicle_per_lod[k]);

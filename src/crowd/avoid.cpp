@@ -25,8 +25,8 @@ float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane) {
   return static_cast<float>((-0.8 + 1.2 * u) * hw);
 }
 
-Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, Vec2 p, Vec2 v,
-               std::vector<sim::SpatialHash::Hit>& hits) {
+Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, SlotState& st, Vec2 p,
+               Vec2 v, std::vector<sim::SpatialHash::Hit>& hits) {
   const Config& c = m.config;
   Vec2 acc{0, 0};
   m.hash.query(p, c.avoid_radius_m, hits);
@@ -34,7 +34,7 @@ Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, Vec2 p, V
   for (const sim::SpatialHash::Hit& h : hits) {
     if (h.id == id) continue;
     Vec2 d{p.x - h.x, p.y - h.y};
-    double dist = length(d);
+    double dist = std::sqrt(dot(d, d));
     if (dist < 1e-4) {  // Same spot: split by id.
       d = (h.id < id) ? Vec2{1, 0} : Vec2{-1, 0};
       dist = 1e-4;
@@ -51,7 +51,7 @@ Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, Vec2 p, V
       const double tca = -dot(d, vr) / vr2;
       if (tca > 0 && tca < c.anticipation_s) {
         const Vec2 closest = d + vr * tca;
-        const double dc = length(closest);
+        const double dc = std::sqrt(dot(closest, closest));
         const double room = contact + 0.3;
         if (dc < room) {
           const Vec2 dir = dc > 1e-4 ? closest / dc : Vec2{-vr.y, vr.x} / std::sqrt(vr2);
@@ -60,17 +60,33 @@ Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, Vec2 p, V
       }
     }
   }
-  // Static obstacles.
-  m.obstacles->query(p, 1.5f, hits);
-  for (const sim::SpatialHash::Hit& h : hits) {
-    const Vec2 d{p.x - h.x, p.y - h.y};
-    const double dist = std::max(1e-4, length(d));
-    const double reach = m.obstacle_radius[h.id] + c.radius_m + 0.3;
+  // Static obstacles: the nearest few within 2.5 m, looked up every kObstacleRefresh ticks.
+  if ((m.tick + id) % kObstacleRefresh == 0 || st.near[0] == SlotState::kNoObstacle) {
+    m.obstacles->query(p, 2.5f, hits);
+    st.near.fill(SlotState::kNoObstacle);
+    if (hits.size() > st.near.size()) {  // Keep the nearest (ties by id: hits are by id).
+      std::stable_sort(hits.begin(), hits.end(), [&](const auto& x, const auto& y) {
+        const float dx = (x.x - static_cast<float>(p.x)) * (x.x - static_cast<float>(p.x)) +
+                         (x.y - static_cast<float>(p.y)) * (x.y - static_cast<float>(p.y));
+        const float dy = (y.x - static_cast<float>(p.x)) * (y.x - static_cast<float>(p.x)) +
+                         (y.y - static_cast<float>(p.y)) * (y.y - static_cast<float>(p.y));
+        return dx < dy;
+      });
+    }
+    for (std::size_t i = 0; i < std::min(hits.size(), st.near.size()); ++i)
+      st.near[i] = hits[i].id;
+    if (hits.empty()) st.near[0] = SlotState::kNoObstacle - 1;  // "None near", not "unknown".
+  }
+  for (const std::uint32_t o : st.near) {
+    if (o >= m.obstacle_pos.size()) continue;
+    const Vec2 d = p - m.obstacle_pos[o];
+    const double dist = std::max(1e-4, std::sqrt(dot(d, d)));
+    const double reach = m.obstacle_radius[o] + c.radius_m + 0.3;
     if (dist < reach) acc += d / dist * (c.obstacle_strength * (reach - dist) / reach);
   }
   if (a.behaviour == Behaviour::flee && a.event > 0) {
     const Vec2 d = p - m.events[a.event - 1U].position;
-    const double dist = std::max(1.0, length(d));
+    const double dist = std::max(1.0, std::sqrt(dot(d, d)));
     acc += d / dist * 1.5;
   }
   return acc;
@@ -111,42 +127,63 @@ void evaluate(Crowd::Impl& m, std::uint32_t id, Agent& a, double now) {
 }  // namespace
 
 void tick_active(Crowd::Impl& m) {
+  // Sweep order: by lane, so neighbours are updated (and inserted into the hash) together and
+  // queries find their items in cache. Any order gives the same result (each agent reads last
+  // tick's map, sorted by id, and writes only itself); refreshed about once a second.
+  if (m.sweep.size() != m.active.size() || m.tick % 32 == 0) {
+    m.sweep = m.active;
+    std::sort(m.sweep.begin(), m.sweep.end(), [&](const auto& x, const auto& y) {
+      const LaneId lx = m.agents[x.first].lane;
+      const LaneId ly = m.agents[y.first].lane;
+      return lx != ly ? lx < ly : x.first < y.first;
+    });
+  }
   const double now = m.time_s;
   const auto dt = static_cast<double>(m.config.dt_s);
   const Config& c = m.config;
   std::vector<LaneId>& before = m.scratch_lane;
-  before.resize(m.active.size());
+  before.resize(m.sweep.size());
   tbb::parallel_for(
-      tbb::blocked_range<std::size_t>(0, m.active.size(), 64),
+      tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
         thread_local std::vector<sim::SpatialHash::Hit> hits;
+        thread_local std::vector<std::uint32_t> ids;
+        thread_local std::vector<Vec2> ps;
+        thread_local std::vector<Vec2> vs;
+        ids.clear();
+        ps.clear();
+        vs.clear();
         std::uint64_t queries = 0;
         for (std::size_t k = range.begin(); k != range.end(); ++k) {
-          const auto [id, slot] = m.active[k];
+          const auto [id, slot] = m.sweep[k];
           Agent& a = m.agents[id];
           SlotState& st = m.slots[slot];
           before[k] = a.lane;
           if (wandering(a)) {  // On its path: a function of time; others avoid it.
             const LaneId lane = a.lane;
             wander_sync(m, a, now);
-            const Frame g = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
+            const Frame g =
+                frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
             const Vec2 v = g.t * static_cast<double>(a.dir * m.shepherds.walkers[a.step].speed_mps);
             st.vx = static_cast<float>(v.x);
             st.vy = static_cast<float>(v.y);
-            m.hash.insert(id, g.p, v);
+            ids.push_back(id);
+            ps.push_back(g.p);
+            vs.push_back(v);
             before[k] = lane;
             continue;
           }
           evaluate(m, id, a, now);
           const float len = m.net.length_m[a.lane];
-          const Frame f = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
+          const Frame f =
+              frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
           const Vec2 w = f.t * static_cast<double>(a.dir);  // Walking direction.
           const Vec2 left{-w.y, w.x};
           const double speed = move_speed(m, a);
           Vec2 v{st.vx, st.vy};
           const bool full = a.lod == Lod::high || (m.tick + id) % c.medium_interval == 0;
           if (full) {
-            const Vec2 acc = avoidance(m, id, a, f.p, v, hits);
+            const Vec2 acc = avoidance(m, id, a, st, f.p, v, hits);
             st.ax = static_cast<float>(acc.x);
             st.ay = static_cast<float>(acc.y);
             queries += 1;
@@ -156,7 +193,7 @@ void tick_active(Crowd::Impl& m) {
           const Vec2 acc{st.ax, st.ay};
           v += (acc + (desired - v) / static_cast<double>(c.relax_s)) * dt;
           const double vmax = std::max(0.3, speed * 1.3);
-          const double vl = length(v);
+          const double vl = std::sqrt(dot(v, v));
           if (vl > vmax) v = v * (vmax / vl);
           // Move in the lane frame.
           double along = dot(v, w) * dt;
@@ -192,13 +229,18 @@ void tick_active(Crowd::Impl& m) {
           }
           st.vx = static_cast<float>(v.x);
           st.vy = static_cast<float>(v.y);
-          const Frame g = frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
-          m.hash.insert(id, g.p, v);
+          const Frame g =
+              frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+          ids.push_back(id);
+          ps.push_back(g.p);
+          vs.push_back(v);
         }
+        // One atomic add for the block's slots in this tick's map (lock-free, insert only).
+        m.hash.insert(ids, ps, vs);
         m.queries.fetch_add(queries, std::memory_order_relaxed);
       });
-  for (std::size_t k = 0; k < m.active.size(); ++k) {
-    const Agent& a = m.agents[m.active[k].first];
+  for (std::size_t k = 0; k < m.sweep.size(); ++k) {
+    const Agent& a = m.agents[m.sweep[k].first];
     if (a.lane != before[k]) entered(m, a, before[k]);
   }
   m.stats.updates += m.active.size();

@@ -101,11 +101,16 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     lanes.push_back(l);
     cumulative.push_back(weight_total);
   }
+  m.goal_lanes = lanes;
+  m.goal_cumulative = cumulative;
   if (lanes.empty()) {
     return Error::invalid_input("lanes", "no sidewalk lanes to walk on (tags \"sidewalk\")");
   }
   m.agents.resize(total);
   m.occupancy.assign(net.lane_count(), 0);
+  for (const LaneId l : m.walk.lanes) {
+    if (m.walk.crosswalk(l)) m.crosswalks.push_back(l);
+  }
   m.occupancy_sent.assign(net.lane_count(), 0);
   m.walk_s = 7.0f;
   if (config.navigation == Navigation::goals) {
@@ -180,9 +185,17 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
   m.obstacles = std::make_unique<sim::SpatialHash>(
       2.0f, static_cast<std::uint32_t>(inputs.obstacles.size()) + 1,
       buckets_for(static_cast<std::uint32_t>(inputs.obstacles.size())));
-  for (std::uint32_t i = 0; i < inputs.obstacles.size(); ++i) {
-    m.obstacles->insert(i, inputs.obstacles[i].position);
-    m.obstacle_radius.push_back(inputs.obstacles[i].radius_m);
+  // In 32 m tiles, row by row: items that are near each other in space are near in memory.
+  std::vector<Obstacle> obs = inputs.obstacles;
+  const auto tile = [](const Obstacle& o) {
+    return std::make_pair(std::floor(o.position.y / 32.0), std::floor(o.position.x / 32.0));
+  };
+  std::stable_sort(obs.begin(), obs.end(),
+                   [&](const Obstacle& a, const Obstacle& b) { return tile(a) < tile(b); });
+  for (std::uint32_t i = 0; i < obs.size(); ++i) {
+    m.obstacles->insert(i, obs[i].position);
+    m.obstacle_radius.push_back(obs[i].radius_m);
+    m.obstacle_pos.push_back(obs[i].position);
   }
   m.obstacles->swap();
   if (config.lod.enabled) {
@@ -296,6 +309,7 @@ void update_lod(Crowd::Impl& m) {
     m.active.emplace_back(c.id, slot);
   }
   std::sort(m.active.begin(), m.active.end());
+  m.sweep.clear();  // Re-sorted by the next tick.
   m.low.clear();
   m.stats.per_lod = {};
   for (std::uint32_t id = 0; id < n; ++id) {
@@ -309,6 +323,12 @@ void insert_low(Crowd::Impl& m) {
   const double now = m.time_s;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.low.size(), 256),
                     [&](const tbb::blocked_range<std::size_t>& r) {
+                      thread_local std::vector<std::uint32_t> ids;
+                      thread_local std::vector<Vec2> ps;
+                      thread_local std::vector<Vec2> vs;
+                      ids.clear();
+                      ps.clear();
+                      vs.clear();
                       for (std::size_t k = r.begin(); k != r.end(); ++k) {
                         const std::uint32_t id = m.low[k];
                         Agent& a = m.agents[id];
@@ -316,9 +336,11 @@ void insert_low(Crowd::Impl& m) {
                         const Frame f = position_at(m, a, now);
                         const float speed =
                             wandering(a) ? m.shepherds.walkers[a.step].speed_mps : move_speed(m, a);
-                        const Vec2 v = f.t * static_cast<double>(a.dir * speed);
-                        m.hash.insert(id, f.p, v);
+                        ids.push_back(id);
+                        ps.push_back(f.p);
+                        vs.push_back(f.t * static_cast<double>(a.dir * speed));
                       }
+                      m.hash.insert(ids, ps, vs);
                     });
   m.stats.updates += m.low.size();
 }
@@ -353,7 +375,7 @@ void Crowd::tick(traffic::Simulation* traffic) {
   insert_low(m);
   m.hash.swap();
   if (traffic != nullptr) {
-    for (const LaneId l : m.walk.lanes) {
+    for (const LaneId l : m.crosswalks) {
       if (m.occupancy[l] != m.occupancy_sent[l]) {
         traffic->set_crosswalk_occupancy(l, m.occupancy[l]);
         m.occupancy_sent[l] = m.occupancy[l];
@@ -363,15 +385,18 @@ void Crowd::tick(traffic::Simulation* traffic) {
   m.stats.ticks = m.tick;
   m.stats.neighbour_queries = m.queries.load(std::memory_order_relaxed);
   m.stats.goals_reached = m.goals_reached.load(std::memory_order_relaxed);
-  m.stats.per_behaviour = {};
-  for (const Agent& a : m.agents)
-    m.stats.per_behaviour[static_cast<std::size_t>(a.behaviour)] += 1;
 }
 
 double Crowd::time_s() const { return m_impl->time_s; }
 const WalkNetwork& Crowd::walk_network() const { return m_impl->walk; }
 const Config& Crowd::config() const { return m_impl->config; }
-const Stats& Crowd::stats() const { return m_impl->stats; }
+const Stats& Crowd::stats() const {
+  Impl& m = *m_impl;  // Behaviour counts are taken when asked for, not every tick.
+  m.stats.per_behaviour = {};
+  for (const Agent& a : m.agents)
+    m.stats.per_behaviour[static_cast<std::size_t>(a.behaviour)] += 1;
+  return m.stats;
+}
 std::uint32_t Crowd::size() const { return static_cast<std::uint32_t>(m_impl->agents.size()); }
 const AgentPool& Crowd::pool() const { return m_impl->pool; }
 
@@ -420,7 +445,7 @@ PedestrianView Crowd::view(std::uint32_t id) const {
       vel = Vec2{st.vx, st.vy};
     }
   }
-  v.speed_mps = static_cast<float>(length(vel));
+  v.speed_mps = static_cast<float>(std::sqrt(dot(vel, vel)));
   const Vec2 facing = v.speed_mps > 0.05f ? vel : f.t * static_cast<double>(a.dir);
   v.heading_rad = std::atan2(facing.y, facing.x);
   v.behaviour = a.behaviour;

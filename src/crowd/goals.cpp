@@ -87,18 +87,16 @@ void plan_goal(Crowd::Impl& m, std::uint32_t id) {
   Agent& a = m.agents[id];
   std::vector<WalkStep>& r = m.routes[id];
   r.clear();
-  // Goal lanes: sidewalks, by length (the cumulative table is built at create).
-  const std::vector<LaneId>& lanes = m.walk.lanes;
+  // Goal lanes: the spawn lanes (sidewalks by length x (0.15 + pedestrian density)).
   for (int attempt = 0; attempt < 4; ++attempt) {
     Rng rng(m.seed, Stage::crowd, id, (std::uint64_t{m.goals_drawn[id]++} << 4U) | 5U);
     WalkPoint goal;
-    for (int tries = 0; tries < 16; ++tries) {
-      const LaneId lane = lanes[rng.below(static_cast<std::uint32_t>(lanes.size()))];
-      if (m.walk.crosswalk(lane)) continue;
-      goal.lane = lane;
-      goal.s_m = static_cast<float>(rng.uniform(0.0, m.net.length_m[lane]));
-      break;
-    }
+    const auto k = static_cast<std::size_t>(
+        std::upper_bound(m.goal_cumulative.begin(), m.goal_cumulative.end(),
+                         rng.uniform01() * m.goal_cumulative.back()) -
+        m.goal_cumulative.begin());
+    goal.lane = m.goal_lanes[std::min(k, m.goal_lanes.size() - 1)];
+    goal.s_m = static_cast<float>(rng.uniform(0.0, m.net.length_m[goal.lane]));
     if (goal.lane == kNoLane) continue;
     if (goal.lane == a.lane) {
       const bool ahead = a.dir > 0 ? goal.s_m >= a.s0 : goal.s_m <= a.s0;

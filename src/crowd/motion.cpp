@@ -94,19 +94,39 @@ float s_at(const Crowd::Impl& m, const Agent& a, double t) {
 }
 
 Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane) {
+  std::uint32_t hint = 0;
+  return frame_at(net, lane, s, lateral_lane, &hint);
+}
+
+Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane,
+               std::uint32_t* hint) {
   const std::uint32_t b = net.point_begin[lane];
   const std::uint32_t e = net.point_begin[lane + 1];
-  const auto first = net.point_s.begin() + b;
-  const auto last = net.point_s.begin() + e;
-  auto k = static_cast<std::uint32_t>(std::upper_bound(first, last, s) - net.point_s.begin());
-  k = std::clamp(k, b + 1, e - 1);
+  std::uint32_t k = *hint;
+  // The hint (last call's segment end) usually still holds s, or the next segment does: the
+  // same segment as the binary search finds (the first point past s, kept inside).
+  const auto holds = [&](std::uint32_t j) {
+    return j > b && j < e && (net.point_s[j] > s || j == e - 1) &&
+           (net.point_s[j - 1] <= s || j == b + 1);
+  };
+  if (!holds(k)) {
+    if (holds(k + 1)) {
+      k = k + 1;
+    } else {
+      const auto first = net.point_s.begin() + b;
+      const auto last = net.point_s.begin() + e;
+      k = static_cast<std::uint32_t>(std::upper_bound(first, last, s) - net.point_s.begin());
+      k = std::clamp(k, b + 1, e - 1);
+    }
+  }
+  *hint = k;
   const Vec3& p0 = net.points[k - 1];
   const Vec3& p1 = net.points[k];
   const float s0 = net.point_s[k - 1];
   const float s1 = net.point_s[k];
   const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
   Vec2 t{p1.x - p0.x, p1.y - p0.y};
-  const double l = length(t);
+  const double l = std::sqrt(dot(t, t));
   t = l > 1e-9 ? t / l : Vec2{1, 0};
   Frame f;
   f.t = t;

@@ -350,7 +350,9 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       const RouteStep& nx = m.routes[self][trip->step + 1];
       if (nx.kind == StepKind::change_left || nx.kind == StepKind::change_right) must = nx.lane;
     }
-    const bool due = (ctx.tick + self) % interval == 0;
+    const std::uint64_t every =
+        interval << (self < m.lod.size() ? std::min<std::uint8_t>(m.lod[self], 3) : 0U);
+    const bool due = (ctx.tick + self) % every == 0;
     if (must == kNoLane && (trip != nullptr || !due)) continue;
     const float remaining = len - s_new;
     if (must == kNoLane && remaining < v_new * cfg.lane_change_duration_s + 15.0f) continue;

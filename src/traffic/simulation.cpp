@@ -452,6 +452,10 @@ WalkState Simulation::walk(LaneId crosswalk) const {
   return crosswalk < m_impl->walk.size() ? m_impl->walk[crosswalk] : WalkState::off;
 }
 
+void Simulation::set_lod(std::span<const std::uint8_t> levels) {
+  m_impl->lod.assign(levels.begin(), levels.end());
+}
+
 void Simulation::set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians) {
   if (crosswalk < m_impl->crosswalk_busy.size()) {
     m_impl->crosswalk_busy[crosswalk] =

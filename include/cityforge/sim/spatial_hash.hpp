@@ -58,6 +58,9 @@ class SpatialHash {
   /// trip between threads per item; returns how many were added (the first ones; fewer than
   /// p.size() only when the map is full).
   std::uint32_t insert(std::uint32_t first_id, std::span<const Vec2> p, std::span<const Vec2> v);
+  /// Same, for items with any ids (`ids`, `p` and `v` of the same length).
+  std::uint32_t insert(std::span<const std::uint32_t> ids, std::span<const Vec2> p,
+                       std::span<const Vec2> v);
 
   /// Items in the map queries read.
   std::uint32_t size() const;

@@ -188,6 +188,10 @@ class Simulation {
   std::uint32_t add_obstacle(LaneId lane, float s_m, float length_m);
   void move_obstacle(std::uint32_t id, LaneId lane, float s_m);
   void remove_obstacle(std::uint32_t id);
+  /// Levels of detail by entity index (0 high, 1 medium, 2 low, 3 off; crowd::LodAssigner
+  /// with the viewer): discretionary lane changes are weighed 1, 1/2, 1/4, 1/8 as often.
+  /// Indices beyond the span are high.
+  void set_lod(std::span<const std::uint8_t> levels);
   /// Changes the number of moving vehicles (spawned from / returned to the pool).
   void set_vehicle_count(std::uint32_t n);
 

@@ -4,6 +4,7 @@
 // crowd.cpp (set-up, LOD, API), motion.cpp (lane following, events, transitions) and
 // avoid.cpp (full-fidelity ticks with avoidance).
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -51,9 +52,15 @@ struct Scheduled {
 
 /// Full-fidelity state of a pool slot (high and medium agents).
 struct SlotState {
-  float vx = 0, vy = 0;  ///< Velocity.
-  float ax = 0, ay = 0;  ///< Avoidance acceleration (medium: reused between updates).
+  float vx = 0, vy = 0;    ///< Velocity.
+  float ax = 0, ay = 0;    ///< Avoidance acceleration (medium: reused between updates).
+  std::uint32_t hint = 0;  ///< Polyline segment of the last position (frame_at).
+  /// Static obstacles within reach, refreshed every kObstacleRefresh ticks (they do not move;
+  /// the agent moves less than the extra reach in between). kNoObstacle: none.
+  std::array<std::uint32_t, 4> near{kNoObstacle, kNoObstacle, kNoObstacle, kNoObstacle};
+  static constexpr std::uint32_t kNoObstacle = 0xffffffffU;
 };
+inline constexpr std::uint32_t kObstacleRefresh = 8;
 
 /// A position with the walking frame there.
 struct Frame {
@@ -82,18 +89,21 @@ struct Crowd::Impl {
   /// High and medium agents with their pool slot, ascending by agent (no per-agent slot array:
   /// an off agent costs its Agent record and one scheduled event, nothing else).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> active;
-  std::vector<std::uint32_t> low;  ///< Low agents, ascending.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sweep;  ///< `active` in update order.
+  std::vector<std::uint32_t> low;                              ///< Low agents, ascending.
   std::vector<double> local_mix;
   double next_lod_s = 0;
   static constexpr std::uint32_t kNoSlot = 0xffffffffU;
   // Neighbours and obstacles.
   sim::SpatialHash hash;
   std::unique_ptr<sim::SpatialHash> obstacles;  ///< Static: filled once, swapped once.
-  std::vector<float> obstacle_radius;
+  std::vector<float> obstacle_radius;           ///< By obstacle id (ids in spatial order).
+  std::vector<Vec2> obstacle_pos;
   // Flee events, sorted by time; next one to start.
   std::vector<Event> events;
   std::size_t next_event = 0;
   // Crosswalks: pedestrians on each (per lane id; 0 elsewhere) and what traffic last got.
+  std::vector<LaneId> crosswalks;  ///< Crosswalk lanes, ascending.
   std::vector<std::uint32_t> occupancy;
   std::vector<std::uint32_t> occupancy_sent;
   float walk_s = 7.0f;  ///< Walk interval of a green (the traffic config's when coupled).
@@ -101,6 +111,8 @@ struct Crowd::Impl {
   std::vector<std::vector<WalkStep>> routes;
   std::vector<WalkPoint> goals;
   std::vector<std::uint32_t> goals_drawn;
+  std::vector<LaneId> goal_lanes;       ///< Sidewalks goals are drawn on (the spawn lanes)...
+  std::vector<double> goal_cumulative;  ///< ...with their cumulative weights.
   // Shepherds: the file, and per wandering agent (flag kPedWandering) its walker index in
   // Agent::step.
   ShepherdsFile shepherds;
@@ -119,6 +131,10 @@ float move_speed(const Crowd::Impl& m, const Agent& a);
 float s_at(const Crowd::Impl& m, const Agent& a, double t);
 /// Plan frame on `lane` at s (unit tangent start -> end) moved `lateral_lane` to the left.
 Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane);
+/// Same, starting from the segment `hint` found last time (updated): O(1) when the agent
+/// moved little since.
+Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane,
+               std::uint32_t* hint);
 /// World position of the agent at time t (between its events).
 Frame position_at(const Crowd::Impl& m, const Agent& a, double t);
 /// Walk signal of a crosswalk at time t from its junction's plan: walk, flashing, dont_walk or

@@ -145,8 +145,12 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> row_ghost;   ///< Per global row: ghost slot or ~0.
 
   // Signals and the coordinator.
-  std::vector<LightState> light;              ///< Per lane (off for all but signalised connectors).
-  std::vector<WalkState> walk;                ///< Per lane (off for all but signalised crosswalks).
+  std::vector<LightState> light;  ///< Per lane (off for all but signalised connectors).
+  std::vector<WalkState> walk;    ///< Per lane (off for all but signalised crosswalks).
+  /// Level of detail per entity index (crowd::Lod values, set by the app from the viewer):
+  /// discretionary lane changes are weighed every interval x 1, 2, 4, 8 at high, medium, low,
+  /// off. Empty: every vehicle high.
+  std::vector<std::uint8_t> lod;
   std::vector<std::uint16_t> crosswalk_busy;  ///< Pedestrians per crosswalk lane.
   std::vector<detail::Grant> grant;           ///< Per approach lane.
   std::vector<detail::Grant> claim;           ///< Per merge lane: the yielding vehicle let in.
