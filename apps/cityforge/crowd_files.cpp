@@ -74,7 +74,16 @@ Status write_crowd_files(const pipeline::CityConfig& config, const roads::Output
     controls[i] = roads.intersections[i].control;
   Result<traffic::Network> net = traffic::build_network(roads.lanes, controls);
   if (!net) return net.error();
-  const crowd::WalkNetwork walk = crowd::build_walk_network(*net);
+  // The buildings as simulate reads them (layout.geojson, written before this hook), so both
+  // narrow the same sidewalk bands and exclude the same lanes.
+  std::vector<crowd::Footprint> buildings;
+  const std::filesystem::path layout = dir / "layout.geojson";
+  if (std::filesystem::exists(layout)) {
+    Result<std::vector<crowd::Footprint>> b = crowd::load_building_footprints(layout.string());
+    if (!b) return b.error();
+    buildings = std::move(*b);
+  }
+  const crowd::WalkNetwork walk = crowd::build_walk_network(*net, buildings);
   // 2. Place, then write.
   ShepherdsSummary sum;
   Result<crowd::ShepherdsFile> file = make_shepherds(config, walk, &sum);

@@ -307,9 +307,15 @@ int simulate(const SimulateOptions& opt) {
     if (!obstacles) return fail(obstacles.error());
     crowd::Inputs inputs;
     inputs.obstacles = std::move(*obstacles);
+    const fs::path layout = fs::path(opt.dir) / "layout.geojson";
+    if (fs::exists(layout)) {  // Sidewalk bands are kept clear of the buildings.
+      Result<std::vector<crowd::Footprint>> b = crowd::load_building_footprints(layout.string());
+      if (!b) return fail(b.error());
+      inputs.buildings = std::move(*b);
+    }
     const fs::path shepherds = fs::path(opt.dir) / "shepherds.json";
     if (fs::exists(shepherds)) {  // Written by generate from the config's crowd section.
-      const crowd::WalkNetwork walk = crowd::build_walk_network(sim.network());
+      const crowd::WalkNetwork walk = crowd::build_walk_network(sim.network(), inputs.buildings);
       Result<crowd::ShepherdsFile> f = crowd::load_shepherds_json(shepherds.string(), walk);
       if (!f) return fail(f.error());
       inputs.shepherds = std::move(*f);
@@ -494,6 +500,9 @@ int simulate(const SimulateOptions& opt) {
                              {"low", vlod_cfg.budget_low},
                              {"enabled", vlod_cfg.enabled}};
   j["crowd_wall_s"] = crowd_s;
+  // Traffic and crowd together: what a live city costs per tick.
+  j["city_ticks_per_wall_s"] =
+      tick_s + crowd_s > 0 ? static_cast<double>(s.ticks) / (tick_s + crowd_s) : 0;
   if (people) {
     const crowd::Stats& c = people->stats();
     nlohmann::ordered_json cj;
@@ -520,6 +529,8 @@ int simulate(const SimulateOptions& opt) {
     cj["pool_mismatches"] = c.pool_mismatches;
     cj["neighbour_queries"] = c.neighbour_queries;
     cj["obstacles"] = c.obstacles;
+    cj["walk_lanes"] = people->walk_network().lanes.size();
+    cj["sidewalks_left_out"] = people->walk_network().excluded.size();
     cj["shepherd_members"] = c.shepherd_members;
     cj["wandering_members"] = c.wandering_members;
     cj["memory_bytes"] = c.bytes;

@@ -18,7 +18,7 @@ namespace cityforge::crowd {
 namespace {
 
 float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane) {
-  const float hw = std::max(0.0f, m.walk.half_width(lane) - m.config.radius_m);
+  const float hw = band(m, lane);
   // Keep right a little: the preference lies in [-0.8, 0.4] of the band.
   const double u = static_cast<double>(mix64(m.seed ^ (std::uint64_t{id} * 0x9e37U)) >> 40U) /
                    static_cast<double>(1ULL << 24U);
@@ -197,7 +197,7 @@ void tick_active(Crowd::Impl& m) {
           if (vl > vmax) v = v * (vmax / vl);
           // Move in the lane frame.
           double along = dot(v, w) * dt;
-          const float hw = std::max(0.0f, m.walk.half_width(a.lane) - c.radius_m);
+          const float hw = band(m, a.lane);
           const float lat = a.lateral + static_cast<float>(dot(v, left) * dt);
           a.lateral = std::clamp(lat, -hw, hw);
           if (a.lateral != lat) v -= left * dot(v, left);  // Pressed against the edge.

@@ -69,11 +69,12 @@ std::optional<Error> validate(const Config& c) {
 
 }  // namespace
 
-Crowd::Impl::Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total)
+Crowd::Impl::Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total,
+                  const std::vector<Footprint>& buildings)
     : net(n),
       config(c),
       seed(s),
-      walk(build_walk_network(n)),
+      walk(build_walk_network(n, buildings)),
       lod(c.lod),
       pool(pool_size(c, total), c.variants, c.pool_changes_per_tick),
       hash(c.avoid_radius_m, std::max(1U, total) + 16, buckets_for(total)) {}
@@ -89,7 +90,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
       [](std::size_t n, const ShepherdGroup& g) { return n + g.members.size(); }));
   const auto walkers = static_cast<std::uint32_t>(inputs.shepherds.walkers.size());
   const std::uint32_t total = config.pedestrians + groups + walkers;
-  auto impl = std::make_unique<Impl>(net, config, seed, total);
+  auto impl = std::make_unique<Impl>(net, config, seed, total, inputs.buildings);
   Impl& m = *impl;
   // Spawn lanes: sidewalks, weighted by length x (0.15 + pedestrian density).
   std::vector<LaneId> lanes;
@@ -129,7 +130,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     a.s0 = static_cast<float>(r.uniform(0.0, net.length_m[a.lane]));
     a.dir = r.chance(0.5) ? 1 : -1;
     a.speed = config.speed_mps * static_cast<float>(1.0 + config.speed_jitter * r.uniform(-1, 1));
-    const float hw = std::max(0.0f, m.walk.half_width(a.lane) - config.radius_m);
+    const float hw = band(m, a.lane);
     a.lateral = static_cast<float>(r.uniform(-0.8, 0.4)) * hw;
     // Appearance: each 300 m region favours one variant (half of its people), so the mix
     // around the viewer changes as it moves (the pool follows it).
@@ -362,9 +363,12 @@ void Crowd::add_event(const Event& event) {
 
 void Crowd::tick(traffic::Simulation* traffic) {
   Impl& m = *m_impl;
-  if (traffic != nullptr) m.walk_s = traffic->config().walk_s;
   m.tick += 1;
   m.time_s = static_cast<double>(m.tick) * m.config.dt_s;
+  if (traffic != nullptr) {
+    m.walk_s = traffic->config().walk_s;
+    m.signal_lag = m.time_s - (traffic->time_s() - traffic->config().dt_s);
+  }
   run_events(m);
   start_events(m);
   if (m.config.lod.enabled && m.time_s + 1e-9 >= m.next_lod_s) {

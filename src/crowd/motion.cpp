@@ -141,6 +141,7 @@ Frame position_at(const Crowd::Impl& m, const Agent& a, double t) {
 }
 
 traffic::WalkState walk_state(const Crowd::Impl& m, LaneId crosswalk, double t) {
+  t -= m.signal_lag;  // The clock the traffic's signals show (docs/crowd.md).
   const std::int32_t j = m.net.intersection[crosswalk];
   if (j < 0) return traffic::WalkState::off;
   const std::int32_t sig = m.net.signal_of[static_cast<std::size_t>(j)];
@@ -173,6 +174,8 @@ double next_walk(const Crowd::Impl& m, LaneId crosswalk, double t) {
   const roads::SignalPlan& plan =
       m.net.signals[static_cast<std::size_t>(m.net.signal_of[m.net.intersection[crosswalk]])];
   const double cycle = plan.cycle_s();
+  const double lag = m.signal_lag;
+  t -= lag;  // In the signals' clock; results go back to the crowd's.
   double tau = std::fmod(t - plan.offset_s, cycle);
   if (tau < 0) tau += cycle;
   const double cycle_start = t - tau;
@@ -180,11 +183,11 @@ double next_walk(const Crowd::Impl& m, LaneId crosswalk, double t) {
     double start = cycle_start + c * cycle;
     for (const roads::Phase& p : plan.phases) {
       if (start >= t && std::binary_search(p.walk.begin(), p.walk.end(), crosswalk))
-        return start + 1e-3;  // Just inside the walk interval.
+        return start + lag + 1e-3;  // Just inside the walk interval.
       start += p.green_s + p.yellow_s + p.all_red_s;
     }
   }
-  return t + cycle;  // Unreachable for a listed crosswalk.
+  return t + lag + cycle;  // Unreachable for a listed crosswalk.
 }
 
 Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a) {
@@ -293,7 +296,7 @@ LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t) {
   // angle at crosswalks), within the new band.
   const Frame entry = frame_at(m.net, a.lane, a.s0, 0);
   const Vec2 left_walk = Vec2{-entry.t.y, entry.t.x} * static_cast<double>(a.dir);
-  const float hw = std::max(0.0f, m.walk.half_width(a.lane) - m.config.radius_m);
+  const float hw = band(m, a.lane);
   a.lateral = std::clamp(static_cast<float>(dot(here - entry.p, left_walk)), -hw, hw);
   if (m.walk.crosswalk(a.lane)) {
     a.flags = static_cast<std::uint8_t>(a.flags | kPedCrossing);

@@ -113,7 +113,8 @@ std::vector<Interval> intervals_inside(const WalkNetwork& walk, const Ring& ring
 }  // namespace
 
 float lateral_limit(const WalkNetwork& walk, LaneId lane) {
-  return std::max(0.0f, walk.half_width(lane) - kEdgeMarginM);
+  return std::max(0.0f, std::min(walk.band_m.empty() ? 1e9f : walk.band_m[lane],
+                                 walk.half_width(lane) - kEdgeMarginM));
 }
 
 traffic::LanePose walk_pose(const WalkNetwork& walk, WalkPoint p, double lateral_m) {
@@ -559,7 +560,8 @@ class Reader {
 
 const char* lane_kind(const traffic::Network& net, LaneId lane) {
   if (net.is(lane, roads::kVehicle)) return "a vehicle lane";
-  if (net.is(lane, roads::kSidewalk | roads::kCrosswalk)) return "a pedestrian lane too short";
+  if (net.is(lane, roads::kSidewalk | roads::kCrosswalk))
+    return "a pedestrian lane that is not walked (too short, or its band runs over a carriageway)";
   return "not a pedestrian lane";
 }
 

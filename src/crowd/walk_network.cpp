@@ -5,7 +5,13 @@
 // distance, so a pedestrian knows whether it walks the next lane forward or backward.
 #include "cityforge/crowd/walk_network.hpp"
 
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
 
 namespace cityforge::crowd {
 
@@ -21,14 +27,240 @@ double dist2(const Vec3& a, const Vec3& b) {
   return dx * dx + dy * dy;
 }
 
+// Segments that bound where a body may stand, in a uniform grid: vehicle lane centre lines
+// (keep-out radius: the lane's half width less kCarriagewayToleranceM, only at about the
+// same height: freeway decks over a sidewalk do not count) and building outline edges (radius 0).
+class KeepOut {
+ public:
+  struct Seg {
+    Vec2 a, b;
+    double z = 0;
+    double r = 0;
+    bool ground_only = false;  ///< Vehicle lanes: compared at about the same height.
+  };
+  void add(const Seg& s) {
+    const auto i = static_cast<std::uint32_t>(m_segs.size());
+    m_segs.push_back(s);
+    m_max_r = std::max(m_max_r, s.r);
+    for (std::int64_t cy = cell(std::min(s.a.y, s.b.y)); cy <= cell(std::max(s.a.y, s.b.y)); ++cy) {
+      for (std::int64_t cx = cell(std::min(s.a.x, s.b.x)); cx <= cell(std::max(s.a.x, s.b.x)); ++cx)
+        m_cells[key(cx, cy)].push_back(i);
+    }
+  }
+  /// Smallest clearance (distance less keep-out radius) from segment pq at height z to any
+  /// segment within `reach`; `reach` when none is nearer.
+  double clearance(Vec2 p, Vec2 q, double z, double reach) const {
+    double best = reach;
+    const double grow = reach + m_max_r;
+    for (std::int64_t cy = cell(std::min(p.y, q.y) - grow); cy <= cell(std::max(p.y, q.y) + grow);
+         ++cy) {
+      for (std::int64_t cx = cell(std::min(p.x, q.x) - grow); cx <= cell(std::max(p.x, q.x) + grow);
+           ++cx) {
+        const auto it = m_cells.find(key(cx, cy));
+        if (it == m_cells.end()) continue;
+        for (const std::uint32_t i : it->second) {
+          const Seg& s = m_segs[i];
+          if (s.ground_only && std::abs(s.z - z) >= 2.0) continue;
+          best = std::min(best, segment_distance(p, q, s.a, s.b) - s.r);
+        }
+      }
+    }
+    return best;
+  }
+
+ private:
+  static double point_segment(Vec2 p, Vec2 a, Vec2 b) {
+    const Vec2 ab = b - a;
+    const double len2 = dot(ab, ab);
+    const double t = len2 > 0 ? std::clamp(dot(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+    const Vec2 d = p - (a + ab * t);
+    return std::sqrt(dot(d, d));
+  }
+  static double cross(Vec2 a, Vec2 b) { return a.x * b.y - a.y * b.x; }
+  static double segment_distance(Vec2 p, Vec2 q, Vec2 a, Vec2 b) {
+    const double d1 = cross(q - p, a - p);
+    const double d2 = cross(q - p, b - p);
+    const double d3 = cross(b - a, p - a);
+    const double d4 = cross(b - a, q - a);
+    if (((d1 > 0) != (d2 > 0)) && ((d3 > 0) != (d4 > 0))) return 0.0;  // They cross.
+    return std::min({point_segment(p, a, b), point_segment(q, a, b), point_segment(a, p, q),
+                     point_segment(b, p, q)});
+  }
+  static constexpr double kCell = 8.0;
+  static std::int64_t cell(double v) { return static_cast<std::int64_t>(std::floor(v / kCell)); }
+  static std::uint64_t key(std::int64_t x, std::int64_t y) {
+    return (static_cast<std::uint64_t>(x) << 32U) ^ static_cast<std::uint32_t>(y);
+  }
+  std::vector<Seg> m_segs;
+  double m_max_r = 0;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> m_cells;
+};
+
+// Building footprints in a uniform grid of their bounding boxes; even-odd point test over all
+// rings (holes included).
+class BuildingGrid {
+ public:
+  explicit BuildingGrid(const std::vector<Footprint>& buildings) : m_buildings(buildings) {
+    for (std::uint32_t i = 0; i < buildings.size(); ++i) {
+      if (buildings[i].empty() || buildings[i][0].empty()) continue;
+      double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+      for (const Vec2& p : buildings[i][0]) {
+        x0 = std::min(x0, p.x);
+        y0 = std::min(y0, p.y);
+        x1 = std::max(x1, p.x);
+        y1 = std::max(y1, p.y);
+      }
+      for (std::int64_t cy = cell(y0); cy <= cell(y1); ++cy) {
+        for (std::int64_t cx = cell(x0); cx <= cell(x1); ++cx)
+          m_cells[key(cx, cy)].push_back(i);
+      }
+    }
+  }
+  bool inside(const Vec3& p) const {
+    const auto it = m_cells.find(key(cell(p.x), cell(p.y)));
+    if (it == m_cells.end()) return false;
+    for (const std::uint32_t i : it->second) {
+      bool in = false;
+      for (const std::vector<Vec2>& ring : m_buildings[i]) {
+        for (std::size_t a = 0, b = ring.size() - 1; a < ring.size(); b = a++) {
+          if ((ring[a].y > p.y) != (ring[b].y > p.y) &&
+              p.x < (ring[b].x - ring[a].x) * (p.y - ring[a].y) / (ring[b].y - ring[a].y) +
+                        ring[a].x) {
+            in = !in;
+          }
+        }
+      }
+      if (in) return true;
+    }
+    return false;
+  }
+
+ private:
+  static constexpr double kCell = 16.0;
+  static std::int64_t cell(double v) { return static_cast<std::int64_t>(std::floor(v / kCell)); }
+  static std::uint64_t key(std::int64_t x, std::int64_t y) {
+    return (static_cast<std::uint64_t>(x) << 32U) ^ static_cast<std::uint32_t>(y);
+  }
+  const std::vector<Footprint>& m_buildings;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> m_cells;
+};
+
+// How far from its centre line a sidewalk's band is clear of carriageways and buildings: the
+// centre line's distance to them (a point within that distance of the centre line cannot be
+// inside them), capped at the half width less the body radius; negative when the centre line
+// itself is on a carriageway or in a building.
+double clear_band(const traffic::Network& net, const KeepOut& keep_out, const BuildingGrid& houses,
+                  LaneId lane) {
+  const double band = std::max(0.0, 0.5 * net.width_m[lane] - kBodyRadiusM);
+  double clear = band;
+  for (std::uint32_t k = net.point_begin[lane]; k < net.point_begin[lane + 1]; ++k) {
+    if (houses.inside(net.points[k])) return -1;
+    if (k == net.point_begin[lane]) continue;
+    const Vec3& a = net.points[k - 1];
+    const Vec3& b = net.points[k];
+    clear = std::min(clear, keep_out.clearance({a.x, a.y}, {b.x, b.y}, 0.5 * (a.z + b.z), band));
+  }
+  if (clear <= 0) return -1;
+  return std::max(0.0, clear - 0.01);  // A centimetre for rounding.
+}
+
 }  // namespace
 
-WalkNetwork build_walk_network(const traffic::Network& net, double join_m) {
+Result<std::vector<Footprint>> load_building_footprints(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) return Error::io(path, "cannot open (a `generate` output's layout.geojson)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    return Error::invalid_input(path, std::string("not JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("features") || !j["features"].is_array())
+    return Error::invalid_input(path, "expected a GeoJSON FeatureCollection with \"features\"");
+  std::vector<Footprint> out;
+  const auto ring = [](const nlohmann::json& r, std::vector<Vec2>& into) {
+    if (!r.is_array()) return false;
+    for (const auto& p : r) {
+      if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) return false;
+      into.push_back({p[0].get<double>(), p[1].get<double>()});
+    }
+    return into.size() >= 3;
+  };
+  const auto& features = j["features"];
+  for (std::size_t i = 0; i < features.size(); ++i) {
+    const auto& ft = features[i];
+    if (!ft.is_object() || !ft.contains("properties") || !ft["properties"].is_object() ||
+        ft["properties"].value("layer", std::string()) != "building") {
+      continue;
+    }
+    const std::string where = "features[" + std::to_string(i) + "].geometry";
+    if (!ft.contains("geometry") || !ft["geometry"].is_object())
+      return Error::invalid_input(path, where + ": expected a Polygon or MultiPolygon");
+    const auto& g = ft["geometry"];
+    const std::string type = g.value("type", std::string());
+    std::vector<nlohmann::json> polys;
+    if (type == "Polygon") {
+      polys.push_back(g["coordinates"]);
+    } else if (type == "MultiPolygon" && g["coordinates"].is_array()) {
+      for (const auto& p : g["coordinates"])
+        polys.push_back(p);
+    } else {
+      return Error::invalid_input(path, where + ": expected a Polygon or MultiPolygon");
+    }
+    for (const auto& poly : polys) {
+      Footprint fp;
+      if (!poly.is_array()) return Error::invalid_input(path, where + ": expected rings");
+      for (const auto& r : poly) {
+        fp.emplace_back();
+        if (!ring(r, fp.back()))
+          return Error::invalid_input(path, where + ": expected rings of [x, y] points");
+      }
+      if (!fp.empty()) out.push_back(std::move(fp));
+    }
+  }
+  return out;
+}
+
+WalkNetwork build_walk_network(const traffic::Network& net, const std::vector<Footprint>& buildings,
+                               double join_m) {
   WalkNetwork w;
   w.net = &net;
   const std::uint32_t n = net.lane_count();
   w.index.assign(n, WalkNetwork::kNone);
+  KeepOut keep_out;
   for (LaneId l = 0; l < n; ++l) {
+    if (!net.is(l, roads::kVehicle)) continue;
+    const double r = 0.5 * net.width_m[l] - kCarriagewayToleranceM;
+    if (r <= 0) continue;
+    for (std::uint32_t k = net.point_begin[l] + 1; k < net.point_begin[l + 1]; ++k) {
+      const Vec3& a = net.points[k - 1];
+      const Vec3& b = net.points[k];
+      keep_out.add({{a.x, a.y}, {b.x, b.y}, 0.5 * (a.z + b.z), r, true});
+    }
+  }
+  for (const Footprint& f : buildings) {
+    for (const std::vector<Vec2>& ring : f) {
+      for (std::size_t k = 0; k < ring.size(); ++k)
+        keep_out.add({ring[k], ring[(k + 1) % ring.size()], 0, 0, false});
+    }
+  }
+  const BuildingGrid houses(buildings);
+  w.band_m.assign(n, 0.0f);
+  tbb::parallel_for(LaneId{0}, n, [&](LaneId l) {
+    if (!net.is(l, roads::kSidewalk | roads::kCrosswalk) || net.is(l, roads::kVehicle) ||
+        net.point_begin[l + 1] - net.point_begin[l] < 2) {
+      return;
+    }
+    w.band_m[l] = net.is(l, roads::kCrosswalk)  // On the road by design.
+                      ? static_cast<float>(std::max(0.0, 0.5 * net.width_m[l] - kBodyRadiusM))
+                      : static_cast<float>(clear_band(net, keep_out, houses, l));
+  });
+  for (LaneId l = 0; l < n; ++l) {
+    if (w.band_m[l] < 0) {
+      w.excluded.push_back(l);
+      w.band_m[l] = 0;
+      continue;
+    }
     if (net.is(l, roads::kSidewalk | roads::kCrosswalk) && !net.is(l, roads::kVehicle) &&
         net.point_begin[l + 1] - net.point_begin[l] >= 2 && net.length_m[l] > 0.01f) {
       w.index[l] = static_cast<std::uint32_t>(w.lanes.size());

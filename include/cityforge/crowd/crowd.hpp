@@ -138,6 +138,9 @@ struct Stats {
 /// What a crowd is built from besides the network.
 struct Inputs {
   std::vector<Obstacle> obstacles;
+  /// Building footprints (load_building_footprints of layout.geojson): sidewalk bands are
+  /// narrowed clear of them (build_walk_network).
+  std::vector<Footprint> buildings;
   /// Shepherds (shepherds.json): static groups' members stand (idle or look around) where the
   /// file puts them; the wandering shepherd's members walk their closed paths, their position a
   /// pure function of time at every level of detail (they do not avoid; others avoid them)
@@ -162,9 +165,11 @@ class Crowd {
   /// Schedules an event (any time, past times apply at the next tick).
   void add_event(const Event& event);
 
-  /// One fixed tick at the calling task arena's threads. With `traffic`, walk signals are read
-  /// from it and crosswalk occupancy written to it (turning vehicles yield); without, walk
-  /// signals follow the network's plans at the crowd's own clock.
+  /// One fixed tick at the calling task arena's threads. Walk signals follow the junctions'
+  /// plans (a pure function of time, so off-LOD agents know when walk comes). With `traffic`
+  /// (ticked just before, same network) they are evaluated at the time its signals show, and
+  /// crosswalk occupancy is written to it (turning vehicles yield); without, at the crowd's
+  /// own clock.
   void tick(traffic::Simulation* traffic = nullptr);
   double time_s() const;
 

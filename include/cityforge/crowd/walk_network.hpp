@@ -2,8 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "cityforge/core/result.hpp"
 #include "cityforge/core/vec.hpp"
 #include "cityforge/traffic/network.hpp"
 
@@ -35,6 +37,13 @@ struct WalkNetwork {
   /// lane id. An exit entered at its start walks forward.
   std::vector<std::uint32_t> exit_begin;  ///< size 2 * lanes.size() + 1.
   std::vector<WalkStep> exits;
+  /// Sidewalk lanes left out because their walking band runs over a carriageway (tightly
+  /// clustered junctions can lead a short link's sidewalk across the other junction's
+  /// connectors); nobody is spawned on, routed over or placed on them.
+  std::vector<LaneId> excluded;
+  /// Per network lane: how far from its centre line a body's centre may be (metres, both
+  /// sides): the half width less kBodyRadiusM, narrowed where the band is not clear.
+  std::vector<float> band_m;
   static constexpr std::uint32_t kNone = 0xffffffffU;
 
   bool walkable(LaneId lane) const { return lane < index.size() && index[lane] != kNone; }
@@ -48,9 +57,28 @@ struct WalkNetwork {
   float half_width(LaneId lane) const { return 0.5f * net->width_m[lane]; }
 };
 
+/// A building footprint: rings of x y points, the first the outline, the others holes.
+using Footprint = std::vector<std::vector<Vec2>>;
+
+/// The building footprints of a `generate` output's layout.geojson (features with "layer":
+/// "building", Polygon or MultiPolygon). Errors name the file and the place.
+Result<std::vector<Footprint>> load_building_footprints(const std::string& layout_geojson);
+
+/// Body radius and tolerance of the clear-band test: a point of a sidewalk's band is blocked
+/// when it lies within a vehicle lane's half width less kCarriagewayToleranceM of that lane (at
+/// about its height) or inside a building footprint.
+inline constexpr double kBodyRadiusM = 0.25;
+inline constexpr double kCarriagewayToleranceM = 0.1;
+
 /// Builds the walk network of `net`: exits join lane ends closer than `join_m` (the roads stage
-/// joins sidewalks, corner sidewalks and crosswalks end to end). `net` must outlive the result.
-WalkNetwork build_walk_network(const traffic::Network& net, double join_m = 0.05);
+/// joins sidewalks, corner sidewalks and crosswalks end to end). Each sidewalk's walking band
+/// is narrowed to what is clear of carriageways and `buildings` (sampled every 0.5 m along it
+/// at 11 offsets a side: `band_m`); a sidewalk whose centre line is blocked is left out
+/// (`excluded`). At tightly clustered junctions the roads stage can lead a short link's
+/// sidewalk over the other junction's connectors, and a corner sidewalk at a bend can cut a
+/// building's corner; the crowd walks round both. `net` must outlive the result.
+WalkNetwork build_walk_network(const traffic::Network& net,
+                               const std::vector<Footprint>& buildings = {}, double join_m = 0.05);
 
 /// A point on the walk network: lane, arc length from the lane's start, walking direction.
 struct WalkPoint {

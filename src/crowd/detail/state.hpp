@@ -4,6 +4,7 @@
 // crowd.cpp (set-up, LOD, API), motion.cpp (lane following, events, transitions) and
 // avoid.cpp (full-fidelity ticks with avoidance).
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -107,6 +108,9 @@ struct Crowd::Impl {
   std::vector<std::uint32_t> occupancy;
   std::vector<std::uint32_t> occupancy_sent;
   float walk_s = 7.0f;  ///< Walk interval of a green (the traffic config's when coupled).
+  /// Crowd time minus the time the coupled traffic's signals show (its signals are set at the
+  /// start of its tick, so they lag its clock by one traffic tick); 0 without traffic.
+  double signal_lag = 0;
   // Goals navigation: per agent its remaining route (next step first) and goal.
   std::vector<std::vector<WalkStep>> routes;
   std::vector<WalkPoint> goals;
@@ -121,7 +125,8 @@ struct Crowd::Impl {
   std::atomic<std::uint64_t> goals_reached{0};
   std::vector<LaneId> scratch_lane;
 
-  Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total);
+  Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total,
+       const std::vector<Footprint>& buildings);
 };
 
 // -- motion.cpp -----------------------------------------------------------------------------
@@ -169,6 +174,12 @@ struct Pause {
 Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a);
 /// Goals navigation: draws the agent's next goal and plans its route from its lane.
 void plan_goal(Crowd::Impl& m, std::uint32_t id);
+
+/// How far from a lane's centre line a body's centre may be: the walk network's clear band,
+/// within the lane's half width less the body radius.
+inline float band(const Crowd::Impl& m, LaneId lane) {
+  return std::min(m.walk.band_m[lane], std::max(0.0f, m.walk.half_width(lane) - m.config.radius_m));
+}
 
 /// A wandering member's record set from its path at time t (pure function of t).
 void wander_sync(const Crowd::Impl& m, Agent& a, double t);
