@@ -17,12 +17,13 @@ namespace cityforge::crowd {
 
 namespace {
 
-float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane) {
-  const float hw = band(m, lane);
-  // Keep right a little: the preference lies in [-0.8, 0.4] of the band.
+float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane, int dir) {
+  const float hw = std::max(0.0f, 0.5f * (m.walk.band_hi[lane] - m.walk.band_lo[lane]));
+  // Keep right a little: the preference lies in [-0.8, 0.4] of the strip's half width, then
+  // inside the strip.
   const double u = static_cast<double>(mix64(m.seed ^ (std::uint64_t{id} * 0x9e37U)) >> 40U) /
                    static_cast<double>(1ULL << 24U);
-  return static_cast<float>((-0.8 + 1.2 * u) * hw);
+  return clamp_lateral(m, lane, dir, static_cast<float>((-0.8 + 1.2 * u) * hw));
 }
 
 Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, SlotState& st, Vec2 p,
@@ -188,7 +189,7 @@ void tick_active(Crowd::Impl& m) {
             st.ay = static_cast<float>(acc.y);
             queries += 1;
           }
-          const float pref = preferred_lateral(m, id, a.lane);
+          const float pref = preferred_lateral(m, id, a.lane, a.dir);
           const Vec2 desired = w * speed + left * (0.5 * (pref - a.lateral));
           const Vec2 acc{st.ax, st.ay};
           v += (acc + (desired - v) / static_cast<double>(c.relax_s)) * dt;
@@ -197,9 +198,8 @@ void tick_active(Crowd::Impl& m) {
           if (vl > vmax) v = v * (vmax / vl);
           // Move in the lane frame.
           double along = dot(v, w) * dt;
-          const float hw = band(m, a.lane);
           const float lat = a.lateral + static_cast<float>(dot(v, left) * dt);
-          a.lateral = std::clamp(lat, -hw, hw);
+          a.lateral = clamp_lateral(m, a.lane, a.dir, lat);
           if (a.lateral != lat) v -= left * dot(v, left);  // Pressed against the edge.
           double walked = (a.dir > 0 ? a.s0 : len - a.s0) + along;
           if (walked < 0) {  // Pushed back past the lane's entry: stay on it.

@@ -130,8 +130,8 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     a.s0 = static_cast<float>(r.uniform(0.0, net.length_m[a.lane]));
     a.dir = r.chance(0.5) ? 1 : -1;
     a.speed = config.speed_mps * static_cast<float>(1.0 + config.speed_jitter * r.uniform(-1, 1));
-    const float hw = band(m, a.lane);
-    a.lateral = static_cast<float>(r.uniform(-0.8, 0.4)) * hw;
+    const float hw = 0.5f * (m.walk.band_hi[a.lane] - m.walk.band_lo[a.lane]);
+    a.lateral = clamp_lateral(m, a.lane, a.dir, static_cast<float>(r.uniform(-0.8, 0.4)) * hw);
     // Appearance: each 300 m region favours one variant (half of its people), so the mix
     // around the viewer changes as it moves (the pool follows it).
     const Frame f = frame_at(net, a.lane, a.s0, 0);

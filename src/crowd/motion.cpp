@@ -130,9 +130,27 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
   t = l > 1e-9 ? t / l : Vec2{1, 0};
   Frame f;
   f.t = t;
-  f.p = Vec2{p0.x + (p1.x - p0.x) * u - t.y * lateral_lane,
-             p0.y + (p1.y - p0.y) * u + t.x * lateral_lane};
+  f.p = Vec2{p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u};
   f.z = static_cast<float>(p0.z + (p1.z - p0.z) * u);
+  if (lateral_lane != 0.0f) {
+    // The offset follows a normal blended from vertex to vertex (each vertex's the mean of its
+    // segments'), so an offset body moves continuously round the polyline's corners instead of
+    // jumping where the segment normals change.
+    const auto normal_of = [&](std::uint32_t j) {  // Left normal of segment (j - 1, j).
+      const Vec2 d{net.points[j].x - net.points[j - 1].x, net.points[j].y - net.points[j - 1].y};
+      const double dl = std::sqrt(dot(d, d));
+      return dl > 1e-9 ? Vec2{-d.y / dl, d.x / dl} : Vec2{0, 0};
+    };
+    const auto unit_or = [](Vec2 v, Vec2 fallback) {
+      const double vl = std::sqrt(dot(v, v));
+      return vl > 1e-9 ? v / vl : fallback;
+    };
+    const Vec2 nk{-t.y, t.x};
+    const Vec2 n0 = k - 1 > b ? unit_or(normal_of(k - 1) + nk, nk) : nk;
+    const Vec2 n1 = k + 1 < e ? unit_or(nk + normal_of(k + 1), nk) : nk;
+    const Vec2 n = unit_or(n0 * (1.0 - u) + n1 * u, nk);
+    f.p += n * static_cast<double>(lateral_lane);
+  }
   return f;
 }
 
@@ -296,8 +314,7 @@ LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t) {
   // angle at crosswalks), within the new band.
   const Frame entry = frame_at(m.net, a.lane, a.s0, 0);
   const Vec2 left_walk = Vec2{-entry.t.y, entry.t.x} * static_cast<double>(a.dir);
-  const float hw = band(m, a.lane);
-  a.lateral = std::clamp(static_cast<float>(dot(here - entry.p, left_walk)), -hw, hw);
+  a.lateral = clamp_lateral(m, a.lane, a.dir, static_cast<float>(dot(here - entry.p, left_walk)));
   if (m.walk.crosswalk(a.lane)) {
     a.flags = static_cast<std::uint8_t>(a.flags | kPedCrossing);
     if (jaywalk) a.flags = static_cast<std::uint8_t>(a.flags | kPedJaywalker | kPedHurry);

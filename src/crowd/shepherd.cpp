@@ -90,7 +90,7 @@ std::vector<Interval> intervals_inside(const WalkNetwork& walk, const Ring& ring
   std::vector<Interval> out;
   *area_m2 = 0;
   for (const LaneId lane : walk.lanes) {
-    if (!crosswalks && walk.crosswalk(lane)) continue;
+    if ((!crosswalks && walk.crosswalk(lane)) || !walk.centre_clear(lane)) continue;
     if (!overlaps(box, lane_bounds(net, lane), net.width_m[lane])) continue;
     const double len = net.length_m[lane];
     const int n = std::max(1, static_cast<int>(std::ceil(len / step)));
@@ -242,7 +242,7 @@ bool snap_to_walk(const WalkNetwork& walk, Vec2 p, bool crosswalks, WalkPoint* a
   double best_s = 0;
   double best_side = 0;
   for (const LaneId lane : walk.lanes) {
-    if (!crosswalks && walk.crosswalk(lane)) continue;
+    if ((!crosswalks && walk.crosswalk(lane)) || !walk.centre_clear(lane)) continue;
     for (std::uint32_t i = net.point_begin[lane]; i + 1 < net.point_begin[lane + 1]; ++i) {
       const Vec2 a = xy(net.points[i]);
       const Vec2 d = xy(net.points[i + 1]) - a;
@@ -292,11 +292,11 @@ std::vector<WanderingPath> make_wandering_paths(const WalkNetwork& walk, std::ui
   constexpr std::uint32_t kEnd = 0xffffffffU;
   std::vector<std::uint32_t> next(2 * n, kEnd);
   for (std::size_t i = 0; i < n; ++i) {
-    if (walk.crosswalk(walk.lanes[i])) continue;
+    if (walk.crosswalk(walk.lanes[i]) || !walk.centre_clear(walk.lanes[i])) continue;
     for (int d = 0; d < 2; ++d) {
       const auto [b, e] = walk.exits_after(walk.lanes[i], d == 1 ? 1 : -1);
       for (const WalkStep* x = b; x != e; ++x) {
-        if (walk.crosswalk(x->lane)) continue;
+        if (walk.crosswalk(x->lane) || !walk.centre_clear(x->lane)) continue;
         next[2 * i + d] = 2 * walk.index[x->lane] + (x->dir > 0 ? 1U : 0U);
         break;
       }
@@ -306,7 +306,9 @@ std::vector<WanderingPath> make_wandering_paths(const WalkNetwork& walk, std::ui
   std::vector<std::vector<WalkStep>> cycles;
   std::vector<std::uint32_t> trail;
   for (std::uint32_t start = 0; start < 2 * n; ++start) {
-    if (state[start] != 0 || walk.crosswalk(walk.lanes[start / 2])) continue;
+    if (state[start] != 0 || walk.crosswalk(walk.lanes[start / 2]) ||
+        !walk.centre_clear(walk.lanes[start / 2]))
+      continue;
     trail.clear();
     std::uint32_t v = start;
     while (v != kEnd && state[v] == 0) {
@@ -584,6 +586,13 @@ bool read_lane(Reader& r, const WalkNetwork& walk, const json& v, const std::str
         where,
         std::string(what) + "; lane " + std::to_string(lane) + " is " + lane_kind(*walk.net, lane),
         &v);
+  }
+  if (!walk.centre_clear(lane)) {
+    return r.fail(where,
+                  std::string(what) + "; lane " + std::to_string(lane) +
+                      " is a sidewalk whose centre line cuts a building or a carriageway (only "
+                      "its clear side is walked)",
+                  &v);
   }
   if (sidewalk_only && walk.crosswalk(lane)) {
     return r.fail(where,

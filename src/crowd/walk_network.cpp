@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "crowd/detail/state.hpp"
+
 namespace cityforge::crowd {
 
 namespace {
@@ -41,17 +43,43 @@ class KeepOut {
   void add(const Seg& s) {
     const auto i = static_cast<std::uint32_t>(m_segs.size());
     m_segs.push_back(s);
-    m_max_r = std::max(m_max_r, s.r);
-    for (std::int64_t cy = cell(std::min(s.a.y, s.b.y)); cy <= cell(std::max(s.a.y, s.b.y)); ++cy) {
-      for (std::int64_t cx = cell(std::min(s.a.x, s.b.x)); cx <= cell(std::max(s.a.x, s.b.x)); ++cx)
+    // Filed in every cell its keep-out area meets, so lookups need not grow by the radius.
+    for (std::int64_t cy = cell(std::min(s.a.y, s.b.y) - s.r);
+         cy <= cell(std::max(s.a.y, s.b.y) + s.r); ++cy) {
+      for (std::int64_t cx = cell(std::min(s.a.x, s.b.x) - s.r);
+           cx <= cell(std::max(s.a.x, s.b.x) + s.r); ++cx)
         m_cells[key(cx, cy)].push_back(i);
     }
+  }
+  /// Segments whose cells meet the box [lo, hi] grown by `grow`,
+  /// ascending, without repeats.
+  std::vector<std::uint32_t> near(Vec2 lo, Vec2 hi, double grow) const {
+    std::vector<std::uint32_t> out;
+    const double g = grow;
+    for (std::int64_t cy = cell(lo.y - g); cy <= cell(hi.y + g); ++cy) {
+      for (std::int64_t cx = cell(lo.x - g); cx <= cell(hi.x + g); ++cx) {
+        const auto it = m_cells.find(key(cx, cy));
+        if (it != m_cells.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  /// Whether p (at height z) is within the keep-out radius of one of `segs`.
+  bool blocked(Vec3 p, const std::vector<std::uint32_t>& segs) const {
+    for (const std::uint32_t i : segs) {
+      const Seg& s = m_segs[i];
+      if (s.r <= 0 || (s.ground_only && std::abs(s.z - p.z) >= 2.0)) continue;
+      if (point_segment({p.x, p.y}, s.a, s.b) < s.r) return true;
+    }
+    return false;
   }
   /// Smallest clearance (distance less keep-out radius) from segment pq at height z to any
   /// segment within `reach`; `reach` when none is nearer.
   double clearance(Vec2 p, Vec2 q, double z, double reach) const {
     double best = reach;
-    const double grow = reach + m_max_r;
+    const double grow = reach;
     for (std::int64_t cy = cell(std::min(p.y, q.y) - grow); cy <= cell(std::max(p.y, q.y) + grow);
          ++cy) {
       for (std::int64_t cx = cell(std::min(p.x, q.x) - grow); cx <= cell(std::max(p.x, q.x) + grow);
@@ -92,7 +120,6 @@ class KeepOut {
     return (static_cast<std::uint64_t>(x) << 32U) ^ static_cast<std::uint32_t>(y);
   }
   std::vector<Seg> m_segs;
-  double m_max_r = 0;
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> m_cells;
 };
 
@@ -115,6 +142,35 @@ class BuildingGrid {
           m_cells[key(cx, cy)].push_back(i);
       }
     }
+  }
+  std::vector<std::uint32_t> near(Vec2 lo, Vec2 hi) const {
+    std::vector<std::uint32_t> out;
+    for (std::int64_t cy = cell(lo.y); cy <= cell(hi.y); ++cy) {
+      for (std::int64_t cx = cell(lo.x); cx <= cell(hi.x); ++cx) {
+        const auto it = m_cells.find(key(cx, cy));
+        if (it != m_cells.end()) out.insert(out.end(), it->second.begin(), it->second.end());
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  bool inside(const Vec3& p, const std::vector<std::uint32_t>& candidates) const {
+    for (const std::uint32_t i : candidates) {
+      if (in_footprint(p, m_buildings[i])) return true;
+    }
+    return false;
+  }
+  static bool in_footprint(const Vec3& p, const Footprint& f) {
+    bool in = false;
+    for (const std::vector<Vec2>& ring : f) {
+      for (std::size_t a = 0, b = ring.size() - 1; a < ring.size(); b = a++) {
+        if ((ring[a].y > p.y) != (ring[b].y > p.y) &&
+            p.x < (ring[b].x - ring[a].x) * (p.y - ring[a].y) / (ring[b].y - ring[a].y) + ring[a].x)
+          in = !in;
+      }
+    }
+    return in;
   }
   bool inside(const Vec3& p) const {
     const auto it = m_cells.find(key(cell(p.x), cell(p.y)));
@@ -162,6 +218,62 @@ double clear_band(const traffic::Network& net, const KeepOut& keep_out, const Bu
   }
   if (clear <= 0) return -1;
   return std::max(0.0, clear - 0.01);  // A centimetre for rounding.
+}
+
+// The widest strip of lateral offsets (left of the lane's direction) clear of carriageways and
+// buildings all along the lane: offsets every 5 cm across the band, tested every 20 cm along
+// the lane, then 10 cm kept from each blocked side (what lies between samples). An empty
+// interval (lo > hi) when no strip of 20 cm is left.
+std::pair<float, float> clear_interval(const traffic::Network& net, const KeepOut& keep_out,
+                                       const BuildingGrid& houses, LaneId lane, float band) {
+  const int steps = static_cast<int>(std::floor(band / 0.05f));
+  const int count = 2 * steps + 1;  // Offsets -steps..steps x 5 cm.
+  std::vector<std::uint8_t> clear(static_cast<std::size_t>(count), 1);
+  const float len = net.length_m[lane];
+  std::vector<std::uint32_t> segs;
+  std::vector<std::uint32_t> near_houses;
+  // Samples every 10 cm and at every vertex (offset positions follow frame_at: continuous).
+  std::vector<float> samples;
+  for (float s = 0; s < len; s += 0.1f)
+    samples.push_back(s);
+  for (std::uint32_t k = net.point_begin[lane]; k < net.point_begin[lane + 1]; ++k)
+    samples.push_back(std::min(len, net.point_s[k]));
+  samples.push_back(len);
+  for (const float s : samples) {
+    // What could block the offsets at this sample: what is filed near its centre point.
+    const Frame cf = frame_at(net, lane, s, 0);
+    const Vec3 c{cf.p.x, cf.p.y, cf.z};
+    const Vec2 reach{band + 0.5, band + 0.5};
+    segs = keep_out.near(Vec2{c.x, c.y} - reach, Vec2{c.x, c.y} + reach, 0);
+    near_houses = houses.near(Vec2{c.x, c.y} - reach, Vec2{c.x, c.y} + reach);
+    for (int i = 0; i < count; ++i) {
+      if (clear[static_cast<std::size_t>(i)] == 0U) continue;
+      const auto lat = static_cast<float>(0.05 * (i - steps));
+      const Frame pf = frame_at(net, lane, s, lat);
+      const Vec3 p{pf.p.x, pf.p.y, pf.z};
+      if (houses.inside(p, near_houses) || keep_out.blocked(p, segs))
+        clear[static_cast<std::size_t>(i)] = 0;
+    }
+  }
+  int best_a = 0, best_b = -1;
+  for (int a = 0; a < count;) {
+    if (clear[static_cast<std::size_t>(a)] == 0U) {
+      ++a;
+      continue;
+    }
+    int b = a;
+    while (b + 1 < count && clear[static_cast<std::size_t>(b + 1)] != 0U)
+      ++b;
+    if (b - a > best_b - best_a) best_a = a, best_b = b;
+    a = b + 1;
+  }
+  if (best_b < best_a) return {1.0f, 0.0f};
+  float lo = 0.05f * static_cast<float>(best_a - steps);
+  float hi = 0.05f * static_cast<float>(best_b - steps);
+  if (best_a > 0) lo += 0.1f;
+  if (best_b < count - 1) hi -= 0.1f;
+  if (hi - lo < 0.2f) return {1.0f, 0.0f};
+  return {lo, hi};
 }
 
 }  // namespace
@@ -246,17 +358,35 @@ WalkNetwork build_walk_network(const traffic::Network& net, const std::vector<Fo
   }
   const BuildingGrid houses(buildings);
   w.band_m.assign(n, 0.0f);
+  w.band_lo.assign(n, 0.0f);
+  w.band_hi.assign(n, 0.0f);
   tbb::parallel_for(LaneId{0}, n, [&](LaneId l) {
     if (!net.is(l, roads::kSidewalk | roads::kCrosswalk) || net.is(l, roads::kVehicle) ||
         net.point_begin[l + 1] - net.point_begin[l] < 2) {
       return;
     }
-    w.band_m[l] = net.is(l, roads::kCrosswalk)  // On the road by design.
-                      ? static_cast<float>(std::max(0.0, 0.5 * net.width_m[l] - kBodyRadiusM))
-                      : static_cast<float>(clear_band(net, keep_out, houses, l));
+    const auto band = static_cast<float>(std::max(0.0, 0.5 * net.width_m[l] - kBodyRadiusM));
+    if (net.is(l, roads::kCrosswalk)) {  // On the road by design.
+      w.band_m[l] = band;
+      w.band_lo[l] = -band;
+      w.band_hi[l] = band;
+      return;
+    }
+    const double clear = clear_band(net, keep_out, houses, l);
+    if (clear >= band - 0.011) {  // Clear everywhere (clear_band keeps a centimetre).
+      w.band_m[l] = band;
+      w.band_lo[l] = -band;
+      w.band_hi[l] = band;
+      return;
+    }
+    // Something comes within the band: find the part of it that is clear all along.
+    const auto [lo, hi] = clear_interval(net, keep_out, houses, l, band);
+    w.band_lo[l] = lo;
+    w.band_hi[l] = hi;
+    w.band_m[l] = lo <= 0 && hi >= 0 ? std::min(-lo, hi) : -1.0f;  // -1: centre line blocked.
   });
   for (LaneId l = 0; l < n; ++l) {
-    if (w.band_m[l] < 0) {
+    if (w.band_hi[l] < w.band_lo[l]) {  // No clear strip along the whole lane.
       w.excluded.push_back(l);
       w.band_m[l] = 0;
       continue;

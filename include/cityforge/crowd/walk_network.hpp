@@ -41,9 +41,16 @@ struct WalkNetwork {
   /// clustered junctions can lead a short link's sidewalk across the other junction's
   /// connectors); nobody is spawned on, routed over or placed on them.
   std::vector<LaneId> excluded;
-  /// Per network lane: how far from its centre line a body's centre may be (metres, both
-  /// sides): the half width less kBodyRadiusM, narrowed where the band is not clear.
+  /// Per network lane: where a body's centre may be, as offsets left of the lane's direction
+  /// (metres): [band_lo, band_hi] within the half width less kBodyRadiusM, the widest strip
+  /// clear of carriageways and buildings all along the lane.
+  std::vector<float> band_lo;
+  std::vector<float> band_hi;
+  /// Per network lane: the symmetric band, min(-band_lo, band_hi), or -1 when the strip does
+  /// not hold the centre line (a corner sidewalk whose centre line cuts a building's corner:
+  /// the crowd walks its clear side; shepherds do not use it).
   std::vector<float> band_m;
+  bool centre_clear(LaneId lane) const { return walkable(lane) && band_m[lane] >= 0; }
   static constexpr std::uint32_t kNone = 0xffffffffU;
 
   bool walkable(LaneId lane) const { return lane < index.size() && index[lane] != kNone; }
@@ -72,11 +79,12 @@ inline constexpr double kCarriagewayToleranceM = 0.1;
 
 /// Builds the walk network of `net`: exits join lane ends closer than `join_m` (the roads stage
 /// joins sidewalks, corner sidewalks and crosswalks end to end). Each sidewalk's walking band
-/// is narrowed to what is clear of carriageways and `buildings` (sampled every 0.5 m along it
-/// at 11 offsets a side: `band_m`); a sidewalk whose centre line is blocked is left out
-/// (`excluded`). At tightly clustered junctions the roads stage can lead a short link's
-/// sidewalk over the other junction's connectors, and a corner sidewalk at a bend can cut a
-/// building's corner; the crowd walks round both. `net` must outlive the result.
+/// is narrowed to the widest strip clear of carriageways and `buildings` all along it (exact
+/// distances when the whole band is clear, else offsets every 5 cm tested every 20 cm, 10 cm
+/// kept from blocked sides); a sidewalk with no strip of 20 cm is left out (`excluded`). At tightly
+/// clustered junctions the roads stage can lead a short link's sidewalk over the other junction's
+/// connectors, and a corner sidewalk at a bend can cut a building's corner; the crowd walks round
+/// both. `net` must outlive the result.
 WalkNetwork build_walk_network(const traffic::Network& net,
                                const std::vector<Footprint>& buildings = {}, double join_m = 0.05);
 

@@ -175,10 +175,15 @@ Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a);
 /// Goals navigation: draws the agent's next goal and plans its route from its lane.
 void plan_goal(Crowd::Impl& m, std::uint32_t id);
 
-/// How far from a lane's centre line a body's centre may be: the walk network's clear band,
-/// within the lane's half width less the body radius.
-inline float band(const Crowd::Impl& m, LaneId lane) {
-  return std::min(m.walk.band_m[lane], std::max(0.0f, m.walk.half_width(lane) - m.config.radius_m));
+/// A lateral offset (left of the walking direction `dir`) clamped into the lane's clear strip
+/// (WalkNetwork::band_lo / band_hi, narrowed further for bodies wider than kBodyRadiusM).
+inline float clamp_lateral(const Crowd::Impl& m, LaneId lane, int dir, float lateral) {
+  const float extra = std::max(0.0f, m.config.radius_m - static_cast<float>(kBodyRadiusM));
+  float lo = m.walk.band_lo[lane] + extra;
+  float hi = m.walk.band_hi[lane] - extra;
+  if (hi < lo) lo = hi = 0.5f * (lo + hi);
+  const float lane_lateral = std::clamp(dir > 0 ? lateral : -lateral, lo, hi);
+  return dir > 0 ? lane_lateral : -lane_lateral;
 }
 
 /// A wandering member's record set from its path at time t (pure function of t).
