@@ -148,12 +148,7 @@ void tick_active(Crowd::Impl& m) {
       tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
         thread_local std::vector<sim::SpatialHash::Hit> hits;
-        thread_local std::vector<std::uint32_t> ids;
-        thread_local std::vector<Vec2> ps;
-        thread_local std::vector<Vec2> vs;
-        ids.clear();
-        ps.clear();
-        vs.clear();
+        thread_local InsertBatch batch;
         std::uint64_t queries = 0;
         for (std::size_t k = range.begin(); k != range.end(); ++k) {
           const auto [id, slot] = m.sweep[k];
@@ -168,9 +163,7 @@ void tick_active(Crowd::Impl& m) {
             const Vec2 v = g.t * static_cast<double>(a.dir * m.shepherds.walkers[a.step].speed_mps);
             st.vx = static_cast<float>(v.x);
             st.vy = static_cast<float>(v.y);
-            ids.push_back(id);
-            ps.push_back(g.p);
-            vs.push_back(v);
+            batch.add(id, g.p, v);
             before[k] = lane;
             continue;
           }
@@ -231,12 +224,10 @@ void tick_active(Crowd::Impl& m) {
           st.vy = static_cast<float>(v.y);
           const Frame g =
               frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
-          ids.push_back(id);
-          ps.push_back(g.p);
-          vs.push_back(v);
+          batch.add(id, g.p, v);
         }
         // One atomic add for the block's slots in this tick's map (lock-free, insert only).
-        m.hash.insert(ids, ps, vs);
+        batch.flush(m.hash);
         m.queries.fetch_add(queries, std::memory_order_relaxed);
       });
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {

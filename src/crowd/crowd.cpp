@@ -324,12 +324,7 @@ void insert_low(Crowd::Impl& m) {
   const double now = m.time_s;
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, m.low.size(), 256),
                     [&](const tbb::blocked_range<std::size_t>& r) {
-                      thread_local std::vector<std::uint32_t> ids;
-                      thread_local std::vector<Vec2> ps;
-                      thread_local std::vector<Vec2> vs;
-                      ids.clear();
-                      ps.clear();
-                      vs.clear();
+                      thread_local InsertBatch batch;
                       for (std::size_t k = r.begin(); k != r.end(); ++k) {
                         const std::uint32_t id = m.low[k];
                         Agent& a = m.agents[id];
@@ -337,11 +332,9 @@ void insert_low(Crowd::Impl& m) {
                         const Frame f = position_at(m, a, now);
                         const float speed =
                             wandering(a) ? m.shepherds.walkers[a.step].speed_mps : move_speed(m, a);
-                        ids.push_back(id);
-                        ps.push_back(f.p);
-                        vs.push_back(f.t * static_cast<double>(a.dir * speed));
+                        batch.add(id, f.p, f.t * static_cast<double>(a.dir * speed));
                       }
-                      m.hash.insert(ids, ps, vs);
+                      batch.flush(m.hash);
                     });
   m.stats.updates += m.low.size();
 }

@@ -112,17 +112,20 @@ bool SpatialHash::insert(std::uint32_t id, Vec2 p, Vec2 v) {
   return true;
 }
 
-std::uint32_t SpatialHash::insert(std::uint32_t first_id, std::span<const Vec2> p,
-                                  std::span<const Vec2> v) {
-  CF_ASSERT(p.size() == v.size(), "spatial hash: as many velocities as positions");
-  const auto n = static_cast<std::uint32_t>(std::min(p.size(), v.size()));
-  if (n == 0) return 0;
-  Map& map = m_maps[m_write];
+std::pair<std::uint32_t, std::uint32_t> SpatialHash::reserve(Map& map, std::uint32_t n) {
+  if (n == 0) return {0, 0};
   const std::uint32_t k = map.count.fetch_add(n, std::memory_order_relaxed);
   if (k >= m_max_items || n > m_max_items - k) {
     map.count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
   }
-  const std::uint32_t fit = k >= m_max_items ? 0 : std::min(n, m_max_items - k);
+  return {k, k >= m_max_items ? 0 : std::min(n, m_max_items - k)};
+}
+
+std::uint32_t SpatialHash::insert(std::uint32_t first_id, std::span<const Vec2> p,
+                                  std::span<const Vec2> v) {
+  CF_ASSERT(p.size() == v.size(), "spatial hash: as many velocities as positions");
+  Map& map = m_maps[m_write];
+  const auto [k, fit] = reserve(map, static_cast<std::uint32_t>(std::min(p.size(), v.size())));
   for (std::uint32_t i = 0; i < fit; ++i)
     put(map, k + i, first_id + i, p[i], v[i]);
   return fit;
@@ -132,14 +135,9 @@ std::uint32_t SpatialHash::insert(std::span<const std::uint32_t> ids, std::span<
                                   std::span<const Vec2> v) {
   CF_ASSERT(p.size() == v.size() && ids.size() == p.size(),
             "spatial hash: as many ids, positions and velocities");
-  const auto n = static_cast<std::uint32_t>(std::min({ids.size(), p.size(), v.size()}));
-  if (n == 0) return 0;
   Map& map = m_maps[m_write];
-  const std::uint32_t k = map.count.fetch_add(n, std::memory_order_relaxed);
-  if (k >= m_max_items || n > m_max_items - k) {
-    map.count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
-  }
-  const std::uint32_t fit = k >= m_max_items ? 0 : std::min(n, m_max_items - k);
+  const auto [k, fit] =
+      reserve(map, static_cast<std::uint32_t>(std::min({ids.size(), p.size(), v.size()})));
   for (std::uint32_t i = 0; i < fit; ++i)
     put(map, k + i, ids[i], p[i], v[i]);
   return fit;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "cityforge/core/vec.hpp"
@@ -90,6 +91,8 @@ class SpatialHash {
   CellRange cells_around(float px, float py, float radius) const;
   std::uint32_t row_base(std::int32_t cy) const;
   void put(Map& map, std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
+  /// Hands out n consecutive item slots of `map` with one atomic add: (first, how many fit).
+  std::pair<std::uint32_t, std::uint32_t> reserve(Map& map, std::uint32_t n);
   // Items of the read map within `radius` of (px, py) as (id << 32 | slot), in no order, into
   // `found`; the count, or cap + 1 when `cap` entries were not enough.
   std::uint32_t gather(float px, float py, float radius, std::uint64_t* found,

@@ -175,6 +175,24 @@ Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a);
 /// Goals navigation: draws the agent's next goal and plans its route from its lane.
 void plan_goal(Crowd::Impl& m, std::uint32_t id);
 
+/// A block's hash inserts, gathered and added with one atomic add (SpatialHash::insert).
+struct InsertBatch {
+  std::vector<std::uint32_t> ids;
+  std::vector<Vec2> p;
+  std::vector<Vec2> v;
+  void add(std::uint32_t id, Vec2 position, Vec2 velocity) {
+    ids.push_back(id);
+    p.push_back(position);
+    v.push_back(velocity);
+  }
+  void flush(sim::SpatialHash& hash) {
+    hash.insert(ids, p, v);
+    ids.clear();
+    p.clear();
+    v.clear();
+  }
+};
+
 /// A lateral offset (left of the walking direction `dir`) clamped into the lane's clear strip
 /// (WalkNetwork::band_lo / band_hi, narrowed further for bodies wider than kBodyRadiusM).
 inline float clamp_lateral(const Crowd::Impl& m, LaneId lane, int dir, float lateral) {
