@@ -27,6 +27,7 @@
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "crowd_files.hpp"
+#include "serve.hpp"
 #include "simulate.hpp"
 
 namespace fs = std::filesystem;
@@ -762,6 +763,20 @@ int main(int argc, char** argv) {
       "Example:\n"
       "  cityforge generate -o out && cityforge simulate out --seconds 300 --vehicles 3000\n"
       "Figures go to sim_stats.json next to the recording (docs/traffic.md).");
+  app::ServeOptions vo;
+  CLI::App* sv = app.add_subcommand(
+      "serve",
+      "Serve a generated city folder over HTTP at /city/<file> (and a viewer folder at /)\n"
+      "until Ctrl-C. Binds 127.0.0.1 only, unless --host names another interface.");
+  sv->add_option("dir", vo.dir, "Folder written by `cityforge generate`")->required();
+  sv->add_option("--port", vo.port, "TCP port (0: any free one, printed on start)")
+      ->check(CLI::Range(0, 65535))
+      ->default_val(vo.port);
+  sv->add_option("--host", vo.host,
+                 "Address to bind (default 127.0.0.1: this machine only; 0.0.0.0 exposes the "
+                 "city to the network)")
+      ->default_val(vo.host);
+  sv->add_option("--root", vo.root, "Viewer folder (built static files) served at /");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -774,6 +789,7 @@ int main(int argc, char** argv) {
   }
   if (g->parsed()) return generate(gen);
   if (b->parsed()) return building(one);
+  if (sv->parsed()) return app::serve(vo);
   if (sc->parsed()) {
     so.record = !no_record;
     so.lod = !no_lod;

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cityforge serve` on a tiny fake city folder, spoken to over raw sockets: content types and
+// exact bytes, HEAD, byte ranges, 404 / 416, path traversal (.., encoded dots, absolute paths,
+// a symlink leading out) refused, a client vanishing mid-download, bad folders.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "app/cli_run.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+using cityforge::clitest::run_cli;
+
+namespace {
+
+struct Reply {
+  int status = 0;
+  std::map<std::string, std::string> headers;  ///< Lower-case names.
+  std::string body;
+};
+
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/// Sends `request` verbatim and reads until the server closes (requests say Connection: close).
+Reply http_exchange(int port, const std::string& request) {
+  Reply r;
+  const int fd = connect_to(port);
+  if (fd < 0) return r;
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string raw;
+  char buf[65536];
+  for (;;) {
+    pollfd pfd{fd, POLLIN, 0};
+    if (::poll(&pfd, 1, 5000) <= 0) break;  // Never hang the suite.
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  const std::size_t end = raw.find("\r\n\r\n");
+  if (end == std::string::npos || raw.size() < 12) return r;
+  r.status = std::stoi(raw.substr(9, 3));
+  std::size_t line = raw.find("\r\n") + 2;
+  while (line < end) {
+    const std::size_t eol = raw.find("\r\n", line);
+    const std::string h = raw.substr(line, eol - line);
+    const std::size_t colon = h.find(':');
+    std::string name = h.substr(0, colon);
+    for (char& c : name)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    r.headers[name] = h.substr(h.find_first_not_of(' ', colon + 1));
+    line = eol + 2;
+  }
+  r.body = raw.substr(end + 4);
+  return r;
+}
+
+Reply get(int port, const std::string& target, const std::string& extra = "",
+          const std::string& method = "GET") {
+  return http_exchange(port, method + " " + target + " HTTP/1.1\r\nHost: localhost\r\n" + extra +
+                                 "Connection: close\r\n\r\n");
+}
+
+void write_file(const fs::path& p, const std::string& data) {
+  std::ofstream f(p, std::ios::binary);
+  f << data;
+}
+
+/// A fake city folder, a secret next to it, and `cityforge serve DIR --port 0` running.
+class ServeCity : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_base = new fs::path(cityforge::clitest::temp_dir("serve"));
+    const fs::path city = *s_base / "city";
+    fs::create_directories(city / "points");
+    std::string rec;
+    for (int i = 0; i < 200000; ++i)
+      rec += static_cast<char>(i * 7 % 251);
+    s_rec = new std::string(rec);
+    write_file(city / "traffic.cfrec", rec);
+    write_file(city / "lanes.json", "{\"lanes\": []}\n");
+    write_file(city / "layout.geojson", "{\"type\": \"FeatureCollection\", \"features\": []}\n");
+    write_file(city / "city.glb", std::string("glTF\x02\0\0\0", 8) + "0123456789abcdefghij");
+    write_file(city / "points" / "audio.ply", "ply\n");
+    write_file(*s_base / "secret.txt", "top secret\n");
+    fs::create_symlink(*s_base / "secret.txt", city / "leak.json");
+
+    int out[2];
+    ASSERT_EQ(::pipe(out), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    const std::string exe = CITYFORGE_EXE;
+    const std::string dir = city.string();
+    std::vector<char*> argv = {const_cast<char*>(exe.c_str()), const_cast<char*>("serve"),
+                               const_cast<char*>(dir.c_str()), const_cast<char*>("--port"),
+                               const_cast<char*>("0"),         nullptr};
+    ASSERT_EQ(posix_spawn(&s_pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(out[1]);
+    s_out = ::fdopen(out[0], "r");
+    char line[256] = {};
+    ASSERT_NE(std::fgets(line, sizeof line, s_out), nullptr) << "serve printed nothing";
+    const std::string url = line;  // http://127.0.0.1:PORT/
+    ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+    s_port = std::stoi(url.substr(17));
+    ASSERT_GT(s_port, 0);
+  }
+  static void TearDownTestSuite() {
+    if (s_pid > 0) {
+      ::kill(s_pid, SIGTERM);
+      int status = 0;
+      ::waitpid(s_pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "no clean shutdown";
+    }
+    if (s_out) std::fclose(s_out);
+    fs::remove_all(*s_base);
+    delete s_base;
+    delete s_rec;
+  }
+
+  static fs::path* s_base;
+  static std::string* s_rec;
+  static pid_t s_pid;
+  static FILE* s_out;
+  static int s_port;
+};
+fs::path* ServeCity::s_base = nullptr;
+std::string* ServeCity::s_rec = nullptr;
+pid_t ServeCity::s_pid = -1;
+FILE* ServeCity::s_out = nullptr;
+int ServeCity::s_port = 0;
+
+TEST_F(ServeCity, ServesFilesWithTheirTypeAndExactBytes) {
+  Reply lanes = get(s_port, "/city/lanes.json");
+  EXPECT_EQ(lanes.status, 200);
+  EXPECT_EQ(lanes.headers["content-type"], "application/json");
+  EXPECT_EQ(lanes.body, "{\"lanes\": []}\n");
+
+  Reply glb = get(s_port, "/city/city.glb");
+  EXPECT_EQ(glb.status, 200);
+  EXPECT_EQ(glb.headers["content-type"], "model/gltf-binary");
+  EXPECT_EQ(glb.body.size(), 28u);
+
+  Reply rec = get(s_port, "/city/traffic.cfrec?t=1");
+  EXPECT_EQ(rec.status, 200);
+  EXPECT_EQ(rec.headers["content-type"], "application/octet-stream");
+  EXPECT_EQ(rec.headers["accept-ranges"], "bytes");
+  EXPECT_TRUE(rec.body == *s_rec) << "got " << rec.body.size() << " bytes";
+
+  EXPECT_EQ(get(s_port, "/city/layout.geojson").headers["content-type"], "application/json");
+  EXPECT_EQ(get(s_port, "/city/points/audio.ply").status, 200);
+}
+
+TEST_F(ServeCity, HeadSendsHeadersOnly) {
+  Reply r = get(s_port, "/city/traffic.cfrec", "", "HEAD");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.headers["content-length"], std::to_string(s_rec->size()));
+  EXPECT_TRUE(r.body.empty());
+}
+
+TEST_F(ServeCity, ByteRanges) {
+  Reply r = get(s_port, "/city/traffic.cfrec", "Range: bytes=10-19\r\n");
+  EXPECT_EQ(r.status, 206);
+  EXPECT_EQ(r.headers["content-range"], "bytes 10-19/" + std::to_string(s_rec->size()));
+  EXPECT_EQ(r.body, s_rec->substr(10, 10));
+
+  Reply tail = get(s_port, "/city/traffic.cfrec", "Range: bytes=-5\r\n");
+  EXPECT_EQ(tail.status, 206);
+  EXPECT_EQ(tail.body, s_rec->substr(s_rec->size() - 5));
+
+  Reply open = get(s_port, "/city/traffic.cfrec", "Range: bytes=199990-\r\n");
+  EXPECT_EQ(open.status, 206);
+  EXPECT_EQ(open.body, s_rec->substr(199990));
+
+  Reply beyond = get(s_port, "/city/traffic.cfrec", "Range: bytes=200000-200010\r\n");
+  EXPECT_EQ(beyond.status, 416);
+  EXPECT_EQ(beyond.headers["content-range"], "bytes */200000");
+}
+
+TEST_F(ServeCity, MissingIs404AndOtherMethods405) {
+  EXPECT_EQ(get(s_port, "/city/nothing.json").status, 404);
+  EXPECT_EQ(get(s_port, "/city/points").status, 404);
+  EXPECT_EQ(get(s_port, "/elsewhere.html").status, 404);
+  EXPECT_EQ(get(s_port, "/city/lanes.json", "", "DELETE").status, 405);
+  Reply index = get(s_port, "/");
+  EXPECT_EQ(index.status, 200);
+  EXPECT_NE(index.body.find("/city/lanes.json"), std::string::npos);
+}
+
+TEST_F(ServeCity, RefusesPathsLeavingTheFolder) {
+  for (const char* target :
+       {"/city/../secret.txt", "/city/%2e%2e/secret.txt", "/city/%2E%2E%2Fsecret.txt",
+        "/city/points/../../secret.txt", "/city//etc/passwd", "/city/%2fetc%2fpasswd",
+        "/city/leak.json", "/../CMakeLists.txt"}) {
+    Reply r = get(s_port, target);
+    EXPECT_TRUE(r.status == 403 || r.status == 404 || r.status == 400)
+        << target << " -> " << r.status;
+    EXPECT_EQ(r.body.find("secret"), std::string::npos) << target;
+    EXPECT_EQ(r.body.find("root:"), std::string::npos) << target;
+  }
+  EXPECT_EQ(get(s_port, "/city/leak.json").status, 403);
+  EXPECT_EQ(get(s_port, "/city/%2e%2e/secret.txt").status, 403);
+}
+
+TEST_F(ServeCity, RefusesOversizedRequests) {
+  Reply r = get(s_port, "/city/lanes.json", "X-Big: " + std::string(20000, 'a') + "\r\n");
+  EXPECT_EQ(r.status, 431);
+  EXPECT_EQ(get(s_port, "/city/lanes.json").status, 200);
+}
+
+std::size_t open_fds(pid_t pid) {
+  std::size_t n = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec))
+    ++n;
+  return n;
+}
+
+TEST_F(ServeCity, SurvivesAClientLeavingMidDownload) {
+  const std::size_t fds_before = open_fds(s_pid);
+  for (int i = 0; i < 5; ++i) {
+    const int fd = connect_to(s_port);
+    ASSERT_GE(fd, 0);
+    const std::string req = "GET /city/traffic.cfrec HTTP/1.1\r\nHost: x\r\n\r\n";
+    ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+    char buf[1024];
+    pollfd pfd{fd, POLLIN, 0};
+    ASSERT_GT(::poll(&pfd, 1, 5000), 0);
+    ASSERT_GT(::recv(fd, buf, sizeof buf, 0), 0);
+    ::close(fd);  // 199 kB still to come.
+  }
+  Reply r = get(s_port, "/city/traffic.cfrec", "Range: bytes=0-3\r\n");
+  EXPECT_EQ(r.status, 206);
+  EXPECT_EQ(r.body, s_rec->substr(0, 4));
+  // Every connection's socket and file are closed once its thread ends (no leaked fd).
+  std::size_t fds_after = open_fds(s_pid);
+  for (int i = 0; i < 100 && fds_after > fds_before; ++i) {
+    ::usleep(20'000);
+    fds_after = open_fds(s_pid);
+  }
+  EXPECT_EQ(fds_after, fds_before);
+}
+
+TEST_F(ServeCity, KeepAliveServesSeveralRequests) {
+  const int fd = connect_to(s_port);
+  ASSERT_GE(fd, 0);
+  const std::string req =
+      "GET /city/lanes.json HTTP/1.1\r\nHost: x\r\n\r\n"
+      "GET /city/lanes.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+  ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
+  std::string raw;
+  char buf[4096];
+  for (;;) {
+    pollfd pfd{fd, POLLIN, 0};
+    if (::poll(&pfd, 1, 5000) <= 0) break;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    raw.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
+  std::size_t count = 0;
+  for (std::size_t p = raw.find("{\"lanes\""); p != std::string::npos;
+       p = raw.find("{\"lanes\"", p + 1))
+    ++count;
+  EXPECT_EQ(count, 2u) << raw;
+}
+
+TEST(ServeCli, MissingOrEmptyFolderExits2) {
+  const auto missing = run_cli("serve /nonexistent/cityforge_city --port 0");
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("/nonexistent/cityforge_city"), std::string::npos)
+      << missing.output;
+
+  const fs::path empty = cityforge::clitest::temp_dir("serve_empty");
+  const auto none = run_cli("serve " + empty.string() + " --port 0");
+  EXPECT_EQ(none.exit_code, 2) << none.output;
+  EXPECT_NE(none.output.find("no city files"), std::string::npos) << none.output;
+  fs::remove_all(empty);
+}
+
+TEST(ServeCli, PortInUseExits1NamingThePort) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 1), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  const int port = ntohs(addr.sin_port);
+
+  const fs::path dir = cityforge::clitest::temp_dir("serve_busy");
+  write_file(dir / "lanes.json", "{}");
+  const auto r = run_cli("serve " + dir.string() + " --port " + std::to_string(port));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find(std::to_string(port)), std::string::npos) << r.output;
+  ::close(fd);
+  fs::remove_all(dir);
+}
+
+}  // namespace
