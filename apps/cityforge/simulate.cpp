@@ -334,7 +334,6 @@ int simulate(const SimulateOptions& opt) {
   std::vector<crowd::Lod> vehicle_levels;  // By entity index.
   std::array<std::uint32_t, crowd::kLods> vehicle_per_lod{};
   std::array<std::uint32_t, crowd::kLods> vehicle_lod_max{};
-  std::array<std::uint32_t, crowd::kLods> ped_lod_max{};
   double next_vlod_s = 0;
   const auto update_vehicle_lod = [&](const std::vector<traffic::VehicleSample>& vs) {
     std::vector<Vec3> pos(vs.size());
@@ -411,8 +410,6 @@ int simulate(const SimulateOptions& opt) {
       people->set_viewer(viewer_at(*viewer, sim.time_s()));
       people->tick(&sim);
       crowd_s += seconds_since(t1);
-      for (std::size_t k = 0; k < crowd::kLods; ++k)
-        ped_lod_max[k] = std::max(ped_lod_max[k], people->stats().per_lod[k]);
     }
     if (sim.time_s() + 1e-9 >= next_vlod_s) {
       const auto t1 = Clock::now();
@@ -511,7 +508,7 @@ int simulate(const SimulateOptions& opt) {
     cj["pedestrian_updates_per_s"] = crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0;
     cj["ticks_per_wall_s"] = crowd_s > 0 ? static_cast<double>(c.ticks) / crowd_s : 0;
     cj["per_lod"] = lod_json(c.per_lod);
-    cj["per_lod_max"] = lod_json(ped_lod_max);
+    cj["per_lod_max"] = lod_json(c.per_lod_max);
     cj["lod_budget"] = {{"high", ccfg.lod.budget_high},
                         {"medium", ccfg.lod.budget_medium},
                         {"low", ccfg.lod.budget_low},

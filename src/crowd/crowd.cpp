@@ -220,6 +220,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
       m.active.emplace_back(id, slot);
     }
     m.stats.per_lod[static_cast<std::size_t>(Lod::high)] = total;
+    m.stats.per_lod_max = m.stats.per_lod;
   }
   m.slots.resize(m.pool.slots());
   m.stats.pedestrians = total;
@@ -318,6 +319,8 @@ void update_lod(Crowd::Impl& m) {
     if (a.lod == Lod::low) m.low.push_back(id);
     m.stats.per_lod[static_cast<std::size_t>(a.lod)] += 1;
   }
+  for (std::size_t k = 0; k < kLods; ++k)
+    m.stats.per_lod_max[k] = std::max(m.stats.per_lod_max[k], m.stats.per_lod[k]);
 }
 
 void insert_low(Crowd::Impl& m) {

@@ -117,7 +117,8 @@ struct Stats {
   std::uint64_t ticks = 0;
   std::uint32_t pedestrians = 0;
   std::uint64_t updates = 0;  ///< Agent updates done (high + medium + low per tick, plus events).
-  std::array<std::uint32_t, kLods> per_lod{};  ///< Now.
+  std::array<std::uint32_t, kLods> per_lod{};      ///< Now.
+  std::array<std::uint32_t, kLods> per_lod_max{};  ///< Most at once since the start.
   std::array<std::uint32_t, kBehaviours> per_behaviour{};
   std::uint64_t crossings = 0;  ///< Crosswalks entered.
   std::uint64_t jaywalks = 0;   ///< Of which against don't-walk.
