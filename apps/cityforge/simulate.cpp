@@ -20,6 +20,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "city_sim.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/traffic/network.hpp"
@@ -35,50 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
-/// Parking spots written by `generate` (points/parking_spots.ply): binary little endian,
-/// float x y z yaw length_m, uint edge lane. Errors name the file and what was expected.
-Result<std::vector<traffic::ParkedVehicle>> read_parking(const std::string& path, double share,
-                                                         Seed seed) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return std::vector<traffic::ParkedVehicle>{};  // No dressing output: no parked cars.
-  std::string line;
-  std::size_t count = 0;
-  std::vector<std::string> props;
-  bool binary = false;
-  while (std::getline(f, line)) {
-    if (line == "end_header") break;
-    if (line.rfind("format binary_little_endian", 0) == 0) binary = true;
-    if (line.rfind("element vertex ", 0) == 0) count = std::stoul(line.substr(15));
-    if (line.rfind("property ", 0) == 0) props.push_back(line.substr(9));
-  }
-  const std::vector<std::string> want = {"float x",        "float y",   "float z",  "float yaw",
-                                         "float length_m", "uint edge", "uint lane"};
-  if (!binary || props != want) {
-    return Error::invalid_input(path,
-                                "expected a binary little-endian PLY with float x y z yaw "
-                                "length_m, uint edge lane (as `generate` writes it)");
-  }
-  std::vector<traffic::ParkedVehicle> out;
-  for (std::size_t i = 0; i < count; ++i) {
-    float v[5];
-    std::uint32_t ids[2];
-    if (!f.read(reinterpret_cast<char*>(v), sizeof v) ||
-        !f.read(reinterpret_cast<char*>(ids), sizeof ids)) {
-      return Error::invalid_input(path, "vertex " + std::to_string(i) + " of " +
-                                            std::to_string(count) + ": file ends early");
-    }
-    Rng rng(seed, Stage::sim, i, 9);
-    if (!rng.chance(share)) continue;
-    traffic::ParkedVehicle p;
-    p.position = Vec3{v[0], v[1], v[2]};
-    p.heading_rad = v[3];
-    p.type =
-        v[4] >= 6.5f && rng.chance(0.15) ? traffic::VehicleType::van : traffic::VehicleType::car;
-    out.push_back(p);
-  }
-  return out;
 }
 
 /// The viewer: fixed, or a path of timed key points (linear between them, held at the ends).
@@ -182,63 +139,6 @@ Result<crowd::Event> parse_event(const std::string& spec, const crowd::Config& c
   return e;
 }
 
-/// Street furniture the crowd walks round: props written by `generate` (points/props/*.ply),
-/// with a radius per kind. Missing files are skipped (a city without dressing).
-Result<std::vector<crowd::Obstacle>> read_obstacles(const fs::path& dir) {
-  static const std::pair<const char*, float> kRadius[] = {
-      {"street_tree", 0.6f}, {"street_light", 0.2f},  {"bench", 0.9f},       {"bin", 0.35f},
-      {"hydrant", 0.3f},     {"bus_stop", 1.5f},      {"kiosk", 1.5f},       {"planter", 0.7f},
-      {"signal_pole", 0.2f}, {"stop_sign", 0.15f},    {"yield_sign", 0.15f}, {"parking_lamp", 0.2f},
-      {"fountain", 3.0f},    {"umbrella_table", 1.2f}};
-  std::vector<crowd::Obstacle> out;
-  for (const auto& [name, radius] : kRadius) {
-    const fs::path path = dir / (std::string(name) + ".ply");
-    std::ifstream f(path, std::ios::binary);
-    if (!f) continue;
-    std::string line;
-    std::size_t count = 0;
-    std::size_t stride = 0;
-    std::ptrdiff_t ox = -1;
-    std::ptrdiff_t oy = -1;
-    bool binary = false;
-    while (std::getline(f, line)) {
-      if (line == "end_header") break;
-      if (line.rfind("format binary_little_endian", 0) == 0) binary = true;
-      if (line.rfind("element vertex ", 0) == 0) count = std::stoul(line.substr(15));
-      if (line.rfind("property ", 0) == 0) {
-        std::stringstream ss(line.substr(9));
-        std::string type;
-        std::string prop;
-        ss >> type >> prop;
-        const std::size_t size = type == "uchar" || type == "char"     ? 1
-                                 : type == "ushort" || type == "short" ? 2
-                                 : type == "double"                    ? 8
-                                                                       : 4;
-        if (prop == "x" && type == "float") ox = static_cast<std::ptrdiff_t>(stride);
-        if (prop == "y" && type == "float") oy = static_cast<std::ptrdiff_t>(stride);
-        stride += size;
-      }
-    }
-    if (!binary || ox < 0 || oy < 0) {
-      return Error::invalid_input(path.string(),
-                                  "expected a binary little-endian PLY with float x and y");
-    }
-    std::vector<char> row(stride);
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!f.read(row.data(), static_cast<std::streamsize>(stride))) {
-        return Error::invalid_input(path.string(), "vertex " + std::to_string(i) + " of " +
-                                                       std::to_string(count) + ": file ends early");
-      }
-      float x = 0;
-      float y = 0;
-      std::memcpy(&x, row.data() + ox, 4);
-      std::memcpy(&y, row.data() + oy, 4);
-      out.push_back({Vec2{x, y}, radius});
-    }
-  }
-  return out;
-}
-
 std::string hex(std::uint64_t h) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
@@ -260,101 +160,43 @@ int simulate(const SimulateOptions& opt) {
   // 0. Options that need no city: the viewer and the events.
   Result<std::vector<ViewerKey>> viewer = parse_viewer(opt.viewer);
   if (!viewer) return fail(viewer.error());
-  crowd::Config ccfg;
-  ccfg.dt_s = static_cast<float>(opt.dt_s);
-  ccfg.pedestrians = opt.pedestrians;
-  ccfg.lod.enabled = opt.lod;
+  CitySimOptions copt;
+  copt.dir = opt.dir;
+  copt.dt_s = opt.dt_s;
+  copt.vehicles = opt.vehicles;
+  copt.trip_share = opt.trip_share;
+  copt.parked_share = opt.parked_share;
+  copt.record_hz = opt.record_hz;
+  copt.seed = opt.seed;
+  copt.pedestrians = opt.pedestrians;
+  copt.lod = opt.lod;
+  const crowd::Config ccfg = crowd_config(copt);
   std::vector<crowd::Event> events;
   for (const std::string& e : opt.events) {
     Result<crowd::Event> ev = parse_event(e, ccfg);
     if (!ev) return fail(ev.error());
     events.push_back(*ev);
   }
-  // 1. The city: lanes and parking spots.
-  const std::string lanes_path = (fs::path(opt.dir) / "lanes.json").string();
-  if (!fs::exists(lanes_path)) {
-    return fail(Error::io(lanes_path,
-                          "no lanes.json here: run `cityforge generate -o " + opt.dir + "` first"));
-  }
-  Result<traffic::LanesFile> file = traffic::load_lanes_json(lanes_path);
-  if (!file) return fail(file.error());
-  Result<traffic::Network> net = traffic::build_network(file->graph, file->controls);
-  if (!net)
-    return fail(
-        Error{net.error().code, lanes_path + ": " + net.error().where, net.error().message});
-  Result<std::vector<traffic::ParkedVehicle>> parked = read_parking(
-      (fs::path(opt.dir) / "points" / "parking_spots.ply").string(), opt.parked_share, opt.seed);
-  if (!parked) return fail(parked.error());
-
-  // 2. The simulation.
-  traffic::Config cfg;
-  cfg.dt_s = static_cast<float>(opt.dt_s);
-  cfg.vehicles = opt.vehicles;
-  cfg.trip_share = static_cast<float>(opt.trip_share);
-  cfg.record_interval_s = static_cast<float>(1.0 / opt.record_hz);
-  Result<std::unique_ptr<traffic::Simulation>> made =
-      traffic::Simulation::create(std::move(*net), cfg, std::move(*parked), opt.seed);
-  if (!made) return fail(made.error());
-  traffic::Simulation& sim = **made;
+  // 1. The city, its traffic and its crowd (city_sim.cpp).
+  Result<CitySim> city = build_city_sim(copt);
+  if (!city) return fail(city.error());
+  const traffic::Config& cfg = city->traffic_config;
+  traffic::Simulation& sim = *city->traffic;
   for (const std::string& w : sim.stats().warnings) {
     std::fprintf(stderr, "cityforge: warning: %s\n", w.c_str());
   }
-  // 2b. The crowd on the same network, and the levels of detail of both.
-  std::unique_ptr<crowd::Crowd> people;
-  if (opt.pedestrians > 0 || fs::exists(fs::path(opt.dir) / "shepherds.json")) {
-    Result<std::vector<crowd::Obstacle>> obstacles =
-        read_obstacles(fs::path(opt.dir) / "points" / "props");
-    if (!obstacles) return fail(obstacles.error());
-    crowd::Inputs inputs;
-    inputs.obstacles = std::move(*obstacles);
-    const fs::path layout = fs::path(opt.dir) / "layout.geojson";
-    if (fs::exists(layout)) {  // Sidewalk bands are kept clear of the buildings.
-      Result<std::vector<crowd::Footprint>> b = crowd::load_building_footprints(layout.string());
-      if (!b) return fail(b.error());
-      inputs.buildings = std::move(*b);
-    }
-    const fs::path shepherds = fs::path(opt.dir) / "shepherds.json";
-    if (fs::exists(shepherds)) {  // Written by generate from the config's crowd section.
-      const crowd::WalkNetwork walk = crowd::build_walk_network(sim.network(), inputs.buildings);
-      Result<crowd::ShepherdsFile> f = crowd::load_shepherds_json(shepherds.string(), walk);
-      if (!f) return fail(f.error());
-      inputs.shepherds = std::move(*f);
-    }
-    Result<std::unique_ptr<crowd::Crowd>> c =
-        crowd::Crowd::create(sim.network(), ccfg, opt.seed, std::move(inputs));
-    if (!c) return fail(c.error());
-    people = std::move(*c);
+  // 2. The crowd's viewer and events, and the vehicles' levels of detail.
+  crowd::Crowd* people = city->crowd.get();
+  if (people) {
     people->set_viewer(viewer_at(*viewer, 0));
     for (const crowd::Event& e : events)
       people->add_event(e);
   }
-  crowd::LodConfig vlod_cfg = crowd::vehicle_lod();
-  vlod_cfg.enabled = opt.lod;
-  crowd::LodAssigner vehicle_lod(vlod_cfg);
-  std::vector<crowd::Lod> vehicle_levels;  // By entity index.
-  std::array<std::uint32_t, crowd::kLods> vehicle_per_lod{};
-  std::array<std::uint32_t, crowd::kLods> vehicle_lod_max{};
+  VehicleLod vehicle_lod(opt.lod);
+  const crowd::LodConfig& vlod_cfg = vehicle_lod.config();
   double next_vlod_s = 0;
   const auto update_vehicle_lod = [&](const std::vector<traffic::VehicleSample>& vs) {
-    std::vector<Vec3> pos(vs.size());
-    std::vector<crowd::Lod> lv(vs.size());
-    for (std::size_t i = 0; i < vs.size(); ++i) {
-      pos[i] = vs[i].position;
-      if (vehicle_levels.size() <= vs[i].id) vehicle_levels.resize(vs[i].id + 1, crowd::Lod::off);
-      lv[i] = vehicle_levels[vs[i].id];
-    }
-    vehicle_lod.assign(pos, viewer_at(*viewer, sim.time_s()), lv);
-    std::vector<std::uint8_t> bytes(vehicle_levels.size(), 3);
-    for (std::size_t i = 0; i < vs.size(); ++i) {
-      vehicle_levels[vs[i].id] = lv[i];
-    }
-    for (std::size_t i = 0; i < vehicle_levels.size(); ++i)
-      bytes[i] = static_cast<std::uint8_t>(vehicle_levels[i]);
-    sim.set_lod(bytes);
-    for (std::size_t k = 0; k < crowd::kLods; ++k) {
-      vehicle_per_lod[k] = vehicle_lod.counts()[k];
-      vehicle_lod_max[k] = std::max(vehicle_lod_max[k], vehicle_per_lod[k]);
-    }
+    vehicle_lod.update(sim, vs, viewer_at(*viewer, sim.time_s()));
   };
   double crowd_s = 0;
   const double setup_s = seconds_since(t_start);
@@ -379,8 +221,7 @@ int simulate(const SimulateOptions& opt) {
     sim.walks(info.crosswalk_lanes, walks);
     std::vector<traffic::VehicleSample> samples = sim.samples(false);
     for (traffic::VehicleSample& v : samples) {
-      v.lod = static_cast<std::uint8_t>(v.id < vehicle_levels.size() ? vehicle_levels[v.id]
-                                                                     : crowd::Lod::off);
+      v.lod = vehicle_lod.level(v.id);
     }
     if (people) {
       const std::vector<traffic::VehicleSample> peds = people->samples();
@@ -490,8 +331,8 @@ int simulate(const SimulateOptions& opt) {
       o[crowd::to_string(static_cast<crowd::Lod>(k))] = n[k];
     return o;
   };
-  j["vehicles_per_lod"] = lod_json(vehicle_per_lod);
-  j["vehicles_per_lod_max"] = lod_json(vehicle_lod_max);
+  j["vehicles_per_lod"] = lod_json(vehicle_lod.per_lod());
+  j["vehicles_per_lod_max"] = lod_json(vehicle_lod.per_lod_max());
   j["vehicle_lod_budget"] = {{"high", vlod_cfg.budget_high},
                              {"medium", vlod_cfg.budget_medium},
                              {"low", vlod_cfg.budget_low},
