@@ -17,10 +17,31 @@
 /// browser's decoder of the same bytes.
 namespace cityforge::traffic {
 
+namespace detail {
+/// One agent as the codec holds it between frames: quantised fields and its last position step.
+struct StreamAgent {
+  std::uint64_t key = 0;                ///< class << 32 | id; class 0 vehicles, 1 pedestrians.
+  std::int32_t x = 0, y = 0, z = 0;     ///< Steps of step_m from the origin.
+  std::int32_t dx = 0, dy = 0, dz = 0;  ///< Position change from the frame before (prediction).
+  std::uint16_t heading = 0;            ///< Steps of 2 pi / kStreamHeadingSteps.
+  std::uint16_t speed = 0;              ///< 0.1 m/s.
+  std::uint16_t variant = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t flags = 0;
+  std::uint8_t lod = 0;
+  std::uint8_t state = 0;
+};
+}  // namespace detail
+
+/// Heading quantum of the stream: 2 pi / this.
+inline constexpr std::uint32_t kStreamHeadingSteps = 1024;
+/// Stream format version (docs/live.md); the hello message and every frame carry it.
+inline constexpr std::uint8_t kStreamVersion = 1;
+
 struct StreamConfig {
-  Vec3 origin;                  ///< Positions are quantised as integer steps from here.
-  float step_m = 0.02f;         ///< Position quantum (x, y, z). [Limit: > 0]
-  std::uint32_t key_every = 10; ///< A key frame every this many frames. [Limit: >= 1]
+  Vec3 origin;                   ///< Positions are quantised as integer steps from here.
+  float step_m = 0.02f;          ///< Position quantum (x, y, z). [Limit: > 0]
+  std::uint32_t key_every = 10;  ///< A key frame every this many frames. [Limit: >= 1]
 };
 
 /// One decoded frame (tests, tools and the bench; the browser has its own decoder).
@@ -55,8 +76,10 @@ class StreamEncoder {
   StreamConfig m_config;
   std::uint32_t m_seq = 0;
   bool m_last_key = false;
-  struct Quantised;  // Previous frame's quantised agents, in key order (defined in stream.cpp).
-  std::vector<std::uint8_t> m_prev;  // Opaque state owned by stream.cpp.
+  std::vector<detail::StreamAgent> m_prev;  // Previous frame, quantised, in key order.
+  std::vector<detail::StreamAgent> m_cur;   // Scratch for the frame being encoded.
+  std::vector<std::uint8_t> m_prev_lights;  // Previous frame's light states.
+  std::vector<std::uint8_t> m_prev_walks;   // Previous frame's walk states.
 };
 
 /// Decodes a stream of frames in order. A delta frame needs the frame before it (seq - 1);
@@ -70,7 +93,10 @@ class StreamDecoder {
  private:
   StreamConfig m_config;
   bool m_have = false;
-  StreamFrame m_prev;
+  std::uint32_t m_seq = 0;                  // Seq of the last decoded frame.
+  std::vector<detail::StreamAgent> m_prev;  // Last decoded frame, quantised, in key order.
+  std::vector<LightState> m_lights;
+  std::vector<WalkState> m_walks;
 };
 
 /// The hello message a client gets first (text JSON): format, version, tick_s, frame_hz,
