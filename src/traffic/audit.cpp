@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Invariant checks over the current vehicle state, rebuilt from the components (not from the
-// simulation's own queues): overlaps on a lane (own entries and lane-change ghosts), conflicting
-// connectors occupied at once, positions off their lane.
+// simulation's own queues): overlaps on a lane (own entries, lane-change ghosts and obstacles),
+// conflicting connectors occupied at once, positions off their lane.
 #include <algorithm>
 #include <cmath>
 
@@ -36,6 +36,12 @@ Audit audit(const Simulation& sim) {
     if (v.change_target != kNoLane && v.change_progress > 0 && v.change_target < net.lane_count()) {
       const float s = v.s_m * net.length_m[v.change_target] / net.length_m[v.lane];
       items.push_back(Item{v.change_target, s, s - v.length_m, v.entity.index});
+    }
+  }
+  // Obstacles (an external vehicle driving on the lanes) must not overlap vehicles either.
+  for (const ObstacleView& o : sim.obstacles()) {
+    if (o.lane < net.lane_count()) {
+      items.push_back(Item{o.lane, o.s_m, o.s_m - o.length_m, 0xffffffffU - o.id});
     }
   }
   std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {

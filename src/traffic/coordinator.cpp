@@ -28,7 +28,7 @@ namespace {
 constexpr float kClearM = 2.0f;  // Past a crossing by this much, a rear no longer blocks it.
 
 const VehicleParams& params_of(const Simulation::Impl& m, const QueueEntry& e) {
-  return m.config.params[(e.flags >> kQueueTypeShift) & 0xffU];
+  return m.params[(e.flags >> kQueueTypeShift) & 0xffU];  // Weather applied.
 }
 
 /// The front entry of a lane, or null when empty or a ghost.

@@ -67,6 +67,17 @@ struct Constraints {
   }
 };
 
+/// Obstacles on `lane` whose rear is ahead of s, as leaders moving at their speed; `off` is
+/// where `lane` starts in the vehicle's lane coordinates.
+void obstacles_ahead(const Simulation::Impl& m, LaneId lane, float off, float s,
+                     Constraints& cons) {
+  for (const Obstacle& ob : m.obstacles) {
+    if (!ob.alive || ob.lane != lane) continue;
+    const float rear = off + ob.s_m - ob.length_m;
+    if (rear >= s - 0.01f) cons.leader(rear - s, ob.speed_mps, rear);
+  }
+}
+
 struct Local {
   std::uint64_t lane_changes = 0;
   std::uint64_t stops = 0;
@@ -95,6 +106,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   const std::uint32_t base = m.chunk_base[chunk.ordinal()];
   const auto interval =
       std::max<std::uint64_t>(1, static_cast<std::uint64_t>(cfg.lane_change_interval_s / dt));
+  const float weather_speed = m.weather.speed_factor;
   Local local;
   sim::CommandWriter out = ctx.writer(chunk.ordinal());
 
@@ -103,7 +115,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     Driver& drv = dr[i];
     LaneChange& lc = lcs[i];
     Trip* trip = trips.empty() ? nullptr : &trips[i];
-    const VehicleParams& P = cfg.params[drv.type];
+    const VehicleParams& P = m.params[drv.type];
     const std::uint32_t self = ents[i].index;
     const std::uint32_t row = base + static_cast<std::uint32_t>(i);
     const std::uint32_t slot = m.row_slot[row];
@@ -113,11 +125,12 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     const float s = st.s_m;
     const float v = st.speed_mps;
 
-    // 1. Desired speed, lowered ahead of a slower next lane.
-    float v0 = net.speed_limit_mps[lane] * drv.speed_factor;
+    // 1. Desired speed (weather included), lowered ahead of a slower next lane.
+    const float speed_factor = drv.speed_factor * weather_speed;
+    float v0 = net.speed_limit_mps[lane] * speed_factor;
     const float dist_end = len - s;
     if (st.next != kNoLane) {
-      const float vn = net.speed_limit_mps[st.next] * drv.speed_factor;
+      const float vn = net.speed_limit_mps[st.next] * speed_factor;
       v0 =
           std::min(v0, std::sqrt(vn * vn + 2.0f * P.comfort_decel_mps2 * std::max(dist_end, 0.0f)));
     }
@@ -131,12 +144,15 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     } else {
       const float look = std::max(cfg.look_ahead_min_m, v * cfg.look_ahead_s);
       const LaneId nx = st.next;
+      // An obstacle on the next lane may reach back over this lane's end (closer than the line).
+      if (nx != kNoLane) obstacles_ahead(m, nx, len, s, cons);
       if (nx == kNoLane || (requires_grant(m, lane, nx) && !granted(m, lane, self, nx))) {
         cons.leader(dist_end, 0.0f, len);
       } else {
         float off = len;
         LaneId cur = nx;
         for (int depth = 0; depth < 4; ++depth) {
+          if (depth > 0) obstacles_ahead(m, cur, off, s, cons);
           if (net.merge[cur] != 0U && m.claim[cur].entity != 0 && m.claim[cur].entity != self + 1) {
             const float claimant_front = off - m.claim_dist_m[cur];
             if (claimant_front > s) {
@@ -180,18 +196,14 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         const float rear = (e.s_m - e.length_m) / ratio;
         cons.leader(rear - s, e.speed_mps, rear);
       }
-    }
-    // 4. Obstacles on this lane or the next.
-    for (const Obstacle& ob : m.obstacles) {
-      if (!ob.alive) continue;
-      float rear = kInf;
-      if (ob.lane == lane) {
-        rear = ob.s_m - ob.length_m;
-      } else if (ob.lane == st.next && slot == m.lane_begin[lane]) {
-        rear = len + ob.s_m - ob.length_m;
+      for (const Obstacle& ob : m.obstacles) {
+        if (!ob.alive || ob.lane != lc.target) continue;
+        const float rear = (ob.s_m - ob.length_m) / ratio;
+        if (rear >= s - 0.01f) cons.leader(rear - s, ob.speed_mps, rear);
       }
-      if (rear >= s - 0.01f && rear < kInf) cons.leader(rear - s, 0.0f, rear);
     }
+    // 4. Obstacles on this lane (those on the lanes ahead were met with the lanes ahead).
+    obstacles_ahead(m, lane, 0.0f, s, cons);
 
     // 5. Integrate; never past a leader's start-of-tick rear.
     const float acc = std::max(cons.accel, -P.max_decel_mps2);
@@ -374,18 +386,31 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
           std::partition_point(first, last, [sb](const QueueEntry& q) { return q.s_m >= sb; });
       const QueueEntry* lead = pos > first ? pos - 1 : nullptr;
       const QueueEntry* fol = pos < last ? pos : nullptr;
-      const float v0b = net.speed_limit_mps[cand] * drv.speed_factor;
+      const float v0b = net.speed_limit_mps[cand] * speed_factor;
       float a_new = free_accel(P, v_new, v0b);
       if (lead != nullptr) {
         const float gap = lead->s_m - lead->length_m - sb;
         if (gap < 2.0f) continue;
         a_new = std::min(a_new, idm_accel(P, v_new, v0b, gap, lead->speed_mps));
       }
+      // Obstacles on the target lane: none in the slot, the one ahead a leader like any other.
+      bool blocked = false;
+      for (const Obstacle& ob : m.obstacles) {
+        if (!ob.alive || ob.lane != cand) continue;
+        const float rear = ob.s_m - ob.length_m;
+        if (rear >= sb) {
+          if (rear - sb < 2.0f) blocked = true;
+          a_new = std::min(a_new, idm_accel(P, v_new, v0b, rear - sb, ob.speed_mps));
+        } else if (sb - P.length_m - ob.s_m < 2.0f + ob.speed_mps) {
+          blocked = true;  // Alongside, or close behind with no time to brake for us.
+        }
+      }
+      if (blocked) continue;
       float follower_gain = 0;
       if (fol != nullptr) {
         const float gap = sb - P.length_m - fol->s_m;
         if (gap < 2.0f) continue;
-        const VehicleParams& pf = cfg.params[(fol->flags >> kQueueTypeShift) & 0xffU];
+        const VehicleParams& pf = m.params[(fol->flags >> kQueueTypeShift) & 0xffU];
         const float af = idm_accel(pf, fol->speed_mps, net.speed_limit_mps[cand], gap, v_new);
         if (af < -cfg.safe_decel_mps2) continue;
         follower_gain = af - fol->accel_mps2;

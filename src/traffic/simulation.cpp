@@ -4,6 +4,7 @@
 // Tick order: queues and signals (one phase, in parallel), coordinator, drive (chunks in
 // parallel), respawn; then the world applies the commands (arrivals pooled, respawns).
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numbers>
 
@@ -398,6 +399,14 @@ sim::World& Simulation::world() { return m_impl->world; }
 std::uint64_t Simulation::state_hash() const {
   const Impl& m = *m_impl;
   std::uint64_t h = hash_combine(m.world.state_hash(), m.tick);
+  // Weather other than dry and clear (so hashes of runs without weather stay as they were).
+  const WeatherEffect& w = m.weather;
+  if (!(w == WeatherEffect{})) {
+    for (const float f :
+         {w.speed_factor, w.comfort_decel_factor, w.time_gap_factor, w.min_gap_factor}) {
+      h = hash_combine(h, std::bit_cast<std::uint32_t>(f));
+    }
+  }
   for (std::size_t l = 0; l < m.grant.size(); ++l) {
     if (m.grant[l].entity != 0) h = hash_combine(h, (l << 32U) ^ m.grant[l].entity);
     if (m.claim[l].entity != 0) h = hash_combine(h, (l << 33U) ^ m.claim[l].entity);
@@ -463,18 +472,36 @@ void Simulation::set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestr
   }
 }
 
-std::uint32_t Simulation::add_obstacle(LaneId lane, float s_m, float length_m) {
-  m_impl->obstacles.push_back(Obstacle{lane, s_m, length_m, true});
-  return static_cast<std::uint32_t>(m_impl->obstacles.size() - 1);
+std::uint32_t Simulation::add_obstacle(LaneId lane, float s_m, float length_m, float speed_mps) {
+  m_impl->obstacles.push_back(Obstacle{lane, s_m, length_m, 0.0f, true});
+  const auto id = static_cast<std::uint32_t>(m_impl->obstacles.size() - 1);
+  move_obstacle(id, lane, s_m, speed_mps);
+  return id;
 }
 void Simulation::move_obstacle(std::uint32_t id, LaneId lane, float s_m) {
-  if (id < m_impl->obstacles.size()) {
-    m_impl->obstacles[id].lane = lane;
-    m_impl->obstacles[id].s_m = s_m;
-  }
+  move_obstacle(id, lane, s_m, 0.0f);
+}
+void Simulation::move_obstacle(std::uint32_t id, LaneId lane, float s_m, float speed_mps) {
+  if (id >= m_impl->obstacles.size()) return;
+  Obstacle& ob = m_impl->obstacles[id];
+  ob.lane = lane;
+  ob.s_m = s_m;
+  // Drivers never take a leader for faster than they could know (and never backwards).
+  ob.speed_mps = std::isfinite(speed_mps) ? std::max(speed_mps, 0.0f) : 0.0f;
 }
 void Simulation::remove_obstacle(std::uint32_t id) {
   if (id < m_impl->obstacles.size()) m_impl->obstacles[id].alive = false;
+}
+std::vector<ObstacleView> Simulation::obstacles() const {
+  std::vector<ObstacleView> out;
+  for (std::size_t i = 0; i < m_impl->obstacles.size(); ++i) {
+    const Obstacle& ob = m_impl->obstacles[i];
+    if (ob.alive) {
+      out.push_back(
+          ObstacleView{static_cast<std::uint32_t>(i), ob.lane, ob.s_m, ob.length_m, ob.speed_mps});
+    }
+  }
+  return out;
 }
 
 void Simulation::set_vehicle_count(std::uint32_t n) {

@@ -304,6 +304,14 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
             free = false;
           }
         }
+        for (const Obstacle& ob : m.obstacles) {
+          // Clear of obstacles as of other vehicles (moving ones need room to brake for us).
+          if (ob.alive && ob.lane == lane &&
+              !(ob.s_m - ob.length_m - front >= 10.0f ||
+                rear - ob.s_m >= 2.0f * ob.speed_mps + 12.0f)) {
+            free = false;
+          }
+        }
         if (!free) continue;
         placed.push_back(Placed{lane, front, rear});
         const sim::Entity ent = ents[i];

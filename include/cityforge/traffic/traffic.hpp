@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cityforge/core/result.hpp"
@@ -70,6 +71,40 @@ struct Config {
   float walk_s = 7.0f;             ///< Walk interval of a green phase, then flashing.
   float record_interval_s = 0.1f;  ///< Frame interval of recordings.
   std::uint32_t pool = 0;          ///< Pooled vehicles kept spare; 0 = 2% of `vehicles` + 16.
+};
+
+/// Weather as the live viewer names it (docs/traffic.md, "Weather").
+enum class WeatherKind : std::uint8_t { clear, cloudy, rain, storm, fog };
+inline constexpr std::size_t kWeatherKinds = 5;
+/// "clear", "cloudy", "rain", "storm", "fog".
+const char* to_string(WeatherKind k);
+/// Parses the names to_string gives (exact, lower case).
+Result<WeatherKind> parse_weather(std::string_view name);
+
+/// How weather changes every driver: factors on the desired speed and the IDM parameters
+/// b (comfort_decel_mps2), T (time_gap_s) and s0 (min_gap_m) of every vehicle type.
+/// All 1: dry, clear.
+struct WeatherEffect {
+  float speed_factor = 1;          ///< x desired speed. [Limit: (0, 1.5], clamped]
+  float comfort_decel_factor = 1;  ///< x IDM b: < 1 brakes earlier and gentler. [(0, 4]]
+  float time_gap_factor = 1;       ///< x IDM T. [(0, 4], clamped]
+  float min_gap_factor = 1;        ///< x IDM s0. [(0, 4], clamped]
+  friend bool operator==(const WeatherEffect&, const WeatherEffect&) = default;
+};
+
+/// The effect of a weather kind, with `fog` (fog over any kind) combined as the worse of each
+/// factor (lower speed and braking factors, higher gap factors). Table and sources in
+/// docs/traffic.md: clear and cloudy 1; rain 0.90 speed, 0.80 b, 1.20 T, 1.10 s0; storm 0.80,
+/// 0.65, 1.40, 1.25; fog 0.85, 0.90, 1.30, 1.20.
+WeatherEffect weather_effect(WeatherKind kind, bool fog = false);
+
+/// An obstacle as the simulation holds it (Simulation::obstacles()).
+struct ObstacleView {
+  std::uint32_t id = 0;
+  LaneId lane = kNoLane;
+  float s_m = 0;       ///< Front along the lane; the obstacle occupies [s - length, s].
+  float length_m = 0;  ///< Rear at s_m - length_m (may be < 0: it reaches back over the start).
+  float speed_mps = 0;
 };
 
 /// A parked vehicle (static: never ticked).
@@ -183,11 +218,25 @@ class Simulation {
   WalkState walk(LaneId crosswalk) const;
   /// Pedestrians on a crosswalk (set by the crowd simulation); turning vehicles yield to them.
   void set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians);
-  /// A stopped obstacle (crash, breakdown, external vehicle) occupying [s - length, s] of a
-  /// lane; vehicles treat it as a leader when it is closer than their own. Returns its id.
-  std::uint32_t add_obstacle(LaneId lane, float s_m, float length_m);
+  /// An obstacle (crash, breakdown, an external vehicle such as the live viewer's car)
+  /// occupying [s - length, s] of a lane and moving along it at speed_mps (0: stopped; it is
+  /// not moved by the simulation, the caller moves it). Vehicles treat it as a leader with that
+  /// speed in IDM: the ones behind it on its lane, the front vehicles of the lanes leading to it
+  /// (up to the look-ahead), vehicles changing onto its lane, and lane changes and respawns
+  /// keep clear of it. Changes apply from the next tick. Returns its id (ids are not reused).
+  std::uint32_t add_obstacle(LaneId lane, float s_m, float length_m, float speed_mps = 0);
+  /// Moves an obstacle and sets it stopped (speed 0). Unknown ids are ignored.
   void move_obstacle(std::uint32_t id, LaneId lane, float s_m);
+  /// Moves an obstacle that moves on at speed_mps (>= 0; negative counts as 0) along `lane`.
+  void move_obstacle(std::uint32_t id, LaneId lane, float s_m, float speed_mps);
   void remove_obstacle(std::uint32_t id);
+  /// Obstacles present, by id.
+  std::vector<ObstacleView> obstacles() const;
+  /// Weather for every vehicle from the next tick: desired speeds x speed_factor, IDM b, T and
+  /// s0 of every type x their factors (b at most max_decel_mps2). Factors are clamped to their
+  /// limits (non-finite ones count as 1). Deterministic: part of state_hash().
+  void set_weather(const WeatherEffect& effect);
+  const WeatherEffect& weather() const;
   /// Levels of detail by entity index (0 high, 1 medium, 2 low, 3 off; crowd::LodAssigner
   /// with the viewer): discretionary lane changes are weighed 1, 1/2, 1/4, 1/8 as often.
   /// Indices beyond the span are high.
@@ -211,7 +260,8 @@ class Simulation {
 
 /// Invariants a test or `simulate --audit` checks after a tick.
 struct Audit {
-  std::uint64_t overlaps = 0;       ///< Consecutive queue entries with gap < -1 mm.
+  /// Consecutive vehicles (ghost slots included) and obstacles on a lane with gap < -1 mm.
+  std::uint64_t overlaps = 0;
   std::uint64_t conflicts = 0;      ///< Conflicting connectors occupied at once.
   std::uint64_t bad_positions = 0;  ///< s outside [0, lane length], NaN, negative speed.
   float min_gap_m = 1e9f;

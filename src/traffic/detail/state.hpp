@@ -4,6 +4,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <vector>
@@ -85,6 +86,7 @@ struct Obstacle {
   LaneId lane = kNoLane;
   float s_m = 0;
   float length_m = 0;
+  float speed_mps = 0;
   bool alive = false;
 };
 
@@ -110,6 +112,9 @@ namespace cityforge::traffic {
 struct Simulation::Impl {
   Network net;
   Config config;
+  /// Per vehicle type: config.params with the weather applied (what driving reads).
+  std::array<VehicleParams, kVehicleTypes> params;
+  WeatherEffect weather;
   Seed seed = 0;
   sim::World world;
   Stats stats;
@@ -181,6 +186,7 @@ struct Simulation::Impl {
   Impl(Network network, const Config& cfg, Seed s)
       : net(std::move(network)),
         config(cfg),
+        params(cfg.params),
         seed(s),
         world(sim::WorldConfig{cfg.dt_s}),
         landmarks(cfg.trip_share > 0 ? build_landmarks(net) : nullptr),
