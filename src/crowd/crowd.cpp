@@ -64,6 +64,11 @@ std::optional<Error> validate(const Config& c) {
   if (c.variants == 0 || c.variants > 256) return bad("variants must be 1..256");
   if (c.pool_changes_per_tick == 0) return bad("pool_changes_per_tick must be >= 1");
   if (!(c.flee_speed_mps > 0)) return bad("flee_speed_mps must be > 0");
+  if (!(c.env_transition_s >= 0)) return bad("env_transition_s must be >= 0");
+  if (!(c.hazard_min_speed_mps >= 0 && c.hazard_look_ahead_s >= 0 && c.hazard_reach_min_m >= 0 &&
+        c.hazard_reach_max_m >= c.hazard_reach_min_m && c.hazard_margin_m >= 0 &&
+        c.hazard_flee_s > 0 && c.hazard_step_m >= 0))
+    return bad("hazard settings must be >= 0 (flee > 0, reach_max >= reach_min)");
   return std::nullopt;
 }
 
@@ -173,6 +178,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     a.lod = config.lod.enabled ? Lod::off : Lod::high;
     wander_sync(m, a, 0.0);
   }
+  init_outdoor_order(m);
   m.stats.shepherd_members = groups;
   m.stats.wandering_members = walkers;
   if (config.navigation == Navigation::goals) {
@@ -246,6 +252,11 @@ void update_lod(Crowd::Impl& m) {
       tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t id = r.begin(); id != r.end(); ++id) {
           Agent& a = m.agents[id];
+          levels[id] = a.lod;
+          if (indoors(a)) {  // Far away: no level, no budget.
+            pos[id] = Vec3{1e9, 1e9, 0};
+            continue;
+          }
           if (wandering(a)) wander_sync(m, a, now);
           const bool active = a.lod == Lod::high || a.lod == Lod::medium;
           const Frame f = active ? frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral)
@@ -258,6 +269,7 @@ void update_lod(Crowd::Impl& m) {
   // Apply the changes.
   for (std::uint32_t id = 0; id < n; ++id) {
     Agent& a = m.agents[id];
+    if (indoors(a)) levels[id] = Lod::off;
     const Lod from = a.lod;
     const Lod to = levels[id];
     if (from == to) continue;
@@ -313,14 +325,11 @@ void update_lod(Crowd::Impl& m) {
   std::sort(m.active.begin(), m.active.end());
   m.sweep.clear();  // Re-sorted by the next tick.
   m.low.clear();
-  m.stats.per_lod = {};
   for (std::uint32_t id = 0; id < n; ++id) {
     const Agent& a = m.agents[id];
-    if (a.lod == Lod::low) m.low.push_back(id);
-    m.stats.per_lod[static_cast<std::size_t>(a.lod)] += 1;
+    if (a.lod == Lod::low && !indoors(a)) m.low.push_back(id);
   }
-  for (std::size_t k = 0; k < kLods; ++k)
-    m.stats.per_lod_max[k] = std::max(m.stats.per_lod_max[k], m.stats.per_lod[k]);
+  count_levels(m);
 }
 
 void insert_low(Crowd::Impl& m) {
@@ -367,6 +376,8 @@ void Crowd::tick(traffic::Simulation* traffic) {
   }
   run_events(m);
   start_events(m);
+  update_outdoors(m);
+  react_to_hazards(m);
   if (m.config.lod.enabled && m.time_s + 1e-9 >= m.next_lod_s) {
     update_lod(m);
     m.next_lod_s = m.time_s + m.config.lod_interval_s;
@@ -432,12 +443,12 @@ PedestrianView Crowd::view(std::uint32_t id) const {
   PedestrianView v;
   v.id = id;
   v.lane = a.lane;
-  v.s_m = active ? a.s0 : s_at(m, a, m.time_s);
+  v.s_m = active || indoors(a) ? a.s0 : s_at(m, a, m.time_s);
   v.lateral_m = a.lateral;
   v.dir = a.dir;
   const Frame f = frame_at(m.net, a.lane, v.s_m, a.dir > 0 ? a.lateral : -a.lateral);
   v.position = Vec3{f.p.x, f.p.y, f.z};
-  Vec2 vel = f.t * static_cast<double>(a.dir * move_speed(m, a));
+  Vec2 vel = f.t * static_cast<double>(a.dir * (indoors(a) ? 0.0f : move_speed(m, a)));
   if (active) {
     const auto it = std::lower_bound(m.active.begin(), m.active.end(), std::make_pair(id, 0U));
     if (it != m.active.end() && it->first == id) {
@@ -466,6 +477,7 @@ std::vector<traffic::VehicleSample> Crowd::samples() const {
   std::vector<traffic::VehicleSample> out;
   out.reserve(m_impl->agents.size());
   for (std::uint32_t id = 0; id < m_impl->agents.size(); ++id) {
+    if (indoors(m_impl->agents[id])) continue;
     const PedestrianView v = view(id);
     traffic::VehicleSample s;
     s.id = id;

@@ -76,12 +76,13 @@ void wander_sync(const Crowd::Impl& m, Agent& a, double t) {
 
 float move_speed(const Crowd::Impl& m, const Agent& a) {
   switch (a.behaviour) {
-    case Behaviour::walk:
-      return (a.flags & kPedHurry) != 0U ? a.speed * m.config.hurry_factor : a.speed;
+    case Behaviour::walk:  // Weather changes walking, not running.
+      return (a.flags & kPedHurry) != 0U ? a.speed * m.speed_factor * m.config.hurry_factor
+                                         : a.speed * m.speed_factor;
     case Behaviour::flee:
       return m.config.flee_speed_mps;
     case Behaviour::resume:
-      return a.speed * kResumeSpeed;
+      return a.speed * m.speed_factor * kResumeSpeed;
     default:
       return 0.0f;
   }
@@ -404,6 +405,7 @@ void start_events(Crowd::Impl& m) {
     const double r2 = static_cast<double>(e.radius_m) * e.radius_m;
     for (std::uint32_t id = 0; id < m.agents.size(); ++id) {
       Agent& a = m.agents[id];
+      if (indoors(a)) continue;  // Safe inside.
       const bool active = a.lod == Lod::high || a.lod == Lod::medium;
       const double now = m.time_s;
       if (wandering(a)) wander_sync(m, a, now);

@@ -15,10 +15,7 @@
 #include "cityforge/crowd/walk_network.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
-
-namespace cityforge::traffic {
-class Simulation;
-}
+#include "cityforge/traffic/traffic.hpp"
 
 namespace cityforge::crowd {
 
@@ -70,6 +67,39 @@ struct Config {
   float flee_speed_mps = 3.2f;
   float flee_radius_m = 30.0f;    ///< Default radius of an injected event.
   float flee_duration_s = 20.0f;  ///< Default duration.
+  // Environment (set_weather, set_active_count).
+  /// Pedestrians going indoors or coming out after a change are spread over this long. 0: all at
+  /// the next tick. [>= 0]
+  float env_transition_s = 10.0f;
+  // Hazards (set_hazards): moving vehicles pedestrians get out of the way of.
+  float hazard_min_speed_mps = 2.0f;  ///< Slower hazards are ignored.
+  float hazard_look_ahead_s = 2.5f;   ///< The path ahead checked: speed x this...
+  float hazard_reach_min_m = 5.0f;    ///< ...at least this far...
+  float hazard_reach_max_m = 30.0f;   ///< ...at most this far.
+  float hazard_margin_m = 1.0f;       ///< Beside the hazard's radius either side of the path.
+  float hazard_flee_s = 1.5f;         ///< Flee this long (then resume as after an event).
+  float hazard_step_m = 1.0f;         ///< Lateral step away from the path (within the band).
+};
+
+/// How weather changes the crowd: the share of the roaming pedestrians outdoors and a factor on
+/// walking speed (docs/crowd.md, "Weather").
+struct WeatherEffect {
+  float outdoor_share = 1;  ///< [0..1]
+  float speed_factor = 1;   ///< x preferred walking speed. [0.5..2, clamped]
+  friend bool operator==(const WeatherEffect&, const WeatherEffect&) = default;
+};
+/// clear 1 / 1, cloudy 0.95 / 1, rain 0.6 / 1.15, storm 0.3 / 1.25, fog 0.85 / 1. `fog` over
+/// any kind: the lower share, the higher speed factor.
+WeatherEffect weather_effect(traffic::WeatherKind kind, bool fog = false);
+
+/// A moving vehicle pedestrians react to (the live viewer's car): those within radius_m +
+/// Config::hazard_margin_m of its path over the next hazard_look_ahead_s (between
+/// hazard_reach_min_m and hazard_reach_max_m ahead) step aside and flee briefly, away from the
+/// path. Hazards slower than hazard_min_speed_mps are ignored.
+struct Hazard {
+  Vec3 position;
+  Vec2 velocity;  ///< m/s in plan.
+  float radius_m = 2.0f;
 };
 
 /// A static obstacle on or beside the walkable lanes (street furniture, trees, poles).
@@ -94,6 +124,7 @@ enum PedFlag : std::uint8_t {
   kPedWandering = 1U << 2U,  ///< A wandering shepherd's member (position a function of time).
   kPedShepherd = 1U << 3U,   ///< A static shepherd group's member.
   kPedCrossing = 1U << 4U,   ///< On a crosswalk lane.
+  kPedIndoors = 1U << 5U,    ///< Indoors (set_active_count, weather): not ticked, not shown.
 };
 
 /// Per-pedestrian view for tests, tools and recordings.
@@ -125,6 +156,10 @@ struct Stats {
   std::uint64_t lane_transitions = 0;
   std::uint64_t goals_reached = 0;
   std::uint64_t flee_reactions = 0;
+  std::uint64_t hazard_reactions = 0;  ///< Pedestrians that got out of a hazard's way.
+  /// Roaming pedestrians indoors now (set_active_count, weather); per_lod counts the others,
+  /// so per_lod sums to pedestrians - indoors.
+  std::uint32_t indoors = 0;
   std::uint64_t lod_changes = 0;
   std::uint64_t pool_mismatches = 0;
   std::uint64_t neighbour_queries = 0;
@@ -165,6 +200,23 @@ class Crowd {
   void set_viewer(const Viewer& viewer);
   /// Schedules an event (any time, past times apply at the next tick).
   void add_event(const Event& event);
+  /// Weather from the next tick: walking speeds x speed_factor (walk, hurry, resume; not flee,
+  /// not the wandering shepherds, whose paths are functions of time), and the roaming
+  /// pedestrians outdoors limited to outdoor_share of the active count. Positions stay
+  /// continuous. Deterministic.
+  void set_weather(const WeatherEffect& effect);
+  const WeatherEffect& weather() const;
+  /// Roaming pedestrians out at most (default: all; more than config.pedestrians counts as
+  /// all). The ones out are the first round(min(n, pedestrians) x outdoor_share) of a fixed
+  /// order drawn from the seed (the same ones go in first and come out last, whatever the
+  /// history). The others are indoors: not ticked, not in the spatial hash, no LOD level, left
+  /// out of samples() and flagged kPedIndoors in view() / views() (which stay indexed by id);
+  /// they come out where they went in. Changes spread over config.env_transition_s.
+  /// Shepherd members stay out.
+  void set_active_count(std::uint32_t n);
+  std::uint32_t active_count() const;
+  /// Moving vehicles for this and the following ticks (replaces the previous set; empty: none).
+  void set_hazards(std::span<const Hazard> hazards);
 
   /// One fixed tick at the calling task arena's threads. Walk signals follow the junctions'
   /// plans (a pure function of time, so off-LOD agents know when walk comes). With `traffic`
@@ -183,7 +235,8 @@ class Crowd {
   /// One pedestrian now (off-LOD ones evaluated from their analytic path).
   PedestrianView view(std::uint32_t id) const;
   std::vector<PedestrianView> views() const;
-  /// Recording samples of every pedestrian (kind pedestrian, lod and state bytes set).
+  /// Recording samples of every pedestrian outdoors (kind pedestrian, lod and state bytes set),
+  /// by id.
   std::vector<traffic::VehicleSample> samples() const;
   /// The pool of full-fidelity slots.
   const AgentPool& pool() const;

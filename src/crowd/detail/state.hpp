@@ -124,6 +124,14 @@ struct Crowd::Impl {
   std::atomic<std::uint64_t> queries{0};
   std::atomic<std::uint64_t> goals_reached{0};
   std::vector<LaneId> scratch_lane;
+  // Environment (environment.cpp): weather, the active count and hazards.
+  WeatherEffect weather;
+  float speed_factor = 1.0f;  ///< weather.speed_factor, read by move_speed.
+  std::uint32_t active_count = 0xffffffffU;
+  /// Roaming pedestrians in the order they come out (the first `outdoors` are out).
+  std::vector<std::uint32_t> order;
+  std::uint32_t outdoors = 0;
+  std::vector<Hazard> hazards;
 
   Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total,
        const std::vector<Footprint>& buildings);
@@ -207,6 +215,18 @@ inline float clamp_lateral(const Crowd::Impl& m, LaneId lane, int dir, float lat
 /// A wandering member's record set from its path at time t (pure function of t).
 void wander_sync(const Crowd::Impl& m, Agent& a, double t);
 inline bool wandering(const Agent& a) { return (a.flags & kPedWandering) != 0U; }
+
+// -- environment.cpp ------------------------------------------------------------------------
+inline bool indoors(const Agent& a) { return (a.flags & kPedIndoors) != 0U; }
+/// The fixed order roaming pedestrians come out in (set-up).
+void init_outdoor_order(Crowd::Impl& m);
+/// Moves pedestrians indoors / outdoors towards the target of the active count and weather, at
+/// most the transition's share per tick (serial, at the start of a tick).
+void update_outdoors(Crowd::Impl& m);
+/// Pedestrians in the way of a hazard react (serial, ids ascending).
+void react_to_hazards(Crowd::Impl& m);
+/// Agents per level (indoors left out) into the stats, and their maxima.
+void count_levels(Crowd::Impl& m);
 
 // -- avoid.cpp ------------------------------------------------------------------------------
 /// The full-fidelity tick of the active (high, medium) agents, parallel.
