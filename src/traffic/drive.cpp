@@ -68,13 +68,18 @@ struct Constraints {
 };
 
 /// Obstacles on `lane` whose rear is ahead of s, as leaders moving at their speed; `off` is
-/// where `lane` starts in the vehicle's lane coordinates.
+/// where `lane` starts in the vehicle's lane coordinates. One reaching back past the vehicle's
+/// front (put there, or reversing into it) holds the vehicle where it is.
 void obstacles_ahead(const Simulation::Impl& m, LaneId lane, float off, float s,
                      Constraints& cons) {
   for (const Obstacle& ob : m.obstacles) {
     if (!ob.alive || ob.lane != lane) continue;
     const float rear = off + ob.s_m - ob.length_m;
-    if (rear >= s - 0.01f) cons.leader(rear - s, ob.speed_mps, rear);
+    if (rear >= s - 0.01f) {
+      cons.leader(rear - s, ob.speed_mps, rear);
+    } else if (off + ob.s_m >= s) {
+      cons.leader(0.0f, 0.0f, s);
+    }
   }
 }
 

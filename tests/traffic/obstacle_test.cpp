@@ -174,6 +174,28 @@ TEST(Obstacle, StoppedObstacleTwoLanesAheadIsSeenInTime) {
   EXPECT_GE(tested, 3);
 }
 
+TEST(Obstacle, ObstacleBackedOntoAVehicleHoldsIt) {
+  const Ring ring = make_ring();
+  auto sim = make_sim(ring.net, 1);
+  for (int t = 0; t < 100; ++t)
+    sim->tick();
+  const VehicleView v = sim->vehicles()[0];
+  ASSERT_GT(v.speed_mps, 1.0f);
+  ASSERT_GT(v.s_m, 3.0f);
+  // The obstacle (a reversing player) now reaches back over the vehicle's front.
+  const std::uint32_t id = sim->add_obstacle(v.lane, v.s_m + 2.0f, 4.5f);
+  sim->tick();
+  const VehicleView held = sim->vehicles()[0];
+  EXPECT_EQ(held.lane, v.lane);
+  EXPECT_EQ(held.s_m, v.s_m) << "drove on into the obstacle";
+  EXPECT_EQ(held.speed_mps, 0.0f);
+  // It drives off: the vehicle follows.
+  sim->move_obstacle(id, v.lane, v.s_m + 20.0f, 10.0f);
+  for (int t = 0; t < 20; ++t)
+    sim->tick();
+  EXPECT_GT(sim->vehicles()[0].speed_mps, 0.5f);
+}
+
 TEST(Obstacle, QueueFormsBehindAMovingObstacleAndNoOneRespawnsOnIt) {
   const Ring ring = make_ring();
   auto sim = make_sim(ring.net, 20, 9);
