@@ -776,7 +776,20 @@ int main(int argc, char** argv) {
                  "Address to bind (default 127.0.0.1: this machine only; 0.0.0.0 exposes the "
                  "city to the network)")
       ->default_val(vo.host);
-  sv->add_option("--root", vo.root, "Viewer folder (built static files) served at /");
+  sv->add_option("--root", vo.root,
+                 "Viewer folder (built static files) served at / (default: $CITYFORGE_VIEWER, "
+                 "else this build's viewer/dist when it exists)");
+  sv->add_flag("--live", vo.live,
+               "Run the city's traffic and crowd in real time and stream them at ws://.../live "
+               "(docs/live.md)");
+  sv->add_option("--vehicles", vo.vehicles, "Live: moving vehicles (clamped to the capacity)")
+      ->default_val(vo.vehicles);
+  sv->add_option("--pedestrians", vo.pedestrians, "Live: pedestrians")
+      ->default_val(vo.pedestrians);
+  sv->add_option("--seed", vo.seed, "Live: seed")->default_val(vo.seed);
+  sv->add_option("--speed", vo.speed, "Live: simulated seconds per wall second")
+      ->check(CLI::Range(0.05, 16.0))
+      ->default_val(vo.speed);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -4,6 +4,10 @@
 // number of connections and request size, single byte ranges (RFC 9110, section 14) so a viewer
 // can seek in big recordings, and every path resolved and checked against its root so that
 // nothing outside it (.., encoded dots, absolute paths, symlinks) is ever read.
+// With --live, a WebSocket upgrade of /live hands the connection to the live hub: every client
+// session runs as asynchronous Beast operations on one I/O thread (no locks between sessions;
+// the simulation thread only posts each frame once), with a bounded outgoing queue and the
+// inbound limits of docs/live.md.
 #include "serve.hpp"
 
 #include <poll.h>
@@ -11,19 +15,28 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -31,19 +44,26 @@
 #include <thread>
 #include <vector>
 
+#include "live.hpp"
+
 namespace cityforge::app {
 namespace {
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
 namespace http = boost::beast::http;
+namespace websocket = boost::beast::websocket;
 namespace fs = std::filesystem;
 using tcp = asio::ip::tcp;
 
 constexpr int kExitBind = 1;
 constexpr int kExitInput = 2;
-constexpr std::size_t kMaxHeaderBytes = 8 * 1024;  ///< Request line + headers.
-constexpr std::size_t kMaxBodyBytes = 0;           ///< GET / HEAD carry no body.
-constexpr int kMaxConnections = 64;
+constexpr std::size_t kMaxHeaderBytes = 8 * 1024;   ///< Request line + headers.
+constexpr std::size_t kMaxBodyBytes = 0;            ///< GET / HEAD carry no body.
+constexpr int kMaxConnections = 256;                ///< HTTP connections (each holds a thread).
+constexpr int kMaxLiveClients = 256;                ///< WebSocket sessions (async, no thread each).
+constexpr std::size_t kMaxQueuedFrames = 4;         ///< Unsent frames per client...
+constexpr std::size_t kMaxQueuedBytes = 2U << 20U;  ///< ...or bytes, before dropping.
 constexpr int kIdleTimeoutMs = 30'000;  ///< A keep-alive connection waiting for a request.
 constexpr std::size_t kChunkBytes = 64 * 1024;
 
@@ -195,11 +215,266 @@ void linger_close(tcp::socket& socket) {
   }
 }
 
+class LiveHub;
+
+/// One WebSocket client of /live. Every member runs on the hub's I/O thread.
+class LiveSession : public std::enable_shared_from_this<LiveSession> {
+ public:
+  LiveSession(tcp::socket socket, LiveHub& hub, std::uint64_t id)
+      : m_ws(beast::tcp_stream(std::move(socket))), m_hub(hub), m_id(id) {}
+
+  /// Answers the upgrade request (on the I/O thread) and, once open, joins the hub.
+  void start(http::request<http::empty_body> req);
+  void send_frame(const LiveFrame& frame);
+  void send_text(std::shared_ptr<const std::string> text);
+  /// Server shutdown: a close frame (1001 going away).
+  void going_away();
+
+ private:
+  struct Out {
+    std::shared_ptr<const std::string> text;  ///< Or:
+    std::shared_ptr<const std::vector<std::uint8_t>> frame;
+    std::size_t size() const { return text ? text->size() : frame->size(); }
+  };
+  void on_accept(const boost::system::error_code& ec);
+  void read_next();
+  void on_read(const boost::system::error_code& ec);
+  void enqueue(Out out);
+  void write_next();
+  void close_with(websocket::close_code code);
+  void finish();
+
+  websocket::stream<beast::tcp_stream> m_ws;
+  LiveHub& m_hub;
+  std::uint64_t m_id;
+  http::request<http::empty_body> m_req;
+  beast::flat_buffer m_in;
+  std::deque<Out> m_out;
+  std::size_t m_out_frames = 0;
+  std::size_t m_out_bytes = 0;
+  bool m_writing = false;
+  bool m_open = false;
+  bool m_closing = false;
+  bool m_done = false;
+  bool m_wait_key = true;   ///< Joined or dropped: frames resume at the next key frame.
+  bool m_overflow = false;  ///< Waiting for a key frame because the queue overflowed.
+  double m_tokens = kLiveMessageBurst;
+  std::chrono::steady_clock::time_point m_refilled = std::chrono::steady_clock::now();
+};
+
+/// The live clients and their counters. Sessions are only touched on the I/O thread; the
+/// counters are atomics that /live/stats reads from the HTTP threads.
+class LiveHub {
+ public:
+  LiveHub(asio::io_context& io, LiveSim& sim) : m_io(io), m_sim(sim) {}
+
+  /// Takes an upgraded connection (any thread).
+  bool accept(tcp::socket socket, http::request<http::empty_body> req) {
+    if (m_clients.load() >= kMaxLiveClients) return false;
+    auto s = std::make_shared<LiveSession>(std::move(socket), *this, ++m_next_id);
+    s->start(std::move(req));
+    return true;
+  }
+  /// From the simulation thread: one post per frame, whatever the number of clients.
+  void broadcast(const LiveFrame& frame) {
+    asio::post(m_io, [this, frame] {
+      for (const auto& [id, s] : m_sessions)
+        s->send_frame(frame);
+    });
+  }
+  void broadcast(std::shared_ptr<const std::string> text) {
+    asio::post(m_io, [this, text = std::move(text)] {
+      for (const auto& [id, s] : m_sessions)
+        s->send_text(text);
+    });
+  }
+  /// Sends every client a close frame (any thread).
+  void close_all() {
+    asio::post(m_io, [this] {
+      for (const auto& [id, s] : m_sessions)
+        s->going_away();
+    });
+  }
+  // I/O thread only.
+  void add(std::uint64_t id, std::shared_ptr<LiveSession> s) {
+    m_sessions.emplace(id, std::move(s));
+    m_clients = static_cast<int>(m_sessions.size());
+  }
+  void remove(std::uint64_t id) {
+    m_sessions.erase(id);
+    m_clients = static_cast<int>(m_sessions.size());
+    m_sim.client_gone(id);
+  }
+  LiveSim& sim() { return m_sim; }
+  int clients() const { return m_clients.load(); }
+
+  std::atomic<std::uint64_t> frames_sent{0};
+  std::atomic<std::uint64_t> frames_dropped{0};
+  std::atomic<std::uint64_t> bytes_sent{0};
+  std::atomic<std::uint64_t> closed_oversize{0};
+  std::atomic<std::uint64_t> closed_malformed{0};
+  std::atomic<std::uint64_t> closed_rate{0};
+  std::atomic<std::uint64_t> closed_binary{0};
+
+ private:
+  asio::io_context& m_io;
+  LiveSim& m_sim;
+  std::map<std::uint64_t, std::shared_ptr<LiveSession>> m_sessions;
+  std::atomic<int> m_clients{0};
+  std::atomic<std::uint64_t> m_next_id{0};
+};
+
+void LiveSession::start(http::request<http::empty_body> req) {
+  m_req = std::move(req);
+  asio::post(m_ws.get_executor(), [self = shared_from_this()] {
+    self->m_ws.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    self->m_ws.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "cityforge"); }));
+    self->m_ws.read_message_max(kLiveMaxMessageBytes);
+    self->m_ws.async_accept(self->m_req,
+                            [self](const boost::system::error_code& ec) { self->on_accept(ec); });
+  });
+}
+
+void LiveSession::on_accept(const boost::system::error_code& ec) {
+  if (ec) return;  // Handshake failed: nothing joined, the socket closes with us.
+  m_open = true;
+  m_hub.add(m_id, shared_from_this());
+  enqueue({m_hub.sim().hello(), nullptr});
+  enqueue({m_hub.sim().env(), nullptr});
+  read_next();
+}
+
+void LiveSession::read_next() {
+  m_in.clear();
+  m_ws.async_read(m_in, [self = shared_from_this()](const boost::system::error_code& ec,
+                                                    std::size_t) { self->on_read(ec); });
+}
+
+void LiveSession::on_read(const boost::system::error_code& ec) {
+  if (ec) {
+    // Beast has sent 1009 (too big) or 1007 (invalid UTF-8) itself before failing the read.
+    if (ec == websocket::error::message_too_big) ++m_hub.closed_oversize;
+    if (ec == websocket::error::bad_frame_payload) ++m_hub.closed_malformed;
+    finish();
+    return;
+  }
+  if (m_closing) return;
+  if (m_ws.got_binary()) {
+    ++m_hub.closed_binary;
+    close_with(websocket::close_code::unknown_data);
+    return;
+  }
+  // Token bucket: kLiveMessagesPerS, bursts of kLiveMessageBurst.
+  const auto now = std::chrono::steady_clock::now();
+  m_tokens = std::min(
+      kLiveMessageBurst,
+      m_tokens + std::chrono::duration<double>(now - m_refilled).count() * kLiveMessagesPerS);
+  m_refilled = now;
+  if (m_tokens < 1) {
+    ++m_hub.closed_rate;
+    close_with(websocket::close_code::policy_error);
+    return;
+  }
+  m_tokens -= 1;
+  const auto data = static_cast<const char*>(m_in.cdata().data());
+  Result<Control> c = parse_control(std::string_view(data, m_in.size()));
+  if (!c) {
+    ++m_hub.closed_malformed;
+    close_with(websocket::close_code::bad_payload);
+    return;
+  }
+  m_hub.sim().post(m_id, *c);
+  read_next();
+}
+
+void LiveSession::close_with(websocket::close_code code) {
+  if (m_closing) return;
+  m_closing = true;
+  m_out.clear();  // Frames not yet written are not owed to a client we are closing.
+  m_out_frames = 0;
+  m_out_bytes = 0;
+  m_ws.async_close(
+      code, [self = shared_from_this()](const boost::system::error_code&) { self->finish(); });
+}
+
+void LiveSession::going_away() { close_with(websocket::close_code::going_away); }
+
+void LiveSession::finish() {
+  if (m_done) return;
+  m_done = true;
+  if (m_open) m_hub.remove(m_id);
+  boost::system::error_code ignored;
+  beast::get_lowest_layer(m_ws).socket().close(ignored);
+}
+
+void LiveSession::send_frame(const LiveFrame& frame) {
+  if (m_closing || m_done) return;
+  if (m_wait_key && !frame.key) {
+    if (m_overflow) ++m_hub.frames_dropped;
+    return;
+  }
+  if (m_out_frames >= kMaxQueuedFrames || m_out_bytes + frame.bytes->size() > kMaxQueuedBytes) {
+    // A delta frame needs the one before it: once one is dropped, the rest wait for a key.
+    ++m_hub.frames_dropped;
+    m_wait_key = true;
+    m_overflow = true;
+    return;
+  }
+  m_wait_key = false;
+  m_overflow = false;
+  ++m_out_frames;
+  m_out_bytes += frame.bytes->size();
+  enqueue({nullptr, frame.bytes});
+}
+
+void LiveSession::send_text(std::shared_ptr<const std::string> text) {
+  if (m_closing || m_done) return;
+  enqueue({std::move(text), nullptr});
+}
+
+void LiveSession::enqueue(Out out) {
+  m_out.push_back(std::move(out));
+  if (!m_writing) write_next();
+}
+
+void LiveSession::write_next() {
+  if (m_out.empty() || m_closing || m_done) {
+    m_writing = false;
+    return;
+  }
+  m_writing = true;
+  Out out = m_out.front();
+  m_ws.text(out.text != nullptr);
+  const asio::const_buffer buf =
+      out.text ? asio::buffer(*out.text) : asio::buffer(out.frame->data(), out.frame->size());
+  m_ws.async_write(
+      buf, [self = shared_from_this(), out](const boost::system::error_code& ec, std::size_t n) {
+        if (ec) {
+          self->m_writing = false;
+          self->finish();
+          return;
+        }
+        if (out.frame) {
+          ++self->m_hub.frames_sent;
+          self->m_hub.bytes_sent += n;
+        }
+        if (!self->m_out.empty()) {  // close_with() may have emptied it meanwhile.
+          if (self->m_out.front().frame) {
+            --self->m_out_frames;
+            self->m_out_bytes -= self->m_out.front().size();
+          }
+          self->m_out.pop_front();
+        }
+        self->write_next();
+      });
+}
+
 /// Shared state: the roots, and the live connections so that shutdown can wake them.
 class Server {
  public:
-  Server(fs::path city, std::optional<fs::path> viewer)
-      : m_city(std::move(city)), m_viewer(std::move(viewer)) {}
+  Server(fs::path city, std::optional<fs::path> viewer, LiveHub* live)
+      : m_city(std::move(city)), m_viewer(std::move(viewer)), m_live(live) {}
 
   /// Takes ownership of `socket` on a new thread, or refuses it when too many are open.
   void start(tcp::socket socket) {
@@ -210,9 +485,10 @@ class Server {
       m_fds.insert(socket.native_handle());
     }
     std::thread([this, s = std::move(socket)]() mutable {
+      const int fd = s.native_handle();  // session() may hand the socket to the live hub.
       session(s);
       std::lock_guard lock(m_mutex);
-      m_fds.erase(s.native_handle());
+      m_fds.erase(fd);
       boost::system::error_code ignored;
       s.close(ignored);
       --m_active;
@@ -237,9 +513,11 @@ class Server {
                    std::string_view body, bool keep_alive);
   std::optional<fs::path> resolve(std::string_view target, http::status* why) const;
   std::string index_page() const;
+  std::string live_stats() const;
 
   fs::path m_city;
   std::optional<fs::path> m_viewer;
+  LiveHub* m_live;  ///< Null without --live.
   std::mutex m_mutex;
   std::condition_variable m_done;
   std::set<int> m_fds;
@@ -281,7 +559,19 @@ void Server::session(tcp::socket& socket) {
       linger_close(socket);
       return;
     }
-    if (!respond(socket, parser.get())) return;
+    http::request<http::empty_body>& req = parser.get();
+    if (websocket::is_upgrade(req)) {
+      const std::string_view t(req.target().data(), req.target().size());
+      if (m_live && t.substr(0, t.find('?')) == "/live") {
+        if (m_live->accept(std::move(socket), parser.release())) return;
+        send_simple(socket, http::status::service_unavailable, 11, "too many live clients\n",
+                    false);
+        return;
+      }
+      send_simple(socket, http::status::not_found, 11, "not found\n", false);
+      return;
+    }
+    if (!respond(socket, req)) return;
   }
 }
 
@@ -311,6 +601,43 @@ std::string Server::index_page() const {
   for (const std::string& n : names)
     html += "<li><a href=\"/city/" + n + "\">" + n + "</a></li>\n";
   return html + "</ul>\n";
+}
+
+std::string Server::live_stats() const {
+  const LiveStats st = m_live->sim().stats();
+  nlohmann::ordered_json j;
+  j["ticks"] = st.ticks;
+  j["time_s"] = st.time_s;
+  j["ticks_per_s"] = st.ticks_per_s;
+  j["target_ticks_per_s"] = st.target_ticks_per_s;
+  j["ticks_behind"] = st.ticks_behind;
+  j["wall_s"] = st.wall_s;
+  j["clients"] = m_live->clients();
+  j["frames"] = st.frames;
+  j["frames_sent"] = m_live->frames_sent.load();
+  j["frames_dropped"] = m_live->frames_dropped.load();
+  j["bytes_sent"] = m_live->bytes_sent.load();
+  j["frame_bytes"] = st.frame_bytes;
+  j["bytes_per_frame"] = st.frames > 0 ? static_cast<double>(st.frame_bytes) / st.frames : 0.0;
+  j["bytes_per_agent_per_frame"] =
+      st.agent_samples > 0 ? static_cast<double>(st.frame_bytes) / st.agent_samples : 0.0;
+  j["agents"] = st.agents;
+  j["vehicles"] = st.vehicles;
+  j["pedestrians"] = st.pedestrians;
+  j["closed_oversize"] = m_live->closed_oversize.load();
+  j["closed_malformed"] = m_live->closed_malformed.load();
+  j["closed_rate"] = m_live->closed_rate.load();
+  j["closed_binary"] = m_live->closed_binary.load();
+  j["weather"] = st.weather;
+  j["fog"] = st.fog;
+  j["players"] = st.players;
+  if (st.players > 0) {
+    j["player"] = {
+        {"lane", st.player_lane}, {"s_m", st.player_s_m}, {"speed_mps", st.player_speed_mps}};
+  } else {
+    j["player"] = nullptr;
+  }
+  return j.dump() + "\n";
 }
 
 /// Maps a request target to a regular file inside its root, or sets `why` (404 / 403).
@@ -371,6 +698,18 @@ bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>&
     return keep_alive;
   }
   const std::string_view target(req.target().data(), req.target().size());
+  if (m_live && target.substr(0, target.find('?')) == "/live/stats") {
+    http::response<http::string_body> res{http::status::ok, version};
+    res.set(http::field::server, "cityforge");
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+    res.body() = head ? std::string() : live_stats();
+    res.prepare_payload();
+    boost::system::error_code ec;
+    http::write(socket, res, ec);
+    return keep_alive && !ec;
+  }
   if (!m_viewer && (target == "/" || target == "/index.html")) {
     http::response<http::string_body> res{http::status::ok, version};
     res.set(http::field::server, "cityforge");
@@ -472,12 +811,23 @@ int serve(const ServeOptions& options) {
     return kExitInput;
   }
   std::optional<fs::path> viewer;
-  if (!options.root.empty()) {
-    if (!fs::is_directory(options.root, ec)) {
-      std::cerr << "serve: --root '" << options.root << "' is not a folder\n";
+  std::string root = options.root;
+  if (root.empty()) {
+    // $CITYFORGE_VIEWER, else the viewer this binary was built next to (when built).
+    const char* env = std::getenv("CITYFORGE_VIEWER");
+    if (env != nullptr) {
+      root = std::string(env) == "none" ? std::string() : std::string(env);
+    } else if (fs::is_directory(CITYFORGE_VIEWER_DIR, ec)) {
+      root = CITYFORGE_VIEWER_DIR;
+    }
+  }
+  if (!root.empty()) {
+    if (!fs::is_directory(root, ec)) {
+      std::cerr << "serve: " << (options.root.empty() ? "CITYFORGE_VIEWER" : "--root") << " '"
+                << root << "' is not a folder\n";
       return kExitInput;
     }
-    viewer = fs::canonical(options.root, ec);
+    viewer = fs::canonical(root, ec);
   }
   const fs::path city = fs::canonical(options.dir, ec);
 
@@ -505,20 +855,51 @@ int serve(const ServeOptions& options) {
   }
   const unsigned short port = acceptor.local_endpoint().port();
   const std::string host = address.is_v6() ? "[" + options.host + "]" : options.host;
+
+  // 3. The live simulation, built before the URL is printed so that /live answers at once.
+  std::unique_ptr<LiveSim> live;
+  if (options.live) {
+    LiveOptions lo;
+    lo.dir = city.string();
+    lo.vehicles = options.vehicles;
+    lo.pedestrians = options.pedestrians;
+    lo.seed = options.seed;
+    lo.speed = options.speed;
+    Result<std::unique_ptr<LiveSim>> made = LiveSim::create(lo);
+    if (!made) {
+      std::cerr << "serve: error: " << made.error().to_string() << "\n";
+      return kExitInput;
+    }
+    live = std::move(*made);
+  }
   std::cout << "http://" << host << ":" << port << "/" << std::endl;
+  std::cout << (live ? live->summary() : std::string("live: off (--live runs the simulation)"))
+            << std::endl;
   std::cout << "serving " << city.string() << " at /city/"
             << (viewer ? ", viewer " + viewer->string() + " at /" : std::string()) << std::endl;
 
-  // 3. Accept until SIGINT / SIGTERM. Writes to a vanished client fail with EPIPE, not a signal.
-  std::signal(SIGPIPE, SIG_IGN);
-  Server server(city, viewer);
+  // 4. Live sessions run on one I/O thread; the HTTP connections accepted onto the same
+  // context use their sockets synchronously on threads of their own.
+  std::signal(SIGPIPE, SIG_IGN);  // Writes to a vanished client fail with EPIPE, not a signal.
+  asio::io_context live_io(1);
+  auto live_work = asio::make_work_guard(live_io);
+  std::thread live_thread([&] { live_io.run(); });
+  std::optional<LiveHub> hub;
+  if (live) {
+    hub.emplace(live_io, *live);
+    live->start([&](const LiveFrame& f) { hub->broadcast(f); },
+                [&](std::shared_ptr<const std::string> t) { hub->broadcast(std::move(t)); });
+  }
+
+  // 5. Accept until SIGINT / SIGTERM.
+  Server server(city, viewer, hub ? &*hub : nullptr);
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int) {
     boost::system::error_code ignored;
     acceptor.close(ignored);
   });
   std::function<void()> accept_next = [&] {
-    acceptor.async_accept([&](const boost::system::error_code& aec, tcp::socket socket) {
+    acceptor.async_accept(live_io, [&](const boost::system::error_code& aec, tcp::socket socket) {
       if (aec == asio::error::operation_aborted || !acceptor.is_open()) return;
       if (!aec) server.start(std::move(socket));
       accept_next();
@@ -526,7 +907,19 @@ int serve(const ServeOptions& options) {
   };
   accept_next();
   io.run();
+
+  // 6. Shut down: HTTP threads, the simulation, then the live clients (a close frame each,
+  // a second to answer it), then the I/O thread.
   server.stop();
+  if (live) {
+    live->stop();
+    hub->close_all();
+    for (int i = 0; i < 100 && hub->clients() > 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  live_work.reset();
+  live_io.stop();
+  live_thread.join();
   std::cout << "serve: stopped" << std::endl;
   return 0;
 }

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cityforge serve --live` on a small generated city, spoken to with Beast WebSocket clients:
+// hello, env, then frames from a key frame; each inbound limit closes only its own connection
+// with its code (1009 oversize, 1007 malformed, 1003 binary, 1008 rate) while another client
+// keeps receiving; a client that vanishes without a close frame; 50 clients at once with the
+// simulation keeping pace; the player's car in the frames with traffic stopping behind it; a
+// weather change broadcast to another client; SIGTERM with clients connected.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/buffers_to_string.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "app/cli_run.hpp"
+#include "cityforge/roads/roads.hpp"
+#include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/stream.hpp"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = boost::beast::websocket;
+using tcp = asio::ip::tcp;
+using json = nlohmann::json;
+using namespace cityforge;
+
+const char* kSmall = R"({
+  "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
+  "arteries": [{"points": [[10, 160], [410, 170]]}],
+  "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
+             "height_m": [10, 24]},
+            {"kind": "park", "polygon": [[300, 200], [420, 200], [420, 320], [300, 320]]}]
+})";
+
+/// A small city in the build tree, generated once for every test process (written to a
+/// temporary folder and renamed, so that parallel tests never see half of one).
+fs::path small_city() {
+  const fs::path dir = fs::path(CITYFORGE_BINARY_DIR) / "test_cities" / "live_small";
+  if (fs::exists(dir / "lanes.json")) return dir;
+  const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
+  fs::create_directories(tmp);
+  std::ofstream(tmp / "small.json") << kSmall;
+  const auto r = clitest::run_cli("generate " + (tmp / "small.json").string() +
+                                  " -q --no-sumo -o " + (tmp / "city").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::error_code ec;
+  fs::rename(tmp / "city", dir, ec);  // Another process may have won: fine.
+  fs::remove_all(tmp);
+  return dir;
+}
+
+/// `cityforge serve CITY --port 0 --live ...`, stopped with SIGTERM (which must exit 0).
+class Server {
+ public:
+  explicit Server(std::vector<std::string> extra = {}) {
+    int out[2];
+    if (::pipe(out) != 0) return;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<std::string> args = {
+        CITYFORGE_EXE, "serve", small_city().string(), "--port", "0", "--live",
+        "--vehicles",  "200",   "--pedestrians",       "300"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (std::string& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::vector<std::string> env_store = {"CITYFORGE_VIEWER=none"};
+    std::vector<char*> env = {env_store[0].data()};
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
+    env.push_back(nullptr);
+    if (posix_spawn(&m_pid, CITYFORGE_EXE, &fa, nullptr, argv.data(), env.data()) != 0) m_pid = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(out[1]);
+    m_out = ::fdopen(out[0], "r");
+    char line[512] = {};
+    if (m_pid < 0 || std::fgets(line, sizeof line, m_out) == nullptr) return;
+    url = line;
+    if (url.rfind("http://127.0.0.1:", 0) == 0) port = std::stoi(url.substr(17));
+    if (std::fgets(line, sizeof line, m_out) != nullptr) live_line = line;
+  }
+  ~Server() {
+    if (m_pid > 0) {
+      ::kill(m_pid, SIGTERM);
+      int status = 0;
+      ::waitpid(m_pid, &status, 0);
+      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "no clean shutdown";
+    }
+    if (m_out) std::fclose(m_out);
+  }
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// GET /live/stats.
+  json stats() const {
+    const auto r = clitest::run_command(
+        "curl -s --max-time 5 http://127.0.0.1:" + std::to_string(port) + "/live/stats");
+    return json::parse(r.output, nullptr, false);
+  }
+
+  int port = 0;
+  std::string url;
+  std::string live_line;
+
+ private:
+  pid_t m_pid = -1;
+  FILE* m_out = nullptr;
+};
+
+struct Message {
+  bool binary = false;
+  std::string data;
+};
+
+/// A WebSocket client whose reads give up after a deadline (async reads on its own context).
+class Client {
+ public:
+  bool connect(int port) {
+    boost::system::error_code ec;
+    m_ws.next_layer().connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)), ec);
+    if (ec) return false;
+    m_ws.handshake("127.0.0.1", "/live", ec);
+    return !ec;
+  }
+  /// The next message, or nullopt on a close (close_code() says which), error or timeout.
+  std::optional<Message> next(double timeout_s = 5) {
+    m_buf.clear();
+    boost::system::error_code ec = asio::error::would_block;
+    m_ws.async_read(m_buf, [&](const boost::system::error_code& e, std::size_t) { ec = e; });
+    m_io.restart();
+    m_io.run_for(std::chrono::milliseconds(static_cast<long>(timeout_s * 1000)));
+    if (ec == asio::error::would_block) {  // Timed out: abandon the read.
+      boost::system::error_code ignored;
+      m_ws.next_layer().cancel(ignored);
+      m_io.restart();
+      m_io.run();
+      m_timed_out = true;
+      return std::nullopt;
+    }
+    if (ec) {
+      m_error = ec;
+      return std::nullopt;
+    }
+    Message m;
+    m.binary = m_ws.got_binary();
+    m.data = beast::buffers_to_string(m_buf.data());
+    return m;
+  }
+  /// The next binary message, skipping text ones.
+  std::optional<Message> next_frame(double timeout_s = 5) {
+    for (;;) {
+      std::optional<Message> m = next(timeout_s);
+      if (!m || m->binary) return m;
+    }
+  }
+  bool send_text(const std::string& text) {
+    boost::system::error_code ec;
+    m_ws.text(true);
+    m_ws.write(asio::buffer(text), ec);
+    return !ec;
+  }
+  bool send_binary(const std::string& data) {
+    boost::system::error_code ec;
+    m_ws.binary(true);
+    m_ws.write(asio::buffer(data), ec);
+    return !ec;
+  }
+  /// Reads until the server closes; the close code (0: none came before the deadline).
+  int wait_close(double timeout_s = 5) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (std::chrono::steady_clock::now() < end) {
+      if (!next(timeout_s)) break;
+    }
+    return m_error == websocket::error::closed ? static_cast<int>(m_ws.reason().code) : 0;
+  }
+  /// Drops the connection without a close frame: RST (linger 0).
+  void vanish() {
+    boost::system::error_code ignored;
+    m_ws.next_layer().set_option(asio::socket_base::linger(true, 0), ignored);
+    m_ws.next_layer().close(ignored);
+  }
+  bool timed_out() const { return m_timed_out; }
+
+ private:
+  asio::io_context m_io;
+  websocket::stream<tcp::socket> m_ws{m_io};
+  beast::flat_buffer m_buf;
+  boost::system::error_code m_error;
+  bool m_timed_out = false;
+};
+
+traffic::StreamConfig config_of(const json& hello) {
+  traffic::StreamConfig c;
+  c.origin = Vec3{hello["origin"][0].get<double>(), hello["origin"][1].get<double>(),
+                  hello["origin"][2].get<double>()};
+  c.step_m = hello["step_m"].get<float>();
+  c.key_every = hello["key_every"].get<std::uint32_t>();
+  return c;
+}
+
+std::span<const std::uint8_t> bytes(const Message& m) {
+  return {reinterpret_cast<const std::uint8_t*>(m.data.data()), m.data.size()};
+}
+
+/// Connects and reads hello and env; the decoder configured from the hello.
+struct Joined {
+  Client client;
+  json hello;
+  json env;
+};
+bool join(Joined& j, int port) {
+  if (!j.client.connect(port)) return false;
+  std::optional<Message> h = j.client.next();
+  std::optional<Message> e = j.client.next();
+  if (!h || !e || h->binary || e->binary) return false;
+  j.hello = json::parse(h->data, nullptr, false);
+  j.env = json::parse(e->data, nullptr, false);
+  return j.hello.value("type", "") == "hello" && j.env.value("type", "") == "env";
+}
+
+/// Whether `c` still receives frames that decode in order.
+void expect_frames_flow(Client& c, const traffic::StreamConfig& config, int count,
+                        const char* when) {
+  traffic::StreamDecoder dec(config);
+  int decoded = 0;
+  for (int i = 0; i < count + 20 && decoded < count; ++i) {
+    std::optional<Message> m = c.next_frame();
+    ASSERT_TRUE(m) << when << ": the other client stopped receiving frames";
+    if (dec.decode(bytes(*m)).ok()) ++decoded;
+  }
+  EXPECT_EQ(decoded, count) << when;
+}
+
+TEST(LiveServe, HelloEnvThenFramesFromAKeyFrame) {
+  Server s;
+  ASSERT_GT(s.port, 0) << s.url;
+  EXPECT_NE(s.live_line.find("live:"), std::string::npos) << s.live_line;
+  Joined j;
+  ASSERT_TRUE(join(j, s.port));
+  EXPECT_EQ(j.hello["format"], "cityforge-live");
+  EXPECT_EQ(j.hello["max_message_bytes"], 4096);
+  EXPECT_EQ(j.env["weather"], "clear");
+  traffic::StreamDecoder dec(config_of(j.hello));
+  std::optional<Message> first = j.client.next_frame();
+  ASSERT_TRUE(first);
+  Result<traffic::StreamFrame> f = dec.decode(bytes(*first));
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  EXPECT_TRUE(f->key) << "a joining client starts at a key frame";
+  EXPECT_EQ(f->agents.size(), 500u);  // 200 vehicles + 300 pedestrians.
+  std::uint64_t tick = f->tick;
+  for (int i = 0; i < 15; ++i) {
+    std::optional<Message> m = j.client.next_frame();
+    ASSERT_TRUE(m);
+    Result<traffic::StreamFrame> g = dec.decode(bytes(*m));
+    ASSERT_TRUE(g.ok()) << g.error().to_string();
+    EXPECT_EQ(g->tick, tick + 1) << "one frame per tick, none skipped";
+    tick = g->tick;
+  }
+}
+
+TEST(LiveServe, OversizedMessageClosesOnlyThatClientWith1009) {
+  Server s;
+  Joined a;
+  Joined b;
+  ASSERT_TRUE(join(a, s.port));
+  ASSERT_TRUE(join(b, s.port));
+  a.client.send_text(R"({"type":"viewer","x":0,"y":0,"z":0,"yaw_deg":0,"pad":")" +
+                     std::string(5000, 'x') + "\"}");
+  EXPECT_EQ(a.client.wait_close(), 1009);
+  expect_frames_flow(b.client, config_of(b.hello), 12, "after an oversized message");
+  EXPECT_EQ(s.stats()["closed_oversize"], 1);
+}
+
+TEST(LiveServe, BadMessagesCloseOnlyTheirConnection) {
+  Server s;
+  Joined watcher;
+  ASSERT_TRUE(join(watcher, s.port));
+  struct Case {
+    const char* name;
+    std::string text;
+    bool binary;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {"not JSON", "{type: viewer", false, 1007},
+      {"unknown type", R"({"type":"teleport"})", false, 1007},
+      {"wrong field type", R"({"type":"viewer","x":"1","y":0,"z":0,"yaw_deg":0})", false, 1007},
+      {"missing field", R"({"type":"player","x":1,"y":2,"z":0,"heading_rad":0})", false, 1007},
+      {"bad weather", R"({"type":"weather","kind":"snow","fog":false})", false, 1007},
+      {"binary", std::string("\x01\x02\x03", 3), true, 1003},
+  };
+  for (const Case& c : cases) {
+    Joined j;
+    ASSERT_TRUE(join(j, s.port)) << c.name;
+    if (c.binary) {
+      j.client.send_binary(c.text);
+    } else {
+      j.client.send_text(c.text);
+    }
+    EXPECT_EQ(j.client.wait_close(), c.code) << c.name;
+    expect_frames_flow(watcher.client, config_of(watcher.hello), 3, c.name);
+  }
+  // Over the rate: 30 a second with bursts of 60, so 100 at once cannot pass.
+  Joined fast;
+  ASSERT_TRUE(join(fast, s.port));
+  for (int i = 0; i < 100; ++i) {
+    if (!fast.client.send_text(R"({"type":"viewer","x":1,"y":2,"z":3,"yaw_deg":4})")) break;
+  }
+  EXPECT_EQ(fast.client.wait_close(), 1008);
+  expect_frames_flow(watcher.client, config_of(watcher.hello), 5, "after a flood");
+  const json st = s.stats();
+  EXPECT_EQ(st["closed_malformed"], 5);
+  EXPECT_EQ(st["closed_binary"], 1);
+  EXPECT_EQ(st["closed_rate"], 1);
+  EXPECT_EQ(st["clients"], 1);
+}
+
+TEST(LiveServe, AClientVanishingMidStreamStopsNothing) {
+  Server s;
+  Joined stays;
+  ASSERT_TRUE(join(stays, s.port));
+  for (int round = 0; round < 3; ++round) {
+    Joined gone;
+    ASSERT_TRUE(join(gone, s.port));
+    ASSERT_TRUE(gone.client.next_frame());
+    gone.client.vanish();  // No close frame: a reset.
+  }
+  expect_frames_flow(stays.client, config_of(stays.hello), 15, "after resets");
+  // The vanished sessions are gone from the hub (polled with a deadline, not timed).
+  int clients = -1;
+  for (int i = 0; i < 50 && clients != 1; ++i) {
+    clients = s.stats()["clients"].get<int>();
+    if (clients != 1) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(clients, 1);
+}
+
+TEST(LiveServe, FiftyClientsReceiveFramesAndTheSimulationKeepsPace) {
+  Server s;
+  constexpr int kClients = 50;
+  std::vector<std::unique_ptr<Joined>> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.push_back(std::make_unique<Joined>());
+    ASSERT_TRUE(join(*clients.back(), s.port)) << "client " << i;
+  }
+  const json before = s.stats();
+  ASSERT_EQ(before["clients"], kClients);
+  // Every client reads and decodes for 4 s on its own thread.
+  std::vector<int> decoded(kClients, 0);
+  std::vector<int> errors(kClients, 0);
+  std::vector<std::thread> readers;
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+  for (int i = 0; i < kClients; ++i) {
+    readers.emplace_back([&, i] {
+      traffic::StreamDecoder dec(config_of(clients[i]->hello));
+      while (std::chrono::steady_clock::now() < end) {
+        std::optional<Message> m = clients[i]->client.next_frame(2);
+        if (!m) break;
+        if (dec.decode(bytes(*m)).ok()) {
+          ++decoded[i];
+        } else {
+          ++errors[i];
+        }
+      }
+    });
+  }
+  for (std::thread& t : readers)
+    t.join();
+  const json after = s.stats();
+  for (int i = 0; i < kClients; ++i) {
+    EXPECT_GE(decoded[i], 10) << "client " << i;
+    EXPECT_EQ(errors[i], 0) << "client " << i << ": frames lost without waiting for a key";
+  }
+  // Simulated time kept up with wall time (target 1:1, with a wide margin).
+  const double sim_s = after["time_s"].get<double>() - before["time_s"].get<double>();
+  const double wall_s = after["wall_s"].get<double>() - before["wall_s"].get<double>();
+  EXPECT_GE(sim_s, 0.8 * wall_s) << after.dump();
+  const double per_client_bps =
+      (after["bytes_sent"].get<double>() - before["bytes_sent"].get<double>()) / wall_s / kClients;
+  std::printf(
+      "[ live ] 50 clients: %.1f ticks/s (target %.0f), sim %.2f s in %.2f s wall, "
+      "%.0f bytes/s per client, %.2f bytes per agent per frame, %s frames dropped\n",
+      after["ticks_per_s"].get<double>(), after["target_ticks_per_s"].get<double>(), sim_s, wall_s,
+      per_client_bps, after["bytes_per_agent_per_frame"].get<double>(),
+      after["frames_dropped"].dump().c_str());
+  // The server is stopped (SIGTERM) with the 50 clients still connected: it must exit 0.
+}
+
+/// The nearest point of a lane's centre line: distance and arc length.
+struct OnLane {
+  double d = 1e300;
+  double s = 0;
+  double dir_x = 1, dir_y = 0;
+};
+OnLane project(const traffic::Network& net, traffic::LaneId lane, double x, double y) {
+  OnLane best;
+  for (std::uint32_t i = net.point_begin[lane]; i + 1 < net.point_begin[lane + 1]; ++i) {
+    const Vec3 a = net.points[i];
+    const Vec3 b = net.points[i + 1];
+    const double dx = b.x - a.x;
+    const double dy = b.y - a.y;
+    const double l2 = dx * dx + dy * dy;
+    if (l2 <= 0) continue;
+    const double u = std::clamp(((x - a.x) * dx + (y - a.y) * dy) / l2, 0.0, 1.0);
+    const double d = std::hypot(a.x + dx * u - x, a.y + dy * u - y);
+    if (d < best.d) {
+      best.d = d;
+      best.s = net.point_s[i] + u * (net.point_s[i + 1] - net.point_s[i]);
+      best.dir_x = dx / std::sqrt(l2);
+      best.dir_y = dy / std::sqrt(l2);
+    }
+  }
+  return best;
+}
+
+Vec3 point_at(const traffic::Network& net, traffic::LaneId lane, double s, double* heading) {
+  for (std::uint32_t i = net.point_begin[lane]; i + 1 < net.point_begin[lane + 1]; ++i) {
+    if (net.point_s[i + 1] < s) continue;
+    const Vec3 a = net.points[i];
+    const Vec3 b = net.points[i + 1];
+    const double u = (s - net.point_s[i]) / std::max(1e-9f, net.point_s[i + 1] - net.point_s[i]);
+    *heading = std::atan2(b.y - a.y, b.x - a.x);
+    return a + (b - a) * u;
+  }
+  return net.points[net.point_begin[lane + 1] - 1];
+}
+
+TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
+  Server s;
+  Result<traffic::LanesFile> file =
+      traffic::load_lanes_json((small_city() / "lanes.json").string());
+  ASSERT_TRUE(file.ok());
+  Result<traffic::Network> built = traffic::build_network(file->graph, file->controls);
+  ASSERT_TRUE(built.ok());
+  const traffic::Network& net = *built;
+  Joined j;
+  ASSERT_TRUE(join(j, s.port));
+  traffic::StreamDecoder dec(config_of(j.hello));
+
+  // 1. A moving vehicle alone on a single-lane stretch with room ahead: the player parks 25 m
+  // in front of it.
+  traffic::LaneId lane = traffic::kNoLane;
+  double s_player = 0;
+  std::uint32_t follower = 0;
+  for (int tries = 0; tries < 100 && lane == traffic::kNoLane; ++tries) {
+    std::optional<Message> m = j.client.next_frame();
+    ASSERT_TRUE(m);
+    Result<traffic::StreamFrame> f = dec.decode(bytes(*m));
+    if (!f.ok()) continue;
+    for (const traffic::VehicleSample& v : f->agents) {
+      if (v.kind == traffic::EntityKind::pedestrian || v.speed_mps < 3) continue;
+      for (traffic::LaneId l : net.spawn_lanes) {
+        if (net.left[l] != traffic::kNoLane || net.right[l] != traffic::kNoLane) continue;
+        const OnLane p = project(net, l, v.position.x, v.position.y);
+        if (p.d > 0.5 ||
+            p.dir_x * std::cos(v.heading_rad) + p.dir_y * std::sin(v.heading_rad) < 0.95)
+          continue;
+        if (p.s < 5 || p.s + 25 > net.length_m[l] - 8) continue;
+        lane = l;
+        s_player = p.s + 25;
+        follower = v.id;
+        break;
+      }
+      if (lane != traffic::kNoLane) break;
+    }
+  }
+  ASSERT_NE(lane, traffic::kNoLane) << "no moving vehicle with 25 m of single lane ahead";
+  double heading = 0;
+  const Vec3 at = point_at(net, lane, s_player, &heading);
+  char msg[256];
+  std::snprintf(msg, sizeof msg,
+                R"({"type":"player","x":%.3f,"y":%.3f,"z":%.3f,"heading_rad":%.5f,"speed_mps":0})",
+                at.x, at.y, at.z, heading);
+
+  // 2. Nine seconds of frames, the pose sent every half second.
+  bool player_seen = false;
+  bool follower_stopped = false;
+  double worst_front = -1e9;  // Largest s of a vehicle behind the player on its lane.
+  for (int i = 0; i < 90; ++i) {
+    if (i % 5 == 0) {
+      ASSERT_TRUE(j.client.send_text(msg));
+    }
+    std::optional<Message> m = j.client.next_frame();
+    ASSERT_TRUE(m);
+    Result<traffic::StreamFrame> f = dec.decode(bytes(*m));
+    if (!f.ok()) continue;
+    for (const traffic::VehicleSample& v : f->agents) {
+      if (v.kind == traffic::EntityKind::player) {
+        player_seen = true;
+        EXPECT_NEAR(v.position.x, at.x, 0.05);
+        EXPECT_NEAR(v.position.y, at.y, 0.05);
+        continue;
+      }
+      if (v.kind == traffic::EntityKind::pedestrian) continue;
+      const OnLane p = project(net, lane, v.position.x, v.position.y);
+      const bool along =
+          p.dir_x * std::cos(v.heading_rad) + p.dir_y * std::sin(v.heading_rad) > 0.9;
+      if (p.d > 1.0 || !along || p.s > s_player + 1) continue;
+      worst_front = std::max(worst_front, p.s);
+      // IDM closes in slowly: "stopped" is under 0.5 m/s within 8 m of the car's rear.
+      if (v.id == follower && v.speed_mps < 0.5 && p.s > s_player - 4.5 - 8) {
+        follower_stopped = true;
+      }
+    }
+  }
+  EXPECT_TRUE(player_seen);
+  // The car's body is [s - 4.5, s]: nothing on its lane behind it reaches into it.
+  EXPECT_LE(worst_front, s_player - 4.5 + 0.1);
+  EXPECT_TRUE(follower_stopped) << "vehicle " << follower << " never stopped behind the car";
+  const json st = s.stats();
+  EXPECT_EQ(st["players"], 1);
+  EXPECT_EQ(st["player"]["lane"], lane);
+
+  // 3. player_off removes it.
+  ASSERT_TRUE(j.client.send_text(R"({"type":"player_off"})"));
+  bool gone = false;
+  for (int i = 0; i < 20 && !gone; ++i) {
+    std::optional<Message> m = j.client.next_frame();
+    ASSERT_TRUE(m);
+    Result<traffic::StreamFrame> f = dec.decode(bytes(*m));
+    if (!f.ok()) continue;
+    gone = std::none_of(f->agents.begin(), f->agents.end(), [](const traffic::VehicleSample& v) {
+      return v.kind == traffic::EntityKind::player;
+    });
+  }
+  EXPECT_TRUE(gone);
+}
+
+TEST(LiveServe, WeatherChangeIsBroadcastToOtherClients) {
+  Server s;
+  Joined a;
+  Joined b;
+  ASSERT_TRUE(join(a, s.port));
+  ASSERT_TRUE(join(b, s.port));
+  ASSERT_TRUE(a.client.send_text(R"({"type":"weather","kind":"rain","fog":true})"));
+  ASSERT_TRUE(a.client.send_text(R"({"type":"time","hour":20.5,"day_length_s":600})"));
+  json env;
+  for (int i = 0; i < 100; ++i) {
+    std::optional<Message> m = b.client.next();
+    ASSERT_TRUE(m);
+    if (m->binary) continue;
+    env = json::parse(m->data, nullptr, false);
+    if (env.value("type", "") == "env" && env.value("day_length_s", 0.0) == 600) break;
+  }
+  EXPECT_EQ(env["weather"], "rain");
+  EXPECT_EQ(env["fog"], true);
+  EXPECT_NEAR(env["hour"].get<double>(), 20.5, 0.01);
+  EXPECT_EQ(s.stats()["weather"], "rain");
+  // A client joining later gets the environment as it is now.
+  Joined c;
+  ASSERT_TRUE(join(c, s.port));
+  EXPECT_EQ(c.env["weather"], "rain");
+}
+
+}  // namespace
