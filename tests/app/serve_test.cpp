@@ -16,7 +16,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "app/cli_run.hpp"
 
@@ -121,7 +123,13 @@ class ServeCity : public ::testing::Test {
     std::vector<char*> argv = {const_cast<char*>(exe.c_str()), const_cast<char*>("serve"),
                                const_cast<char*>(dir.c_str()), const_cast<char*>("--port"),
                                const_cast<char*>("0"),         nullptr};
-    ASSERT_EQ(posix_spawn(&s_pid, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+    // No default viewer (a built viewer/dist would be served at / otherwise).
+    std::string no_viewer = "CITYFORGE_VIEWER=none";
+    std::vector<char*> env = {no_viewer.data()};
+    for (char** e = environ; *e != nullptr; ++e)
+      if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
+    env.push_back(nullptr);
+    ASSERT_EQ(posix_spawn(&s_pid, exe.c_str(), &fa, nullptr, argv.data(), env.data()), 0);
     posix_spawn_file_actions_destroy(&fa);
     ::close(out[1]);
     s_out = ::fdopen(out[0], "r");
@@ -218,7 +226,9 @@ TEST_F(ServeCity, RefusesPathsLeavingTheFolder) {
   for (const char* target :
        {"/city/../secret.txt", "/city/%2e%2e/secret.txt", "/city/%2E%2E%2Fsecret.txt",
         "/city/points/../../secret.txt", "/city//etc/passwd", "/city/%2fetc%2fpasswd",
-        "/city/leak.json", "/../CMakeLists.txt"}) {
+        "/city/leak.json", "/../CMakeLists.txt", "/city/..%2fsecret.txt",
+        "/city/%2e%2e%2f%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/city/.%2e/secret.txt",
+        "/%2e%2e/%2e%2e/etc/passwd", "/city/points/%2E%2E/%2E%2E/secret.txt"}) {
     Reply r = get(s_port, target);
     EXPECT_TRUE(r.status == 403 || r.status == 404 || r.status == 400)
         << target << " -> " << r.status;
@@ -227,6 +237,44 @@ TEST_F(ServeCity, RefusesPathsLeavingTheFolder) {
   }
   EXPECT_EQ(get(s_port, "/city/leak.json").status, 403);
   EXPECT_EQ(get(s_port, "/city/%2e%2e/secret.txt").status, 403);
+}
+
+// Loopback only unless --host says otherwise: the listening socket's address in the kernel's
+// table (/proc/PID/net/tcp: local address as hex "0100007F:PORT", state 0A = listen).
+TEST_F(ServeCity, ListensOnLoopbackOnlyByDefault) {
+  std::ifstream tcp("/proc/" + std::to_string(s_pid) + "/net/tcp");
+  ASSERT_TRUE(tcp) << "no /proc";
+  char port_hex[8];
+  std::snprintf(port_hex, sizeof port_hex, "%04X", s_port);
+  std::string line;
+  std::vector<std::string> listening;
+  while (std::getline(tcp, line)) {
+    std::istringstream ss(line);
+    std::string sl, local, remote, state;
+    ss >> sl >> local >> remote >> state;
+    if (state == "0A" && local.size() > 5 && local.substr(local.size() - 4) == port_hex)
+      listening.push_back(local);
+  }
+  ASSERT_EQ(listening.size(), 1u);
+  EXPECT_EQ(listening[0], std::string("0100007F:") + port_hex);
+  // Nothing on IPv6 either (:: would also take IPv4 connections).
+  std::ifstream tcp6("/proc/" + std::to_string(s_pid) + "/net/tcp6");
+  while (std::getline(tcp6, line)) {
+    std::istringstream ss(line);
+    std::string sl, local, remote, state;
+    ss >> sl >> local >> remote >> state;
+    EXPECT_FALSE(state == "0A" && local.size() > 5 && local.substr(local.size() - 4) == port_hex)
+        << line;
+  }
+}
+
+// Without --live there is no /live: a WebSocket upgrade and the figures are 404.
+TEST_F(ServeCity, NoLiveEndpointsWithoutLive) {
+  Reply up = get(s_port, "/live",
+                 "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n");
+  EXPECT_EQ(up.status, 404);
+  EXPECT_EQ(get(s_port, "/live/stats").status, 404);
 }
 
 TEST_F(ServeCity, RefusesOversizedRequests) {
