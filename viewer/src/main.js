@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: Apache-2.0
+// cityforge viewer: loads the city served by `cityforge serve` at /city/, shows the traffic and
+// crowd of the live stream (/live) or the recording (/city/traffic.cfrec), day and night,
+// weather, and hosts drive mode. URL: ?city=/city/&mode=live|recording|static&test=1.
+// `window.cityforge` is the test hook (keep it stable; see tests/e2e/).
+
+import * as THREE from 'three';
+
+import { Agents } from './agents.js';
+import { CameraRig } from './camera.js';
+import { City } from './city.js';
+import { LiveClient, liveUrl, probeLive } from './live/client.js';
+import { StreetLights } from './lights.js';
+import { Overlay } from './overlay.js';
+import { Panel } from './panel.js';
+import { Recording } from './recording.js';
+import { Signals } from './signals.js';
+import { Sky } from './sky.js';
+import { Weather } from './weather.js';
+import { Windows } from './windows.js';
+
+const drivers = import.meta.glob('./drive/index.js');
+
+const params = new URLSearchParams(location.search);
+let cityBase = params.get('city') || '/city/';
+if (!cityBase.endsWith('/')) cityBase += '/';
+const TEST = params.get('test') === '1';
+/// Downtown of the default city, in city metres (x east, y north).
+const HOME = { x: 1125, y: 1039 };
+const DEFAULT_POSE = { x: HOME.x - 380, y: HOME.y - 380, z: 280, yaw_deg: 45, pitch_deg: -30, distance: 560 };
+const VIEWER_SEND_S = 0.25;
+
+const events = new EventTarget();
+const hook = {
+  ready: false,
+  events,
+  lanes: null,
+  drive: null,
+  error: null,
+};
+window.cityforge = hook;
+
+const $ = (id) => document.getElementById(id);
+
+function showError(err) {
+  const msg = String(err && err.stack ? err.stack : err);
+  hook.error = msg;
+  const el = $('error');
+  el.textContent = msg;
+  el.style.display = 'block';
+  console.error(err);
+}
+
+function progress(text, fraction) {
+  $('loading-text').textContent = text;
+  $('loading-fill').style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
+}
+
+async function fetchJson(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return res.json();
+}
+
+async function exists(url) {
+  try {
+    const res = await fetch(url, { method: 'HEAD' });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function download(name, text, type) {
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(new Blob([text], { type }));
+  a.download = name;
+  document.body.appendChild(a);
+  a.click();
+  setTimeout(() => {
+    URL.revokeObjectURL(a.href);
+    a.remove();
+  }, 1000);
+}
+
+async function main() {
+  // 1. Renderer, scene, camera.
+  const canvas = $('view');
+  const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, powerPreference: 'high-performance' });
+  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 1.5));
+  renderer.setSize(window.innerWidth, window.innerHeight, false);
+  const scene = new THREE.Scene();
+  const camera = new THREE.PerspectiveCamera(55, window.innerWidth / window.innerHeight, 1, 6000);
+  window.addEventListener('resize', () => {
+    renderer.setSize(window.innerWidth, window.innerHeight, false);
+    camera.aspect = window.innerWidth / window.innerHeight;
+    camera.updateProjectionMatrix();
+  });
+  // Software WebGL (SwiftShader, llvmpipe) draws detail and agents over shorter distances.
+  const gl = renderer.getContext();
+  const dbg = gl.getExtension('WEBGL_debug_renderer_info');
+  const glRenderer = String(dbg ? gl.getParameter(dbg.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER));
+  const software = /swiftshader|llvmpipe|software/i.test(glRenderer);
+  const detailScale = Number(params.get('detail') ?? (software ? 0.4 : 1));
+  const rig = new CameraRig(camera, canvas);
+  rig.setPose(DEFAULT_POSE);
+
+  // 2. City and lanes, downloaded side by side.
+  progress('loading city.glb…', 0);
+  const lanesPromise = fetchJson(`${cityBase}lanes.json`).catch((e) => {
+    console.warn(`lanes.json not loaded: ${e.message}`);
+    return null;
+  });
+  const city = new City();
+  const tLoad = performance.now();
+  await city.load(`${cityBase}city.glb`, (phase, f, bytes) => {
+    if (phase !== 'download') console.info(`city.glb: ${phase} at ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
+    if (phase === 'download') progress(`loading city.glb… ${(bytes / 1e6).toFixed(0)} MB`, f * 0.8);
+    else if (phase === 'parse') progress('building the scene…', 0.85);
+    else progress('preparing chunks…', 0.95);
+  });
+  scene.add(city.root);
+  city.setDetailScale(detailScale);
+  console.info(`city.glb: ${city.chunks.length} chunks, ${city.detail.length} detail meshes, ${city.volumes.length} volumes in ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
+  hook.lanes = await lanesPromise;
+
+  // 3. Sky, weather, street lights, windows, signals, agents.
+  const sky = new Sky(scene, events, { hour: Number(params.get('hour') ?? 10), dayLength_s: 1440 });
+  const weather = new Weather(scene, sky, events, { seed: 1, changeProb: TEST ? 0 : 0.2 });
+  const lights = new StreetLights(scene, city, events);
+  const windows = new Windows(city, events);
+  // The sky fired its first dusk/dawn before the listeners existed: tell them where we are.
+  events.dispatchEvent(new CustomEvent(sky.night ? 'dusk' : 'dawn', { detail: { hour: sky.hour, initial: true } }));
+  const signals = new Signals(scene, hook.lanes);
+  const agents = new Agents(scene);
+  agents.maxDistance.pedestrian *= Math.min(1, detailScale * 1.5);
+  agents.maxDistance.vehicle *= Math.min(1, detailScale * 1.5);
+  const overlay = new Overlay();
+
+  // 4. Where the agents come from.
+  let mode = params.get('mode');
+  if (!mode) {
+    if (await probeLive(liveUrl())) mode = 'live';
+    else if (await exists(`${cityBase}traffic.cfrec`)) mode = 'recording';
+    else mode = 'static';
+  }
+  let live = null;
+  let recording = null;
+  let playhead = 0;
+  let frameArrival = 0;
+  let frameInterval = 0.1;
+  const tickWindow = []; // [wall ms, tick] for ticks per second
+  let serverTicksPerS = null;
+  let density = { pedestrians: 2000, vehicles: 2000 };
+  let panel = null; // created once the actions exist; env messages may come first
+
+  const noteTick = (tick) => {
+    const now = performance.now();
+    tickWindow.push([now, tick]);
+    while (tickWindow.length > 2 && now - tickWindow[0][0] > 2000) tickWindow.shift();
+  };
+  const ticksPerS = () => {
+    if (serverTicksPerS !== null) return serverTicksPerS;
+    if (tickWindow.length < 2) return 0;
+    const [t0, k0] = tickWindow[0];
+    const [t1, k1] = tickWindow[tickWindow.length - 1];
+    return t1 > t0 ? ((k1 - k0) * 1000) / (t1 - t0) : 0;
+  };
+
+  if (mode === 'live') {
+    progress('connecting to the live simulation…', 0.97);
+    live = new LiveClient();
+    live.addEventListener('frame', (e) => {
+      const f = e.detail;
+      agents.push(f);
+      signals.setStates(f.lights);
+      frameArrival = performance.now();
+      if (typeof f.ticks_per_s === 'number' && f.ticks_per_s > 0) serverTicksPerS = f.ticks_per_s;
+      noteTick(f.tick ?? agents.frames);
+      events.dispatchEvent(new CustomEvent('frame', { detail: { tick: f.tick, count: f.count } }));
+    });
+    live.addEventListener('env', (e) => applyEnv(e.detail));
+    live.addEventListener('close', () => console.warn('live stream closed'));
+    await live.connect();
+    const hello = live.hello;
+    frameInterval = 1 / (hello.frame_hz || 10);
+    signals.setTable(hello.signal_lanes || []);
+    weather.send = (m) => live.send(m);
+  } else if (mode === 'recording') {
+    progress('loading traffic.cfrec…', 0.97);
+    const res = await fetch(`${cityBase}traffic.cfrec`);
+    if (!res.ok) throw new Error(`traffic.cfrec: HTTP ${res.status}`);
+    recording = new Recording(await res.arrayBuffer());
+    signals.setTable(recording.signalLanes);
+    frameInterval = recording.frame_interval_s;
+    playhead = recording.time0;
+  }
+
+  function applyEnv(env) {
+    const w = typeof env.weather === 'object' && env.weather ? env.weather : env;
+    const kind = typeof w.weather === 'string' ? w.weather : w.kind;
+    if (typeof kind === 'string') weather.set(kind, w.fog ?? weather.fog, { fromServer: true });
+    const hour = env.hour ?? env.time_of_day_h;
+    if (typeof hour === 'number') sky.setTime(hour);
+    if (typeof env.day_length_s === 'number') sky.setDayLength(env.day_length_s);
+    const d = env.density ?? env;
+    if (typeof d.pedestrians === 'number') density.pedestrians = d.pedestrians;
+    if (typeof d.vehicles === 'number') density.vehicles = d.vehicles;
+    panel?.reflect({ weather: weather.kind, fog: weather.fog, hour: sky.hour, dayLength_s: sky.dayLength_s, ...density });
+  }
+
+  // 5. Drive mode (another module of this viewer; optional).
+  const frameHooks = new Set();
+  let drive = null;
+  const driveCtx = {
+    THREE,
+    scene,
+    camera,
+    renderer,
+    rig,
+    city: cityBase,
+    cityModel: city,
+    events,
+    lanes: hook.lanes,
+    toScene: (x, y, z) => new THREE.Vector3(x, z, -y),
+    fromScene: (v) => ({ x: v.x, y: -v.z, z: v.y }),
+    clock: () => (recording ? playhead : agents.b ? agents.b.time_s : 0),
+    signals: () => signals.map(),
+    send: (obj) => (live ? live.send(obj) : false),
+    agents: () => agents.b,
+    onFrame: (fn) => {
+      frameHooks.add(fn);
+      return () => frameHooks.delete(fn);
+    },
+  };
+  if (drivers['./drive/index.js']) {
+    try {
+      const mod = await drivers['./drive/index.js']();
+      drive = await mod.createDrive(driveCtx);
+      // The drive module moves the camera itself while a car is driven.
+      const start = drive.start.bind(drive);
+      const stop = drive.stop.bind(drive);
+      drive.start = (...args) => {
+        const r = start(...args);
+        rig.enabled = false;
+        panel?.reflect({ driving: true });
+        return r;
+      };
+      drive.stop = (...args) => {
+        rig.enabled = true;
+        panel?.reflect({ driving: false });
+        return stop(...args);
+      };
+      hook.drive = drive;
+    } catch (e) {
+      console.warn(`drive mode unavailable: ${e.message}`);
+    }
+  }
+
+  // 6. The panel's actions.
+  const show = { agents: true, signals: true, lights: true, lodColours: false };
+  const app = {
+    setTime(h, { send = false } = {}) {
+      sky.setTime(h);
+      if (send && live) live.send({ type: 'time', hour: sky.hour, day_length_s: sky.dayLength_s });
+    },
+    setDayLength(s, { send = false } = {}) {
+      sky.setDayLength(s);
+      if (send && live) live.send({ type: 'time', hour: sky.hour, day_length_s: sky.dayLength_s });
+    },
+    setWeather(kind, fog) {
+      weather.set(kind, fog);
+    },
+    setChangeProbability(p) {
+      weather.setChangeProbability(p);
+    },
+    setDensity(pedestrians, vehicles) {
+      density = { pedestrians, vehicles };
+      if (live) live.send({ type: 'density', pedestrians, vehicles });
+    },
+    setShow(what, on) {
+      if (what === 'buildings' || what === 'props') city.setShow(what, on);
+      else if (what === 'agents') agents.setVisible((show.agents = on));
+      else if (what === 'signals') signals.setVisible((show.signals = on));
+      else if (what === 'lights') {
+        show.lights = on;
+        lights.setEnabled(on);
+        windows.setEnabled(on);
+      } else if (what === 'lod-colours') agents.setLodColours((show.lodColours = on));
+    },
+    setCameraMode(m) {
+      rig.setMode(m);
+      panel.reflect({ cameraMode: m });
+    },
+    async setDrive(on) {
+      if (!drive) {
+        console.warn('drive mode is not available in this build');
+        panel.reflect({ driving: false });
+        return;
+      }
+      if (on) {
+        const p = rig.pose();
+        const t = rig.controls.target;
+        drive.start({ x: t.x, y: -t.z, heading_rad: THREE.MathUtils.degToRad(p.yaw_deg) });
+      } else drive.stop();
+    },
+    exportMetrics(fmt) {
+      if (!drive) return;
+      if (fmt === 'csv') download('driver_metrics.csv', drive.exportCSV(), 'text/csv');
+      else download('driver_metrics.json', drive.exportJSON(), 'application/json');
+    },
+  };
+  panel = new Panel(app);
+  panel.reflect({ hour: sky.hour, dayLength_s: sky.dayLength_s, weather: weather.kind, fog: weather.fog, ...density });
+
+  // 7. The frame loop.
+  let last = performance.now();
+  let fps = 0;
+  let fpsFrames = 0;
+  let fpsStart = last;
+  let viewerSend = 0;
+
+  function step(now) {
+    const dt = Math.min(0.25, Math.max(0, (now - last) / 1000));
+    last = now;
+    rig.update(dt);
+    const hours = sky.update(dt);
+    weather.update(dt, hours, camera);
+    windows.update(sky.hour);
+    sky.setCentre(rig.controls.target);
+    lights.update(dt, camera);
+    city.update(camera);
+    agents.viewer.copy(camera.position);
+    if (recording && recording.frameCount > 1) {
+      playhead += dt;
+      if (playhead > recording.time1) playhead = recording.time0;
+      const k = Math.min(recording.frameAt(playhead), recording.frameCount - 2);
+      if (k !== recording.k) {
+        const b = recording.frame(k + 1);
+        if (recording.k === k - 1 && agents.b) agents.push(b);
+        else agents.setPair(recording.frame(k), b);
+        recording.k = k;
+        signals.setStates(agents.a.lights);
+        noteTick(b.tick);
+        events.dispatchEvent(new CustomEvent('frame', { detail: { tick: b.tick, count: b.count } }));
+      }
+      const t0 = recording.frameTime(k);
+      const t1 = recording.frameTime(k + 1);
+      agents.update(t1 > t0 ? (playhead - t0) / (t1 - t0) : 1);
+    } else if (live) {
+      agents.update((now - frameArrival) / 1000 / frameInterval);
+      viewerSend -= dt;
+      if (viewerSend <= 0) {
+        viewerSend = VIEWER_SEND_S;
+        const p = rig.pose();
+        live.send({ type: 'viewer', x: p.x, y: p.y, z: p.z, yaw_deg: p.yaw_deg });
+      }
+    }
+    for (const fn of frameHooks) fn(dt, now);
+    if (drive && drive.update) drive.update(dt, now);
+    renderer.render(scene, camera);
+    fpsFrames++;
+    if (now - fpsStart >= 1000) {
+      fps = (fpsFrames * 1000) / (now - fpsStart);
+      fpsFrames = 0;
+      fpsStart = now;
+    }
+    const s = stats();
+    overlay.update(s, now);
+    if (!panel.draggingTime) panel.reflect({ hour: sky.hour });
+  }
+
+  function stats() {
+    return {
+      fps,
+      ticks_per_s: ticksPerS(),
+      vehicles: agents.counts.vehicles,
+      pedestrians: agents.counts.pedestrians,
+      per_lod: { ...agents.counts.per_lod },
+      mode,
+      time_of_day_h: sky.hour,
+      weather: weather.kind,
+      fog: weather.fog,
+      street_lights_on: lights.lit,
+      windows_lit: windows.lit,
+      chunks_visible: city.visibleChunks,
+      chunks_total: city.chunks.length,
+      frames: agents.frames,
+      sun_elevation_deg: sky.elevation_deg,
+      lamps: lights.heads.length,
+      renderer: glRenderer,
+      detail_scale: detailScale,
+    };
+  }
+
+  function loop(now) {
+    try {
+      step(now);
+    } catch (e) {
+      showError(e);
+      return;
+    }
+    requestAnimationFrame(loop);
+  }
+
+  // 8. The test hook.
+  const project = (points) => {
+    const w = canvas.clientWidth;
+    const h = canvas.clientHeight;
+    return points
+      .map((p) => {
+        const v = p.clone().project(camera);
+        return { x: ((v.x + 1) / 2) * w, y: ((1 - v.y) / 2) * h, z: v.z };
+      })
+      .filter((q) => q.z > -1 && q.z < 1 && q.x >= 0 && q.y >= 0 && q.x < w && q.y < h);
+  };
+  Object.assign(hook, {
+    stats,
+    setTime: (h) => app.setTime(h, { send: true }),
+    setDayLength: (s) => app.setDayLength(s, { send: true }),
+    setWeather: (kind, fog = false) => app.setWeather(kind, fog),
+    setCamera: (pose) => rig.setPose({ ...rig.pose(), ...pose }),
+    setCameraMode: (m) => app.setCameraMode(m),
+    signals: () => signals.map(),
+    render: () => step(performance.now()),
+    renderer,
+    scene,
+    camera,
+    send: (obj) => (live ? live.send(obj) : false),
+    agents: () => agents.b,
+    onFrame: driveCtx.onFrame,
+    debug: {
+      lampsOnScreen: (n = 40) => project(lights.nearest(camera, n)),
+      litWindowsOnScreen: (n = 40) => project(windows.litNear(camera.position, n)),
+      pose: () => rig.pose(),
+      // Renders now and reads the frame back: mean luminance (0-255) in a (2r+1)^2 window at
+      // each CSS-pixel point, and the whole frame's mean and variance of luminance.
+      sample: (points = [], r = 2) => {
+        step(performance.now());
+        const gl = renderer.getContext();
+        const W = gl.drawingBufferWidth;
+        const H = gl.drawingBufferHeight;
+        const px = new Uint8Array(W * H * 4);
+        gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, px);
+        const sx = W / canvas.clientWidth;
+        const lum = (x, y) => {
+          const i = ((H - 1 - y) * W + x) * 4;
+          return 0.2126 * px[i] + 0.7152 * px[i + 1] + 0.0722 * px[i + 2];
+        };
+        let sum = 0;
+        let sum2 = 0;
+        for (let y = 0; y < H; y += 2) {
+          for (let x = 0; x < W; x += 2) {
+            const l = lum(x, y);
+            sum += l;
+            sum2 += l * l;
+          }
+        }
+        const n = Math.ceil(W / 2) * Math.ceil(H / 2);
+        const at = points.map((p) => {
+          const cx = Math.round(p.x * sx);
+          const cy = Math.round(p.y * sx);
+          let s = 0;
+          let k = 0;
+          for (let y = Math.max(0, cy - r); y <= Math.min(H - 1, cy + r); y++) {
+            for (let x = Math.max(0, cx - r); x <= Math.min(W - 1, cx + r); x++) {
+              s += lum(x, y);
+              k++;
+            }
+          }
+          return k ? s / k : 0;
+        });
+        return { mean: sum / n, variance: sum2 / n - (sum / n) ** 2, at };
+      },
+      sky,
+      city,
+    },
+  });
+  $('loading').style.display = 'none';
+  const tFirst = performance.now();
+  step(performance.now());
+  console.info(`first frame in ${((performance.now() - tFirst) / 1000).toFixed(1)} s`);
+  hook.ready = true;
+  events.dispatchEvent(new Event('ready'));
+  requestAnimationFrame(loop);
+}
+
+main().catch(showError);

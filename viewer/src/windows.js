@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: Apache-2.0
+// Lit windows at night. Facade modules carry per-instance _BUILDING, _FLOOR and _ROOM
+// attributes (city.glb, EXT_mesh_gpu_instancing; three's GLTFLoader keeps them as instanced
+// geometry attributes). A shader hook on the facade glass materials hashes (building, floor,
+// room) into [0, 1); a room is lit when its hash is under the share of lit rooms for the hour,
+// so the same rooms light up every evening and the share changes with the hour. Switched on
+// and off by the sky's 'dusk' / 'dawn' events.
+
+import * as THREE from 'three';
+
+const WINDOW_COLOUR = new THREE.Color(1.0, 0.78, 0.45);
+
+/// Share of rooms lit at hour h (evening peak, few after midnight, some before dawn).
+export function litShare(h) {
+  const pts = [[0, 0.3], [1, 0.18], [3, 0.08], [5, 0.12], [6.5, 0.35], [8, 0.25], [12, 0.2],
+    [17, 0.35], [19, 0.6], [21, 0.65], [23, 0.45], [24, 0.3]];
+  for (let i = 1; i < pts.length; i++) {
+    if (h <= pts[i][0]) {
+      const [h0, s0] = pts[i - 1];
+      const [h1, s1] = pts[i];
+      return s0 + ((s1 - s0) * (h - h0)) / (h1 - h0);
+    }
+  }
+  return pts[0][1];
+}
+
+/// The shader's room hash in JavaScript (32-bit unsigned arithmetic, identical results).
+export function roomHash(building, floor, room) {
+  let h = (Math.imul(building >>> 0, 73856093) ^ Math.imul(floor >>> 0, 19349663) ^ Math.imul(room >>> 0, 83492791)) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  h = Math.imul(h, 0x7feb352d) >>> 0;
+  h = (h ^ (h >>> 15)) >>> 0;
+  h = Math.imul(h, 0x846ca68b) >>> 0;
+  h = (h ^ (h >>> 16)) >>> 0;
+  return (h & 0xffff) / 65535;
+}
+
+const HASH_GLSL = /* glsl */ `
+float cfRoomHash(float b, float f, float r) {
+  uint h = (uint(b) * 73856093u) ^ (uint(f) * 19349663u) ^ (uint(r) * 83492791u);
+  h ^= h >> 16u; h *= 0x7feb352du; h ^= h >> 15u; h *= 0x846ca68bu; h ^= h >> 16u;
+  return float(h & 0xffffu) / 65535.0;
+}
+`;
+
+export class Windows {
+  constructor(city, events) {
+    this.night = false;
+    this.enabled = true;
+    this.share = 0;
+    this.uniforms = {
+      uWindowsOn: { value: 0 },
+      uLitShare: { value: 0 },
+      uWindowColour: { value: WINDOW_COLOUR.clone().multiplyScalar(2.2) },
+    };
+    this.materials = new Set();
+    this.meshes = city.glassMeshes;
+    for (const mesh of this.meshes) {
+      if (!mesh.geometry.attributes._BUILDING) continue;
+      const mat = mesh.material;
+      if (this.materials.has(mat)) continue;
+      this.materials.add(mat);
+      this.patch(mat);
+    }
+    events.addEventListener('dusk', () => {
+      this.night = true;
+      this.apply();
+    });
+    events.addEventListener('dawn', () => {
+      this.night = false;
+      this.apply();
+    });
+  }
+
+  patch(mat) {
+    const u = this.uniforms;
+    mat.onBeforeCompile = (shader) => {
+      Object.assign(shader.uniforms, u);
+      shader.vertexShader = shader.vertexShader
+        .replace(
+          '#include <common>',
+          `#include <common>
+attribute float _BUILDING;
+attribute float _FLOOR;
+attribute float _ROOM;
+uniform float uLitShare;
+varying float vRoomLit;
+${HASH_GLSL}`,
+        )
+        .replace(
+          '#include <begin_vertex>',
+          `#include <begin_vertex>
+float cfHash = cfRoomHash(_BUILDING, _FLOOR, _ROOM);
+vRoomLit = cfHash < uLitShare ? 0.55 + 0.45 * fract(cfHash * 37.0) : 0.0;`,
+        );
+      shader.fragmentShader = shader.fragmentShader
+        .replace(
+          '#include <common>',
+          `#include <common>
+uniform float uWindowsOn;
+uniform vec3 uWindowColour;
+varying float vRoomLit;`,
+        )
+        .replace(
+          '#include <emissivemap_fragment>',
+          `#include <emissivemap_fragment>
+totalEmissiveRadiance += uWindowsOn * vRoomLit * uWindowColour;`,
+        );
+    };
+    mat.customProgramCacheKey = () => 'cityforge-windows';
+    mat.needsUpdate = true;
+  }
+
+  setEnabled(on) {
+    this.enabled = on;
+    this.apply();
+  }
+
+  apply() {
+    this.uniforms.uWindowsOn.value = this.night && this.enabled ? 1 : 0;
+  }
+
+  /// The share follows the hour (a uniform, no switching here).
+  update(hour) {
+    this.share = litShare(hour);
+    this.uniforms.uLitShare.value = this.share;
+  }
+
+  get lit() {
+    return this.night && this.enabled ? this.share : 0;
+  }
+
+  /// Centres of lit window modules nearest `point` (three coordinates), for tests.
+  litNear(point, n, maxDist = 200) {
+    const out = [];
+    const m = new THREE.Matrix4();
+    const c = new THREE.Vector3();
+    for (const mesh of this.meshes) {
+      if (!mesh.visible) continue;
+      const a = mesh.geometry.attributes;
+      if (!a._BUILDING) continue;
+      mesh.geometry.computeBoundingBox();
+      const local = mesh.geometry.boundingBox.getCenter(new THREE.Vector3());
+      for (let i = 0; i < mesh.count; i++) {
+        if (roomHash(a._BUILDING.getX(i), a._FLOOR.getX(i), a._ROOM.getX(i)) >= this.share) continue;
+        mesh.getMatrixAt(i, m);
+        c.copy(local).applyMatrix4(m).applyMatrix4(mesh.matrixWorld);
+        const d = c.distanceTo(point);
+        if (d < maxDist) out.push({ p: c.clone(), d });
+      }
+    }
+    out.sort((x, y) => x.d - y.d);
+    return out.slice(0, n).map((x) => x.p);
+  }
+}
