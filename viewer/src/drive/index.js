@@ -155,9 +155,9 @@ export function createDrive(ctx) {
     get active() {
       return active;
     },
-    /** Starts driving at {lane, s_m} or {x, y, heading_rad} (front-axle pose), optionally
-     *  with speed_mps; with no pose, on the vehicle lane nearest the camera. Starts a new
-     *  metrics recording. */
+    /** Starts driving at {lane, s_m} or {x, y, heading_rad} (front-axle pose; a point off
+     *  every vehicle lane moves to the nearest lane, along it), optionally with speed_mps;
+     *  with no pose, on the vehicle lane nearest the camera. Starts a new metrics recording. */
     start(pose = {}) {
       let x;
       let y;
@@ -172,6 +172,17 @@ export function createDrive(ctx) {
         x = pose.x;
         y = pose.y;
         h = pose.heading_rad ?? 0;
+        if (!index.match(x, y, h, null)) {
+          // Off every vehicle lane (the camera target on a roof or in a park): start on the
+          // nearest lane instead, along it.
+          const near = nearestLane(index, x, y);
+          if (near) {
+            const p = index.pointAt(near.lane, near.s_m);
+            ({ x, y } = p);
+            h = p.heading_rad;
+            z = p.z;
+          }
+        }
       } else {
         const c = ctx.camera ? fromScene(ctx.camera.position) : { x: 0, y: 0 };
         const near = nearestLane(index, c.x, c.y);
@@ -234,6 +245,8 @@ export function createDrive(ctx) {
       return st;
     },
     keys: keyboard.keys,
+    /** Simulated seconds of the stream or recording (ctx.clock), for tests and studies. */
+    clock: () => clock(),
     metrics: () => metricsObject(recorder, { city: ctx.city ?? null, car: CAR }),
     exportJSON: () => toJSON(recorder, { city: ctx.city ?? null, car: CAR, exported_at: new Date().toISOString() }),
     exportCSV: () => samplesCSV(recorder),
@@ -261,15 +274,5 @@ export function createDrive(ctx) {
     index,
   };
 
-  // 4. The panel's export buttons, unless main.js wired them already.
-  if (typeof document !== 'undefined') {
-    for (const [id, kind] of [['export-csv', 'csv'], ['export-json', 'json']]) {
-      const b = document.getElementById(id);
-      if (b && !b.dataset.driveWired) {
-        b.dataset.driveWired = '1';
-        b.addEventListener('click', () => api.download(kind));
-      }
-    }
-  }
   return api;
 }

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+// Drive mode end to end (issue 8): the drive toggle puts a car on the road, held arrow keys
+// move and turn it, and a scripted drive through a signal that shows red yields exactly one
+// red-light violation in the exported metrics. Screenshots and the exported metrics go to --out.
+//
+//   node tests/e2e/drive.test.mjs --cityforge BIN --out DIR   (exit 77: no chromium / viewer)
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { log, parseArgs, startHarness } from './harness.mjs';
+
+const WAIT = { timeout: 600_000, polling: 500 }; // Hang guards only; nothing is timed.
+
+// The viewer's plan clock (docs/lanes.md), evaluated in the page to find a red that lasts.
+function pickRedLight() {
+  const cf = window.cityforge;
+  const lanes = cf.lanes.lanes;
+  const sig = cf.signals();
+  const t0 = cf.drive.clock();
+  const plans = cf.lanes.signals || [];
+  const planState = (id, t) => {
+    for (const plan of plans) {
+      if (!plan.phases.some((ph) => ph.green.includes(id))) continue;
+      let u = (((t - plan.offset_s) % plan.cycle_s) + plan.cycle_s) % plan.cycle_s;
+      for (const ph of plan.phases) {
+        const has = ph.green.includes(id);
+        if (u < ph.green_s) return has ? 'green' : 'red';
+        u -= ph.green_s;
+        if (u < ph.yellow_s) return has ? 'yellow' : 'red';
+        u -= ph.yellow_s + ph.all_red_s;
+        if (u < 0) return 'red';
+      }
+      return 'red';
+    }
+    return null;
+  };
+  const length = (l) => {
+    let s = 0;
+    for (let i = 1; i < l.points.length; i++) {
+      s += Math.hypot(l.points[i][0] - l.points[i - 1][0], l.points[i][1] - l.points[i - 1][1]);
+    }
+    return s;
+  };
+  const a = cf.agents();
+  const busy = (lane, len) => {
+    // Vehicles on the last 45 m of the approach (they would be driven through, a collision).
+    let n = 0;
+    for (let i = 0; a && i < a.count; i++) {
+      if (a.kinds[i] >= 4) continue;
+      for (const p of lane.points) {
+        if (Math.hypot(a.x[i] - p[0], a.y[i] - p[1]) < 4) {
+          n++;
+          break;
+        }
+      }
+    }
+    return n + (len < 45 ? 100 : 0);
+  };
+  const cands = [];
+  for (const approach of lanes) {
+    if (!approach.tags.includes('vehicle') || approach.tags.includes('intersection')) continue;
+    const succ = approach.successors;
+    if (!succ.length || !succ.every((id) => sig.get(id) === 'red')) continue;
+    // Seconds the plan keeps every movement red from now.
+    let left = 0;
+    while (left < 120 && succ.every((id) => planState(id, t0 + left) === 'red')) left += 0.5;
+    const len = length(approach);
+    cands.push({ approach: approach.id, successors: succ, len, left, busy: busy(approach, len) });
+  }
+  cands.sort((p, q) => p.busy - q.busy || q.left - p.left || p.approach - q.approach);
+  return { t0, count: cands.length, best: cands[0] || null };
+}
+
+const opts = parseArgs(process.argv.slice(2));
+// A small window: SwiftShader's frame time grows with the pixels, and the car's clock with it.
+if (!process.argv.includes('--size')) [opts.width, opts.height] = [640, 360];
+
+async function screenshot(page, name) {
+  // Frames take seconds under SwiftShader with the whole city in view: a long timeout.
+  const file = path.join(opts.out, `${name}.png`);
+  await page.screenshot({ path: file, timeout: 300_000 });
+  log(`screenshot ${file}`);
+}
+const h = await startHarness(opts);
+let code = 0;
+try {
+  const page = await h.openViewer('?test=1');
+  await page.waitForFunction(() => window.cityforge.drive && window.cityforge.stats().frames >= 2 &&
+    window.cityforge.signals().size > 0, null, WAIT);
+
+  // Street furniture and trees off (the drive needs the roads, not a million props): the
+  // software renderer's frame rate is the car's clock here.
+  const fpsBefore = await page.evaluate(() => window.cityforge.stats().fps);
+  await page.evaluate(() => {
+    const props = document.getElementById('show-props');
+    if (props.checked) props.click();
+  });
+  await page.waitForFunction((f) => window.cityforge.stats().frames >= f + 3, await page.evaluate(() => window.cityforge.stats().frames), WAIT);
+  log(`fps ${fpsBefore.toFixed(2)} with props, ${(await page.evaluate(() => window.cityforge.stats().fps)).toFixed(2)} without`);
+
+  // 1. The toggle starts drive mode on a road near the camera; held keys move and turn it.
+  // The toggle as a user clicks it (a DOM click: the page's main thread is too busy under
+  // SwiftShader for the actionability checks of page.click).
+  await page.evaluate(() => document.getElementById('drive-toggle').click());
+  await page.waitForFunction(() => window.cityforge.drive.active, null, WAIT);
+  const s0 = await page.evaluate(() => window.cityforge.drive.state());
+  log(`drive started on lane ${s0.lane} at (${s0.x.toFixed(1)}, ${s0.y.toFixed(1)})`);
+  assert.equal(s0.speed_mps, 0);
+  assert.notEqual(s0.lane, null, 'the car starts on a vehicle lane');
+  await page.keyboard.down('ArrowUp');
+  await page.waitForFunction(() => window.cityforge.drive.state().speed_mps > 4, null, WAIT);
+  await page.keyboard.down('ArrowLeft');
+  await page.waitForFunction((h0) => {
+    const d = Math.abs(Math.atan2(Math.sin(window.cityforge.drive.state().heading_rad - h0),
+      Math.cos(window.cityforge.drive.state().heading_rad - h0)));
+    return d > 0.2;
+  }, s0.heading_rad, WAIT);
+  await page.keyboard.up('ArrowLeft');
+  await page.keyboard.up('ArrowUp');
+  const s1 = await page.evaluate(() => window.cityforge.drive.state());
+  const moved = Math.hypot(s1.x - s0.x, s1.y - s0.y);
+  log(`after the keys: speed ${s1.speed_mps.toFixed(1)} m/s, moved ${moved.toFixed(1)} m, lane ${s1.lane}`);
+  assert.ok(s1.speed_mps > 4, 'ArrowUp accelerates');
+  assert.ok(moved > 5, 'the car moved');
+  await screenshot(page, 'drive-keys');
+  await page.keyboard.down('Space');
+  await page.waitForFunction(() => window.cityforge.drive.state().speed_mps < 0.05, null, WAIT);
+  await page.keyboard.up('Space');
+  const keysMetrics = JSON.parse(await page.evaluate(() => window.cityforge.drive.exportJSON()));
+  assert.ok(keysMetrics.samples.length > 5, 'samples recorded');
+  assert.ok(keysMetrics.summary.max_speed_mps > 4);
+
+  // 2. A scripted drive through a red light: start 20 m before the stop line of an approach
+  // whose every movement shows red (and will for a while), hold ArrowUp until the car is
+  // close to the line, coast over it, then stop with the handbrake. Buildings off as well:
+  // the live simulation runs in real time while the car's clock is the frame rate's.
+  await page.evaluate(() => {
+    const b = document.getElementById('show-buildings');
+    if (b.checked) b.click();
+  });
+  const pick = await page.evaluate(pickRedLight);
+  log(`red approaches: ${pick.count}; chosen ${JSON.stringify(pick.best)} at t = ${pick.t0}`);
+  assert.ok(pick.best, 'some approach shows red on every movement');
+  const { approach, successors, len } = pick.best;
+  await page.evaluate(([lane, s]) => window.cityforge.drive.start({ lane, s_m: s, speed_mps: 10 }),
+    [approach, Math.max(0, len - 20)]);
+  await page.keyboard.down('ArrowUp');
+  await page.waitForFunction(([lane, end, succ]) => {
+    const st = window.cityforge.drive.state();
+    return succ.includes(st.lane) || (st.lane === lane && st.s_m >= end) ||
+      window.cityforge.drive.metrics().summary.signal_crossings > 0;
+  }, [approach, len - 10, successors], WAIT);
+  await page.keyboard.up('ArrowUp');
+  await page.waitForFunction(() => window.cityforge.drive.metrics().summary.signal_crossings > 0, null, WAIT);
+  const atLine = await page.evaluate(() => ({ st: window.cityforge.drive.state(),
+    sig: [...window.cityforge.signals()] }));
+  await screenshot(page, 'drive-red-light');
+  await page.keyboard.down('Space');
+  await page.waitForFunction(() => window.cityforge.drive.state().speed_mps < 0.05, null, WAIT);
+  await page.keyboard.up('Space');
+  const json = await page.evaluate(() => window.cityforge.drive.exportJSON());
+  const csv = await page.evaluate(() => window.cityforge.drive.exportCSV());
+  const eventsCsv = await page.evaluate(() => window.cityforge.drive.exportEventsCSV());
+  fs.writeFileSync(path.join(opts.out, 'drive-metrics.json'), json);
+  fs.writeFileSync(path.join(opts.out, 'drive-samples.csv'), csv);
+  fs.writeFileSync(path.join(opts.out, 'drive-events.csv'), eventsCsv);
+  const m = JSON.parse(json);
+  log(`summary: ${JSON.stringify(m.summary)}`);
+  log(`car past the line: lane ${atLine.st.lane}, ${atLine.st.speed_mps.toFixed(1)} m/s, fps ${(await page.evaluate(() => window.cityforge.stats().fps)).toFixed(2)}`);
+  assert.equal(m.format, 'cityforge-drive-metrics');
+  assert.equal(m.summary.signal_crossings, 1);
+  assert.equal(m.summary.red_light_violations, 1);
+  const red = m.events.filter((e) => e.type === 'red_light');
+  assert.equal(red.length, 1);
+  assert.equal(red[0].approach_lane, approach);
+  assert.ok(successors.includes(red[0].connector));
+  assert.equal(csv.split('\n')[0].split(',')[0], 't_s');
+  await page.evaluate(() => window.cityforge.drive.stop());
+  assert.equal(await page.evaluate(() => window.cityforge.drive.active), false);
+  if (h.errors.length) {
+    log(`console errors:\n  ${h.errors.join('\n  ')}`);
+    assert.fail(`${h.errors.length} console errors`);
+  }
+  log('PASS');
+} catch (e) {
+  console.error(e);
+  code = 1;
+} finally {
+  await h.close();
+}
+process.exit(code);
