@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// createDrive with the ctx main.js passes (three.js from node_modules, a fake live socket,
+// signals and agents): keys drive the car, player messages go out at 15 Hz, the chase camera
+// follows, the metrics see the red light, stop sends player_off.
+import assert from 'node:assert/strict';
+import test from 'node:test';
+
+import { createDrive } from '../src/drive/index.js';
+import { junction } from './drive_fixture.mjs';
+
+let THREE = null;
+try {
+  THREE = await import('three');
+} catch {
+  // three is a dependency of the viewer (npm ci); without it this file has nothing to run.
+}
+
+function context() {
+  const sent = [];
+  let t = 100;
+  const ctx = {
+    THREE,
+    scene: new THREE.Scene(),
+    camera: new THREE.PerspectiveCamera(60, 16 / 9, 0.5, 5000),
+    lanes: junction(),
+    city: '/city/',
+    toScene: (x, y, z) => new THREE.Vector3(x, z, -y),
+    fromScene: (v) => ({ x: v.x, y: -v.z, z: v.y }),
+    clock: () => t,
+    signals: () => new Map([[1, 'red'], [2, 'red']]),
+    send: (obj) => sent.push(obj),
+    agents: () => ({ count: 2, ids: new Uint32Array([5, 6]), kinds: new Uint8Array([4, 5]),
+      x: new Float32Array([0, -150]), y: new Float32Array([0, -9]), z: new Float32Array(2),
+      heading: new Float32Array([0, 0]), speed: new Float32Array([0, 1.2]) }),
+    events: new EventTarget(),
+  };
+  return { ctx, sent, advance: (dt) => (t += dt) };
+}
+
+test('drive module: keys, messages, camera, metrics and stop', { skip: !THREE && 'three not installed' }, () => {
+  const { ctx, sent, advance } = context();
+  const drive = createDrive(ctx);
+  assert.equal(drive.active, false);
+  const s0 = drive.start({ lane: 0, s_m: 150, speed_mps: 10 });
+  assert.equal(drive.active, true);
+  assert.equal(s0.lane, 0);
+  assert.ok(Math.abs(s0.x + 50) < 1e-6 && Math.abs(s0.y + 1.75) < 1e-6);
+  const mesh = ctx.scene.getObjectByName('cityforge-player-car');
+  assert.ok(mesh && mesh.visible);
+  drive.keys.up = true;
+  const lanes = new Set();
+  for (let i = 0; i < 180; i++) { // 6 s at 30 frames per second
+    advance(1 / 30);
+    drive.update(1 / 30);
+    lanes.add(drive.state().lane);
+  }
+  drive.keys.up = false;
+  const s1 = drive.state();
+  assert.ok(s1.speed_mps > 15, `speed ${s1.speed_mps}`);
+  assert.ok(s1.x > 10, 'through the junction');
+  assert.deepEqual([...lanes], [0, 1, 3]);
+  // Player messages at 15 Hz with the front-axle pose.
+  const players = sent.filter((m) => m.type === 'player');
+  assert.ok(players.length >= 88 && players.length <= 92, `${players.length} messages`);
+  const last = players[players.length - 1];
+  for (const k of ['x', 'y', 'z', 'heading_rad', 'speed_mps']) assert.equal(typeof last[k], 'number');
+  assert.ok(JSON.stringify(last).length < 200);
+  // The chase camera is behind the car and above it.
+  const cam = ctx.fromScene(ctx.camera.position);
+  assert.ok(cam.x < s1.x - 5 && cam.z > 2, `camera at ${JSON.stringify(cam)}`);
+  // The metrics: a red light, samples at 10 Hz, the player itself never a collision.
+  const m = drive.metrics();
+  assert.equal(m.summary.red_light_violations, 1);
+  assert.equal(m.summary.collisions, 0);
+  assert.equal(m.started_at_sim_s, 100);
+  assert.ok(Math.abs(m.samples.length - 61) <= 1, `${m.samples.length} samples`);
+  assert.equal(JSON.parse(drive.exportJSON()).format, 'cityforge-drive-metrics');
+  assert.equal(drive.exportCSV().split('\n').length - 2, m.samples.length);
+  drive.stop();
+  assert.equal(drive.active, false);
+  assert.equal(mesh.visible, false);
+  assert.deepEqual(sent[sent.length - 1], { type: 'player_off' });
+  // Stopped: updates do nothing; the recording stays for export.
+  drive.update(1);
+  assert.equal(drive.metrics().summary.red_light_violations, 1);
+});
+
+test('drive module: a start off every lane moves onto the nearest lane', { skip: !THREE && 'three not installed' }, () => {
+  const { ctx } = context();
+  const drive = createDrive(ctx);
+  const s = drive.start({ x: -100, y: -30, heading_rad: 2 });
+  assert.equal(s.lane, 6);
+  assert.ok(Math.abs(s.heading_rad) < 1e-9, 'along the lane');
+  const on = drive.start({ x: -100, y: -1.75, heading_rad: 0.1 });
+  assert.equal(on.lane, 0);
+  assert.equal(on.heading_rad, 0.1);
+});
