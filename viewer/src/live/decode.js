@@ -61,35 +61,38 @@ class Reader {
   }
 }
 
-// Growable structure of arrays holding the quantised agents between frames.
+const FIELDS = ['key', 'x', 'y', 'z', 'dx', 'dy', 'dz', 'heading', 'speed', 'variant', 'kind', 'flags', 'lod', 'state'];
+
+// Structure of arrays holding the quantised agents of one frame (the decoder's state between
+// frames). x, y, z in steps; dx, dy, dz the step from the frame before (the prediction).
 class Agents {
   constructor(capacity) {
-    const n = Math.max(capacity, 16);
     this.n = 0;
-    this.key = new Float64Array(n);
-    this.q = new Int32Array(n * 6); // x, y, z, dx, dy, dz
-    this.heading = new Uint16Array(n);
-    this.speed = new Uint16Array(n);
-    this.variant = new Uint16Array(n);
-    this.kind = new Uint8Array(n);
-    this.flags = new Uint8Array(n);
-    this.lod = new Uint8Array(n);
-    this.state = new Uint8Array(n);
-  }
-  grow() {
-    const bigger = new Agents(this.key.length * 2);
-    for (const f of ['key', 'q', 'heading', 'speed', 'variant', 'kind', 'flags', 'lod', 'state']) {
-      bigger[f].set(this[f]);
-    }
-    bigger.n = this.n;
-    Object.assign(this, bigger);
+    this.key = new Float64Array(capacity);
+    this.x = new Int32Array(capacity);
+    this.y = new Int32Array(capacity);
+    this.z = new Int32Array(capacity);
+    this.dx = new Int32Array(capacity);
+    this.dy = new Int32Array(capacity);
+    this.dz = new Int32Array(capacity);
+    this.heading = new Uint16Array(capacity);
+    this.speed = new Uint16Array(capacity);
+    this.variant = new Uint16Array(capacity);
+    this.kind = new Uint8Array(capacity);
+    this.flags = new Uint8Array(capacity);
+    this.lod = new Uint8Array(capacity);
+    this.state = new Uint8Array(capacity);
   }
   // Appends a copy of agent i of `src` and returns the new index.
   copyFrom(src, i) {
-    if (this.n === this.key.length) this.grow();
     const j = this.n++;
     this.key[j] = src.key[i];
-    this.q.set(src.q.subarray(i * 6, i * 6 + 6), j * 6);
+    this.x[j] = src.x[i];
+    this.y[j] = src.y[i];
+    this.z[j] = src.z[i];
+    this.dx[j] = src.dx[i];
+    this.dy[j] = src.dy[i];
+    this.dz[j] = src.dz[i];
     this.heading[j] = src.heading[i];
     this.speed[j] = src.speed[i];
     this.variant[j] = src.variant[i];
@@ -99,9 +102,27 @@ class Agents {
     this.state[j] = src.state[i];
     return j;
   }
-  push() {
-    if (this.n === this.key.length) this.grow();
-    return this.n++;
+  // Copies `count` agents from `src` starting at i, each moved by its step (the prediction).
+  skipFrom(r, src, i, count) {
+    const j = this.n;
+    if (count < 64) {
+      for (let k = 0; k < count; ++k) this.copyFrom(src, i + k);
+    } else {
+      for (const f of FIELDS) this[f].set(src[f].subarray(i, i + count), j);
+      this.n += count;
+    }
+    const { x, y, z, dx, dy, dz } = this;
+    for (let k = j; k < j + count; ++k) {
+      const px = x[k] + dx[k];
+      const py = y[k] + dy[k];
+      const pz = z[k] + dz[k];
+      if (px < MIN_STEP || px > MAX_STEP || py < MIN_STEP || py > MAX_STEP || pz < MIN_STEP || pz > MAX_STEP) {
+        r.fail(r.pos, `expected the predicted position of a skipped agent within +-2^30 steps, got ${px}, ${py}, ${pz}`);
+      }
+      x[k] = px;
+      y[k] = py;
+      z[k] = pz;
+    }
   }
 }
 
@@ -137,19 +158,15 @@ function readFull(r, a, j, before) {
   if (variant > 0xffff) r.fail(varAt, 'expected a variant <= 65535');
   a.variant[j] = variant;
   const posAt = r.pos;
-  const q = a.q;
-  const bx = before >= 0 ? q[before * 6] : 0;
-  const by = before >= 0 ? q[before * 6 + 1] : 0;
-  const bz = before >= 0 ? q[before * 6 + 2] : 0;
-  const x = r.svarint('x step') + bx;
-  const y = r.svarint('y step') + by;
-  const z = r.svarint('z step') + bz;
-  q[j * 6] = checkStep(r, posAt, x, 'x');
-  q[j * 6 + 1] = checkStep(r, posAt, y, 'y');
-  q[j * 6 + 2] = checkStep(r, posAt, z, 'z');
-  q[j * 6 + 3] = 0;
-  q[j * 6 + 4] = 0;
-  q[j * 6 + 5] = 0;
+  const x = r.svarint('x step') + (before >= 0 ? a.x[before] : 0);
+  const y = r.svarint('y step') + (before >= 0 ? a.y[before] : 0);
+  const z = r.svarint('z step') + (before >= 0 ? a.z[before] : 0);
+  a.x[j] = checkStep(r, posAt, x, 'x');
+  a.y[j] = checkStep(r, posAt, y, 'y');
+  a.z[j] = checkStep(r, posAt, z, 'z');
+  a.dx[j] = 0;
+  a.dy[j] = 0;
+  a.dz[j] = 0;
   const hAt = r.pos;
   const heading = r.varint('heading');
   if (heading >= HEADING_STEPS) r.fail(hAt, `expected a heading below 1024, got ${heading}`);
@@ -163,14 +180,18 @@ function readFull(r, a, j, before) {
 // Applies an update record to slot j (a copy of the agent's previous state).
 function readUpdate(r, a, j) {
   const mask = r.u8('update mask');
-  const q = a.q;
-  const names = ['x', 'y', 'z'];
-  for (let c = 0; c < 3; ++c) {
-    const at = r.pos;
-    const d = q[j * 6 + 3 + c] + (mask & (1 << c) ? r.svarint(names[c]) : 0);
-    q[j * 6 + c] = checkStep(r, at, q[j * 6 + c] + d, names[c]);
-    q[j * 6 + 3 + c] = d;
-  }
+  let at = r.pos;
+  let d = a.dx[j] + (mask & 1 ? r.svarint('x') : 0);
+  a.x[j] = checkStep(r, at, a.x[j] + d, 'x');
+  a.dx[j] = d;
+  at = r.pos;
+  d = a.dy[j] + (mask & 2 ? r.svarint('y') : 0);
+  a.y[j] = checkStep(r, at, a.y[j] + d, 'y');
+  a.dy[j] = d;
+  at = r.pos;
+  d = a.dz[j] + (mask & 4 ? r.svarint('z') : 0);
+  a.z[j] = checkStep(r, at, a.z[j] + d, 'z');
+  a.dz[j] = d;
   if (mask & 0x08) {
     const at = r.pos;
     const d = r.svarint('heading delta');
@@ -222,18 +243,17 @@ function readDelta(r, prev, count, out) {
       i += n;
       continue;
     }
+    if (code === 0) {
+      out.skipFrom(r, prev, i, n);
+      i += n;
+      continue;
+    }
     for (let k = 0; k < n; ++k) {
-      if (code === 0) {
-        const j = out.copyFrom(prev, i++);
-        const o = j * 6;
-        for (let c = 0; c < 3; ++c) {
-          out.q[o + c] = checkStep(r, r.pos, out.q[o + c] + out.q[o + 3 + c], `predicted ${'xyz'[c]}`);
-        }
-      } else if (code === 1) {
+      if (code === 1) {
         readUpdate(r, out, out.copyFrom(prev, i++));
       } else {
         const aAt = r.pos;
-        const j = out.push();
+        const j = out.n++;
         readFull(r, out, j, j > 0 ? j - 1 : -1);
         if (i < prev.n && out.key[j] >= prev.key[i]) {
           r.fail(aAt, `inserted key ${out.key[j]} is not below the next previous agent's key ${prev.key[i]}`);
@@ -316,10 +336,12 @@ export class StreamDecoder {
       r.fail(38, `expected ${this.crosswalkLanes} walk states (the hello's crosswalk lanes), got ${nWalks}`);
     }
 
-    // 2. Agents.
-    const agents = new Agents(Math.min(count, bytes.length - r.pos + (key ? 0 : this.prev.n)));
+    // 2. Agents. A full record is at least 8 bytes; a skipped agent costs none.
+    const most = Math.floor((bytes.length - r.pos) / 8) + (key ? 0 : this.prev.n);
+    if (count > most) r.fail(30, `agent count ${count} is more than the message can hold (${most})`);
+    const agents = new Agents(count);
     if (key) {
-      for (let j = 0; j < count; ++j) readFull(r, agents, agents.push(), j - 1);
+      for (let j = 0; j < count; ++j) readFull(r, agents, agents.n++, j - 1);
     } else {
       readDelta(r, this.prev, count, agents);
     }
@@ -348,12 +370,12 @@ export class StreamDecoder {
     const [ox, oy, oz] = this.origin;
     const step = this.step;
     const hs = (2 * Math.PI) / HEADING_STEPS;
-    const q = a.q;
+    const { key, x: qx, y: qy, z: qz } = a;
     for (let i = 0; i < n; ++i) {
-      ids[i] = a.key[i] % PED_CLASS;
-      x[i] = ox + q[i * 6] * step;
-      y[i] = oy + q[i * 6 + 1] * step;
-      z[i] = oz + q[i * 6 + 2] * step;
+      ids[i] = key[i] >= PED_CLASS ? key[i] - PED_CLASS : key[i];
+      x[i] = ox + qx[i] * step;
+      y[i] = oy + qy[i] * step;
+      z[i] = oz + qz[i] * step;
       heading[i] = a.heading[i] * hs;
       speed[i] = a.speed[i] / 10;
     }
