@@ -8,12 +8,12 @@ ifeq ($(CI),true)
 export CITYFORGE_WERROR := ON
 endif
 
-.PHONY: demo test deps build validator bench clean
+.PHONY: demo test deps build validator viewer bench clean
 
-demo: build
+demo: build viewer
 	./$(BUILD)/cityforge generate -o out
 
-test: build validator
+test: build validator viewer
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
 deps:
@@ -27,6 +27,15 @@ build: deps
 validator: deps
 	@test -d tools/gltf-validator/node_modules/gltf-validator || \
 	  (cd tools/gltf-validator && npm ci --no-audit --no-fund --loglevel=error)
+
+# The browser viewer (three.js, pinned by viewer/package-lock.json) built into viewer/dist,
+# which `cityforge serve` ships at /; rebuilt only when a source is newer than dist.
+VIEWER_SRC := $(shell find viewer/src viewer/index.html viewer/package.json viewer/package-lock.json viewer/vite.config.js -type f 2>/dev/null)
+viewer: viewer/dist/index.html
+viewer/node_modules/.package-lock.json: viewer/package-lock.json | deps
+	cd viewer && npm ci --no-audit --no-fund --loglevel=error
+viewer/dist/index.html: $(VIEWER_SRC) viewer/node_modules/.package-lock.json
+	cd viewer && npm run build
 
 bench: build
 	bash bench/run_scenarios.sh $(BUILD)

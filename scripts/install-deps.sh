@@ -18,6 +18,8 @@ packages=(
   sumo                                  # netconvert + sumo: the SUMO export test drives the city
   sumo-tools                            # randomTrips.py for bench/traffic_vs_sumo.sh
   librecast-dev                         # Recast / DetourCrowd for bench/crowd_vs_detour (optional)
+  chromium                              # headless browser for the viewer's e2e tests and bench
+                                        # (driven by playwright-core; no browser is downloaded)
 )
 # Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
