@@ -69,7 +69,10 @@ function pickRedLight() {
     const len = length(approach);
     cands.push({ approach: approach.id, successors: succ, len, left, busy: busy(approach, len) });
   }
-  cands.sort((p, q) => p.busy - q.busy || q.left - p.left || p.approach - q.approach);
+  // Enough red left first (the live simulation runs in real time, the car at the frame
+  // rate), then a clear approach, then the longest red.
+  const enough = (c) => (c.left >= 30 ? 0 : 1);
+  cands.sort((p, q) => enough(p) - enough(q) || p.busy - q.busy || q.left - p.left || p.approach - q.approach);
   return { t0, count: cands.length, best: cands[0] || null };
 }
 
