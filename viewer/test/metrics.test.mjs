@@ -121,6 +121,18 @@ test('speeding episodes: count, duration, maximum excess; within tolerance is no
   assert.ok(Math.abs(s.time_speeding_s - 4) < 0.03, `time ${s.time_speeding_s}`);
   assert.equal(s.max_speed_mps, 17);
 
+  // Turning speeds of connectors are not limits: 12 m/s round a 20 km/h right turn is not
+  // speeding (the approach's 50 km/h holds); 15 m/s straight through is.
+  const turn = setup();
+  turn.lanes.lanes[2].speed_limit_mps = 20 / 3.6;
+  const rturn = createRecorder({ lanes: turn.lanes, index: new LaneIndex(turn.lanes) });
+  script(rturn, turn.index, alongLanes(turn.index, [0, 2, 4], 150, 12), () => ({}), 6);
+  assert.equal(rturn.summary().speeding_episodes, 0);
+  assert.ok(rturn.samples().every((q) => Math.abs(q.speed_limit_mps - LIMIT) < 1e-3));
+  const fast = setup();
+  script(fast.rec, fast.index, alongLanes(fast.index, [0, 1, 3], 150, 15), () => ({}), 6);
+  assert.equal(fast.rec.summary().speeding_episodes, 1);
+
   const slow = setup();
   script(slow.rec, slow.index, eastbound(-190, 14.5), () => ({}), 5);
   assert.equal(slow.rec.summary().speeding_episodes, 0);

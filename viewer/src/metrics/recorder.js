@@ -124,9 +124,18 @@ export function createRecorder(options = {}) {
   }
 
   // 1. Speeding episodes against the lane's limit.
+  // The legal limit is the road's: connectors inside junctions carry the simulation's turning
+  // speeds (20 km/h right, 30 km/h left), so there the limit of the lane the car came from
+  // holds; off road, the last one.
+  function legalLimit(car) {
+    const own = car.speed_limit_mps;
+    if (own !== null && own !== undefined && !car.connector) s.last_limit = own;
+    else if (s.last_limit === null && own !== null && own !== undefined) s.last_limit = own;
+    return s.last_limit;
+  }
+
   function speeding(dt, car, world) {
-    const limit = car.speed_limit_mps ?? s.last_limit;
-    if (car.speed_limit_mps !== null && car.speed_limit_mps !== undefined) s.last_limit = limit;
+    const limit = legalLimit(car);
     const v = Math.abs(car.speed_mps);
     if (limit === null || limit === undefined) return;
     const tol = Math.max(th.speeding_tolerance_frac * limit, th.speeding_tolerance_mps);
@@ -377,7 +386,7 @@ export function createRecorder(options = {}) {
       speed_mps: r4(Math.abs(car.speed_mps)),
       accel_mps2: r4(car.accel_mps2 ?? 0),
       lane: car.lane ?? null,
-      speed_limit_mps: r4(car.speed_limit_mps ?? s.last_limit ?? null),
+      speed_limit_mps: r4(s.last_limit),
       lateral_m: r4(car.lateral_m ?? null),
       throttle: r4(k.throttle ?? 0),
       brake: r4(k.brake ?? 0),
