@@ -121,7 +121,19 @@ function matches(index, pose, seconds) {
 test('lane match follows the junction without flicker (through and right turn)', () => {
   const index = new LaneIndex(junction());
   assert.deepEqual(matches(index, alongLanes(index, [0, 1, 3], 150, 10), 8), [0, 1, 3]);
-  assert.deepEqual(matches(index, alongLanes(index, [0, 2, 4], 150, 8), 8), [0, 2, 4]);
+  // Turning right, the through connector (same start) holds until the turn parts from it.
+  assert.deepEqual(matches(index, alongLanes(index, [0, 2, 4], 150, 8), 8), [0, 1, 2, 4]);
+});
+
+test('where connectors start together the through movement is matched first', () => {
+  const lanes = junction();
+  // Swap the connectors' ids' roles: the right turn gets the lower id of the two.
+  lanes.lanes[1].turn = 'right';
+  lanes.lanes[2].turn = 'through';
+  const index = new LaneIndex(lanes);
+  // At the stop line the approach's end and both connectors' starts are equally near.
+  assert.equal(index.match(-10, -1.75, 0, null).lane, 2);
+  assert.equal(new LaneIndex(junction()).match(-10, -1.75, 0, null).lane, 1);
 });
 
 test('lane change switches once, past the midpoint (hysteresis)', () => {

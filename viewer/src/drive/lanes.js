@@ -14,6 +14,7 @@ export const MATCH = Object.freeze({
   heading_m_per_rad: 0.8, // Score penalty per radian of heading error (metres).
   keep_m: 0.6, // The current lane wins unless another scores this much better.
   linked_m: 0.3, // Bonus for the current lane's successors and predecessors.
+  through_m: 0.1, // Bonus for through connectors (ties where connectors start together).
 });
 
 function isVehicleLane(lane) {
@@ -183,6 +184,9 @@ export class LaneIndex {
       let score = p.dist_m + o.heading_m_per_rad * Math.abs(err);
       if (id === current) score -= o.keep_m;
       else if (linked.has(id)) score -= o.linked_m;
+      // Connectors leaving one lane start at the same point: until they part, the through
+      // movement (the likeliest) wins the tie.
+      if (this.byId.get(id).turn === 'through') score -= o.through_m;
       if (score < bestScore - 1e-9) {
         bestScore = score;
         best = { ...p, heading_err_rad: err };
