@@ -320,7 +320,7 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   impl->vehicles = sim.stats().vehicles_moving;
   impl->pedestrians = impl->city.crowd ? impl->city.crowd->size() : 0;
 
-  const double frame_hz = options.speed / kDt;
+  const double frame_hz = 1.0 / kDt;  // Per simulated second; "speed" scales it to wall time.
   const nlohmann::ordered_json h = nlohmann::ordered_json::parse(traffic::stream_hello_json(
       sc, kDt, frame_hz, impl->info.signal_lanes, impl->info.crosswalk_lanes, kLiveMaxMessageBytes,
       kLiveMessagesPerS));
@@ -328,6 +328,7 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   hello["type"] = "hello";
   for (const auto& [k, v] : h.items())
     hello[k] = v;
+  hello["max_message_burst"] = kLiveMessageBurst;
   hello["speed"] = options.speed;
   hello["vehicles_max"] = sim.stats().capacity;
   hello["pedestrians_max"] = impl->pedestrians;
