@@ -619,9 +619,14 @@ Result<StreamFrame> StreamDecoder::decode(std::span<const std::uint8_t> message)
     }
   }
 
-  // 2. Agents. Every agent costs a byte in a key frame; a delta frame's skips cost none.
+  // 2. Agents. A full record is at least 7 bytes; a delta frame's skips cost none.
+  const std::size_t most = r.left() / 7 + (f.key ? 0 : m_prev.size());
+  if (r.ok() && count > most) {
+    r.fail(30, "agent count " + std::to_string(count) + " is more than the message can hold (" +
+                   std::to_string(most) + ")");
+  }
   std::vector<StreamAgent> agents;
-  agents.reserve(std::min<std::size_t>(count, r.left() + (f.key ? 0 : m_prev.size())));
+  agents.reserve(r.ok() ? count : 0);
   if (f.key) {
     for (std::uint32_t j = 0; j < count && r.ok(); ++j) {
       StreamAgent a;

@@ -198,6 +198,25 @@ TEST(StreamCodec, AgentsAppearAndDisappear) {
   }
 }
 
+TEST(StreamCodec, SmallestRecordsAreNotTakenForAnOverlongCount) {
+  const StreamConfig c = config();
+  StreamEncoder enc(c);
+  StreamDecoder dec(c);
+  std::vector<VehicleSample> in;
+  for (std::uint32_t id = 0; id < 100; ++id)
+    in.push_back(agent(id, EntityKind::car, c.origin));  // 7 bytes each.
+  const auto bytes = enc.encode(0, 0, 0, in, {}, {});
+  EXPECT_EQ(bytes.size(), 42U + 7 * 100);
+  Result<StreamFrame> f = dec.decode(bytes);
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  expect_frame(in, *f, c);
+  std::vector<std::uint8_t> more = bytes;
+  more[30] = 101;  // One agent more than the bytes can hold.
+  Result<StreamFrame> g = StreamDecoder(c).decode(more);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().message, "byte 30: agent count 101 is more than the message can hold (100)");
+}
+
 TEST(StreamCodec, UnchangedAndSteadyAgentsCostFarUnderAByte) {
   StreamConfig c = config();
   c.key_every = 1000;

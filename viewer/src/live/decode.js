@@ -336,8 +336,8 @@ export class StreamDecoder {
       r.fail(38, `expected ${this.crosswalkLanes} walk states (the hello's crosswalk lanes), got ${nWalks}`);
     }
 
-    // 2. Agents. A full record is at least 8 bytes; a skipped agent costs none.
-    const most = Math.floor((bytes.length - r.pos) / 8) + (key ? 0 : this.prev.n);
+    // 2. Agents. A full record is at least 7 bytes; a skipped agent costs none.
+    const most = Math.floor((bytes.length - r.pos) / 7) + (key ? 0 : this.prev.n);
     if (count > most) r.fail(30, `agent count ${count} is more than the message can hold (${most})`);
     const agents = new Agents(count);
     if (key) {
