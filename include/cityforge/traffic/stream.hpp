@@ -63,7 +63,10 @@ class StreamEncoder {
  public:
   explicit StreamEncoder(const StreamConfig& config);
   /// Encodes one frame. `agents` in any order (vehicles and pedestrians; ids unique per kind
-  /// class). A key frame when seq % key_every == 0 or `force_key`.
+  /// class; of duplicates the first is kept). A key frame when seq % key_every == 0 or
+  /// `force_key`. Out-of-range values are clamped, never rejected (docs/live.md). Same inputs
+  /// in the same order of calls give the same bytes. Input already in key order (vehicles by
+  /// id, then pedestrians by id) skips a sort.
   std::vector<std::uint8_t> encode(std::uint64_t tick, double time_s, float ticks_per_s,
                                    std::span<const VehicleSample> agents,
                                    std::span<const LightState> lights,
