@@ -58,18 +58,13 @@ function truckGeometry() {
   ]);
 }
 
+/// A person of boxes (36 triangles): legs, torso, head; 1.75 m tall, origin at the feet.
 function personGeometry() {
-  const body = new THREE.CylinderGeometry(0.2, 0.17, 1.05, 6);
-  body.translate(0, 0.85 + 0.525 - 0.4, 0);
-  const legs = new THREE.CylinderGeometry(0.17, 0.12, 0.85, 6);
-  legs.translate(0, 0.425, 0);
-  const head = new THREE.SphereGeometry(0.13, 6, 4);
-  head.translate(0, 1.62, 0);
-  const shade = (g, s) => {
-    g.setAttribute('color', new THREE.BufferAttribute(new Float32Array(g.attributes.position.count * 3).fill(s), 3));
-    return g.toNonIndexed();
-  };
-  return mergeGeometries([shade(legs, 0.35), shade(body, 1.0), shade(head, 0.9)]);
+  return mergeGeometries([
+    box(-0.12, 0, -0.17, 0.24, 0.85, 0.34, 0.35),
+    box(-0.14, 0.85, -0.22, 0.28, 0.65, 0.44, 1.0),
+    box(-0.11, 1.52, -0.11, 0.22, 0.23, 0.22, 0.9),
+  ]);
 }
 
 function geometryFor(kind) {
@@ -105,7 +100,7 @@ export class Agents {
     this._colour = new THREE.Color();
     this.frames = 0;
     this.viewer = new THREE.Vector3(); // three coordinates of the camera
-    this.maxDistance = { vehicle: 3000, pedestrian: 900 }; // drawn within (m); all are counted
+    this.maxDistance = { vehicle: 2000, pedestrian: 600 }; // drawn within (m); all are counted
   }
 
   makeMesh(kind, capacity) {
@@ -150,7 +145,6 @@ export class Agents {
         if (j !== undefined) this.match[i] = j;
       }
     }
-    this.colourDirty = true;
   }
 
   /// Sets `a` and `b` directly (recording seeks), recomputing the matches.
@@ -161,7 +155,6 @@ export class Agents {
 
   setLodColours(on) {
     this.lodColours = on;
-    this.colourDirty = true;
   }
 
   /// Draws the agents at fraction u in [0, 1] between frame a and frame b.
@@ -178,7 +171,7 @@ export class Agents {
     const lods = [0, 0, 0, 0];
     let vehicles = 0;
     let pedestrians = 0;
-    const recolour = true;
+    // Slots change with the distance culling, so colours are written with the matrices.
     const vx = this.viewer.x, vy = -this.viewer.z;
     const maxVeh2 = this.maxDistance.vehicle ** 2;
     const maxPed2 = this.maxDistance.pedestrian ** 2;
@@ -210,17 +203,15 @@ export class Agents {
       m[o + 4] = 0; m[o + 5] = 1; m[o + 6] = 0; m[o + 7] = 0;
       m[o + 8] = s; m[o + 9] = 0; m[o + 10] = c; m[o + 11] = 0;
       m[o + 12] = x; m[o + 13] = z; m[o + 14] = -y; m[o + 15] = 1;
-      if (recolour) {
-        const col = this._colour;
-        if (this.lodColours) col.copy(LOD_COLOURS[lod]);
-        else if (kind === KIND_PLAYER) col.copy(PLAYER_COLOUR);
-        else {
-          const palette = kind === KIND_PEDESTRIAN ? CLOTHES : CAR_PAINT;
-          col.setHex(palette[hashVariant(b.ids[i], b.variant[i]) % palette.length]);
-          if (KIND_NAMES[kind] === 'bus') col.setHex(0xd8a020);
-        }
-        col.toArray(mesh.instanceColor.array, slot * 3);
+      const col = this._colour;
+      if (this.lodColours) col.copy(LOD_COLOURS[lod]);
+      else if (kind === KIND_PLAYER) col.copy(PLAYER_COLOUR);
+      else {
+        const palette = kind === KIND_PEDESTRIAN ? CLOTHES : CAR_PAINT;
+        col.setHex(palette[hashVariant(b.ids[i], b.variant[i]) % palette.length]);
+        if (KIND_NAMES[kind] === 'bus') col.setHex(0xd8a020);
       }
+      col.toArray(mesh.instanceColor.array, slot * 3);
     }
     for (let k = 0; k < KIND_NAMES.length; k++) {
       const mesh = this.meshes[k];
@@ -228,13 +219,10 @@ export class Agents {
       mesh.instanceMatrix.clearUpdateRanges();
       mesh.instanceMatrix.addUpdateRange(0, fill[k] * 16);
       mesh.instanceMatrix.needsUpdate = true;
-      if (recolour) {
-        mesh.instanceColor.clearUpdateRanges();
-        mesh.instanceColor.addUpdateRange(0, fill[k] * 3);
-        mesh.instanceColor.needsUpdate = true;
-      }
+      mesh.instanceColor.clearUpdateRanges();
+      mesh.instanceColor.addUpdateRange(0, fill[k] * 3);
+      mesh.instanceColor.needsUpdate = true;
     }
-    this.colourDirty = false;
     this.counts = {
       vehicles,
       pedestrians,

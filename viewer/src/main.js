@@ -87,7 +87,9 @@ async function main() {
   // 1. Renderer, scene, camera.
   const canvas = $('view');
   const renderer = new THREE.WebGLRenderer({ canvas, antialias: false, powerPreference: 'high-performance' });
-  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 1.5));
+  // ?scale=0.5 renders at half resolution (software WebGL is bound by the pixels it fills).
+  const renderScale = Math.min(2, Math.max(0.25, Number(params.get('scale') ?? 1)));
+  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 1.5) * renderScale);
   renderer.setSize(window.innerWidth, window.innerHeight, false);
   const scene = new THREE.Scene();
   const camera = new THREE.PerspectiveCamera(55, window.innerWidth / window.innerHeight, 1, 6000);
@@ -233,6 +235,8 @@ async function main() {
       return () => frameHooks.delete(fn);
     },
   };
+  // The panel wires the export buttons (the drive module would otherwise wire them too).
+  for (const id of ['export-csv', 'export-json']) $(id).dataset.driveWired = '1';
   if (drivers['./drive/index.js']) {
     try {
       const mod = await drivers['./drive/index.js']();
@@ -306,7 +310,8 @@ async function main() {
     },
     exportMetrics(fmt) {
       if (!drive) return;
-      if (fmt === 'csv') download('driver_metrics.csv', drive.exportCSV(), 'text/csv');
+      if (drive.download) drive.download(fmt);
+      else if (fmt === 'csv') download('driver_metrics.csv', drive.exportCSV(), 'text/csv');
       else download('driver_metrics.json', drive.exportJSON(), 'application/json');
     },
   };
@@ -319,6 +324,7 @@ async function main() {
   let fpsFrames = 0;
   let fpsStart = last;
   let viewerSend = 0;
+  let rendered = 0;
 
   function step(now) {
     const dt = Math.min(0.25, Math.max(0, (now - last) / 1000));
@@ -359,6 +365,7 @@ async function main() {
     for (const fn of frameHooks) fn(dt, now);
     if (drive && drive.update) drive.update(dt, now);
     renderer.render(scene, camera);
+    rendered++;
     fpsFrames++;
     if (now - fpsStart >= 1000) {
       fps = (fpsFrames * 1000) / (now - fpsStart);
@@ -389,7 +396,11 @@ async function main() {
       sun_elevation_deg: sky.elevation_deg,
       lamps: lights.heads.length,
       renderer: glRenderer,
+      rendered_frames: rendered,
+      draw_calls: renderer.info.render.calls,
+      triangles: renderer.info.render.triangles,
       detail_scale: detailScale,
+      render_scale: renderScale,
     };
   }
 

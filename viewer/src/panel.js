@@ -41,8 +41,11 @@ export class Panel {
     }
     this.cameraMode.addEventListener('change', () => app.setCameraMode(this.cameraMode.value));
     this.drive.addEventListener('change', () => app.setDrive(this.drive.checked));
-    $('export-csv').addEventListener('click', () => app.exportMetrics('csv'));
-    $('export-json').addEventListener('click', () => app.exportMetrics('json'));
+    // The drive module would wire these itself; marked so it leaves them to the panel.
+    for (const [id, kind] of [['export-csv', 'csv'], ['export-json', 'json']]) {
+      $(id).dataset.driveWired = '1';
+      $(id).addEventListener('click', () => app.exportMetrics(kind));
+    }
   }
 
   /// Shows state that changed elsewhere (clock running, server env, weather draws).

@@ -62,6 +62,7 @@ export class Windows {
       this.materials.add(mat);
       this.patch(mat);
     }
+    if (city.volumeMaterial) this.patchVolumes(city.volumeMaterial);
     events.addEventListener('dusk', () => {
       this.night = true;
       this.apply();
@@ -108,6 +109,49 @@ totalEmissiveRadiance += uWindowsOn * vRoomLit * uWindowColour;`,
         );
     };
     mat.customProgramCacheKey = () => 'cityforge-windows';
+    mat.needsUpdate = true;
+  }
+
+  /// Far building volumes (walls extruded from roofs, no modules): a procedural window grid,
+  /// darker glass by day, the same lit share by night (hash of the window cell).
+  patchVolumes(mat) {
+    const u = this.uniforms;
+    mat.onBeforeCompile = (shader) => {
+      Object.assign(shader.uniforms, u);
+      shader.vertexShader = shader.vertexShader
+        .replace('#include <common>', '#include <common>\nvarying vec3 vCfWorld;\nvarying vec3 vCfNormal;')
+        .replace(
+          '#include <begin_vertex>',
+          `#include <begin_vertex>
+vCfWorld = (modelMatrix * vec4(transformed, 1.0)).xyz;
+vCfNormal = normalize(mat3(modelMatrix) * objectNormal);`,
+        );
+      shader.fragmentShader = shader.fragmentShader
+        .replace(
+          '#include <common>',
+          `#include <common>
+uniform float uWindowsOn;
+uniform float uLitShare;
+uniform vec3 uWindowColour;
+varying vec3 vCfWorld;
+varying vec3 vCfNormal;`,
+        )
+        .replace(
+          '#include <emissivemap_fragment>',
+          `#include <emissivemap_fragment>
+{
+  float cfU = abs(vCfNormal.x) > abs(vCfNormal.z) ? vCfWorld.z : vCfWorld.x;
+  vec2 cfG = vec2(cfU / 3.2, vCfWorld.y / 3.6);
+  vec2 cfF = fract(cfG);
+  float cfWin = step(0.22, cfF.x) * step(cfF.x, 0.78) * step(0.3, cfF.y) * step(cfF.y, 0.85)
+      * step(abs(vCfNormal.y), 0.5);
+  float cfH = fract(sin(dot(floor(cfG), vec2(12.9898, 78.233))) * 43758.5453);
+  diffuseColor.rgb *= mix(1.0, 0.45, cfWin);
+  totalEmissiveRadiance += uWindowsOn * cfWin * step(cfH, uLitShare) * uWindowColour * 0.6;
+}`,
+        );
+    };
+    mat.customProgramCacheKey = () => 'cityforge-volume-windows';
     mat.needsUpdate = true;
   }
 
