@@ -41,6 +41,11 @@ export class Panel {
     }
     this.cameraMode.addEventListener('change', () => app.setCameraMode(this.cameraMode.value));
     this.drive.addEventListener('change', () => app.setDrive(this.drive.checked));
+    // A select keeps the keyboard focus after a choice, and WASD / arrows would then pick its
+    // options instead of flying or driving: hand the focus back to the page.
+    for (const el of document.querySelectorAll('#panel select, #panel input[type=checkbox]')) {
+      el.addEventListener('change', () => el.blur());
+    }
     // The drive module would wire these itself; marked so it leaves them to the panel.
     for (const [id, kind] of [['export-csv', 'csv'], ['export-json', 'json']]) {
       $(id).dataset.driveWired = '1';
