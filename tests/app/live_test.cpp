@@ -5,9 +5,12 @@
 // keeps receiving; a client that vanishes without a close frame; 50 clients at once with the
 // simulation keeping pace; the player's car in the frames with traffic stopping behind it; a
 // weather change broadcast to another client; SIGTERM with clients connected.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -73,16 +76,23 @@ fs::path small_city() {
 /// `cityforge serve CITY --port 0 --live ...`, stopped with SIGTERM (which must exit 0).
 class Server {
  public:
-  explicit Server(std::vector<std::string> extra = {}) {
+  explicit Server(std::vector<std::string> extra = {}, int pedestrians = 300) {
     int out[2];
     if (::pipe(out) != 0) return;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_addclose(&fa, out[0]);
-    std::vector<std::string> args = {
-        CITYFORGE_EXE, "serve", small_city().string(), "--port", "0", "--live",
-        "--vehicles",  "200",   "--pedestrians",       "300"};
+    std::vector<std::string> args = {CITYFORGE_EXE,
+                                     "serve",
+                                     small_city().string(),
+                                     "--port",
+                                     "0",
+                                     "--live",
+                                     "--vehicles",
+                                     "200",
+                                     "--pedestrians",
+                                     std::to_string(pedestrians)};
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (std::string& a : args)
@@ -375,6 +385,52 @@ TEST(LiveServe, AClientVanishingMidStreamStopsNothing) {
       stats_when(s, [](const json& j) { return j["clients"] == 1 && j["players"] == 0; });
   EXPECT_EQ(st["clients"], 1);
   EXPECT_EQ(st["players"], 0);
+}
+
+// A client that stops reading: its queue fills (after the kernel's buffers), its frames are
+// dropped and counted, and another client goes on decoding every frame in order. At 16 x
+// speed and 3000 pedestrians the buffers fill within seconds.
+TEST(LiveServe, AStalledClientHasFramesDroppedAndStallsNoOne) {
+  Server s({"--speed", "16"}, 3000);
+  ASSERT_GT(s.port, 0);
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  const int small = 4096;
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(s.port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  const std::string upgrade =
+      "GET /live HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n";
+  ASSERT_EQ(::send(fd, upgrade.data(), upgrade.size(), MSG_NOSIGNAL),
+            static_cast<ssize_t>(upgrade.size()));
+  Joined reader;
+  ASSERT_TRUE(join(reader, s.port));
+  traffic::StreamDecoder dec(config_of(reader.hello));
+  // Reads while the stalled client's queue fills, until drops are counted (or 40 s).
+  int decoded = 0;
+  int failed = 0;
+  json st;
+  for (int round = 0; round < 80; ++round) {
+    for (int i = 0; i < 80; ++i) {
+      std::optional<Message> m = reader.client.next_frame();
+      ASSERT_TRUE(m) << "the reading client stopped receiving";
+      if (dec.decode(bytes(*m)).ok()) {
+        ++decoded;
+      } else {
+        ++failed;
+      }
+    }
+    st = s.stats();
+    if (st["frames_dropped"].get<int>() > 0) break;
+  }
+  EXPECT_GT(st["frames_dropped"].get<int>(), 0) << st.dump();
+  EXPECT_EQ(st["clients"], 2);
+  EXPECT_EQ(failed, 0) << "the reading client lost frames";
+  EXPECT_GT(decoded, 0);
+  ::close(fd);
 }
 
 TEST(LiveServe, FiftyClientsReceiveFramesAndTheSimulationKeepsPace) {
