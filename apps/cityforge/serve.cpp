@@ -872,12 +872,6 @@ int serve(const ServeOptions& options) {
     }
     live = std::move(*made);
   }
-  std::cout << "http://" << host << ":" << port << "/" << std::endl;
-  std::cout << (live ? live->summary() : std::string("live: off (--live runs the simulation)"))
-            << std::endl;
-  std::cout << "serving " << city.string() << " at /city/"
-            << (viewer ? ", viewer " + viewer->string() + " at /" : std::string()) << std::endl;
-
   // 4. Live sessions run on one I/O thread; the HTTP connections accepted onto the same
   // context use their sockets synchronously on threads of their own.
   std::signal(SIGPIPE, SIG_IGN);  // Writes to a vanished client fail with EPIPE, not a signal.
@@ -906,6 +900,12 @@ int serve(const ServeOptions& options) {
     });
   };
   accept_next();
+  // The URL last: everything a client meets (and every descriptor the process keeps) exists.
+  std::cout << "http://" << host << ":" << port << "/" << std::endl;
+  std::cout << (live ? live->summary() : std::string("live: off (--live runs the simulation)"))
+            << std::endl;
+  std::cout << "serving " << city.string() << " at /city/"
+            << (viewer ? ", viewer " + viewer->string() + " at /" : std::string()) << std::endl;
   io.run();
 
   // 6. Shut down: HTTP threads, the simulation, then the live clients (a close frame each,
