@@ -784,8 +784,7 @@ int main(int argc, char** argv) {
                "(docs/live.md)");
   sv->add_option("--vehicles", vo.vehicles, "Live: moving vehicles (clamped to the capacity)")
       ->default_val(vo.vehicles);
-  sv->add_option("--pedestrians", vo.pedestrians, "Live: pedestrians")
-      ->default_val(vo.pedestrians);
+  sv->add_option("--pedestrians", vo.pedestrians, "Live: pedestrians")->default_val(vo.pedestrians);
   sv->add_option("--seed", vo.seed, "Live: seed")->default_val(vo.seed);
   sv->add_option("--speed", vo.speed, "Live: simulated seconds per wall second")
       ->check(CLI::Range(0.05, 16.0))
