@@ -12,6 +12,7 @@ endif
 
 demo: build viewer
 	./$(BUILD)/cityforge generate -o out
+	@echo "View it: ./$(BUILD)/cityforge serve out --live   then open http://127.0.0.1:8080/"
 
 test: build validator viewer
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -3,10 +3,11 @@
 // Frames per second of the browser viewer in headless Chromium's software renderer
 // (SwiftShader) on the default city with a live simulation of 20k agents (issue 8 benchmark):
 //   node bench/viewer_fps.mjs --cityforge BIN [--city DIR] [--seconds 20] [--vehicles 5000]
-//        [--pedestrians 15000] [--size 1280x720] [--scale 1] [--out DIR]
+//        [--pedestrians 15000] [--size 1280x720] [--scale 1] [--out DIR] [--breakdown]
 // --scale renders at that share of the window's resolution (0.5: a quarter of the pixels).
 // Prints, for a street-level and an overview camera: frames per second over the window,
-// simulation ticks per second seen by the viewer, agents, draw calls and triangles per frame.
+// simulation ticks per second seen by the viewer, agents, draw calls and triangles per frame;
+// --breakdown repeats the street camera with buildings, props, then agents hidden.
 // Never asserts. Needs viewer/dist (make viewer) and /usr/bin/chromium.
 
 import os from 'node:os';
@@ -23,6 +24,7 @@ function parse(argv) {
     else if (argv[i] === '--pedestrians') o.pedestrians = Number(argv[++i]);
     else if (argv[i] === '--out') o.out = path.resolve(argv[++i]);
     else if (argv[i] === '--scale') o.scale = Number(argv[++i]);
+    else if (argv[i] === '--breakdown') o.breakdown = true;
     else rest.push(argv[i]);
   }
   return { o, rest };
@@ -34,6 +36,18 @@ const CAMERAS = {
   // Over downtown from the south-west (the viewer's default camera).
   overview: { x: 745, y: 659, z: 280, yaw_deg: 45, pitch_deg: -30, distance: 560 },
 };
+
+/// Ticks or unticks a render option of the panel (#show-<what>) as a user would.
+async function setShow(page, what, on) {
+  await page.evaluate(
+    ([w, v]) => {
+      const box = document.getElementById(`show-${w}`);
+      box.checked = v;
+      box.dispatchEvent(new Event('change', { bubbles: true }));
+    },
+    [what, on],
+  );
+}
 
 async function main() {
   const { o, rest } = parse(process.argv.slice(2));
@@ -67,11 +81,32 @@ async function main() {
       await h.screenshot(page, `bench-${name}`);
       log(JSON.stringify(row));
     }
+    // Where the time goes: the street camera again with one kind of content hidden at a time.
+    const parts = [];
+    if (o.breakdown) {
+      await page.evaluate((p) => window.cityforge.setCamera(p), CAMERAS.street);
+      for (const what of ['buildings', 'props', 'agents']) {
+        await setShow(page, what, false);
+        await page.waitForTimeout(3000);
+        const a = await page.evaluate(() => ({ s: window.cityforge.stats(), t: performance.now() }));
+        await page.waitForTimeout(o.seconds * 1000);
+        const b = await page.evaluate(() => ({ s: window.cityforge.stats(), t: performance.now() }));
+        const secs = (b.t - a.t) / 1000;
+        parts.push({ hidden: what, fps: (b.s.rendered_frames - a.s.rendered_frames) / secs, draw_calls: b.s.draw_calls, triangles: b.s.triangles });
+        log(JSON.stringify(parts[parts.length - 1]));
+        await setShow(page, what, true);
+      }
+    }
     const s = await page.evaluate(() => window.cityforge.stats());
     console.log(`\nviewer fps, ${s.renderer}, ${opts.width}x${opts.height} at render scale ${s.render_scale}, detail scale ${s.detail_scale}, ${h.live ? 'live' : 'recording'} ${o.vehicles} vehicles + ${o.pedestrians} pedestrians requested, ${os.cpus().length} CPUs`);
     console.log('camera     fps    ticks/s  frames/s  vehicles  pedestrians  draws  triangles');
     for (const r of rows) {
       console.log(`${r.camera.padEnd(9)} ${r.fps.toFixed(2).padStart(5)} ${r.ticks_per_s.toFixed(1).padStart(9)} ${r.stream_frames_per_s.toFixed(1).padStart(9)} ${String(r.vehicles).padStart(9)} ${String(r.pedestrians).padStart(12)} ${String(r.draw_calls).padStart(6)} ${String(r.triangles).padStart(10)}`);
+    }
+    if (parts.length) {
+      console.log('\nstreet camera with one kind hidden (where the time goes)');
+      console.log('hidden       fps   draws  triangles');
+      for (const r of parts) console.log(`${r.hidden.padEnd(10)} ${r.fps.toFixed(2).padStart(5)} ${String(r.draw_calls).padStart(7)} ${String(r.triangles).padStart(10)}`);
     }
   } finally {
     await h.close();

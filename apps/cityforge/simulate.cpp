@@ -362,6 +362,8 @@ int simulate(const SimulateOptions& opt) {
     cj["jaywalks"] = c.jaywalks;
     cj["lane_transitions"] = c.lane_transitions;
     cj["flee_reactions"] = c.flee_reactions;
+    cj["hazard_reactions"] = c.hazard_reactions;
+    cj["indoors"] = c.indoors;
     cj["lod_changes"] = c.lod_changes;
     cj["pool_slots"] = people->pool().slots();
     cj["pool_mismatches"] = c.pool_mismatches;
