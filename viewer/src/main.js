@@ -113,6 +113,11 @@ async function main() {
     console.warn(`lanes.json not loaded: ${e.message}`);
     return null;
   });
+  // Building footprints, for the drive mode's collisions with buildings.
+  const layoutPromise = fetchJson(`${cityBase}layout.geojson`).catch((e) => {
+    console.warn(`layout.geojson not loaded: ${e.message}`);
+    return null;
+  });
   const city = new City();
   const tLoad = performance.now();
   await city.load(`${cityBase}city.glb`, (phase, f, bytes) => {
@@ -224,6 +229,7 @@ async function main() {
     cityModel: city,
     events,
     lanes: hook.lanes,
+    buildings: await layoutPromise,
     toScene: (x, y, z) => new THREE.Vector3(x, z, -y),
     fromScene: (v) => ({ x: v.x, y: -v.z, z: v.y }),
     clock: () => (recording ? playhead : agents.b ? agents.b.time_s : 0),
