@@ -67,6 +67,22 @@ function personGeometry() {
   ]);
 }
 
+/// The far version of each kind: one box of the same size (12 triangles), drawn beyond
+/// FAR_M where the shape cannot be told apart; software WebGL pays per triangle.
+function farGeometryFor(kind) {
+  switch (KIND_NAMES[kind]) {
+    case 'pedestrian': return box(-0.14, 0, -0.22, 0.28, 1.75, 0.44, 0.7);
+    case 'bus': return box(-9.8, 0, -1.25, 12, 3.1, 2.5, 0.9);
+    case 'truck': return box(-8.6, 0, -1.25, 9.6, 3.4, 2.5, 0.9);
+    case 'van': return box(-4.3, 0, -1.0, 5.2, 2.3, 2.0, 0.9);
+    case 'player': return box(-3.7, 0, -0.95, 4.6, 1.5, 1.9, 0.9);
+    default: return box(-3.6, 0, -0.92, 4.5, 1.45, 1.85, 0.9);
+  }
+}
+
+/// Beyond these distances (m) agents are drawn with their far (one-box) meshes.
+const FAR_M = { vehicle: 90, pedestrian: 45 };
+
 function geometryFor(kind) {
   switch (KIND_NAMES[kind]) {
     case 'van': return vehicleGeometry(5.2, 2.0, 2.3, 0.7);
@@ -92,6 +108,7 @@ export class Agents {
     scene.add(this.group);
     this.material = new THREE.MeshStandardMaterial({ vertexColors: true, roughness: 0.6, metalness: 0.1 });
     this.meshes = KIND_NAMES.map((_, k) => this.makeMesh(k, 1024));
+    this.far = KIND_NAMES.map((_, k) => this.makeMesh(k, 1024, true));
     this.a = null; // previous frame
     this.b = null; // current frame
     this.match = null; // b index -> a index or -1
@@ -103,9 +120,10 @@ export class Agents {
     this.maxDistance = { vehicle: 2000, pedestrian: 600 }; // drawn within (m); all are counted
   }
 
-  makeMesh(kind, capacity) {
-    const mesh = new THREE.InstancedMesh(geometryFor(kind), this.material, capacity);
-    mesh.name = `agents.${KIND_NAMES[kind]}`;
+  makeMesh(kind, capacity, far = false) {
+    const mesh = new THREE.InstancedMesh(far ? farGeometryFor(kind) : geometryFor(kind), this.material, capacity);
+    mesh.name = `agents.${KIND_NAMES[kind]}${far ? '.far' : ''}`;
+    mesh.userData.far = far;
     mesh.count = 0;
     mesh.frustumCulled = false; // moving instances: a cached bounding sphere would be stale
     mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
@@ -117,15 +135,15 @@ export class Agents {
   }
 
   ensureCapacity(kind, n) {
-    const old = this.meshes[kind];
-    if (n <= old.userData.capacity) return old;
-    let cap = old.userData.capacity;
-    while (cap < n) cap *= 2;
-    this.group.remove(old);
-    old.dispose();
-    const mesh = this.makeMesh(kind, cap);
-    this.meshes[kind] = mesh;
-    return mesh;
+    for (const set of [this.meshes, this.far]) {
+      const old = set[kind];
+      if (n <= old.userData.capacity) continue;
+      let cap = old.userData.capacity;
+      while (cap < n) cap *= 2;
+      this.group.remove(old);
+      old.dispose();
+      set[kind] = this.makeMesh(kind, cap, old.userData.far);
+    }
   }
 
   /// Pushes the newest frame; the one before it becomes the interpolation start.
@@ -168,6 +186,9 @@ export class Agents {
     for (let i = 0; i < n; i++) perKind[b.kinds[i]]++;
     for (let k = 0; k < KIND_NAMES.length; k++) this.ensureCapacity(k, perKind[k]);
     const fill = new Int32Array(KIND_NAMES.length);
+    const fillFar = new Int32Array(KIND_NAMES.length);
+    const farVeh2 = FAR_M.vehicle ** 2;
+    const farPed2 = FAR_M.pedestrian ** 2;
     const lods = [0, 0, 0, 0];
     let vehicles = 0;
     let pedestrians = 0;
@@ -182,9 +203,11 @@ export class Agents {
       if (kind === KIND_PEDESTRIAN) pedestrians++;
       else vehicles++;
       const ddx = b.x[i] - vx, ddy = b.y[i] - vy;
-      if (ddx * ddx + ddy * ddy > (kind === KIND_PEDESTRIAN ? maxPed2 : maxVeh2)) continue;
-      const mesh = this.meshes[kind];
-      const slot = fill[kind]++;
+      const d2 = ddx * ddx + ddy * ddy;
+      if (d2 > (kind === KIND_PEDESTRIAN ? maxPed2 : maxVeh2)) continue;
+      const near = d2 <= (kind === KIND_PEDESTRIAN ? farPed2 : farVeh2);
+      const mesh = near ? this.meshes[kind] : this.far[kind];
+      const slot = near ? fill[kind]++ : fillFar[kind]++;
       let x = b.x[i], y = b.y[i], z = b.z[i], h = b.heading[i];
       const j = this.match[i];
       if (a && j >= 0 && u < 1) {
@@ -214,14 +237,15 @@ export class Agents {
       col.toArray(mesh.instanceColor.array, slot * 3);
     }
     for (let k = 0; k < KIND_NAMES.length; k++) {
-      const mesh = this.meshes[k];
-      mesh.count = fill[k];
-      mesh.instanceMatrix.clearUpdateRanges();
-      mesh.instanceMatrix.addUpdateRange(0, fill[k] * 16);
-      mesh.instanceMatrix.needsUpdate = true;
-      mesh.instanceColor.clearUpdateRanges();
-      mesh.instanceColor.addUpdateRange(0, fill[k] * 3);
-      mesh.instanceColor.needsUpdate = true;
+      for (const [mesh, n] of [[this.meshes[k], fill[k]], [this.far[k], fillFar[k]]]) {
+        mesh.count = n;
+        mesh.instanceMatrix.clearUpdateRanges();
+        mesh.instanceMatrix.addUpdateRange(0, n * 16);
+        mesh.instanceMatrix.needsUpdate = true;
+        mesh.instanceColor.clearUpdateRanges();
+        mesh.instanceColor.addUpdateRange(0, n * 3);
+        mesh.instanceColor.needsUpdate = true;
+      }
     }
     this.counts = {
       vehicles,

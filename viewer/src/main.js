@@ -206,7 +206,9 @@ async function main() {
   function applyEnv(env) {
     const w = typeof env.weather === 'object' && env.weather ? env.weather : env;
     const kind = typeof w.weather === 'string' ? w.weather : w.kind;
-    if (typeof kind === 'string') weather.set(kind, w.fog ?? weather.fog, { fromServer: true });
+    if (typeof kind === 'string' && !weather.echoIsStale(kind, w.fog ?? weather.fog)) {
+      weather.set(kind, w.fog ?? weather.fog, { fromServer: true });
+    }
     const hour = env.hour ?? env.time_of_day_h;
     if (typeof hour === 'number') sky.setTime(hour);
     if (typeof env.day_length_s === 'number') sky.setDayLength(env.day_length_s);

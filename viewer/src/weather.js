@@ -14,7 +14,7 @@ const EFFECT = {
   rain: { light: 0.45, far: 1200, rain: 6000 },
   storm: { light: 0.3, far: 700, rain: 14000 },
 };
-const FOG_FAR_M = 260;
+const FOG_FAR_M = 550; // fog: visibility under 1 km (meteorology); the city fades out by here
 const RAIN_BOX_M = 80;
 
 /// Deterministic draws for the weather changes (seeded; test mode uses a fixed seed).
@@ -60,6 +60,7 @@ export class Weather {
     this.changeProb = changeProb;
     this.random = mulberry32(seed);
     this.send = null; // live client's send, set by main
+    this.pending = null; // the latest local change until the server echoes it
     scene.fog = new THREE.Fog(0xffffff, 400, 4000);
     const drops = 14000;
     const pos = new Float32Array(drops * 2 * 3);
@@ -83,13 +84,35 @@ export class Weather {
 
   /// Sets the weather; `fromServer` does not echo it back.
   set(kind, fog, { fromServer = false } = {}) {
+    if (kind === 'fog') {
+      // The server's kind "fog" (any client may send it) is clear weather with fog here.
+      kind = 'clear';
+      fog = true;
+    }
     if (!KINDS.includes(kind)) kind = 'clear';
     const changed = kind !== this.kind || !!fog !== this.fog;
     this.kind = kind;
     this.fog = !!fog;
     this.apply();
-    if (!fromServer && this.send) this.send({ type: 'weather', kind: this.kind, fog: this.fog });
+    if (!fromServer && this.send) {
+      this.send({ type: 'weather', kind: this.kind, fog: this.fog });
+      // The server's echoes of earlier changes may still be on their way: until the echo of
+      // this one arrives (or 5 s pass), those are not applied over it (see echoIsStale).
+      this.pending = { kind: this.kind, fog: this.fog, until: performance.now() + 5000 };
+    }
     if (changed) this.events.dispatchEvent(new CustomEvent('weather', { detail: { kind, fog: this.fog } }));
+  }
+
+  /// True for a server `env` weather that predates the latest local change (it is dropped);
+  /// the echo of that change itself ends the wait.
+  echoIsStale(kind, fog) {
+    const p = this.pending;
+    if (!p) return false;
+    if (performance.now() > p.until || (kind === p.kind && !!fog === p.fog)) {
+      this.pending = null;
+      return false;
+    }
+    return true;
   }
 
   setChangeProbability(p) {
@@ -99,7 +122,7 @@ export class Weather {
   apply() {
     const e = EFFECT[this.kind];
     const far = this.fog ? FOG_FAR_M : e.far;
-    this.scene.fog.near = this.fog ? 15 : far * 0.25;
+    this.scene.fog.near = this.fog ? 20 : far * 0.25;
     this.scene.fog.far = far;
     this.sky.lightScale = e.light * (this.fog ? 0.85 : 1);
     this.rain.visible = e.rain > 0;
