@@ -16,9 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <thread>
-#include <unordered_map>
 
 #include "city_sim.hpp"
+#include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/traffic/network.hpp"
@@ -40,8 +40,8 @@ constexpr double kPlayerTimeoutS = 2.0;  ///< Wall seconds without an update: th
 constexpr std::uint32_t kPlayerIdBase = 1U << 24U;  ///< Above any vehicle entity index.
 constexpr double kGridCellM = 8.0;
 
-/// Vehicle lane centre lines in a uniform grid: each segment is listed in every cell it
-/// passes (sampled at half a cell), so a query looks at the cells round the point only.
+/// Vehicle lane centre-line segments in the project's uniform grid (core SpatialHash), so a
+/// query looks at the cells round the point only.
 class LaneGrid {
  public:
   struct Snap {
@@ -50,62 +50,48 @@ class LaneGrid {
     double distance_m = 0;
   };
 
-  explicit LaneGrid(const traffic::Network& net) : m_net(net) {
+  explicit LaneGrid(const traffic::Network& net) : m_net(net), m_hash(kGridCellM) {
     for (traffic::LaneId lane = 0; lane < net.lane_count(); ++lane) {
       if (!net.is(lane, roads::kVehicle)) continue;
       for (std::uint32_t i = net.point_begin[lane]; i + 1 < net.point_begin[lane + 1]; ++i) {
-        const Vec3 a = net.points[i];
-        const Vec3 b = net.points[i + 1];
-        const double len = std::hypot(b.x - a.x, b.y - a.y);
-        const int n = 1 + static_cast<int>(len / (kGridCellM * 0.5));
-        std::uint64_t last = ~std::uint64_t{0};
-        for (int k = 0; k <= n; ++k) {
-          const double u = static_cast<double>(k) / n;
-          const std::uint64_t c = cell(a.x + (b.x - a.x) * u, a.y + (b.y - a.y) * u);
-          if (c == last) continue;
-          last = c;
-          std::vector<Entry>& list = m_cells[c];
-          if (list.empty() || list.back().point != i) list.push_back({lane, i});
-        }
+        Aabb2 box;
+        box.add({net.points[i].x, net.points[i].y});
+        box.add({net.points[i + 1].x, net.points[i + 1].y});
+        m_hash.insert(static_cast<std::uint32_t>(m_segments.size()), box);
+        m_segments.push_back({lane, i});
       }
     }
   }
 
   /// The nearest vehicle lane point within `max_m`, preferring lanes that run along
-  /// `heading_rad` (a lane against it costs 12 m more, so the right carriageway wins).
+  /// `heading_rad` (a lane against it costs up to 12 m more, so the right carriageway wins).
   std::optional<Snap> nearest(double x, double y, double heading_rad, double max_m) const {
-    const int r = static_cast<int>(std::ceil(max_m / kGridCellM));
-    const auto cx = static_cast<std::int64_t>(std::floor(x / kGridCellM));
-    const auto cy = static_cast<std::int64_t>(std::floor(y / kGridCellM));
     std::optional<Snap> best;
     double best_cost = 1e300;
     const double hx = std::cos(heading_rad);
     const double hy = std::sin(heading_rad);
-    for (std::int64_t j = cy - r; j <= cy + r; ++j) {
-      for (std::int64_t i = cx - r; i <= cx + r; ++i) {
-        const auto it = m_cells.find(key(i, j));
-        if (it == m_cells.end()) continue;
-        for (const Entry& e : it->second) {
-          const Vec3 a = m_net.points[e.point];
-          const Vec3 b = m_net.points[e.point + 1];
-          const double dx = b.x - a.x;
-          const double dy = b.y - a.y;
-          const double len2 = dx * dx + dy * dy;
-          const double u =
-              len2 > 0 ? std::clamp(((x - a.x) * dx + (y - a.y) * dy) / len2, 0.0, 1.0) : 0.0;
-          const double d = std::hypot(a.x + dx * u - x, a.y + dy * u - y);
-          if (d > max_m) continue;
-          const double len = std::sqrt(len2);
-          const double along = len > 0 ? (dx * hx + dy * hy) / len : 1.0;
-          const double cost = d + 6.0 * (1.0 - along);
-          // Ties (a shared end point of two lanes) go to the lower lane id: deterministic.
-          if (cost < best_cost || (cost == best_cost && best && e.lane < best->lane)) {
-            best_cost = cost;
-            const float s0 = m_net.point_s[e.point];
-            const float s1 = m_net.point_s[e.point + 1];
-            best = Snap{e.lane, s0 + static_cast<float>(u) * (s1 - s0), d};
-          }
-        }
+    std::vector<std::uint32_t> ids;
+    m_hash.query_radius({x, y}, max_m, ids);
+    for (const std::uint32_t id : ids) {
+      const Entry& e = m_segments[id];
+      const Vec3 a = m_net.points[e.point];
+      const Vec3 b = m_net.points[e.point + 1];
+      const double dx = b.x - a.x;
+      const double dy = b.y - a.y;
+      const double len2 = dx * dx + dy * dy;
+      const double u =
+          len2 > 0 ? std::clamp(((x - a.x) * dx + (y - a.y) * dy) / len2, 0.0, 1.0) : 0.0;
+      const double d = std::hypot(a.x + dx * u - x, a.y + dy * u - y);
+      if (d > max_m) continue;
+      const double len = std::sqrt(len2);
+      const double along = len > 0 ? (dx * hx + dy * hy) / len : 1.0;
+      const double cost = d + 6.0 * (1.0 - along);
+      // Ties (a shared end point of two lanes) go to the lower lane id: deterministic.
+      if (cost < best_cost || (cost == best_cost && best && e.lane < best->lane)) {
+        best_cost = cost;
+        const float s0 = m_net.point_s[e.point];
+        const float s1 = m_net.point_s[e.point + 1];
+        best = Snap{e.lane, s0 + static_cast<float>(u) * (s1 - s0), d};
       }
     }
     return best;
@@ -116,15 +102,9 @@ class LaneGrid {
     traffic::LaneId lane;
     std::uint32_t point;  ///< Segment from points[point] to points[point + 1].
   };
-  static std::uint64_t key(std::int64_t i, std::int64_t j) {
-    return (static_cast<std::uint64_t>(i) << 32U) ^ (static_cast<std::uint64_t>(j) & 0xffffffffU);
-  }
-  static std::uint64_t cell(double x, double y) {
-    return key(static_cast<std::int64_t>(std::floor(x / kGridCellM)),
-               static_cast<std::int64_t>(std::floor(y / kGridCellM)));
-  }
   const traffic::Network& m_net;
-  std::unordered_map<std::uint64_t, std::vector<Entry>> m_cells;
+  SpatialHash m_hash;  ///< Segment index -> cells its bounding box overlaps.
+  std::vector<Entry> m_segments;
 };
 
 /// A client's car.
