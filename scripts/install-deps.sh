@@ -18,6 +18,10 @@ packages=(
   sumo                                  # netconvert + sumo: the SUMO export test drives the city
   sumo-tools                            # randomTrips.py for bench/traffic_vs_sumo.sh
   librecast-dev                         # Recast / DetourCrowd for bench/crowd_vs_detour (optional)
+  libosmium2-dev                        # libosmium: OSM XML / PBF reader for `cityforge import`
+  libproj-dev                           # PROJ: WGS84 <-> local metric frame for imported places
+  libgdal-dev                           # GDAL: DEM readers (GeoTIFF, SRTM .hgt, ArcInfo ASCII), warping
+  libbz2-dev zlib1g-dev libexpat1-dev   # libosmium's XML / PBF codecs
   chromium                              # headless browser for the viewer's e2e tests and bench
                                         # (driven by playwright-core; no browser is downloaded)
 )

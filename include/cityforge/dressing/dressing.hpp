@@ -152,6 +152,80 @@ struct Item {
   std::uint8_t state = 0;    ///< Lights: 1 = switches on at night.
 };
 
+// ---- Mapped features (imported places) ------------------------------------------------------
+
+/// What a mapped ground area is (OSM landuse / natural / leisure / amenity areas, water).
+enum class GroundKind : std::uint8_t {
+  grass,     ///< landuse=grass|meadow|village_green, leisure=garden|pitch|playground...
+  park,      ///< leisure=park: grass with scattered trees.
+  forest,    ///< landuse=forest, natural=wood: dense trees.
+  scrub,     ///< natural=scrub|heath: bushes.
+  farmland,  ///< landuse=farmland|orchard|vineyard|allotments.
+  sand,      ///< natural=sand|beach.
+  bare,      ///< natural=bare_rock|scree, landuse=quarry|construction|brownfield.
+  water,     ///< natural=water, waterway=riverbank, landuse=reservoir|basin: flat surface.
+  pavement,  ///< highway=pedestrian areas, place=square, amenity=parking...: paved.
+  cemetery,  ///< landuse=cemetery.
+};
+inline constexpr std::size_t kGroundKindCount = 10;
+const char* to_string(GroundKind k);
+
+struct GroundArea {
+  GroundKind kind = GroundKind::grass;
+  Polygon area;  ///< Engine metres.
+  std::int64_t osm_id = 0;
+};
+
+/// A mapped prop (amenity=bench|waste_basket|bicycle_parking, highway=street_lamp|bus_stop,
+/// emergency=fire_hydrant, natural=tree).
+struct MappedProp {
+  std::uint32_t prop = 0;  ///< Catalogue index.
+  Vec2 position;
+  double yaw_rad = 0.0;
+  bool face_road = true;  ///< Turn to face the nearest road (yaw_rad ignored).
+  std::int64_t osm_id = 0;
+};
+
+enum class BarrierKind : std::uint8_t { wall, fence, hedge, guard_rail, kerb };
+inline constexpr std::size_t kBarrierKindCount = 5;
+const char* to_string(BarrierKind k);
+
+struct Barrier {
+  BarrierKind kind = BarrierKind::fence;
+  Polyline points;
+  double height_m = 0.0;  ///< 0 = the kind's default.
+  std::int64_t osm_id = 0;
+};
+
+/// A footway, cycleway, path or steps, drawn as a paved strip (not part of the road network).
+struct MappedPath {
+  Polyline points;
+  double width_m = 2.0;
+  bool steps = false;
+  bool cycleway = false;
+  std::int64_t osm_id = 0;
+};
+
+/// Everything mapped in an imported place that the set dressing places where it is mapped.
+struct Mapped {
+  std::vector<GroundArea> areas;
+  std::vector<MappedProp> props;
+  std::vector<Barrier> barriers;
+  std::vector<MappedPath> paths;
+  /// Also place procedural benches, bins, hydrants and bus stops (off for imported places:
+  /// only what is mapped). Street lights follow roads with RoadEdge::lit either way.
+  bool procedural_furniture = false;
+};
+
+/// A drawn ground patch (from a mapped area or path), clipped off road and sidewalk surfaces and
+/// building footprints; the exporter triangulates and drapes it (water stays flat at z_m).
+struct GroundPatch {
+  GroundKind kind = GroundKind::grass;
+  bool path = false;  ///< A path strip (drawn paved, above the ground areas).
+  Polygon area;
+  double z_m = 0.0;  ///< Water: the surface height (lowest ground on its shore); else unused.
+};
+
 /// A leftover zone: block ground with neither sidewalk nor building (or a flat roof).
 struct LeftoverZone {
   ZoneKind kind = ZoneKind::plaza;
@@ -225,6 +299,7 @@ struct Output {
   std::vector<LeftoverZone> zones;
   std::vector<ParkingSpot> parking;
   std::vector<AudioPoint> audio;
+  std::vector<GroundPatch> ground;  ///< Mapped areas and paths (imported places only).
   /// Problems that did not stop the city (a biome larger than every zone of its kind...),
   /// each naming the file and what was expected.
   std::vector<std::string> warnings;
@@ -242,6 +317,9 @@ struct Inputs {
   /// Optional: the buildings' styles (rooftop zones are inset by the style's parapet width +
   /// 0.5 m; without it by 0.3 + 0.5 m).
   const buildings::StyleLibrary* styles = nullptr;
+  /// Optional: mapped features of an imported place (ground areas, water, paths, props,
+  /// barriers), placed where mapped.
+  const Mapped* mapped = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

@@ -89,6 +89,10 @@ struct RoadNode {
   NodeId id = 0;
   Vec2 pos;
   std::vector<EdgeId> edges;  ///< Incident edges, counter-clockwise by leaving angle.
+  /// Imported places: the control mapped here (0 = decide by classes as for generated cities;
+  /// else 1 + roads::Control: 1 none, 2 yield, 3 stop, 4 signal).
+  std::uint8_t control_hint = 0;
+  std::int64_t osm_node = 0;  ///< Imported places: the OSM node id (0 for generated cities).
 };
 
 /// A road section between two nodes: a polyline with its class and attributes.
@@ -106,12 +110,35 @@ struct RoadEdge {
   double traffic_density = 0.0;     ///< Expected vehicle density, 0..1.
   double pedestrian_density = 0.0;  ///< Expected pedestrian density, 0..1.
   std::int32_t artery_index = -1;   ///< Source artery curve, -1 for grid roads.
+  // Imported places (osm module); generated cities keep the defaults.
+  /// Lanes against the from -> to direction: -1 = lanes_per_direction (two-way, symmetric),
+  /// 0 = one-way from -> to, else that many (lanes:backward). lanes_per_direction then counts
+  /// the forward lanes.
+  int lanes_backward = -1;
+  std::int8_t layer = 0;  ///< OSM layer; edges of different layers never share a junction
+                          ///< except at the ends of a bridge or tunnel.
+  bool bridge = false;
+  bool tunnel = false;       ///< Underground: in the lane graph, not drawn.
+  bool lit = true;           ///< Street lights along it.
+  std::uint8_t highway = 0;  ///< 1 + index into osm::highway_table(); 0 = generated.
+  std::int64_t osm_way = 0;  ///< The OSM way it came from (0 = generated).
+  /// Mapped crosswalks (highway=crossing near the end): bit 0 at `from`, bit 1 at `to`.
+  /// Only read when RoadNetwork::mapped_crossings is set.
+  std::uint8_t crossings = 0;
+  /// turn:lanes (forward / backward) as tagged, "" = not mapped.
+  std::string turn_lanes_forward;
+  std::string turn_lanes_backward;
+  int lanes_forward() const { return lanes_per_direction; }
+  int lanes_back() const { return lanes_backward < 0 ? lanes_per_direction : lanes_backward; }
 };
 
 /// The planar road network: edges meet only at shared nodes.
 struct RoadNetwork {
   std::vector<RoadNode> nodes;
   std::vector<RoadEdge> edges;
+  /// Imported places: crosswalks only where RoadEdge::crossings maps them (else at every leg
+  /// of 3+ leg junctions, as for generated cities).
+  bool mapped_crossings = false;
 };
 
 /// A city block: a face of the network minus road and sidewalk width.

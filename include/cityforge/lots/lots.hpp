@@ -53,6 +53,25 @@ enum class Massing : std::uint8_t {
 };
 const char* to_string(Massing m);
 
+/// Roof shapes of imported buildings (OSM roof:shape); generated buildings are flat.
+enum class RoofShape : std::uint8_t { flat, gabled, hipped, pyramidal, skillion, dome };
+inline constexpr std::size_t kRoofShapeCount = 6;
+const char* to_string(RoofShape s);
+/// Parses an OSM roof:shape value ("flat", "gabled", "hipped", "pyramidal", "skillion", "dome",
+/// and their common aliases); false if unknown.
+bool roof_shape_from_string(std::string_view name, RoofShape* out);
+
+/// One mapped volume of an imported building (the building itself, or a building:part).
+struct ImportedVolume {
+  Polygon footprint;           ///< Engine metres; outer ring counter-clockwise, holes clockwise.
+  double min_height_m = 0.0;   ///< Bottom above the building's base (min_height).
+  double height_m = 0.0;       ///< Top of the walls + roof above the base (height). [> min]
+  double roof_height_m = 0.0;  ///< Of height_m, the part the roof takes (0 for flat).
+  RoofShape roof = RoofShape::flat;
+  double roof_direction_rad = 0.0;  ///< Skillion: the direction the roof falls towards;
+                                    ///< gabled: ridge direction (NaN = along the longest axis).
+};
+
 /// The DNA of one building. The footprint outline is footprint_outline(shape, size, params)
 /// in the building's local frame (x along `front`), placed at `centre` rotated by `angle_rad`.
 struct BuildingDNA {
@@ -69,6 +88,11 @@ struct BuildingDNA {
   std::uint32_t setback_steps = 0;  ///< Staggered / cubified tiers in the shaft.
   double setback_m = 0.0;           ///< Inset per tier (staggered) or crown inset. [>= 0]
   std::uint32_t style = 0;          ///< Index into the style rules given to run().
+  /// Imported places: the mapped volumes (the footprint with its parts); when non-empty they
+  /// replace footprint_outline() and the base / shaft / crown massing, and base_m + shaft_m +
+  /// crown_m is the tallest volume's height.
+  std::vector<ImportedVolume> imported;
+  std::int64_t osm_id = 0;  ///< Imported places: the building's way (> 0) or relation (< 0).
   double height_m() const { return base_m + shaft_m + crown_m; }
 };
 
