@@ -2,6 +2,7 @@
 // One lot of buildings (seeds/000, 27:03-34:56): volumes, floors and facades per building,
 // occlusion within the lot, entrances, rooms, signage, volume overrides and roofs.
 
+#include <cmath>
 #include <string>
 
 #include "buildings/detail/gen_internal.hpp"
@@ -13,7 +14,8 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
                                const std::vector<double>& base_z,
                                const std::vector<NeighbourSolid>& neighbours,
-                               std::vector<std::vector<Volume>>* volumes) {
+                               std::vector<std::vector<Volume>>* volumes,
+                               const std::vector<double>* footing) {
   Output out;
   std::vector<BuildingWork> works;
   // 1. Volumes, floors, corners and facades per building.
@@ -32,6 +34,7 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     w.style = &library.styles[dna.style];
     w.local = static_cast<std::uint32_t>(works.size());
     w.base_z_m = pi < base_z.size() ? base_z[pi] : 0.0;
+    w.imported = !dna.imported.empty();
     Building& b = w.building;
     b.id = w.local;
     b.lot = lot.id;
@@ -109,6 +112,17 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
       for (auto& p : m.positions) {
         p[2] += static_cast<float>(w.base_z_m);
       }
+    }
+    // Sloped ground: a plinth from below the lowest ground under the walls to a visible base.
+    if (footing != nullptr && b.parcel < footing->size() && !std::isnan((*footing)[b.parcel])) {
+      constexpr double kPlinthTopM = 0.6;
+      constexpr double kPlinthSinkM = 0.3;
+      const std::size_t before = roof[static_cast<std::size_t>(Material::trim)].triangle_count();
+      build_plinth(lots::footprint_polygon(lot.parcels[b.parcel].dna),
+                   (*footing)[b.parcel] - kPlinthSinkM, w.base_z_m + kPlinthTopM,
+                   roof[static_cast<std::size_t>(Material::trim)]);
+      out.stats.roof_triangles +=
+          roof[static_cast<std::size_t>(Material::trim)].triangle_count() - before;
     }
     out.roofs.push_back(std::move(roof));
     if (config.keep_facade_spans) {

@@ -30,6 +30,11 @@ std::vector<Floor> slice_floors(const std::vector<Volume>& volumes, const Style&
       continue;
     }
     const bool top_volume = v + 1 == volumes.size();
+    // Imported parts standing on the ground each start at the ground floor (generated
+    // buildings have one volume on the ground, their first).
+    if (v > 0 && volumes[v].z0_m <= 0.0) {
+      next = 0;
+    }
     // 1. Nominal heights: ground first in the building, top last in the top volume; pick the
     //    floor count whose nominal total is closest to the volume height (at least one).
     auto nominal = [&](std::uint32_t n) {

@@ -18,6 +18,7 @@ struct Solid {
   Aabb2 bounds;
   double z0 = 0.0;
   double z1 = 0.0;
+  std::uint32_t volume = 0;
 };
 
 constexpr double kInsetM = 0.01;
@@ -26,14 +27,20 @@ constexpr double kInsetM = 0.01;
 
 std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
                         const std::vector<NeighbourSolid>& neighbours) {
-  if (works.size() + neighbours.size() < 2 || works.empty()) {
+  bool parts = false;  // An imported building whose mapped parts may hide each other's walls.
+  for (const BuildingWork& w : works) {
+    parts = parts || (w.imported && w.building.volumes.size() > 1);
+  }
+  if ((works.size() + neighbours.size() < 2 && !parts) || works.empty()) {
     return 0;
   }
   // 1. Every volume of the lot as a solid in lot coordinates.
   std::vector<Solid> solids;
   for (std::size_t b = 0; b < works.size(); ++b) {
-    for (const Volume& v : works[b].building.volumes) {
+    for (std::size_t vi = 0; vi < works[b].building.volumes.size(); ++vi) {
+      const Volume& v = works[b].building.volumes[vi];
       Solid s;
+      s.volume = static_cast<std::uint32_t>(vi);
       s.building = static_cast<std::uint32_t>(b);
       s.footprint = &v.footprint;
       s.bounds = ring_bounds(v.footprint.outer);
@@ -45,11 +52,13 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
   // Buildings of adjacent lots hide walls too (street walls share party walls across lots).
   const auto outside = static_cast<std::uint32_t>(works.size());
   for (const NeighbourSolid& n : neighbours) {
-    solids.push_back(Solid{outside, &n.footprint, n.bounds, n.z0, n.z1});
+    solids.push_back(Solid{outside, &n.footprint, n.bounds, n.z0, n.z1, 0});
   }
-  auto inside_other = [&](std::uint32_t self, Vec2 p, double z) {
+  // Walls inside another building hide; imported parts also hide walls of other parts.
+  auto inside_other = [&](std::uint32_t self, std::uint32_t self_volume, Vec2 p, double z) {
     for (const Solid& s : solids) {
-      if (s.building == self || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
+      const bool own = s.building == self && (!works[self].imported || s.volume == self_volume);
+      if (own || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
         continue;
       }
       if (polygon_contains(*s.footprint, p)) {
@@ -85,11 +94,11 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
         ts = {ta, tb};
         zs = {za, zb};
       }
-      bool all = inside_other(self, f.a + f.dir * tm + f.normal * push_m, zm);
+      bool all = inside_other(self, f.volume, f.a + f.dir * tm + f.normal * push_m, zm);
       for (std::size_t i = 0; all && i < ts.size(); ++i) {
         const Vec2 q = f.a + f.dir * ts[i] + f.normal * push_m;
         for (std::size_t j = 0; all && j < zs.size(); ++j) {
-          all = inside_other(self, q, zs[j]);
+          all = inside_other(self, f.volume, q, zs[j]);
         }
       }
       if (all) {

@@ -71,6 +71,11 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
   const double pw = style.parapet_width_m;
   for (std::size_t v = 0; v < volumes.size(); ++v) {
     const Volume& vol = volumes[v];
+    // Imported pitched roofs (roof_shapes.cpp); a flat roof where none could be built.
+    if (vol.roof != lots::RoofShape::flat && vol.roof_height_m > 1e-3 &&
+        build_shaped_roof(vol, parts)) {
+      continue;
+    }
     // 1. The exposed top: footprint minus the volumes standing on it.
     std::vector<Polygon> above;
     for (std::size_t w = 0; w < volumes.size(); ++w) {
@@ -122,7 +127,8 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
     }
   }
   if (triangles != nullptr) {
-    *triangles += roof.triangle_count() + trim.triangle_count();
+    *triangles += roof.triangle_count() + trim.triangle_count() +
+                  parts[static_cast<std::size_t>(Material::wall)].triangle_count();
   }
   return parts;
 }

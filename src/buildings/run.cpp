@@ -5,6 +5,8 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
 
 #include "buildings/detail/gen_internal.hpp"
@@ -20,6 +22,7 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
   //    function), so each lot job can see its neighbours' walls without waiting for them.
   const std::size_t n = lots.lots.size();
   std::vector<std::vector<double>> base(n);
+  std::vector<std::vector<double>> footing(n);  // Imported buildings on slopes: plinth bottom.
   std::vector<std::vector<detail::NeighbourSolid>> solids(n);
   std::vector<std::vector<std::vector<Volume>>> volumes(n);  // Per lot, per parcel.
   std::vector<Aabb2> lot_box(n);
@@ -27,6 +30,7 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
     const lots::Lot& lot = lots.lots[i];
     lot_box[i] = ring_bounds(lot.area.outer);
     base[i].assign(lot.parcels.size(), 0.0);
+    footing[i].assign(lot.parcels.size(), std::numeric_limits<double>::quiet_NaN());
     volumes[i].resize(lot.parcels.size());
     for (std::size_t p = 0; p < lot.parcels.size(); ++p) {
       if (!lot.parcels[p].has_building) {
@@ -40,6 +44,26 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
           lo = std::min(lo, ground.sample(v));
         }
         base[i][p] = fp.outer.empty() ? ground.sample(dna.centre) : lo;
+        if (!dna.imported.empty() && !fp.outer.empty()) {
+          // Mapped buildings stand on the lowest ground under their walls (sampled every
+          // metre), with a plinth where the ground under them rises more than kRiseM.
+          constexpr double kRiseM = 0.3;
+          double hi = -1e300;
+          for (std::size_t k = 0; k < fp.outer.size(); ++k) {
+            const Vec2 a = fp.outer[k];
+            const Vec2 b = fp.outer[(k + 1) % fp.outer.size()];
+            const auto steps = static_cast<int>(std::min(200.0, std::ceil(distance(a, b))));
+            for (int s = 0; s <= steps; ++s) {
+              const double g = ground.sample(lerp(a, b, steps > 0 ? double(s) / steps : 0.0));
+              lo = std::min(lo, g);
+              hi = std::max(hi, g);
+            }
+          }
+          base[i][p] = lo;
+          if (hi - lo > kRiseM) {
+            footing[i][p] = lo;
+          }
+        }
       }
       volumes[i][p] = building_volumes(dna);
       for (const Volume& v : volumes[i][p]) {
@@ -80,7 +104,7 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
       }
     }
     slots[i].emplace(detail::generate_lot_at(lot, library, tags, config, seed, base[i], neighbours,
-                                             &volumes[i]));
+                                             &volumes[i], &footing[i]));
   });
 
   // 3. Concatenate in lot order, renumbering building ids and instance ranges.

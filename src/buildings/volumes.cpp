@@ -96,6 +96,31 @@ Ring simplify_ring(const Ring& ring) { return ring_remove_degenerate(ring, 1e-6,
 
 std::vector<Volume> building_volumes(const lots::BuildingDNA& dna) {
   std::vector<Volume> out;
+  if (!dna.imported.empty()) {
+    // Mapped volumes as they are: walls from min_height to the roof's eaves.
+    for (const lots::ImportedVolume& iv : dna.imported) {
+      Polygon fp = simplified(iv.footprint);
+      if (fp.outer.size() < 3 || !(iv.height_m > iv.min_height_m)) {
+        continue;
+      }
+      Volume v;
+      v.footprint = std::move(fp);
+      v.z0_m = std::max(0.0, iv.min_height_m);
+      const double roof_h =
+          iv.roof == lots::RoofShape::flat ? 0.0 : std::max(0.0, iv.roof_height_m);
+      v.z1_m = std::max(v.z0_m, iv.height_m - roof_h);
+      v.layer = v.z0_m > 0.0 ? 1 : 0;
+      v.roof = iv.roof;
+      v.roof_height_m = iv.height_m - v.z1_m;
+      v.roof_direction_rad = iv.roof_direction_rad;
+      if (v.roof == lots::RoofShape::flat) {
+        v.roof_height_m = 0.0;
+        v.z1_m = std::max(v.z0_m, iv.height_m);
+      }
+      out.push_back(std::move(v));
+    }
+    return out;
+  }
   const Polygon footprint = simplified(lots::footprint_polygon(dna));
   if (footprint.outer.size() < 3 || dna.base_m <= 0.0) {
     return out;

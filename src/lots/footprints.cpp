@@ -5,7 +5,9 @@
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "cityforge/lots/lots.hpp"
 
@@ -56,6 +58,66 @@ const char* to_string(Massing m) {
       return "staggered";
   }
   return "unknown";
+}
+
+namespace {
+
+constexpr std::array<const char*, kRoofShapeCount> kRoofNames{"flat",      "gabled",   "hipped",
+                                                              "pyramidal", "skillion", "dome"};
+
+// OSM roof:shape values beyond the six: the nearest shape the generator draws.
+struct RoofAlias {
+  std::string_view name;
+  RoofShape shape;
+};
+constexpr std::array<RoofAlias, 16> kRoofAliases{{
+    {"pitched", RoofShape::gabled},
+    {"gable", RoofShape::gabled},
+    {"saltbox", RoofShape::gabled},
+    {"gambrel", RoofShape::gabled},
+    {"mansard", RoofShape::hipped},
+    {"hip", RoofShape::hipped},
+    {"half-hipped", RoofShape::hipped},
+    {"half_hipped", RoofShape::hipped},
+    {"side_hipped", RoofShape::hipped},
+    {"side-hipped", RoofShape::hipped},
+    {"pyramid", RoofShape::pyramidal},
+    {"lean_to", RoofShape::skillion},
+    {"shed", RoofShape::skillion},
+    {"onion", RoofShape::dome},
+    {"round", RoofShape::dome},
+    {"cone", RoofShape::pyramidal},
+}};
+
+}  // namespace
+
+const char* to_string(RoofShape s) {
+  const auto i = static_cast<std::size_t>(s);
+  return i < kRoofNames.size() ? kRoofNames[i] : "unknown";
+}
+
+bool roof_shape_from_string(std::string_view name, RoofShape* out) {
+  // Case and surrounding blanks do not matter ("Gabled ", "HIPPED").
+  while (!name.empty() && (name.front() == ' ' || name.front() == '\t'))
+    name.remove_prefix(1);
+  while (!name.empty() && (name.back() == ' ' || name.back() == '\t'))
+    name.remove_suffix(1);
+  std::string lower(name);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  for (std::size_t i = 0; i < kRoofNames.size(); ++i) {
+    if (lower == kRoofNames[i]) {
+      if (out != nullptr) *out = static_cast<RoofShape>(i);
+      return true;
+    }
+  }
+  for (const RoofAlias& a : kRoofAliases) {
+    if (lower == a.name) {
+      if (out != nullptr) *out = a.shape;
+      return true;
+    }
+  }
+  return false;
 }
 
 const char* to_string(LotStatus s) {
@@ -218,6 +280,21 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
 }
 
 Polygon footprint_polygon(const BuildingDNA& dna) {
+  // Imported buildings: the mapped outline. One volume is the footprint itself; several
+  // (building:part) give the outline of their union, largest piece first.
+  if (!dna.imported.empty()) {
+    if (dna.imported.size() == 1) return dna.imported.front().footprint;
+    std::vector<Polygon> parts;
+    parts.reserve(dna.imported.size());
+    for (const ImportedVolume& v : dna.imported)
+      parts.push_back(v.footprint);
+    std::vector<Polygon> joined = polygon_union(parts);
+    if (joined.empty()) return dna.imported.front().footprint;
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < joined.size(); ++i)
+      if (polygon_area(joined[i]) > polygon_area(joined[best])) best = i;
+    return joined[best];
+  }
   Polygon poly = footprint_outline(dna.shape, dna.size_x_m, dna.size_y_m, dna.shape_param);
   const double c = std::cos(dna.angle_rad);
   const double s = std::sin(dna.angle_rad);

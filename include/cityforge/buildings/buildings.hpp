@@ -29,6 +29,11 @@ struct Volume {
   double z0_m = 0.0;
   double z1_m = 0.0;
   std::uint8_t layer = 0;  ///< 0 base, 1 shaft, 2 crown.
+  /// Imported buildings: the roof standing on z1_m (flat: the parapet roof of generated
+  /// buildings), rising roof_height_m above it; see lots::ImportedVolume.
+  lots::RoofShape roof = lots::RoofShape::flat;
+  double roof_height_m = 0.0;
+  double roof_direction_rad = 0.0;  ///< NaN: along the footprint's longest axis.
 };
 
 /// Turns a DNA into stacked volumes: the base layer on the full footprint; the shaft on the
@@ -36,6 +41,9 @@ struct Volume {
 /// (each inset by setback_m more) or cubified (each drops one more corner block) massing; the
 /// crown inset by setback_m when there is room. Volumes are ordered bottom-up; each stands
 /// inside the one below it. Deterministic (no randomness beyond the DNA).
+/// Imported DNA (dna.imported non-empty): one volume per ImportedVolume, in its order, from
+/// min_height_m to the wall top height_m - roof_height_m, carrying its roof; parts need not
+/// stand inside each other.
 std::vector<Volume> building_volumes(const lots::BuildingDNA& dna);
 
 /// A placed module: what the exporter instances. Facade modules: +y points out of the building,
@@ -137,7 +145,9 @@ struct Output {
   std::vector<Entrance> entrances;  ///< By building.
   /// Roof meshes per building (engine coordinates): flat roofs with parapets at every tier top
   /// not covered by the tier above (split roofs between setbacks). Parts by Material (roof,
-  /// trim for parapets).
+  /// trim for parapets). Imported buildings: gabled, hipped, pyramidal, skillion and dome roofs
+  /// (roof), the gable and skillion walls up to the roof (wall), and on sloped ground a plinth
+  /// (trim) around the footprint from below the lowest ground under its walls.
   std::vector<std::array<Mesh, kMaterialCount>> roofs;
   std::vector<FacadeSpan> spans;  ///< Only with Config::keep_facade_spans.
   Stats stats;

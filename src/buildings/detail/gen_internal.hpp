@@ -86,6 +86,7 @@ struct BuildingWork {
   std::vector<Instance> props;      ///< Signs and fire escapes, positions above the building base.
   std::vector<Entrance> entrances;  ///< Positions above the building base.
   std::size_t fallbacks = 0;
+  bool imported = false;  ///< Volumes are mapped parts: walls between them are occluded too.
 };
 
 /// Mesh height a module's instances scale from.
@@ -122,13 +123,38 @@ void place_fire_escapes(BuildingWork& work, const std::vector<TagVolume>& tags,
 std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes, const Style& style,
                                              std::size_t* triangles);
 
+/// One trapezoid swept by a wavefront edge of the straight skeleton between two events: the
+/// edge's segment a0 -> b0 at time t0 and a1 <- b1 at time t1 (roof_shapes.cpp). The face of
+/// original edge `edge` (outer ring edges first, then each hole's) is the union of its quads.
+struct SkeletonQuad {
+  std::uint32_t edge = 0;
+  Vec2 a0;
+  Vec2 b0;
+  Vec2 b1;
+  Vec2 a1;
+  double t0 = 0.0;
+  double t1 = 0.0;
+};
+/// The straight skeleton of a polygon with holes as swept trapezoids; false when the wavefront
+/// simulation does not settle (degenerate input).
+bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads);
+/// The pitched roof of an imported volume (vol.roof != flat, roof_height_m > 0) on its wall top:
+/// roof triangles, and wall triangles filling gable ends and skillion sides up to the roof.
+/// False when nothing could be built (the caller draws a flat roof).
+bool build_shaped_roof(const Volume& vol, std::array<Mesh, kMaterialCount>& parts);
+/// A plinth around the footprint from bottom_z up to top_z (trim), absolute heights.
+void build_plinth(const Polygon& footprint, double bottom_z, double top_z, Mesh& trim);
+
 /// The whole lot with per-parcel base heights (generator.cpp). base_z may be empty (all 0).
+/// `footing` (optional, per parcel): the lowest ground under the walls where an imported
+/// building stands on sloped ground (NaN: none); a plinth then reaches down to it.
 /// `volumes` (optional): building_volumes of each parcel, already made; moved from.
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
                                const std::vector<double>& base_z,
                                const std::vector<NeighbourSolid>& neighbours,
-                               std::vector<std::vector<Volume>>* volumes = nullptr);
+                               std::vector<std::vector<Volume>>* volumes = nullptr,
+                               const std::vector<double>* footing = nullptr);
 
 /// Removes consecutive duplicate and collinear points from a ring.
 Ring simplify_ring(const Ring& ring);

@@ -1,0 +1,642 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pitched roofs of imported buildings (OSM roof:shape): gabled, hipped, pyramidal, skillion and
+// dome over any footprint, closed against the walls: the eaves are the wall-top outline, and
+// where the roof stands above a wall top (gable ends, the high side of a skillion) the wall is
+// filled up to the roof.
+//
+// Hipped roofs come from a straight skeleton computed by a wavefront simulation (Aichholzer and
+// Aurenhammer's construction): every ring edge moves inwards at unit speed, vertices along the
+// bisectors; edge events (an edge shrinks to nothing) and split events (a reflex vertex runs
+// into an edge, splitting or, with holes, joining wavefront rings) are processed in time order.
+// Between events every wavefront edge sweeps a planar trapezoid of its roof face, which is what
+// is emitted, so adjacent faces share their skeleton arcs exactly. Simultaneous and degenerate
+// events are taken one at a time; a run that does not settle, or whose faces do not cover the
+// footprint, falls back to a pyramid (star-shaped footprints) or a flat roof.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numbers>
+#include <vector>
+
+#include "buildings/detail/gen_internal.hpp"
+
+namespace cityforge::buildings::detail {
+namespace {
+
+using F3 = std::array<float, 3>;
+
+F3 f3(Vec3 p) {
+  return {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z)};
+}
+
+// A triangle with a flat normal; wound counter-clockwise seen from `towards` (the side the
+// normal must face). Degenerate triangles are dropped.
+void add_triangle(Mesh& mesh, Vec3 a, Vec3 b, Vec3 c, Vec3 towards) {
+  Vec3 n = cross(b - a, c - a);
+  const double len = length(n);
+  if (!(len > 1e-9)) {
+    return;
+  }
+  if (dot(n, towards) < 0.0) {
+    std::swap(b, c);
+    n = n * -1.0;
+  }
+  n = n * (1.0 / len);
+  const auto base = static_cast<std::uint32_t>(mesh.positions.size());
+  for (const Vec3& p : {a, b, c}) {
+    mesh.positions.push_back(f3(p));
+    mesh.normals.push_back(f3(n));
+  }
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    mesh.indices.push_back(base + i);
+  }
+}
+
+constexpr Vec3 kUp{0.0, 0.0, 1.0};
+
+// ---- Straight skeleton --------------------------------------------------------------------
+
+struct SkelEdge {
+  Vec2 a;  // A point of the original line.
+  Vec2 u;  // Direction.
+  Vec2 n;  // Inward normal (the solid lies left of every canonical ring edge).
+};
+
+struct SkelVertex {
+  Vec2 o;  // Position at time t0.
+  double t0 = 0.0;
+  Vec2 w;                   // Velocity.
+  std::uint32_t left = 0;   // Original edge arriving here.
+  std::uint32_t right = 0;  // Original edge leaving here.
+  std::uint32_t prev = 0;
+  std::uint32_t next = 0;
+  bool alive = true;
+  bool reflex = false;
+  bool spike = false;  // Antiparallel edges: a collapsed wing's ridge tip, retracted at once.
+  Vec2 at(double t) const { return o + w * (t - t0); }
+};
+
+Vec2 bisector_velocity(const SkelEdge& l, const SkelEdge& r) {
+  const double det = cross(l.n, r.n);
+  if (std::abs(det) < 1e-9) {
+    return dot(l.n, r.n) > 0.0 ? l.n : Vec2{};
+  }
+  return {(r.n.y - l.n.y) / det, (l.n.x - r.n.x) / det};
+}
+
+}  // namespace
+
+bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) {
+  quads->clear();
+  std::vector<SkelEdge> edges;
+  std::vector<SkelVertex> verts;
+  auto add_ring = [&](const Ring& raw) {
+    const Ring r = ring_remove_degenerate(raw, 1e-3, 1e-3);
+    if (r.size() < 3) {
+      return;
+    }
+    const auto e0 = static_cast<std::uint32_t>(edges.size());
+    const auto v0 = static_cast<std::uint32_t>(verts.size());
+    const auto n = static_cast<std::uint32_t>(r.size());
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const Vec2 u = normalize(r[(i + 1) % n] - r[i]);
+      edges.push_back(SkelEdge{r[i], u, perp(u)});
+    }
+    for (std::uint32_t i = 0; i < n; ++i) {
+      SkelVertex v;
+      v.o = r[i];
+      v.left = e0 + (i + n - 1) % n;
+      v.right = e0 + i;
+      v.prev = v0 + (i + n - 1) % n;
+      v.next = v0 + (i + 1) % n;
+      verts.push_back(v);
+    }
+  };
+  add_ring(footprint.outer);
+  if (verts.empty()) {
+    return false;
+  }
+  for (const Ring& h : footprint.holes) {
+    add_ring(h);
+  }
+  auto setup = [&](SkelVertex& v) {
+    const SkelEdge& l = edges[v.left];
+    const SkelEdge& r = edges[v.right];
+    v.w = bisector_velocity(l, r);
+    v.reflex = cross(l.u, r.u) < -1e-9;
+    v.spike = std::abs(cross(l.n, r.n)) < 1e-9 && dot(l.n, r.n) < 0.0;
+  };
+  for (SkelVertex& v : verts) {
+    setup(v);
+  }
+
+  double now = 0.0;
+  // Ends the wavefront edge p -> p.next at `now`: the trapezoid it swept since both ends exist.
+  auto emit = [&](std::uint32_t p) {
+    const SkelVertex& a = verts[p];
+    const SkelVertex& b = verts[a.next];
+    const double t = std::max(a.t0, b.t0);
+    if (now > t + 1e-12) {
+      quads->push_back(SkeletonQuad{a.right, a.at(t), b.at(t), b.at(now), a.at(now), t, now});
+    }
+  };
+  auto ring_size = [&](std::uint32_t start) {
+    std::size_t k = 1;
+    for (std::uint32_t v = verts[start].next; v != start && k < verts.size() + 2;
+         v = verts[v].next) {
+      ++k;
+    }
+    return k;
+  };
+  auto collapse_ring = [&](std::uint32_t start) {
+    std::vector<std::uint32_t> ring{start};
+    for (std::uint32_t v = verts[start].next; v != start; v = verts[v].next) {
+      ring.push_back(v);
+    }
+    for (std::uint32_t v : ring) {
+      emit(v);
+    }
+    for (std::uint32_t v : ring) {
+      verts[v].alive = false;
+    }
+  };
+
+  // Area of a wavefront ring at `now` (0 once it has collapsed onto its ridges).
+  auto ring_area = [&](std::uint32_t start) {
+    double a = 0.0;
+    std::uint32_t v = start;
+    do {
+      const Vec2 p = verts[v].at(now);
+      const Vec2 q = verts[verts[v].next].at(now);
+      a += cross(p, q);
+      v = verts[v].next;
+    } while (v != start);
+    return 0.5 * a;
+  };
+  Aabb2 extent;
+  for (const SkelVertex& v : verts) {
+    extent.add(v.o);
+  }
+  const double area_eps = 1e-9 * std::max(1.0, dot(extent.size(), extent.size()));
+  auto settle = [&](std::uint32_t v) {
+    if (verts[v].alive && (ring_size(v) <= 2 || std::abs(ring_area(v)) <= area_eps)) {
+      collapse_ring(v);
+    }
+  };
+
+  const std::size_t max_events = 8 * verts.size() + 64;
+  constexpr double kEps = 1e-9;
+  for (std::size_t iter = 0;; ++iter) {
+    if (iter > max_events) {
+      return false;
+    }
+    // 1. The earliest event (ties: edge events first, then the lowest vertex numbers).
+    double best_t = std::numeric_limits<double>::infinity();
+    double best_len = std::numeric_limits<double>::infinity();
+    int best_kind = -1;  // 0 edge event at vertex a, 1 split of vertex a by edge b -> b.next.
+    std::uint32_t best_a = 0;
+    std::uint32_t best_b = 0;
+    bool any = false;
+    for (std::uint32_t i = 0; i < verts.size(); ++i) {
+      const SkelVertex& a = verts[i];
+      if (!a.alive) {
+        continue;
+      }
+      any = true;
+      const SkelVertex& b = verts[a.next];
+      const Vec2 u = edges[a.right].u;
+      const double s0 = dot(b.at(now) - a.at(now), u);
+      const double rate = dot(b.w - a.w, u);
+      double t = std::numeric_limits<double>::infinity();
+      if (s0 <= kEps || a.spike || b.spike) {
+        t = now;
+      } else if (rate < -1e-12) {
+        t = now + s0 / -rate;
+      }
+      // Simultaneous edge events: the shortest edge first (a spike's shorter side).
+      if (t < best_t - 1e-12 || (t <= best_t + 1e-12 && best_kind == 0 && s0 < best_len)) {
+        best_t = t;
+        best_len = s0;
+        best_kind = 0;
+        best_a = i;
+      }
+    }
+    if (!any) {
+      break;
+    }
+    for (std::uint32_t i = 0; i < verts.size(); ++i) {
+      const SkelVertex& v = verts[i];
+      if (!v.alive || !v.reflex) {
+        continue;
+      }
+      const Vec2 pv = v.at(now);
+      for (std::uint32_t j = 0; j < verts.size(); ++j) {
+        const SkelVertex& x = verts[j];
+        if (!x.alive || j == i || x.next == i) {
+          continue;
+        }
+        const SkelVertex& y = verts[x.next];
+        const SkelEdge& e = edges[x.right];
+        const double dv = dot(pv - e.a, e.n) - now;
+        const double close = 1.0 - dot(v.w, e.n);
+        if (dv < -1e-7 || close <= 1e-12) {
+          continue;
+        }
+        const double t = now + dv / close;
+        if (!(t < best_t - 1e-12)) {
+          continue;
+        }
+        const Vec2 h = v.at(t);
+        const Vec2 px = x.at(t);
+        const double len = dot(y.at(t) - px, e.u);
+        const double q = dot(h - px, e.u);
+        // Inclusive ends: a reflex vertex meeting a wavefront vertex (a vertex event, as
+        // where a courtyard's corner meets the outer ring's) splits there too.
+        if (len <= 1e-7 || q < -1e-7 || q > len + 1e-7) {
+          continue;
+        }
+        best_t = t;
+        best_kind = 1;
+        best_a = i;
+        best_b = j;
+      }
+    }
+    if (best_kind < 0 || !std::isfinite(best_t)) {
+      return false;  // Living wavefront that never collapses: degenerate input.
+    }
+    now = std::max(now, best_t);
+    if (now > 1e6) {
+      return false;
+    }
+
+    // 2. Process it.
+    if (best_kind == 0) {
+      const std::uint32_t ai = best_a;
+      const std::uint32_t bi = verts[ai].next;
+      if (ring_size(ai) <= 3) {
+        collapse_ring(ai);
+        continue;
+      }
+      const std::uint32_t pi = verts[ai].prev;
+      const std::uint32_t ni = verts[bi].next;
+      emit(pi);
+      emit(ai);
+      emit(bi);
+      SkelVertex c;
+      // A spike retracts onto its other end; two moving ends meet half way.
+      c.o = verts[ai].spike && !verts[bi].spike   ? verts[bi].at(now)
+            : verts[bi].spike && !verts[ai].spike ? verts[ai].at(now)
+                                                  : (verts[ai].at(now) + verts[bi].at(now)) * 0.5;
+      c.t0 = now;
+      c.left = verts[ai].left;
+      c.right = verts[bi].right;
+      c.prev = pi;
+      c.next = ni;
+      setup(c);
+      verts[ai].alive = false;
+      verts[bi].alive = false;
+      const auto ci = static_cast<std::uint32_t>(verts.size());
+      verts.push_back(c);
+      verts[pi].next = ci;
+      verts[ni].prev = ci;
+      settle(ci);
+    } else {
+      const std::uint32_t vi = best_a;
+      const std::uint32_t xi = best_b;
+      const std::uint32_t yi = verts[xi].next;
+      const std::uint32_t pi = verts[vi].prev;
+      const std::uint32_t ni = verts[vi].next;
+      emit(pi);
+      emit(vi);
+      emit(xi);
+      const Vec2 h = verts[vi].at(now);
+      SkelVertex v1;
+      v1.o = h;
+      v1.t0 = now;
+      v1.left = verts[vi].left;
+      v1.right = verts[xi].right;
+      v1.prev = pi;
+      v1.next = yi;
+      setup(v1);
+      SkelVertex v2;
+      v2.o = h;
+      v2.t0 = now;
+      v2.left = verts[xi].right;
+      v2.right = verts[vi].right;
+      v2.prev = xi;
+      v2.next = ni;
+      setup(v2);
+      verts[vi].alive = false;
+      const auto i1 = static_cast<std::uint32_t>(verts.size());
+      verts.push_back(v1);
+      const auto i2 = i1 + 1;
+      verts.push_back(v2);
+      verts[pi].next = i1;
+      verts[yi].prev = i1;
+      verts[xi].next = i2;
+      verts[ni].prev = i2;
+      settle(i1);
+      settle(i2);
+    }
+  }
+  for (const SkeletonQuad& q : *quads) {
+    for (const Vec2& p : {q.a0, q.b0, q.b1, q.a1}) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y)) {
+        return false;
+      }
+    }
+  }
+  return !quads->empty();
+}
+
+namespace {
+
+// Area of the skeleton's faces in plan: equals the footprint's when the faces tile it.
+double quads_area(const std::vector<SkeletonQuad>& quads) {
+  double area = 0.0;
+  for (const SkeletonQuad& q : quads) {
+    area += 0.5 * (cross(q.b0 - q.a0, q.b1 - q.a0) + cross(q.b1 - q.a0, q.a1 - q.a0));
+  }
+  return area;
+}
+
+bool star_shaped_around(const Polygon& poly, Vec2 c) {
+  if (!poly.holes.empty() || !polygon_contains(poly, c)) {
+    return false;
+  }
+  const Ring& r = poly.outer;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    if (cross(r[(i + 1) % r.size()] - r[i], c - r[i]) <= 1e-9) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool build_hipped(const Polygon& fp, double z0, double h, Mesh& roof) {
+  std::vector<SkeletonQuad> quads;
+  if (!skeleton_quads(fp, &quads)) {
+    return false;
+  }
+  const double area = polygon_area(fp);
+  if (std::abs(quads_area(quads) - area) > 0.01 * area + 0.01) {
+    return false;
+  }
+  double t_max = 0.0;
+  for (const SkeletonQuad& q : quads) {
+    t_max = std::max(t_max, q.t1);
+  }
+  if (!(t_max > 1e-6)) {
+    return false;
+  }
+  const double k = h / t_max;
+  for (const SkeletonQuad& q : quads) {
+    const Vec3 a0{q.a0.x, q.a0.y, z0 + k * q.t0};
+    const Vec3 b0{q.b0.x, q.b0.y, z0 + k * q.t0};
+    const Vec3 b1{q.b1.x, q.b1.y, z0 + k * q.t1};
+    const Vec3 a1{q.a1.x, q.a1.y, z0 + k * q.t1};
+    add_triangle(roof, a0, b0, b1, kUp);
+    add_triangle(roof, a0, b1, a1, kUp);
+  }
+  return true;
+}
+
+bool build_pyramid(const Polygon& fp, double z0, double h, Mesh& roof) {
+  const Vec2 c = ring_centroid(fp.outer);
+  if (!star_shaped_around(fp, c)) {
+    return false;
+  }
+  const Vec3 apex{c.x, c.y, z0 + h};
+  const Ring& r = fp.outer;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const Vec2 a = r[i];
+    const Vec2 b = r[(i + 1) % r.size()];
+    add_triangle(roof, {a.x, a.y, z0}, {b.x, b.y, z0}, apex, kUp);
+  }
+  return true;
+}
+
+bool build_dome(const Polygon& fp, double z0, double h, Mesh& roof) {
+  const Vec2 c = ring_centroid(fp.outer);
+  if (!star_shaped_around(fp, c)) {
+    return false;
+  }
+  constexpr int kRings = 8;
+  const Ring& r = fp.outer;
+  auto point = [&](Vec2 p, int k) {
+    const double th = (std::numbers::pi / 2.0) * k / kRings;
+    const Vec2 q = c + (p - c) * std::cos(th);
+    return Vec3{q.x, q.y, z0 + h * std::sin(th)};
+  };
+  for (int k = 0; k < kRings; ++k) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const Vec2 a = r[i];
+      const Vec2 b = r[(i + 1) % r.size()];
+      const Vec3 a0 = point(a, k);
+      const Vec3 b0 = point(b, k);
+      const Vec3 a1 = point(a, k + 1);
+      const Vec3 b1 = point(b, k + 1);
+      add_triangle(roof, a0, b0, b1, kUp);
+      if (k + 1 < kRings) {
+        add_triangle(roof, a0, b1, a1, kUp);
+      }
+    }
+  }
+  return true;
+}
+
+// The direction of the longer side of the footprint's smallest-area bounding box.
+Vec2 longest_axis(const Polygon& fp) {
+  const Ring hull = convex_hull(fp.outer);
+  Vec2 best_dir{1.0, 0.0};
+  double best_area = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < hull.size(); ++i) {
+    const Vec2 d = normalize(hull[(i + 1) % hull.size()] - hull[i]);
+    if (length(d) < 0.5) {
+      continue;
+    }
+    const Aabb2 box = ring_bounds_rotated(hull, std::atan2(d.y, d.x));
+    const Vec2 s = box.size();
+    if (s.x * s.y < best_area - 1e-9) {
+      best_area = s.x * s.y;
+      best_dir = s.x >= s.y ? d : perp(d);
+    }
+  }
+  return best_dir;
+}
+
+// Triangulates `piece` as a plane: z = z0 + height(p).
+template <class Height>
+void add_planar(Mesh& roof, const Polygon& piece, double z0, const Height& height) {
+  const Triangulation tri = triangulate(piece);
+  for (std::size_t i = 0; i + 2 < tri.indices.size(); i += 3) {
+    Vec3 v[3];
+    for (int k = 0; k < 3; ++k) {
+      const Vec2 p = tri.points[tri.indices[i + static_cast<std::size_t>(k)]];
+      v[k] = {p.x, p.y, z0 + height(p)};
+    }
+    add_triangle(roof, v[0], v[1], v[2], kUp);
+  }
+}
+
+// Walls from the wall top z0 up to the roof along every ring edge; `height` is the roof's
+// rise over a point, `cut` the parameters along an edge where the roof creases.
+template <class Height, class Cuts>
+void fill_walls(Mesh& wall, const Polygon& fp, double z0, const Height& height, const Cuts& cuts) {
+  auto ring_walls = [&](const Ring& r) {
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const Vec2 a = r[i];
+      const Vec2 b = r[(i + 1) % r.size()];
+      const Vec2 d = normalize(b - a);
+      const Vec3 out{d.y, -d.x, 0.0};
+      std::vector<double> ts{0.0};
+      for (double t : cuts(a, b)) {
+        if (t > 1e-6 && t < 1.0 - 1e-6) {
+          ts.push_back(t);
+        }
+      }
+      ts.push_back(1.0);
+      std::sort(ts.begin(), ts.end());
+      for (std::size_t k = 0; k + 1 < ts.size(); ++k) {
+        const Vec2 p = lerp(a, b, ts[k]);
+        const Vec2 q = lerp(a, b, ts[k + 1]);
+        const double hp = height(p);
+        const double hq = height(q);
+        if (hp < 1e-4 && hq < 1e-4) {
+          continue;
+        }
+        add_triangle(wall, {p.x, p.y, z0}, {q.x, q.y, z0}, {q.x, q.y, z0 + hq}, out);
+        add_triangle(wall, {p.x, p.y, z0}, {q.x, q.y, z0 + hq}, {p.x, p.y, z0 + hp}, out);
+      }
+    }
+  };
+  ring_walls(fp.outer);
+  for (const Ring& h : fp.holes) {
+    ring_walls(h);
+  }
+}
+
+// The half of the plane where dot(p, m) <= c (or >= c with `upper`), as a polygon around fp.
+Polygon half_plane_box(const Polygon& fp, Vec2 m, double c, bool upper) {
+  const Aabb2 b = ring_bounds(fp.outer);
+  const double big = length(b.size()) + 10.0;
+  const Vec2 centre = b.center();
+  const Vec2 r = perp(m);
+  const Vec2 on = centre + m * (c - dot(centre, m));  // On the line.
+  const Vec2 side = upper ? m : m * -1.0;
+  Polygon p;
+  p.outer = {on - r * big, on + r * big, on + r * big + side * 2.0 * big,
+             on - r * big + side * 2.0 * big};
+  return polygon_canonical(p);
+}
+
+void build_gabled(const Polygon& fp, double z0, double h, double ridge_rad, Mesh& roof,
+                  Mesh& wall) {
+  const Vec2 r =
+      std::isfinite(ridge_rad) ? Vec2{std::cos(ridge_rad), std::sin(ridge_rad)} : longest_axis(fp);
+  const Vec2 m = perp(r);
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
+  for (const Vec2& p : fp.outer) {
+    lo = std::min(lo, dot(p, m));
+    hi = std::max(hi, dot(p, m));
+  }
+  const double c = 0.5 * (lo + hi);
+  const double half = std::max(1e-6, 0.5 * (hi - lo));
+  auto height = [&](Vec2 p) { return std::max(0.0, h * (1.0 - std::abs(dot(p, m) - c) / half)); };
+  for (bool upper : {false, true}) {
+    for (const Polygon& piece : polygon_intersection(fp, half_plane_box(fp, m, c, upper))) {
+      add_planar(roof, piece, z0, height);
+    }
+  }
+  fill_walls(wall, fp, z0, height, [&](Vec2 a, Vec2 b) {
+    const double sa = dot(a, m) - c;
+    const double sb = dot(b, m) - c;
+    std::vector<double> t;
+    if ((sa < 0.0) != (sb < 0.0) && std::abs(sa - sb) > 1e-12) {
+      t.push_back(sa / (sa - sb));
+    }
+    return t;
+  });
+}
+
+void build_skillion(const Polygon& fp, double z0, double h, double falls_rad, Mesh& roof,
+                    Mesh& wall) {
+  const Vec2 f = std::isfinite(falls_rad) ? Vec2{std::cos(falls_rad), std::sin(falls_rad)}
+                                          : perp(longest_axis(fp));
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -lo;
+  for (const Vec2& p : fp.outer) {
+    lo = std::min(lo, dot(p, f));
+    hi = std::max(hi, dot(p, f));
+  }
+  const double span = std::max(1e-6, hi - lo);
+  auto height = [&](Vec2 p) { return std::clamp(h * (hi - dot(p, f)) / span, 0.0, h); };
+  add_planar(roof, fp, z0, height);
+  fill_walls(wall, fp, z0, height, [](Vec2, Vec2) { return std::vector<double>{}; });
+}
+
+}  // namespace
+
+void build_plinth(const Polygon& footprint, double bottom_z, double top_z, Mesh& trim) {
+  constexpr double kProudM = 0.1;  // Stands this far out of the facade plane.
+  if (!(top_z > bottom_z) || footprint.outer.size() < 3) {
+    return;
+  }
+  const std::vector<Polygon> grown = polygon_offset(Polygon{footprint.outer, {}}, kProudM);
+  for (const Polygon& g : grown) {
+    const Ring& r = g.outer;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      const Vec2 a = r[i];
+      const Vec2 b = r[(i + 1) % r.size()];
+      const Vec2 d = normalize(b - a);
+      const Vec3 out{d.y, -d.x, 0.0};
+      add_triangle(trim, {a.x, a.y, bottom_z}, {b.x, b.y, bottom_z}, {b.x, b.y, top_z}, out);
+      add_triangle(trim, {a.x, a.y, bottom_z}, {b.x, b.y, top_z}, {a.x, a.y, top_z}, out);
+    }
+    for (const Polygon& band : polygon_difference(g, {Polygon{footprint.outer, {}}})) {
+      add_planar(trim, band, top_z, [](Vec2) { return 0.0; });
+    }
+  }
+}
+
+bool build_shaped_roof(const Volume& vol, std::array<Mesh, kMaterialCount>& parts) {
+  Mesh& roof = parts[static_cast<std::size_t>(Material::roof)];
+  Mesh& wall = parts[static_cast<std::size_t>(Material::wall)];
+  const double z0 = vol.z1_m;
+  const double h = vol.roof_height_m;
+  const Polygon& fp = vol.footprint;
+  if (fp.outer.size() < 3 || !(h > 1e-3)) {
+    return false;
+  }
+  switch (vol.roof) {
+    case lots::RoofShape::gabled:
+      build_gabled(fp, z0, h, vol.roof_direction_rad, roof, wall);
+      return true;
+    case lots::RoofShape::skillion:
+      build_skillion(fp, z0, h, vol.roof_direction_rad, roof, wall);
+      return true;
+    case lots::RoofShape::pyramidal:
+      if (build_pyramid(fp, z0, h, roof)) {
+        return true;
+      }
+      break;
+    case lots::RoofShape::dome:
+      if (build_dome(fp, z0, h, roof)) {
+        return true;
+      }
+      break;
+    case lots::RoofShape::hipped:
+    case lots::RoofShape::flat:
+      break;
+  }
+  // Hipped, and pyramids and domes over footprints that are not star-shaped.
+  if (build_hipped(fp, z0, h, roof)) {
+    return true;
+  }
+  return build_pyramid(fp, z0, h, roof);
+}
+
+}  // namespace cityforge::buildings::detail
