@@ -53,19 +53,22 @@ struct Nearest {
 Nearest nearest_on(const Profile& pr, Vec2 p) {
   Nearest best;
   const std::size_t last = pr.line.size() - 2;
+  double best_d2 = 1e300;
   for (std::size_t k = 0; k + 1 < pr.line.size(); ++k) {
     const Vec2 a = pr.line[k];
     const Vec2 ab = pr.line[k + 1] - a;
     const double len2 = dot(ab, ab);
     const double t_raw = len2 > 0.0 ? dot(p - a, ab) / len2 : 0.0;
     const double t = std::clamp(t_raw, 0.0, 1.0);
-    const double d = distance(p, a + ab * t);
-    if (d < best.d) {
-      best.d = d;
+    const Vec2 off = p - (a + ab * t);
+    const double d2 = dot(off, off);
+    if (d2 < best_d2) {
+      best_d2 = d2;
       const double te = (k == 0 && t_raw < 0.0) || (k == last && t_raw > 1.0) ? t_raw : t;
       best.s = pr.cum[k] + te * (pr.cum[k + 1] - pr.cum[k]);
     }
   }
+  best.d = std::sqrt(best_d2);
   return best;
 }
 
@@ -76,18 +79,19 @@ double smoothstep(double t) {
 
 bool surface(const layout::RoadEdge& e) { return !e.bridge && !e.tunnel && e.points.size() >= 2; }
 
-/// Which road claims a heightfield sample: core claims (fully on the profile) beat blends, then
-/// the nearest, then the lower edge index.
+/// Which road claims a heightfield sample (8 bytes a sample): core claims (fully on the
+/// profile) beat blends, then the nearest, then the lower edge index.
 struct Claim {
-  std::uint8_t rank = 2;  ///< 0 core, 1 blend, 2 none.
-  double d = 1e300;
-  std::uint32_t edge = 0;
-  double target = 0.0;
-  double weight = 0.0;
+  static constexpr std::uint32_t kBlend = 0x80000000u;
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  float d = 0.0f;
+  std::uint32_t owner = kNone;  ///< Edge index, | kBlend for a blend claim.
   bool better_than(const Claim& o) const {
-    if (rank != o.rank) return rank < o.rank;
+    const std::uint32_t r = owner & kBlend, ro = o.owner & kBlend;
+    if (o.owner == kNone) return owner != kNone;
+    if (r != ro) return r < ro;
     if (d != o.d) return d < o.d;
-    return edge < o.edge;
+    return owner < o.owner;
   }
 };
 
@@ -151,6 +155,8 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
   // 2. Node heights: the natural ground around the node, then relaxed (edges in index order,
   //    both ends moved alike) until no edge is steeper than max_grade end to end.
   std::vector<double> node_h(n_nodes, 0.0);
+  std::vector<double> node_lo(n_nodes, 0.0), node_hi(n_nodes, 0.0);
+  const double max_shift = std::max(0.0, config.max_node_shift_m);
   std::vector<std::uint8_t> node_used(n_nodes, 0);
   for (std::size_t e = 0; e < n_edges; ++e) {
     if (!used[e]) continue;
@@ -167,6 +173,8 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
       sum += natural.sample(c + Vec2{std::cos(a), std::sin(a)} * r);
     }
     node_h[n] = sum / 9.0;
+    node_lo[n] = node_h[n] - max_shift;
+    node_hi[n] = node_h[n] + max_shift;
   }
   for (int sweep = 0; sweep < 2000; ++sweep) {
     double worst = 0.0;
@@ -179,8 +187,9 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
       if (excess <= 0.0) continue;
       worst = std::max(worst, excess);
       const double move = 0.5 * excess * (dh > 0 ? 1.0 : -1.0);
-      node_h[edge.from] += move;
-      node_h[edge.to] -= move;
+      node_h[edge.from] =
+          std::clamp(node_h[edge.from] + move, node_lo[edge.from], node_hi[edge.from]);
+      node_h[edge.to] = std::clamp(node_h[edge.to] - move, node_lo[edge.to], node_hi[edge.to]);
     }
     if (worst < 1e-6) break;
   }
@@ -229,10 +238,20 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
       step[k] = grade * std::max(0.0, allowed) * (sigma[k] - sigma[k - 1]);
       c0[k] = c0[k - 1] + step[k];
     }
-    std::vector<double> p(n);
+    // Where the node heights could not be brought within max_grade (max_node_shift_m), this
+    // edge gets just the grade its ends need.
+    if (c0.back() > 0.0 && std::abs(h1 - h0) > c0.back()) {
+      const double f = std::abs(h1 - h0) / c0.back() * (1.0 + 1e-9);
+      for (std::size_t k = 1; k < n; ++k) {
+        step[k] *= f;
+        c0[k] = c0[k - 1] + step[k];
+      }
+    }
+    std::vector<double> p(n), bent(n);
     for (std::size_t k = 0; k < n; ++k) {
       const double t = le > 0.0 ? sigma[k] / le : 0.0;
       const double v = sm[k] + (h0 - sm.front()) * (1.0 - t) + (h1 - sm.back()) * t;
+      bent[k] = v;
       const double c1 = c0.back() - c0[k];
       const double lo = std::max(h0 - c0[k], h1 - c1);
       const double hi = std::min(h0 + c0[k], h1 + c1);
@@ -244,9 +263,13 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
       fw[k] = std::clamp(fw[k], fw[k - 1] - step[k], fw[k - 1] + step[k]);
     for (std::size_t k = n - 1; k-- > 0;)
       bw[k] = std::clamp(bw[k], bw[k + 1] - step[k + 1], bw[k + 1] + step[k + 1]);
+    // The grade limit may cut or fill at most max_node_shift_m (a steep street stays steep
+    // rather than carving the hill); the ends keep their node heights.
     pr.height.resize(n);
-    for (std::size_t k = 0; k < n; ++k)
-      pr.height[k] = 0.5 * (fw[k] + bw[k]);
+    for (std::size_t k = 0; k < n; ++k) {
+      const double q = 0.5 * (fw[k] + bw[k]);
+      pr.height[k] = bent[k] + std::clamp(q - bent[k], -max_shift, max_shift);
+    }
     // Ease the kinks (junction discs, grade limits) over a few cells: the terrain mesh's two
     // triangles per cell follow a profile only as well as its grade is constant over a cell.
     // Symmetric windows, shrinking at the ends: the node heights stay and the grade limit
@@ -310,23 +333,15 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
     }
     auto claim_of = [&](const Nearest& nr, bool core) {
       Claim c;
-      c.edge = static_cast<std::uint32_t>(e);
-      c.d = nr.d;
-      c.target = pr.at(nr.s);
-      if (core || nr.d <= r_core) {
-        c.rank = 0;
-        c.weight = 1.0;
-      } else {
-        c.rank = 1;
-        c.weight = blend > 0.0 ? 1.0 - smoothstep((nr.d - r_core) / blend) : 0.0;
-      }
+      c.d = static_cast<float>(nr.d);
+      c.owner = static_cast<std::uint32_t>(e) | (core || nr.d <= r_core ? 0u : Claim::kBlend);
       return c;
     };
     // Samples by their own distance.
     for (std::size_t b = 0; b < h; ++b) {
       for (std::size_t a = 0; a < w; ++a) {
         const Nearest& nr = local[b * w + a];
-        if (nr.d > r_core + blend) continue;
+        if (nr.d >= r_core + blend) continue;
         const std::size_t idx =
             (static_cast<std::size_t>(j0) + b) * nx + static_cast<std::size_t>(i0) + a;
         consider(idx, claim_of(nr, false));
@@ -354,9 +369,18 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
   // 5. Apply the winning claims.
   for (std::size_t idx = 0; idx < claims.size(); ++idx) {
     const Claim& c = claims[idx];
-    if (c.rank == 2 || c.weight <= 0.0) continue;
+    if (c.owner == Claim::kNone) continue;
+    const Profile& pr = prof[c.owner & ~Claim::kBlend];
+    const Vec2 q =
+        ground.origin + Vec2{static_cast<double>(idx % nx), static_cast<double>(idx / nx)} * cell;
+    const Nearest nr = nearest_on(pr, q);
+    double weight = 1.0;
+    if ((c.owner & Claim::kBlend) != 0) {
+      const double r_core = pr.half_surface + std::max(0.0, config.shoulder_m);
+      weight = blend > 0.0 ? 1.0 - smoothstep((nr.d - r_core) / blend) : 0.0;
+    }
     const double before = natural.heights[idx];
-    const double after = before + c.weight * (c.target - before);
+    const double after = before + weight * (pr.at(nr.s) - before);
     ground.heights[idx] = static_cast<float>(after);
     if (ground.heights[idx] != natural.heights[idx]) ++stats.samples_changed;
     stats.max_cut_m = std::max(stats.max_cut_m, before - after);

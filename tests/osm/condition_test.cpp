@@ -82,6 +82,7 @@ TEST(Condition, RoadsAreFlatAcrossGradeLimitedAndMeetAtTheirNode) {
   const terrain::Heightfield natural = ground;
   const layout::RoadNetwork net = crossing_roads();
   ConditionConfig cfg;
+  cfg.max_node_shift_m = 20.0;  // let the ends move far enough to reach max_grade
   const ConditionStats stats = condition_terrain(ground, net, cfg);
   EXPECT_GT(stats.samples_changed, 1000u);
   EXPECT_GT(stats.max_cut_m, 0.5);
@@ -139,6 +140,38 @@ TEST(Condition, RoadsAreFlatAcrossGradeLimitedAndMeetAtTheirNode) {
     }
   }
   EXPECT_GT(far, ground.heights.size() / 2);
+}
+
+TEST(Condition, NodesMoveAtMostMaxShiftAndSteepRoadsStayOnTheGround) {
+  // 30 % up to the east: with nodes held within 2 m of the ground the east-west road keeps
+  // most of its grade, but still lies flat across on the ground under it.
+  terrain::Heightfield ground = make_ground(220.0, 4.0, 0.30, 0.0, 0.0);
+  const terrain::Heightfield natural = ground;
+  const layout::RoadNetwork net = crossing_roads();
+  ConditionConfig cfg;
+  cfg.max_node_shift_m = 2.0;
+  const ConditionStats stats = condition_terrain(ground, net, cfg);
+  // Cut and fill stay modest (flat junction disc and cross slope only), unlike with nodes free
+  // to move until the grade is met.
+  terrain::Heightfield free_ground = natural;
+  ConditionConfig free_cfg;
+  free_cfg.max_node_shift_m = 100.0;
+  const ConditionStats free_stats = condition_terrain(free_ground, net, free_cfg);
+  EXPECT_LT(stats.max_cut_m, 8.0);
+  EXPECT_LT(stats.max_fill_m, 8.0);
+  EXPECT_GT(free_stats.max_fill_m, 2.0 * stats.max_fill_m);
+  for (const layout::RoadNode& n : net.nodes)
+    EXPECT_NEAR(ground.sample(n.pos), natural.sample(n.pos), 2.0 + 0.3) << "node " << n.id;
+  const layout::RoadEdge& e = net.edges[1];  // node 0 -> (170, 30)
+  const double len = polyline_length(e.points);
+  const Vec2 a = polyline_point_at(e.points, 40.0), b = polyline_point_at(e.points, len - 40.0);
+  EXPECT_GT((ground.sample(b) - ground.sample(a)) / distance(a, b), 0.2);
+  for (double s = 40.0; s < len - 10.0; s += 3.0) {
+    const Vec2 c = polyline_point_at(e.points, s);
+    const Vec2 side = perp(polyline_tangent_at(e.points, s)) * 7.0;
+    EXPECT_NEAR(ground.sample(c + side), ground.sample(c), 0.05) << s;
+    EXPECT_NEAR(ground.sample(c - side), ground.sample(c), 0.05) << s;
+  }
 }
 
 TEST(Condition, IsDeterministic) {

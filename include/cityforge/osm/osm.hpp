@@ -167,6 +167,9 @@ struct ConditionConfig {
   double blend_m = 12.0;    ///< Then eased back to the natural ground over this distance.
   double smooth_m = 30.0;   ///< Profile smoothing window along a way.
   double max_grade = 0.15;  ///< Profiles are eased towards this grade where steeper.
+  /// Easing the grade moves node heights, and the profile between them, at most this far from
+  /// the (smoothed) ground, so a steep street stays steep rather than carving the hill.
+  double max_node_shift_m = 6.0;
 };
 struct ConditionStats {
   std::size_t samples_changed = 0;
@@ -198,6 +201,14 @@ struct HighwaySpec {
 const std::vector<HighwaySpec>& highway_table();
 /// Index of `name` in highway_table(), or -1.
 int find_highway(std::string_view name);
+
+/// A length tag ("width", "est_width"): "7", "7.5 m", "7,5", "23 ft", "12'6\"" -> metres;
+/// nullopt when unreadable or not positive.
+std::optional<double> parse_length_m(std::string_view text);
+/// A "maxspeed" value: "50", "30 mph", "10 knots", "DE:urban" (50), "DE:rural" (100),
+/// "DE:motorway" / "none" (130), "*:living_street" / "walk" (7), "DE:zone30" / "zone:30" (30)
+/// -> km/h; nullopt for "signals", "variable" and anything unreadable.
+std::optional<double> parse_maxspeed_kmh(std::string_view text);
 
 /// A path (footway, cycleway, path, steps, pedestrian, track...) drawn as a strip, outside the
 /// vehicle network.
@@ -270,6 +281,10 @@ struct BuildingBuild {
   BuildingCensus census;
   std::vector<std::string> warnings;
 };
+
+/// A height in metres from an OSM height value (height, min_height, roof:height): "12",
+/// "12.5 m", "12,5", "40'", "40 ft", "40'6\"", "250 cm", "0"; nothing when unreadable.
+std::optional<double> parse_height_m(std::string_view value);
 
 /// Mapped buildings (with holes and parts) inside `area` as lots whose DNA carries the imported
 /// footprint, heights and roof; styles picked from `styles` by building type, levels and area;
