@@ -376,6 +376,15 @@ bool star_shaped_around(const Polygon& poly, Vec2 c) {
 }
 
 bool build_hipped(const Polygon& fp, double z0, double h, Mesh& roof) {
+  // The simulation is cubic in the vertex count: very detailed outlines fall back.
+  constexpr std::size_t kMaxVertices = 300;
+  std::size_t n = fp.outer.size();
+  for (const Ring& r : fp.holes) {
+    n += r.size();
+  }
+  if (n > kMaxVertices) {
+    return false;
+  }
   std::vector<SkeletonQuad> quads;
   if (!skeleton_quads(fp, &quads)) {
     return false;
