@@ -188,6 +188,7 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
 
   const std::size_t max_events = 8 * verts.size() + 64;
   constexpr double kEps = 1e-9;
+  constexpr double kMeetM = 1e-6;  // A split this close to an edge's end meets its vertex.
   for (std::size_t iter = 0;; ++iter) {
     if (iter > max_events) {
       return false;
@@ -241,7 +242,7 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
         const SkelEdge& e = edges[x.right];
         const double dv = dot(pv - e.a, e.n) - now;
         const double close = 1.0 - dot(v.w, e.n);
-        if (dv < -1e-7 || close <= 1e-12) {
+        if (dv < -1e-9 || close <= 1e-12) {
           continue;
         }
         const double t = now + dv / close;
@@ -256,6 +257,17 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
         // where a courtyard's corner meets the outer ring's) splits there too.
         if (len <= 1e-7 || q < -1e-7 || q > len + 1e-7) {
           continue;
+        }
+        // Meeting a neighbour's end is that neighbour's edge event.
+        if ((q < kMeetM && j == v.next) || (q > len - kMeetM && x.next == v.prev)) {
+          continue;
+        }
+        // Nor is meeting the twin a vertex or split event just left at the same place.
+        if (q < kMeetM || q > len - kMeetM) {
+          const SkelVertex& m = q < kMeetM ? x : y;
+          if (m.t0 == v.t0 && distance(m.at(now), pv) < kMeetM && t <= now + 1e-12) {
+            continue;
+          }
         }
         best_t = t;
         best_kind = 1;
@@ -308,10 +320,53 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
       const std::uint32_t yi = verts[xi].next;
       const std::uint32_t pi = verts[vi].prev;
       const std::uint32_t ni = verts[vi].next;
+      const Vec2 h = verts[vi].at(now);
+      const SkelEdge& he = edges[verts[xi].right];
+      const double q = dot(h - verts[xi].at(now), he.u);
+      const double len = dot(verts[yi].at(now) - verts[xi].at(now), he.u);
+      if (q < kMeetM || q > len - kMeetM) {
+        // Vertex event: v meets the wavefront vertex m (x or y); they swap neighbours.
+        const bool at_x = q < kMeetM;
+        const std::uint32_t mi = at_x ? xi : yi;
+        const std::uint32_t before = verts[mi].prev;
+        const std::uint32_t after = verts[mi].next;
+        emit(pi);
+        emit(vi);
+        emit(before);
+        emit(mi);
+        SkelVertex v1;
+        v1.o = h;
+        v1.t0 = now;
+        v1.left = verts[vi].left;
+        v1.right = verts[mi].right;
+        v1.prev = pi;
+        v1.next = after;
+        setup(v1);
+        SkelVertex v2;
+        v2.o = h;
+        v2.t0 = now;
+        v2.left = verts[mi].left;
+        v2.right = verts[vi].right;
+        v2.prev = before;
+        v2.next = ni;
+        setup(v2);
+        verts[vi].alive = false;
+        verts[mi].alive = false;
+        const auto i1 = static_cast<std::uint32_t>(verts.size());
+        verts.push_back(v1);
+        const auto i2 = i1 + 1;
+        verts.push_back(v2);
+        verts[pi].next = i1;
+        verts[after].prev = i1;
+        verts[before].next = i2;
+        verts[ni].prev = i2;
+        settle(i1);
+        settle(i2);
+        continue;
+      }
       emit(pi);
       emit(vi);
       emit(xi);
-      const Vec2 h = verts[vi].at(now);
       SkelVertex v1;
       v1.o = h;
       v1.t0 = now;
