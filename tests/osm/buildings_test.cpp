@@ -5,6 +5,7 @@
 #include "cityforge/buildings/buildings.hpp"
 
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
 #include <cmath>
@@ -246,6 +247,30 @@ TEST(OsmBuildings, ManhattanSampleMatchesItsCensus) {
   auto gen = buildings::run(r->lots, lib, {}, flat_ground(all, 20.0), buildings::Config{}, Seed{1});
   ASSERT_TRUE(gen.ok()) << gen.error().to_string();
   EXPECT_EQ(gen->buildings.size(), c.buildings);
+  // The same bytes on one thread.
+  {
+    tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    auto again =
+        buildings::run(r->lots, lib, {}, flat_ground(all, 20.0), buildings::Config{}, Seed{1});
+    ASSERT_TRUE(again.ok());
+    ASSERT_EQ(again->instances.size(), gen->instances.size());
+    ASSERT_EQ(again->roofs.size(), gen->roofs.size());
+    for (std::size_t i = 0; i < gen->roofs.size(); ++i) {
+      for (std::size_t m = 0; m < buildings::kMaterialCount; ++m) {
+        ASSERT_EQ(again->roofs[i][m].positions, gen->roofs[i][m].positions) << i;
+        ASSERT_EQ(again->roofs[i][m].indices, gen->roofs[i][m].indices) << i;
+      }
+    }
+    for (std::size_t i = 0; i < gen->instances.size(); ++i) {
+      ASSERT_EQ(again->instances[i].position, gen->instances[i].position) << i;
+      ASSERT_EQ(again->instances[i].module, gen->instances[i].module) << i;
+    }
+  }
+  // Pitched roofs from the tags are drawn (the sample maps a few).
+  std::size_t pitched = 0;
+  for (std::size_t s = 1; s < lots::kRoofShapeCount; ++s)
+    pitched += c.roofs_by_shape[s];
+  EXPECT_GT(pitched, 0U);
   for (std::size_t i = 0; i < gen->buildings.size(); ++i) {
     EXPECT_GT(gen->buildings[i].height_m, 0.0);
     std::size_t tris = 0;
