@@ -359,6 +359,23 @@ TEST(Reader, MultipolygonWithAHoleRelationBeforeItsWays) {
   EXPECT_NEAR(outer / -hole, 9.0, 0.05);  // 3 x 3 cells around 1 x 1.
 }
 
+TEST(Reader, UnsortedXmlWithSeveralVersionsReadsTheNewest) {
+  // Ways before the nodes, ids out of order, node 2 twice (version 2 moved it 0.001 degree
+  // north). Each object is read once, in its newest version.
+  std::string body =
+      way(12, {3, 4}, t("highway", "service")) + way(11, {1, 2}, t("highway", "service")) + grid();
+  body += " <node id='2' version='2' lat='50.0010000' lon='10.0014000'/>\n";
+  auto ex = read_xml(osm_xml(body), "unsorted.osm");
+  ASSERT_TRUE(ex.ok()) << ex.error().to_string();
+  EXPECT_EQ(ex->stats.nodes, 16u);
+  EXPECT_EQ(ex->stats.ways, 2u);
+  EXPECT_EQ(ex->stats.ways_missing_nodes, 0u);
+  ASSERT_EQ(ex->ways.size(), 2u);
+  EXPECT_EQ(ex->ways[0].id, 11);
+  const Vec2 moved = ex->ways[0].points[1] - ex->ways[0].points[0];
+  EXPECT_NEAR(moved.y, 111.2, 0.5);  // Version 2's latitude, not version 1's.
+}
+
 TEST(Reader, WayWithAMissingNodeIsSkippedAndCounted) {
   const std::string xml = osm_xml(grid() + way(30, {1, 2, 999, 3}, t("highway", "service")) +
                                   way(31, {5, 6, 7}, t("highway", "residential")));
