@@ -596,6 +596,160 @@ Polygon half_plane_box(const Polygon& fp, Vec2 m, double c, bool upper) {
   return polygon_canonical(p);
 }
 
+// Gabled roofs along the footprint's own wings (L, T, U...): the hipped skeleton whose
+// triangular end faces, each at a ridge end where only three faces meet, are turned into gable
+// walls by moving the ridge end onto the end wall. False when the skeleton fails or nothing
+// would be gabled (a square or a ring stays hipped: the caller then uses one straight ridge).
+void append(Mesh& to, const Mesh& from) {
+  const auto base = static_cast<std::uint32_t>(to.positions.size());
+  to.positions.insert(to.positions.end(), from.positions.begin(), from.positions.end());
+  to.normals.insert(to.normals.end(), from.normals.begin(), from.normals.end());
+  for (std::uint32_t i : from.indices) {
+    to.indices.push_back(base + i);
+  }
+}
+
+double plan_area(const Mesh& m) {
+  double a = 0.0;
+  for (std::size_t i = 0; i + 2 < m.indices.size(); i += 3) {
+    const F3& p = m.positions[m.indices[i]];
+    const F3& q = m.positions[m.indices[i + 1]];
+    const F3& r = m.positions[m.indices[i + 2]];
+    a += 0.5 *
+         (double{q[0] - p[0]} * double{r[1] - p[1]} - double{q[1] - p[1]} * double{r[0] - p[0]});
+  }
+  return a;
+}
+
+bool build_skeleton_gabled(const Polygon& fp, double z0, double h, Mesh& roof_out, Mesh& wall_out) {
+  Mesh roof;
+  Mesh wall;
+  std::vector<SkeletonQuad> quads;
+  if (!skeleton_quads(fp, &quads)) {
+    return false;
+  }
+  const double area = polygon_area(fp);
+  if (std::abs(quads_area(quads) - area) > 0.01 * area + 0.01) {
+    return false;
+  }
+  // The edges' lines (as skeleton_quads numbers them: outer ring, then holes, degenerate points
+  // removed the same way).
+  std::vector<std::pair<Vec2, Vec2>> lines;
+  auto add_ring = [&](const Ring& raw) {
+    const Ring r = ring_remove_degenerate(raw, 1e-3, 1e-3);
+    if (r.size() < 3) {
+      return;
+    }
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      lines.emplace_back(r[i], r[(i + 1) % r.size()]);
+    }
+  };
+  add_ring(fp.outer);
+  for (const Ring& r : fp.holes) {
+    add_ring(r);
+  }
+  double t_max = 0.0;
+  std::vector<double> top(lines.size(), 0.0);
+  std::vector<std::uint32_t> face_quads(lines.size(), 0);
+  for (const SkeletonQuad& q : quads) {
+    if (q.edge >= lines.size()) {
+      return false;
+    }
+    t_max = std::max(t_max, q.t1);
+    top[q.edge] = std::max(top[q.edge], q.t1);
+    ++face_quads[q.edge];
+  }
+  if (!(t_max > 1e-6)) {
+    return false;
+  }
+  constexpr double kSame = 1e-6;
+  auto same = [](Vec2 a, Vec2 b) { return distance(a, b) < kSame; };
+  // Triangular faces: one quad whose top shrinks to a point.
+  struct Move {  // The face's eave corners, its apex at time t and where the apex goes.
+    Vec2 ca;
+    Vec2 cb;
+    Vec2 from;
+    Vec2 to;
+    double t;
+  };
+  std::vector<Move> moves;
+  std::vector<std::uint8_t> gable(lines.size(), 0);
+  for (const SkeletonQuad& q : quads) {
+    if (face_quads[q.edge] != 1 || q.t0 > 0.0 || !same(q.a1, q.b1)) {
+      continue;
+    }
+    const Vec2 apex = q.a1;
+    std::vector<std::uint32_t> meeting;
+    for (const SkeletonQuad& o : quads) {
+      if (std::abs(o.t1 - q.t1) < 1e-9 && (same(o.a1, apex) || same(o.b1, apex)) &&
+          std::find(meeting.begin(), meeting.end(), o.edge) == meeting.end()) {
+        meeting.push_back(o.edge);
+      }
+      if (std::abs(o.t0 - q.t1) < 1e-9 && (same(o.a0, apex) || same(o.b0, apex)) &&
+          std::find(meeting.begin(), meeting.end(), o.edge) == meeting.end()) {
+        meeting.push_back(o.edge);
+      }
+    }
+    if (meeting.size() != 3) {
+      continue;
+    }
+    const auto [a, b] = lines[q.edge];
+    const Vec2 d = b - a;
+    const double t = dot(apex - a, d) / dot(d, d);
+    if (t < 0.0 || t > 1.0) {
+      continue;
+    }
+    gable[q.edge] = 1;
+    moves.push_back(Move{q.a0, q.b0, apex, a + d * t, q.t1});
+  }
+  if (moves.empty()) {
+    return false;
+  }
+  // The apex moves onto the end wall, and with it the hip lines from the eave corners to it
+  // (split at every event on the way): a point at time t of a hip line keeps its share t / tA.
+  auto moved = [&](Vec2 p, double t) {
+    for (const Move& m : moves) {
+      if (t <= 0.0 || t > m.t + 1e-9) {
+        continue;
+      }
+      const double f = t / m.t;
+      for (const Vec2 c : {m.ca, m.cb}) {
+        if (same(p, lerp(c, m.from, f))) {
+          return lerp(c, m.to, f);
+        }
+      }
+    }
+    return p;
+  };
+  const double k = h / t_max;
+  for (const SkeletonQuad& q : quads) {
+    const Vec2 a0 = moved(q.a0, q.t0);
+    const Vec2 b0 = moved(q.b0, q.t0);
+    const Vec2 b1 = moved(q.b1, q.t1);
+    const Vec2 a1 = moved(q.a1, q.t1);
+    const Vec3 pa0{a0.x, a0.y, z0 + k * q.t0};
+    const Vec3 pb0{b0.x, b0.y, z0 + k * q.t0};
+    const Vec3 pb1{b1.x, b1.y, z0 + k * q.t1};
+    const Vec3 pa1{a1.x, a1.y, z0 + k * q.t1};
+    if (gable[q.edge] != 0U) {
+      const Vec2 d = normalize(lines[q.edge].second - lines[q.edge].first);
+      const Vec3 out{d.y, -d.x, 0.0};
+      add_triangle(wall, pa0, pb0, pb1, out);
+      add_triangle(wall, pa0, pb1, pa1, out);
+    } else {
+      add_triangle(roof, pa0, pb0, pb1, kUp);
+      add_triangle(roof, pa0, pb1, pa1, kUp);
+    }
+  }
+  // Moved ridge ends that overlap or open other faces (wings meeting at odd angles): no.
+  if (std::abs(plan_area(roof) - area) > 0.005 * area + 0.01) {
+    return false;
+  }
+  append(roof_out, roof);
+  append(wall_out, wall);
+  return true;
+}
+
 void build_gabled(const Polygon& fp, double z0, double h, double ridge_rad, Mesh& roof,
                   Mesh& wall) {
   const Vec2 r =
@@ -677,7 +831,11 @@ bool build_shaped_roof(const Volume& vol, std::array<Mesh, kMaterialCount>& part
   }
   switch (vol.roof) {
     case lots::RoofShape::gabled:
-      build_gabled(fp, z0, h, vol.roof_direction_rad, roof, wall);
+      // Along the wings without a mapped direction; one straight ridge otherwise.
+      if (std::isfinite(vol.roof_direction_rad) || fp.outer.size() + fp.holes.size() * 4 > 300 ||
+          !build_skeleton_gabled(fp, z0, h, roof, wall)) {
+        build_gabled(fp, z0, h, vol.roof_direction_rad, roof, wall);
+      }
       return true;
     case lots::RoofShape::skillion:
       build_skillion(fp, z0, h, vol.roof_direction_rad, roof, wall);

@@ -149,6 +149,33 @@ TEST(ImportedRoofs, HippedLShapeHasAValley) {
   EXPECT_TRUE(valley_end);
 }
 
+TEST(ImportedRoofs, GabledLShapeHasARidgePerWing) {
+  Volume v;
+  v.footprint = poly({{0, 0}, {20, 0}, {20, 8}, {8, 8}, {8, 18}, {0, 18}});
+  v.z1_m = 6.0;
+  v.roof = RoofShape::gabled;
+  v.roof_height_m = 3.0;
+  v.roof_direction_rad = std::numeric_limits<double>::quiet_NaN();
+  std::array<Mesh, kMaterialCount> parts;
+  ASSERT_TRUE(detail::build_shaped_roof(v, parts));
+  // Both wings end in a gable: their ridges reach the end walls at full height.
+  auto has = [&](const Mesh& m, double x, double y, double z) {
+    for (const auto& p : m.positions) {
+      if (std::abs(p[0] - x) < 1e-4 && std::abs(p[1] - y) < 1e-4 && std::abs(p[2] - z) < 1e-4) {
+        return true;
+      }
+    }
+    return false;
+  };
+  const Mesh& roof = parts[static_cast<std::size_t>(Material::roof)];
+  const Mesh& wall = parts[static_cast<std::size_t>(Material::wall)];
+  EXPECT_TRUE(has(roof, 20.0, 4.0, 9.0));
+  EXPECT_TRUE(has(roof, 4.0, 18.0, 9.0));
+  EXPECT_TRUE(has(wall, 20.0, 4.0, 9.0));
+  EXPECT_TRUE(has(wall, 4.0, 18.0, 9.0));
+  EXPECT_EQ(wall.triangle_count(), 2U);  // Two triangular gables.
+}
+
 TEST(ImportedRoofs, GabledRidgeFollowsTheDirection) {
   Volume v;
   v.footprint = poly({{0, 0}, {20, 0}, {20, 10}, {0, 10}});
@@ -305,9 +332,11 @@ TEST(ImportedRoofs, SkeletonTilesTheShapeLibrary) {
     for (double p : {0.3, 0.5, 0.7}) {
       for (auto [w, h] : {std::pair{24.0, 16.0}, std::pair{13.0, 31.0}}) {
         Polygon fp = lots::footprint_outline(static_cast<lots::FootprintShape>(s), w, h, p);
-        for (Vec2& v : fp.outer) v = rotate(v, 0.3) + Vec2{100.0, -40.0};
+        for (Vec2& v : fp.outer)
+          v = rotate(v, 0.3) + Vec2{100.0, -40.0};
         for (Ring& r : fp.holes) {
-          for (Vec2& v : r) v = rotate(v, 0.3) + Vec2{100.0, -40.0};
+          for (Vec2& v : r)
+            v = rotate(v, 0.3) + Vec2{100.0, -40.0};
         }
         shapes.push_back(std::move(fp));
       }
@@ -325,8 +354,9 @@ TEST(ImportedRoofs, SkeletonTilesTheShapeLibrary) {
     const double want = polygon_area(shapes[i]);
     if (!ok || std::abs(area - want) > 0.01 * want) {
       ++failed;
-      ADD_FAILURE() << "shape " << i << " (" << lots::to_string(static_cast<lots::FootprintShape>(
-                                                   std::min<std::size_t>(i / 6, 16)))
+      ADD_FAILURE() << "shape " << i << " ("
+                    << lots::to_string(
+                           static_cast<lots::FootprintShape>(std::min<std::size_t>(i / 6, 16)))
                     << "): ok=" << ok << " area " << area << " want " << want;
     }
   }
