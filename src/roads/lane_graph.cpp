@@ -110,6 +110,12 @@ bool Builder::is_direct(const Intersection& j) const {
   if (j.legs.size() != 2 || !j.surface.outer.empty()) return false;
   const auto& a = m_city.network.edges[j.legs[0].edge];
   const auto& b = m_city.network.edges[j.legs[1].edge];
+  if (!detail::symmetric_lanes(a) || !detail::symmetric_lanes(b)) {
+    // Lanes join one to one only where every lane going in has a lane going on.
+    return j.legs[0].edge != j.legs[1].edge &&
+           incoming(j.legs[0]).size() == outgoing(j.legs[1]).size() &&
+           incoming(j.legs[1]).size() == outgoing(j.legs[0]).size();
+  }
   return a.lanes_per_direction == b.lanes_per_direction && j.legs[0].edge != j.legs[1].edge;
 }
 
@@ -130,16 +136,18 @@ void Builder::build_section(std::uint32_t index) {
     centre = {p, p + t * 0.01};
   }
   centre = polyline_resample(centre, kLaneSpacingM);
-  const int n = std::max(1, edge.lanes_per_direction);
-  const double lane_w = edge.width_m / (2.0 * n);
+  const double lane_w = detail::lane_width(edge);
   const double half = edge.width_m * 0.5;
   const double speed = edge.speed_limit_kmh / 3.6;
-  // 1. Driving lanes, forward (right of the centre line) then backward, curb lane first.
+  // 1. Driving lanes, forward (right of the divider) then backward, curb lane first; none
+  // against the direction of a one-way edge.
   for (int dir = 0; dir < 2; ++dir) {
     const bool fwd = dir == 0;
+    const int n = fwd ? detail::lanes_forward(edge) : detail::lanes_backward(edge);
     for (int i = 0; i < n; ++i) {
-      const double off = (n - 1 - i + 0.5) * lane_w;
-      Polyline line = polyline_offset(centre, fwd ? -off : off);
+      const double lat = detail::lane_lateral(edge, fwd, i);
+      const double off = std::abs(lat);
+      Polyline line = polyline_offset(centre, lat);
       if (!fwd) std::reverse(line.begin(), line.end());
       Lane lane;
       lane.tags = kVehicle;
@@ -309,6 +317,7 @@ void Builder::add_movements(std::uint32_t index, JunctionLanes& jl) {
   }
   for (std::uint32_t a = 0; a < nl; ++a) {
     const auto ins = incoming(j.legs[a]);
+    if (ins.empty()) continue;  // A one-way leg leaving the junction.
     const Vec2 heading = -j.legs[a].direction;
     // 1. Classify the movements from leg a by the angle between the legs.
     struct Target {
@@ -318,12 +327,12 @@ void Builder::add_movements(std::uint32_t index, JunctionLanes& jl) {
     };
     std::vector<Target> targets;
     if (nl == 1) {
-      targets.push_back({0, Turn::u_turn, 180.0});
+      if (!outgoing(j.legs[0]).empty()) targets.push_back({0, Turn::u_turn, 180.0});
     } else {
       double best = 1e9;
       std::int32_t through = -1;
       for (std::uint32_t b = 0; b < nl; ++b) {
-        if (b == a) continue;
+        if (b == a || outgoing(j.legs[b]).empty()) continue;  // No lane into a one-way leg.
         const double ang = turn_deg(heading, j.legs[b].direction);
         if (nl >= 3 && std::abs(ang) > kMaxTurnDeg) continue;
         targets.push_back({b, ang < 0.0 ? Turn::right : Turn::left, ang});
@@ -406,6 +415,11 @@ void Builder::build_junction(std::uint32_t index) {
   const std::size_t nl = j.legs.size();
   for (std::size_t k = 0; k < nl && nl >= 3; ++k) {
     const Leg& leg = j.legs[k];
+    if (m_city.network.mapped_crossings) {
+      // Imported places: only where a crossing is mapped on this leg end.
+      const std::uint8_t bit = leg.at_edge_start ? 1U : 2U;
+      if ((m_city.network.edges[leg.edge].crossings & bit) == 0U) continue;
+    }
     const LaneId cw = walk_cw(leg);
     const LaneId ccw = walk_ccw(leg);
     const bool end = !leg.at_edge_start;
@@ -541,8 +555,10 @@ Result<LaneGraph> Builder::build() {
   for (std::uint32_t i = 0; i < m_geo.intersections.size(); ++i) {
     const Intersection& j = m_geo.intersections[i];
     if (j.control != Control::signal || j.legs.size() < 3) continue;
-    m_graph.signals.push_back(
-        detail::build_signal_plan(i, j, m_junctions[i], m_city, m_config, m_graph.lanes));
+    SignalPlan plan =
+        detail::build_signal_plan(i, j, m_junctions[i], m_city, m_config, m_graph.lanes);
+    if (plan.phases.empty()) continue;  // No movement through it (one-way legs all leaving).
+    m_graph.signals.push_back(std::move(plan));
   }
   detail::coordinate_signal_plans(m_graph.signals, m_graph.lanes);
   return std::move(m_graph);

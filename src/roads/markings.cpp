@@ -12,6 +12,7 @@
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "roads/detail/lanes.hpp"
 
 namespace cityforge::roads {
 namespace {
@@ -311,28 +312,54 @@ void Painter::paint_section(std::uint32_t sec) {
   if (polyline_dedupe(section.centre, 1e-6).size() < 2 || edge.width_m <= 0.0) return;
   const double len = polyline_length(section.centre);
   const double half = 0.5 * edge.width_m;
-  const int n = std::max(1, edge.lanes_per_direction);
-  const double lane_w = edge.width_m / (2.0 * n);
   const EndPlan start = plan_end(sec, 0, len);
   const EndPlan end = plan_end(sec, 1, len);
-  // 1. Centre line: double solid on arteries, solid on main roads, dashed on locals.
   const double c0 = start.centre_clear;
   const double c1 = len - end.centre_clear;
-  switch (edge.road_class) {
-    case layout::RoadClass::artery:
-      solid(MarkingKind::centre_double_solid, sec, c0, c1, 0.0, kDoubleM);
-      break;
-    case layout::RoadClass::main:
-      solid(MarkingKind::centre_solid, sec, c0, c1, 0.0, kLineM);
-      break;
-    case layout::RoadClass::local:
-      dashed(MarkingKind::lane_dashed, sec, c0, c1, 0.0, kLineM);
-      break;
-  }
-  // 2. Lane separators between same-direction lanes, both sides.
-  for (int k = 1; k < n; ++k) {
-    dashed(MarkingKind::lane_dashed, sec, c0, c1, -k * lane_w, kLineM);
-    dashed(MarkingKind::lane_dashed, sec, c0, c1, k * lane_w, kLineM);
+  if (detail::symmetric_lanes(edge)) {
+    const int n = std::max(1, edge.lanes_per_direction);
+    const double lane_w = edge.width_m / (2.0 * n);
+    // 1. Centre line: double solid on arteries, solid on main roads, dashed on locals.
+    switch (edge.road_class) {
+      case layout::RoadClass::artery:
+        solid(MarkingKind::centre_double_solid, sec, c0, c1, 0.0, kDoubleM);
+        break;
+      case layout::RoadClass::main:
+        solid(MarkingKind::centre_solid, sec, c0, c1, 0.0, kLineM);
+        break;
+      case layout::RoadClass::local:
+        dashed(MarkingKind::lane_dashed, sec, c0, c1, 0.0, kLineM);
+        break;
+    }
+    // 2. Lane separators between same-direction lanes, both sides.
+    for (int k = 1; k < n; ++k) {
+      dashed(MarkingKind::lane_dashed, sec, c0, c1, -k * lane_w, kLineM);
+      dashed(MarkingKind::lane_dashed, sec, c0, c1, k * lane_w, kLineM);
+    }
+  } else {
+    // Asymmetric lanes (imported places): the centre line on the divider, none on one-way
+    // sections; separators between the lanes of each direction.
+    const double lane_w = detail::lane_width(edge);
+    const int nf = detail::lanes_forward(edge);
+    const int nb = detail::lanes_backward(edge);
+    const double divider = detail::divider_lateral(edge);
+    if (nb > 0) {
+      switch (edge.road_class) {
+        case layout::RoadClass::artery:
+          solid(MarkingKind::centre_double_solid, sec, c0, c1, divider, kDoubleM);
+          break;
+        case layout::RoadClass::main:
+          solid(MarkingKind::centre_solid, sec, c0, c1, divider, kLineM);
+          break;
+        case layout::RoadClass::local:
+          dashed(MarkingKind::lane_dashed, sec, c0, c1, divider, kLineM);
+          break;
+      }
+    }
+    for (int k = 1; k < nf; ++k)
+      dashed(MarkingKind::lane_dashed, sec, c0, c1, -half + k * lane_w, kLineM);
+    for (int k = 1; k < nb; ++k)
+      dashed(MarkingKind::lane_dashed, sec, c0, c1, half - k * lane_w, kLineM);
   }
   // 3. Edge lines along both curbs.
   const double edge_lat = half - kEdgeInsetM - 0.5 * kLineM;
@@ -376,10 +403,18 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
       }
     }
   }
-  const double inner = edge.road_class == layout::RoadClass::artery ? 0.5 * kDoubleM : 0.5 * kLineM;
+  const bool symmetric = detail::symmetric_lanes(edge);
+  const int incoming = end == 0 ? detail::lanes_backward(edge) : detail::lanes_forward(edge);
+  double inner = edge.road_class == layout::RoadClass::artery ? 0.5 * kDoubleM : 0.5 * kLineM;
   const double outer = half - kEdgeInsetM;
+  // Asymmetric lanes: the incoming half runs from the divider (its centre line, or the far
+  // edge line on a one-way section) to this side's edge line.
+  if (!symmetric) {
+    const bool two_way = detail::lanes_backward(edge) > 0;
+    inner = side * detail::divider_lateral(edge) + (two_way ? inner : kEdgeInsetM);
+  }
   // 2. Stop line across the incoming half, from the centre line to the edge line.
-  if (plan.stop && outer > inner) {
+  if (plan.stop && outer > inner && incoming > 0) {
     const double d0 = plan.stop_near;
     const double d1 = plan.stop_near + kStopDepthM;
     strip(MarkingKind::stop_line, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)),
@@ -388,7 +423,7 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
   // 3. Arrows on incoming lanes, for the movements their connectors allow.
   if (!plan.arrows) return;
   const int n = std::max(1, edge.lanes_per_direction);
-  const double lane_w = edge.width_m / (2.0 * n);
+  const double lane_w = symmetric ? edge.width_m / (2.0 * n) : detail::lane_width(edge);
   const auto& ids = m_section_lanes[sec][end == 0 ? 1 : 0];
   for (std::size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] == kNoLane) continue;
@@ -405,7 +440,8 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
     bool ok = false;
     const MarkingKind kind = arrow_kind(through, left, right, &ok);
     if (!ok) continue;
-    const double lat = side * (n - 1 - static_cast<double>(i) + 0.5) * lane_w;
+    const double lat = symmetric ? side * (n - 1 - static_cast<double>(i) + 0.5) * lane_w
+                                 : detail::lane_lateral(edge, end == 1, static_cast<int>(i));
     const double d0 = plan.arrow_near;
     const double d1 = plan.arrow_near + kArrowLengthM;
     strip(kind, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)), lat,

@@ -85,6 +85,7 @@ std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output
   for (std::size_t si = 0; si < geometry.sections.size(); ++si) {
     const Section& sec = geometry.sections[si];
     const layout::RoadEdge& edge = city.network.edges[sec.edge];
+    if (edge.tunnel) continue;  // Underground (imported places): not drawn.
     const double len = polyline_length(sec.centre);
     double s = 0.0;
     for (const Piece& p : fit_length(len, config)) {
@@ -108,7 +109,7 @@ std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output
     if (x.surface.outer.empty()) continue;
     const Vec2 c = city.network.nodes[x.node].pos;
     for (const Leg& leg : x.legs) {
-      if (leg.trim_m <= 1e-6) continue;
+      if (leg.trim_m <= 1e-6 || city.network.edges[leg.edge].tunnel) continue;
       std::uint8_t size = 0;
       for (std::uint8_t s = 1; s < 3; ++s) {
         if (std::abs(std::log(leg.trim_m / config.module_lengths_m[s])) <

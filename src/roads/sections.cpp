@@ -108,9 +108,19 @@ struct Builder {
   }
 };
 
+// The levels a surface lies on, as a bit set over layers -5..5 (bit layer + 5): a section's
+// edge layer, a junction's legs' layers (a bridge end joins two). Tunnels are underground
+// (bit 11) apart from everything drawn. Generated cities: every surface on layer 0.
+std::uint32_t level_bits(const layout::RoadEdge& e) {
+  if (e.tunnel) return 1U << 11U;
+  const int layer = std::clamp(static_cast<int>(e.layer), -5, 5);
+  return 1U << static_cast<std::uint32_t>(layer + 5);
+}
+
 // Cuts each surface back by the overlapping surfaces before it (index order, so the result
-// does not depend on the visit order). Returns the number of surfaces cut.
-std::uint32_t separate(std::vector<Polygon*>& surfaces) {
+// does not depend on the visit order) that share a level with it (a bridge over a road without
+// a junction keeps both). Returns the number of surfaces cut.
+std::uint32_t separate(std::vector<Polygon*>& surfaces, const std::vector<std::uint32_t>& levels) {
   std::uint32_t clipped = 0;
   SpatialHash hash(50.0);
   for (std::size_t i = 0; i < surfaces.size(); ++i) {
@@ -125,7 +135,8 @@ std::uint32_t separate(std::vector<Polygon*>& surfaces) {
     hash.query(ring_bounds(s.outer), near);
     std::vector<Polygon> before;
     for (std::uint32_t j : near) {
-      if (j < i && detail::overlap_area(s, *surfaces[j]) > kOverlapEps)
+      if (j < i && (levels[i] & levels[j]) != 0U &&
+          detail::overlap_area(s, *surfaces[j]) > kOverlapEps)
         before.push_back(*surfaces[j]);
     }
     if (before.empty()) continue;
@@ -185,16 +196,35 @@ Result<Output> build_geometry(const layout::Output& city, const terrain::Heightf
     x.node = static_cast<layout::NodeId>(n);
     x.legs = nl.legs;
     x.control = detail::junction_control(city, nl);
+    // A mapped control (imported places) overrides the classes' choice at junctions of 3+
+    // legs; bends and dead ends keep none.
+    const std::uint8_t hint = net.nodes[n].control_hint;
+    if (hint != 0) {
+      if (nl.kind == NodeKind::junction && nl.legs.size() >= 3 &&
+          hint <= static_cast<std::uint8_t>(Control::signal) + 1U) {
+        x.control = static_cast<Control>(hint - 1U);
+      } else {
+        ++out.geometry_stats.hints_ignored;
+      }
+    }
     x.surface = detail::junction_surface(city, net.nodes[n], nl);
     if (!x.surface.outer.empty()) ++out.geometry_stats.junctions;
   }
   // 4. Whatever still overlaps: sections first (index order), then junctions.
   std::vector<Polygon*> surfaces;
-  for (Section& s : b.sections)
+  std::vector<std::uint32_t> levels;
+  for (Section& s : b.sections) {
     surfaces.push_back(&s.surface);
-  for (Intersection& x : out.intersections)
+    levels.push_back(level_bits(net.edges[s.edge]));
+  }
+  for (Intersection& x : out.intersections) {
     surfaces.push_back(&x.surface);
-  out.geometry_stats.surfaces_clipped = separate(surfaces);
+    std::uint32_t bits = 0;
+    for (const Leg& leg : x.legs)
+      bits |= level_bits(net.edges[leg.edge]);
+    levels.push_back(bits);
+  }
+  out.geometry_stats.surfaces_clipped = separate(surfaces, levels);
   out.sections = std::move(b.sections);
   return out;
 }

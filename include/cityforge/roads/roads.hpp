@@ -196,6 +196,8 @@ struct GeometryStats {
   std::uint32_t trims_grown = 0;       ///< Leg trims lengthened after a section overlap check.
   std::uint32_t surfaces_clipped = 0;  ///< Surfaces cut back where trims could not separate
                                        ///< them (sharp angles on short edges).
+  std::uint32_t hints_ignored = 0;     ///< layout::RoadNode::control_hint on nodes that are no
+                                       ///< junction of 3+ legs (bends, dead ends).
 };
 
 /// Everything the road processor produces.
@@ -214,19 +216,27 @@ struct Output {
 /// of different roads never overlap. Dead ends and bends between two roads of equal width get
 /// no surface (two such sections meet on the bisector). Controls: signal where two or more legs
 /// are arteries or main roads (3+ legs), stop where four or more legs are local, yield at the
-/// other 3+ leg junctions, none elsewhere. Errors on edges with < 2 points, bad end nodes or
-/// width <= 0.
+/// other 3+ leg junctions, none elsewhere; a mapped layout::RoadNode::control_hint (imported
+/// places) overrides that at junctions of 3+ legs (counted in hints_ignored elsewhere).
+/// Surfaces are only separated from surfaces on a shared level (RoadEdge::layer; tunnels apart),
+/// so a bridge crossing a road without a junction keeps both whole. Errors on edges with < 2
+/// points, bad end nodes or width <= 0.
 Result<Output> build_geometry(const layout::Output& city, const terrain::Heightfield& ground,
                               const Config& config);
 
 /// Fills sections and junctions with road modules (20 / 10 / 5 m per class, fitted greedily,
-/// only the last 5 m module scaled within [min_module_scale, max_module_scale]).
+/// only the last 5 m module scaled within [min_module_scale, max_module_scale]). Tunnel edges
+/// (underground, not drawn) get none.
 std::vector<ModuleInstance> fit_modules(const layout::Output& city, const Output& geometry,
                                         const terrain::Heightfield& ground, const Config& config);
 
 /// Builds the lane graph on the trimmed geometry: driving lanes per direction per section,
 /// connectors for every allowed movement inside junctions (smooth, continuous in position and
-/// tangent), sidewalk and crosswalk lanes, controls and signal plans.
+/// tangent), sidewalk and crosswalk lanes, controls and signal plans. Imported places: edges
+/// with RoadEdge::lanes_backward >= 0 get lanes_forward() lanes along and lanes_back() against
+/// them (none on one-way edges), all lanes sharing the carriageway; connectors only join
+/// existing lanes; with RoadNetwork::mapped_crossings, crosswalks only at the leg ends whose
+/// RoadEdge::crossings bit is set.
 Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geometry,
                                    const terrain::Heightfield& ground, const Config& config);
 

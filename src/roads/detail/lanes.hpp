@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -50,5 +51,43 @@ SignalPlan build_signal_plan(std::uint32_t index, const Intersection& junction,
 /// and their offsets give every path through such a link a window where both movements are
 /// green. Deterministic.
 void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<Lane>& lanes);
+
+}  // namespace cityforge::roads::detail
+
+namespace cityforge::roads::detail {
+
+/// Whether an edge has as many lanes each way (every generated road): its lanes keep the
+/// symmetric layout, width / (2 n) each, mirrored about the centre line.
+inline bool symmetric_lanes(const layout::RoadEdge& e) {
+  return e.lanes_backward < 0 || e.lanes_backward == e.lanes_per_direction;
+}
+/// Lanes along from -> to (>= 1) and against it (0 on one-way edges).
+inline int lanes_forward(const layout::RoadEdge& e) { return std::max(1, e.lanes_per_direction); }
+inline int lanes_backward(const layout::RoadEdge& e) {
+  return symmetric_lanes(e) ? lanes_forward(e) : std::max(0, e.lanes_backward);
+}
+/// Width of each driving lane: the carriageway shared by all lanes of both directions.
+inline double lane_width(const layout::RoadEdge& e) {
+  if (symmetric_lanes(e)) return e.width_m / (2.0 * lanes_forward(e));
+  return e.width_m / (lanes_forward(e) + lanes_backward(e));
+}
+/// Lateral position (left of the from -> to centre line positive) of the middle of driving
+/// lane `index` (0 = curb lane) of one direction. Forward lanes lie right of the divider,
+/// backward lanes left of it; one-way edges fill the carriageway.
+inline double lane_lateral(const layout::RoadEdge& e, bool forward, int index) {
+  const double w = lane_width(e);
+  if (symmetric_lanes(e)) {
+    const double off = (lanes_forward(e) - 1 - index + 0.5) * w;
+    return forward ? -off : off;
+  }
+  const double half = 0.5 * e.width_m;
+  return forward ? -half + (index + 0.5) * w : half - (index + 0.5) * w;
+}
+/// Lateral position of the line between the two directions (0 for symmetric edges; the left
+/// curb for one-way edges).
+inline double divider_lateral(const layout::RoadEdge& e) {
+  if (symmetric_lanes(e)) return 0.0;
+  return 0.5 * e.width_m - lanes_backward(e) * lane_width(e);
+}
 
 }  // namespace cityforge::roads::detail
