@@ -16,6 +16,7 @@
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -26,6 +27,7 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
+#include "cityforge/pipeline/import_city.hpp"
 #include "crowd_files.hpp"
 #include "serve.hpp"
 #include "simulate.hpp"
@@ -323,69 +325,25 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
   return j;
 }
 
-int generate(const GenerateOptions& opt) {
-  const auto t_start = std::chrono::steady_clock::now();
-  // 1. Read and check the config; nothing is written before the whole city exists.
-  std::string text;
-  std::string source = "<built-in default-city.json>";
-  if (opt.config_path.empty()) {
-    text = std::string(pipeline::default_city_json());
-  } else {
-    Result<std::string> t = read_file(opt.config_path);
-    if (!t) return fail(t.error());
-    text = std::move(*t);
-    source = opt.config_path;
-  }
-  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
-  if (!cfg) return fail(cfg.error());
-  if (opt.seed) cfg->seed = *opt.seed;
-  // Style files are read here (stages never touch files), relative to the config's folder.
-  if (!cfg->buildings.style_files.empty()) {
-    cfg->buildings.style_sources.clear();
-    const fs::path base =
-        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
-    for (const std::string& file : cfg->buildings.style_files) {
-      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
-      Result<std::string> style_text = read_file(path.string());
-      if (!style_text) return fail(style_text.error());
-      cfg->buildings.style_sources.emplace_back(path.string(), std::move(*style_text));
-    }
-  }
-  if (!cfg->dressing.biome_files.empty()) {
-    cfg->dressing.biome_sources.clear();
-    const fs::path base =
-        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
-    for (const std::string& file : cfg->dressing.biome_files) {
-      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
-      Result<std::string> biome_text = read_file(path.string());
-      if (!biome_text) return fail(biome_text.error());
-      cfg->dressing.biome_sources.emplace_back(path.string(), std::move(*biome_text));
-    }
-  }
-  if (opt.instances) cfg->exports.instances = *opt.instances;
-  const int threads =
-      opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
-  if (!opt.quiet) {
-    std::fprintf(stderr, "cityforge: generating '%s' (seed %llu, %d threads)\n", cfg->name.c_str(),
-                 static_cast<unsigned long long>(cfg->seed), threads);
-  }
-  // 2. Stages.
-  Progress progress(opt.quiet);
-  pipeline::CityPipeline pipe;
-  Result<pipeline::CityResult> city = pipe.run(*cfg, &progress);
-  if (!city) {
-    // A stage's input error names the element ("freeways[0].points[3]"); add the file.
-    Error e = city.error();
-    if (e.code == ErrorCode::invalid_input && e.where.rfind(source, 0) != 0) {
-      e.where = source + ": " + e.where;
-    }
-    return fail(e);
-  }
-  std::vector<pipeline::StageStats> stages = city->stages;
+// Extra outputs of an imported place: where it is on Earth, its credit, its import census.
+struct CityExtras {
+  exporter::Origin origin;
+  nlohmann::ordered_json import;  // null for generated cities
+};
 
-  // 3. Export into memory.
+// Exports a built city into memory, then writes every file through a temporary name and a
+// rename (stats.json last) and prints the summary. Shared by `generate` and `import`.
+int write_city(const pipeline::CityConfig& config_in, const pipeline::CityResult& result,
+               std::vector<pipeline::StageStats> stages, Progress& progress,
+               const std::string& out_dir, bool quiet, bool sumo_convert, int threads,
+               std::chrono::steady_clock::time_point t_start, const CityExtras& extras) {
+  const pipeline::CityConfig* cfg = &config_in;
+  const pipeline::CityResult* city = &result;
+  struct {
+    const std::string& out_dir;
+    bool quiet;
+    bool sumo_convert;
+  } opt{out_dir, quiet, sumo_convert};
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   progress.stage_started("export");
@@ -393,9 +351,8 @@ int generate(const GenerateOptions& opt) {
       *city->layout, *city->terrain, cfg->exports, city->roads.get(), cfg->roads,
       city->freeway.get(), city->buildings.get(), city->styles.get(), city->dressing.get());
   if (!glb) return fail(glb.error());
-  Result<std::string> geojson =
-      exporter::layout_geojson(*city->layout, exporter::Origin{}, city->lots.get(),
-                               city->buildings.get(), city->styles.get());
+  Result<std::string> geojson = exporter::layout_geojson(
+      *city->layout, extras.origin, city->lots.get(), city->buildings.get(), city->styles.get());
   if (!geojson) return fail(geojson.error());
   const std::string svg = exporter::map_svg(*city->layout, city->buildings.get());
   Result<std::vector<std::uint8_t>> building_ply =
@@ -468,7 +425,8 @@ int generate(const GenerateOptions& opt) {
   }
   const double total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-  const auto stats = stats_json(*cfg, *city, stages, threads, total_s);
+  auto stats = stats_json(*cfg, *city, stages, threads, total_s);
+  if (!extras.import.is_null()) stats["import"] = extras.import;
   if (Status s = write_text("stats.json", stats.dump(2) + "\n"); !s) return fail(s.error());
   const std::string sumo_note =
       opt.sumo_convert ? convert_for_sumo(dir / "sumo") : "SUMO conversion skipped (--no-sumo)";
@@ -530,6 +488,213 @@ int generate(const GenerateOptions& opt) {
         opt.out_dir.c_str(), opt.out_dir.c_str());
   }
   return 0;
+}
+
+int generate(const GenerateOptions& opt) {
+  const auto t_start = std::chrono::steady_clock::now();
+  // 1. Read and check the config; nothing is written before the whole city exists.
+  std::string text;
+  std::string source = "<built-in default-city.json>";
+  if (opt.config_path.empty()) {
+    text = std::string(pipeline::default_city_json());
+  } else {
+    Result<std::string> t = read_file(opt.config_path);
+    if (!t) return fail(t.error());
+    text = std::move(*t);
+    source = opt.config_path;
+  }
+  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
+  if (!cfg) return fail(cfg.error());
+  if (opt.seed) cfg->seed = *opt.seed;
+  // Style files are read here (stages never touch files), relative to the config's folder.
+  if (!cfg->buildings.style_files.empty()) {
+    cfg->buildings.style_sources.clear();
+    const fs::path base =
+        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
+    for (const std::string& file : cfg->buildings.style_files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
+      Result<std::string> style_text = read_file(path.string());
+      if (!style_text) return fail(style_text.error());
+      cfg->buildings.style_sources.emplace_back(path.string(), std::move(*style_text));
+    }
+  }
+  if (!cfg->dressing.biome_files.empty()) {
+    cfg->dressing.biome_sources.clear();
+    const fs::path base =
+        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
+    for (const std::string& file : cfg->dressing.biome_files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
+      Result<std::string> biome_text = read_file(path.string());
+      if (!biome_text) return fail(biome_text.error());
+      cfg->dressing.biome_sources.emplace_back(path.string(), std::move(*biome_text));
+    }
+  }
+  if (opt.instances) cfg->exports.instances = *opt.instances;
+  const int threads =
+      opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads));
+  if (!opt.quiet) {
+    std::fprintf(stderr, "cityforge: generating '%s' (seed %llu, %d threads)\n", cfg->name.c_str(),
+                 static_cast<unsigned long long>(cfg->seed), threads);
+  }
+  // 2. Stages.
+  Progress progress(opt.quiet);
+  pipeline::CityPipeline pipe;
+  Result<pipeline::CityResult> city = pipe.run(*cfg, &progress);
+  if (!city) {
+    // A stage's input error names the element ("freeways[0].points[3]"); add the file.
+    Error e = city.error();
+    if (e.code == ErrorCode::invalid_input && e.where.rfind(source, 0) != 0) {
+      e.where = source + ": " + e.where;
+    }
+    return fail(e);
+  }
+  std::vector<pipeline::StageStats> stages = city->stages;
+
+  return write_city(*cfg, *city, std::move(stages), progress, opt.out_dir, opt.quiet,
+                    opt.sumo_convert, threads, t_start, CityExtras{});
+}
+
+struct ImportOptions {
+  std::string map_path;
+  std::string dem_path;
+  std::string bbox;
+  std::string config_path;
+  std::string out_dir = "out";
+  std::optional<std::uint64_t> seed;
+  double cell_m = 0.0;
+  int threads = 0;
+  bool quiet = false;
+  bool sumo_convert = true;
+  std::optional<pipeline::InstanceMode> instances;
+};
+
+nlohmann::ordered_json import_stats(const pipeline::ImportReport& r) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["source"] = r.source;
+  j["attribution"] = pipeline::kOsmAttribution;
+  j["bounds"] = {r.bounds.min_lon, r.bounds.min_lat, r.bounds.max_lon, r.bounds.max_lat};
+  j["origin"] = {{"lon_deg", r.lon0}, {"lat_deg", r.lat0}, {"local_crs", r.local_crs}};
+  j["area_km2"] = r.area_km2;
+  j["terrain_cell_m"] = r.cell_m;
+  j["read"] = {{"nodes", r.read.nodes},
+               {"ways", r.read.ways},
+               {"relations", r.read.relations},
+               {"nodes_kept", r.nodes_kept},
+               {"ways_kept", r.ways_kept},
+               {"areas_kept", r.areas_kept},
+               {"ways_missing_nodes", r.read.ways_missing_nodes},
+               {"areas_invalid", r.read.areas_invalid},
+               {"relations_incomplete", r.read.relations_incomplete}};
+  if (r.dem) {
+    j["dem"] = {{"driver", r.dem->driver},
+                {"crs", r.dem->crs},
+                {"voids_filled", r.dem->voids_filled},
+                {"min_m", r.dem->min_m},
+                {"max_m", r.dem->max_m}};
+  } else {
+    j["dem"] = nullptr;
+  }
+  j["cut_and_fill"] = {{"samples_changed", r.condition.samples_changed},
+                       {"max_cut_m", r.condition.max_cut_m},
+                       {"max_fill_m", r.condition.max_fill_m}};
+  const osm::RoadCensus& rc = r.roads;
+  j["roads"] = {{"highway_ways", rc.highway_ways},     {"vehicle_ways", rc.vehicle_ways},
+                {"path_ways", rc.path_ways},           {"skipped_ways", rc.skipped_ways},
+                {"tunnel_ways", rc.tunnel_ways},       {"edges", rc.edges},
+                {"signal_nodes", rc.signal_nodes},     {"signals_mapped", rc.signals_mapped},
+                {"crossing_nodes", rc.crossing_nodes}, {"crossings_mapped", rc.crossings_mapped}};
+  const osm::BuildingCensus& bc = r.buildings;
+  ordered_json roofs;
+  for (std::size_t k = 0; k < lots::kRoofShapeCount; ++k)
+    roofs[lots::to_string(static_cast<lots::RoofShape>(k))] = bc.roofs_by_shape[k];
+  j["buildings"] = {{"building_areas", bc.building_areas},
+                    {"part_areas", bc.part_areas},
+                    {"buildings", bc.buildings},
+                    {"parts_used", bc.parts_used},
+                    {"skipped_invalid", bc.skipped_invalid},
+                    {"skipped_tiny", bc.skipped_tiny},
+                    {"heights_tagged", bc.heights_tagged},
+                    {"heights_drawn", bc.heights_drawn},
+                    {"roofs", roofs}};
+  const osm::FeatureCensus& fc = r.features;
+  j["features"] = {{"ground_areas", fc.ground_areas},
+                   {"water_areas", fc.water_areas},
+                   {"props_mapped", fc.props_mapped},
+                   {"trees_mapped", fc.trees_mapped},
+                   {"barrier_ways", fc.barrier_ways}};
+  j["warning_count"] = r.warnings.size();
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+// `cityforge import`: a real place from an OSM extract (and a DEM) through the same stages.
+int import_place(const ImportOptions& opt) {
+  const auto t_start = std::chrono::steady_clock::now();
+  pipeline::ImportSettings settings;
+  settings.osm_path = opt.map_path;
+  settings.dem_path = opt.dem_path;
+  settings.cell_m = opt.cell_m;
+  if (!opt.bbox.empty()) {
+    Result<osm::GeoBox> box = osm::parse_bbox(opt.bbox);
+    if (!box) return fail(box.error());
+    settings.bbox = *box;
+  }
+  // The rules: the built-in default city's (roads, styles, dressing, export), or a city JSON's.
+  std::string text(pipeline::default_city_json());
+  std::string source = "<built-in default-city.json>";
+  if (!opt.config_path.empty()) {
+    Result<std::string> t = read_file(opt.config_path);
+    if (!t) return fail(t.error());
+    text = std::move(*t);
+    source = opt.config_path;
+  }
+  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
+  if (!cfg) return fail(cfg.error());
+  if (opt.seed) cfg->seed = *opt.seed;
+  if (opt.instances) cfg->exports.instances = *opt.instances;
+  cfg->name = fs::path(opt.map_path).filename().string();
+  settings.rules = *cfg;
+  const int threads =
+      opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                            static_cast<std::size_t>(threads));
+  if (!opt.quiet) {
+    std::fprintf(stderr, "cityforge: importing %s%s%s (seed %llu, %d threads)\n",
+                 opt.map_path.c_str(), opt.dem_path.empty() ? "" : " on ", opt.dem_path.c_str(),
+                 static_cast<unsigned long long>(cfg->seed), threads);
+  }
+  Progress progress(opt.quiet);
+  Result<pipeline::ImportResult> imported = pipeline::import_city(settings, &progress);
+  if (!imported) return fail(imported.error());
+  for (const std::string& w : imported->report.warnings) {
+    if (!opt.quiet) std::fprintf(stderr, "cityforge: warning: %s\n", w.c_str());
+  }
+  // Geo-reference and credit travel with every output.
+  pipeline::CityConfig out_cfg = settings.rules;
+  out_cfg.exports.attribution = pipeline::kOsmAttribution;
+  out_cfg.exports.georeferenced = true;
+  out_cfg.exports.origin_lon_deg = imported->report.lon0;
+  out_cfg.exports.origin_lat_deg = imported->report.lat0;
+  out_cfg.exports.local_crs = imported->report.local_crs;
+  CityExtras extras;
+  extras.origin.georeferenced = true;
+  extras.origin.lon_deg = imported->report.lon0;
+  extras.origin.lat_deg = imported->report.lat0;
+  extras.origin.local_crs = imported->report.local_crs;
+  extras.origin.attribution = pipeline::kOsmAttribution;
+  std::shared_ptr<const osm::Projection> proj = imported->projection;
+  extras.origin.to_wgs84 = [proj](Vec2 p) { return proj->to_wgs84(p); };
+  extras.import = import_stats(imported->report);
+  const int rc = write_city(out_cfg, imported->city, imported->city.stages, progress, opt.out_dir,
+                            opt.quiet, opt.sumo_convert, threads, t_start, extras);
+  if (rc == 0 && !opt.quiet) {
+    std::printf("map data %s (ODbL); the import's census is in %s/stats.json \"import\"\n",
+                pipeline::kOsmAttribution, opt.out_dir.c_str());
+  }
+  return rc;
 }
 
 struct BuildingOptions {
@@ -713,6 +878,36 @@ int main(int argc, char** argv) {
       "Example:\n"
       "  cityforge building --style art_deco --footprint chamfered --size 30x24 --height 90 "
       "--massing staggered -o deco.glb");
+  ImportOptions imp;
+  CLI::App* im = app.add_subcommand(
+      "import",
+      "Build the city of a real place from an OpenStreetMap extract (.osm or .osm.pbf) on its\n"
+      "terrain (a DEM: GeoTIFF, SRTM .hgt or ArcInfo ASCII grid) and export it like a\n"
+      "generated city (docs/import.md). Map data (c) OpenStreetMap contributors, ODbL.");
+  im->add_option("map", imp.map_path, "OSM extract: .osm (XML) or .osm.pbf")->required();
+  im->add_option("--dem", imp.dem_path, "Elevation: .tif, .hgt or .asc (default: flat ground)");
+  im->add_option("--bbox", imp.bbox,
+                 "minlon,minlat,maxlon,maxlat to import (default: the file's bounds)");
+  im->add_option("-o,--out", imp.out_dir, "Output folder (created if missing)")->default_val("out");
+  im->add_option("--config", imp.config_path,
+                 "City JSON whose rules (roads, styles, dressing, export) to use; default: the "
+                 "built-in default city's");
+  im->add_option("--seed", imp.seed, "Seed for what the map does not say (heights, styles...)");
+  im->add_option("--cell", imp.cell_m, "Terrain grid spacing in metres (default: automatic)")
+      ->check(CLI::Range(1.0, 500.0));
+  im->add_option("--threads", imp.threads,
+                 "Worker threads (default: all cores); output is identical for any count")
+      ->check(CLI::Range(1, 1024));
+  bool imp_no_sumo = false;
+  im->add_flag("--no-sumo", imp_no_sumo, "Do not run netconvert on the SUMO plain XML");
+  std::string imp_instances;
+  im->add_option("--instances", imp_instances, "ext (default), nodes or bake")
+      ->check(CLI::IsMember({"ext", "nodes", "bake"}));
+  im->add_flag("-q,--quiet", imp.quiet, "Errors only");
+  im->footer(
+      "Example:\n"
+      "  cityforge import tests/data/osm/andorra.osm.pbf --dem tests/data/dem/andorra_srtm3.tif "
+      "--bbox 1.515,42.500,1.545,42.515 -o andorra");
   app::SimulateOptions so;
   CLI::App* sc = app.add_subcommand(
       "simulate",
@@ -800,6 +995,14 @@ int main(int argc, char** argv) {
     if (pipeline::instance_mode_from_string(instances_mode, &m)) gen.instances = m;
   }
   if (g->parsed()) return generate(gen);
+  if (im->parsed()) {
+    imp.sumo_convert = !imp_no_sumo;
+    if (!imp_instances.empty()) {
+      pipeline::InstanceMode m{};
+      if (pipeline::instance_mode_from_string(imp_instances, &m)) imp.instances = m;
+    }
+    return import_place(imp);
+  }
   if (b->parsed()) return building(one);
   if (sv->parsed()) return app::serve(vo);
   if (sc->parsed()) {

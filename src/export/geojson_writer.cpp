@@ -7,9 +7,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cityforge/export/export.hpp"
@@ -21,7 +23,24 @@ namespace {
 
 using detail::JsonText;
 
-void polygon_geometry(JsonText& j, const Polygon& poly, const std::string& where) {
+/// Local metres -> WGS84 for imported places (null for invented cities: coordinates stay local).
+using ToWgs84 = std::function<std::pair<double, double>(Vec2)>;
+std::vector<Vec2> to_output(const std::vector<Vec2>& pts, const ToWgs84& f) {
+  if (!f) return pts;
+  std::vector<Vec2> out;
+  out.reserve(pts.size());
+  for (const Vec2& p : pts) {
+    const auto [lon, lat] = f(p);
+    out.push_back(Vec2{lon, lat});
+  }
+  return out;
+}
+
+void polygon_geometry(JsonText& j, const Polygon& in, const std::string& where, const ToWgs84& f) {
+  Polygon poly;
+  poly.outer = to_output(in.outer, f);
+  for (const Ring& h : in.holes)
+    poly.holes.push_back(to_output(h, f));
   j.key("geometry");
   j.raw("{");
   j.key("type", true);
@@ -47,7 +66,7 @@ void begin_feature(JsonText& j, std::string_view layer) {
   j.string(layer);
 }
 
-void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
+void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index, const ToWgs84& f) {
   const std::string where = "network.edges[" + std::to_string(index) + "]";
   begin_feature(j, "road");
   j.key("id");
@@ -74,17 +93,35 @@ void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index) {
   j.integer(e.to);
   j.key("artery_index");
   j.integer(e.artery_index);
+  if (e.osm_way != 0) {
+    j.key("osm_way");
+    j.integer(e.osm_way);
+    j.key("highway_index");
+    j.integer(e.highway);
+    j.key("lanes_backward");
+    j.integer(e.lanes_back());
+    j.key("oneway");
+    j.raw(e.lanes_back() == 0 ? "true" : "false");
+    j.key("layer");
+    j.integer(e.layer);
+    j.key("bridge");
+    j.raw(e.bridge ? "true" : "false");
+    j.key("tunnel");
+    j.raw(e.tunnel ? "true" : "false");
+    j.key("lit");
+    j.raw(e.lit ? "true" : "false");
+  }
   j.raw("}");
   j.key("geometry");
   j.raw("{");
   j.key("type", true);
   j.string("LineString");
   j.key("coordinates");
-  j.line(e.points, where + ".points");
+  j.line(to_output(e.points, f), where + ".points");
   j.raw("}}");
 }
 
-void block_feature(JsonText& j, const layout::Block& b, std::size_t index) {
+void block_feature(JsonText& j, const layout::Block& b, std::size_t index, const ToWgs84& f) {
   const std::string where = "blocks[" + std::to_string(index) + "]";
   begin_feature(j, "block");
   j.key("id");
@@ -106,11 +143,11 @@ void block_feature(JsonText& j, const layout::Block& b, std::size_t index) {
     j.integer(b.frontage[i]);
   }
   j.raw("]}");
-  polygon_geometry(j, b.area, where + ".area");
+  polygon_geometry(j, b.area, where + ".area", f);
   j.raw("}");
 }
 
-void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index) {
+void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index, const ToWgs84& f) {
   const std::string where = "zones[" + std::to_string(index) + "]";
   begin_feature(j, "zone");
   j.key("index");
@@ -126,11 +163,11 @@ void zone_feature(JsonText& j, const layout::Zone& z, std::size_t index) {
   j.key("density");
   j.number(z.density, where + ".density");
   j.raw("}");
-  polygon_geometry(j, z.area, where + ".area");
+  polygon_geometry(j, z.area, where + ".area", f);
   j.raw("}");
 }
 
-void lot_feature(JsonText& j, const lots::Lot& lot) {
+void lot_feature(JsonText& j, const lots::Lot& lot, const ToWgs84& f) {
   const std::string where = "lots[" + std::to_string(lot.id) + "]";
   begin_feature(j, "lot");
   j.key("id");
@@ -148,12 +185,12 @@ void lot_feature(JsonText& j, const lots::Lot& lot) {
   j.key("parcels");
   j.integer(static_cast<long long>(lot.parcels.size()));
   j.raw("}");
-  polygon_geometry(j, lot.area, where + ".area");
+  polygon_geometry(j, lot.area, where + ".area", f);
   j.raw("}");
 }
 
 void building_feature(JsonText& j, const buildings::Building& b,
-                      const buildings::StyleLibrary& styles) {
+                      const buildings::StyleLibrary& styles, const ToWgs84& f) {
   const std::string where = "buildings[" + std::to_string(b.id) + "]";
   begin_feature(j, "building");
   j.key("id");
@@ -176,7 +213,7 @@ void building_feature(JsonText& j, const buildings::Building& b,
   j.integer(b.rooms);
   j.raw("}");
   polygon_geometry(j, b.volumes.empty() ? Polygon{} : b.volumes.front().footprint,
-                   where + ".footprint");
+                   where + ".footprint", f);
   j.raw("}");
 }
 
@@ -186,7 +223,10 @@ void metadata(JsonText& j, const Origin& origin) {
   j.key("units", true);
   j.string("m");
   j.key("crs");
-  j.string(origin.georeferenced
+  j.string(origin.to_wgs84
+               ? "WGS 84 longitude, latitude in degrees (RFC 7946); the engine's local frame is "
+                 "origin.local_crs (metres, x east, y north)"
+           : origin.georeferenced
                ? "local metres: x east, y north from the origin (lon_deg, lat_deg); not WGS 84 "
                  "despite RFC 7946, project with a local tangent plane"
                : "local metres: x east, y north; invented city, not georeferenced, not WGS 84 "
@@ -199,7 +239,16 @@ void metadata(JsonText& j, const Origin& origin) {
   j.number(origin.lon_deg, "origin.lon_deg");
   j.key("lat_deg");
   j.number(origin.lat_deg, "origin.lat_deg");
-  j.raw("}}");
+  if (!origin.local_crs.empty()) {
+    j.key("local_crs");
+    j.string(origin.local_crs);
+  }
+  j.raw("}");
+  if (!origin.attribution.empty()) {
+    j.key("attribution");
+    j.string(origin.attribution);
+  }
+  j.raw("}");
 }
 
 }  // namespace
@@ -222,26 +271,26 @@ Result<std::string> layout_geojson(const layout::Output& city, const Origin& ori
   };
   for (std::size_t i = 0; i < city.network.edges.size(); ++i) {
     next();
-    road_feature(j, city.network.edges[i], i);
+    road_feature(j, city.network.edges[i], i, origin.to_wgs84);
   }
   for (std::size_t i = 0; i < city.blocks.size(); ++i) {
     next();
-    block_feature(j, city.blocks[i], i);
+    block_feature(j, city.blocks[i], i, origin.to_wgs84);
   }
   for (std::size_t i = 0; i < city.zones.size(); ++i) {
     next();
-    zone_feature(j, city.zones[i], i);
+    zone_feature(j, city.zones[i], i, origin.to_wgs84);
   }
   if (lots != nullptr) {
     for (const lots::Lot& lot : lots->lots) {
       next();
-      lot_feature(j, lot);
+      lot_feature(j, lot, origin.to_wgs84);
     }
   }
   if (buildings != nullptr && styles != nullptr) {
     for (const buildings::Building& b : buildings->buildings) {
       next();
-      building_feature(j, b, *styles);
+      building_feature(j, b, *styles, origin.to_wgs84);
     }
   }
   j.raw("\n]}\n");

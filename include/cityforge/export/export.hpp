@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cityforge/buildings/buildings.hpp"
@@ -28,6 +30,11 @@ struct Origin {
   bool georeferenced = false;
   double lon_deg = 0.0;
   double lat_deg = 0.0;
+  /// Imported places: local metres -> WGS84 (lon, lat) degrees. When set, layout.geojson is
+  /// written in WGS84 as RFC 7946 requires.
+  std::function<std::pair<double, double>(Vec2)> to_wgs84;
+  std::string local_crs;    ///< The local frame's PROJ definition (metadata).
+  std::string attribution;  ///< Data credit (metadata), e.g. "© OpenStreetMap contributors".
 };
 
 /// Builds `city.glb` (glTF 2.0 binary) in memory. With `roads`, carriageways follow the
@@ -61,7 +68,9 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
                                                const buildings::StyleLibrary& styles);
 
 /// `layout.geojson`: a FeatureCollection of roads (LineString with class, width, lanes,
-/// sidewalk, speed, densities, from/to nodes), blocks and zones (Polygon), in local metres;
+/// sidewalk, speed, densities, from/to nodes; imported roads also their OSM highway, way id,
+/// oneway, layer, bridge, tunnel), blocks and zones (Polygon), in local metres, or in WGS84
+/// degrees when origin.to_wgs84 is set (imported places);
 /// the top-level member "cityforge" holds units, origin and the crs note. Floats printed with
 /// %.9g, keys in a fixed order: byte identical for identical inputs.
 /// With `lots`, every lot (layer "lot": id, block, status, narrow, zone, target height,

@@ -49,6 +49,14 @@ struct ExportSettings {
   RoadModules road_modules = RoadModules::baked;
   /// Building modules and props as instances (default), nodes or baked meshes.
   InstanceMode instances = InstanceMode::ext;
+  // Imported places (set by `cityforge import`, not read from the city JSON):
+  /// glTF asset.copyright (e.g. "© OpenStreetMap contributors"); "" writes none.
+  std::string attribution;
+  /// The local frame's WGS84 origin and PROJ definition, written to the glTF asset's extras.
+  bool georeferenced = false;
+  double origin_lon_deg = 0.0;
+  double origin_lat_deg = 0.0;
+  std::string local_crs;
 };
 
 /// The `buildings` object of the city JSON: which styles to use and the tag volumes.
