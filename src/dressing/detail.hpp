@@ -4,6 +4,7 @@
 // Private to the dressing module: the generators run() calls, one file each.
 
 #include <array>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,5 +76,36 @@ std::size_t resolve_overlaps(std::vector<Item>& items);
 /// picnic_table; street_tree, park_tree, planter, bush; biome props. -1 for surfaces (radius 0,
 /// sidewalk and ground tiles): never dropped, never blocking.
 int overlap_priority(std::uint32_t prop);
+
+/// Bridson's Poisson-disk sampler over a polygon (vegetation.cpp): points at least spacing_m
+/// apart that `accept` takes, drawn from `rng`; empty when the polygon's box holds more than 4 M
+/// grid cells.
+std::vector<Vec2> poisson_points(const Polygon& area, double spacing_m, Rng& rng,
+                                 const std::function<bool(Vec2)>& accept);
+
+// ---- Imported places (mapped.cpp; only when Inputs::mapped is set) ----------------------------
+
+/// The mapped ground areas and path strips (polylines buffered by half their width), clipped
+/// off carriageways (bridges and tunnels excepted), junction surfaces, sidewalks and building
+/// footprints; land areas also off water areas. Areas first (Mapped order), then paths. Water
+/// gets z_m = the lowest ground on its outline.
+std::vector<GroundPatch> mapped_ground(const Inputs& in);
+/// Trees scattered in parks (sparse) and forests (dense), bushes in scrub, over the patches,
+/// seeded per patch, clear of the mapped props.
+void mapped_plants(const Inputs& in, const Config& config, Seed seed,
+                   const std::vector<GroundPatch>& patches, std::vector<Item>& out);
+/// The mapped props where they are mapped (on the sidewalk when mapped on a carriageway), on the
+/// ground / sidewalk surface, facing the nearest road when asked.
+void mapped_props(const Inputs& in, const Config& config, std::vector<Item>& out);
+/// Barrier segment instances along every mapped barrier, one piece per at most 3 m of each
+/// polyline segment, each at the ground height of its middle; none on carriageways or junctions
+/// (gates and crossings) except kerbs. Adds the pieces per kind to `pieces`.
+void mapped_barriers(const Inputs& in, const Config& config, std::vector<Item>& out,
+                     std::array<std::size_t, kBarrierKindCount>& pieces);
+/// Drops the items (not surfaces) whose footprint disc meets one of `fixed` on the same level;
+/// returns how many.
+std::size_t drop_overlapping(std::vector<Item>& items, const std::vector<Item>& fixed);
+/// Drops the items (not surfaces) standing in a water patch; returns how many.
+std::size_t drop_in_water(std::vector<Item>& items, const std::vector<GroundPatch>& patches);
 
 }  // namespace cityforge::dressing::detail

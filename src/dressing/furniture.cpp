@@ -175,6 +175,8 @@ void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<It
   std::vector<std::vector<Item>> slots(ns + nj);
   tbb::parallel_for(std::size_t{0}, ns + nj, [&](std::size_t i) {
     if (i < ns) {
+      // Imported places: only what is mapped, unless asked for more.
+      if (in.mapped != nullptr && !in.mapped->procedural_furniture) return;
       along_sidewalks(in, config, seed, areas, pr, i, slots[i]);
     } else {
       junction_signs(in, config, areas, pr, planned, i - ns, slots[i]);

@@ -24,7 +24,7 @@ void street_lights(const Inputs& in, const Config& config, Seed /*seed*/, std::v
   tbb::parallel_for(std::size_t{0}, sections.size(), [&](std::size_t i) {
     const roads::Section& sec = sections[i];
     const layout::RoadEdge& edge = edges[sec.edge];
-    if (edge.sidewalk_width_m <= 0.0 || sec.centre.size() < 2) return;
+    if (!edge.lit || edge.sidewalk_width_m <= 0.0 || sec.centre.size() < 2) return;
     const double length = polyline_length(sec.centre);
     const double spacing = config.light_spacing_m[static_cast<int>(edge.road_class)];
     const double offset = std::min(config.light_curb_offset_m, edge.sidewalk_width_m * 0.5);

@@ -124,7 +124,7 @@ PropMesh build_prop_mesh(std::uint32_t prop) {
     std::string_view id;
     PropBuilder build;
   };
-  static constexpr std::array<Entry, 31> kBuilders = {{
+  static constexpr std::array<Entry, 36> kBuilders = {{
       {"sidewalk_tile", build_sidewalk_tile},
       {"sidewalk_corner_out", build_sidewalk_corner_out},
       {"sidewalk_corner_in", build_sidewalk_corner_in},
@@ -156,6 +156,11 @@ PropMesh build_prop_mesh(std::uint32_t prop) {
       {"fountain", build_fountain},
       {"kiosk", build_kiosk},
       {"umbrella_table", build_umbrella_table},
+      {"barrier_wall", build_barrier_wall},
+      {"barrier_fence", build_barrier_fence},
+      {"barrier_hedge", build_barrier_hedge},
+      {"guard_rail", build_guard_rail},
+      {"kerb_stone", build_kerb_stone},
   }};
   PropMesh out;
   const auto& catalog = prop_catalog();

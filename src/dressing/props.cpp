@@ -46,6 +46,12 @@ std::vector<PropDef> make_catalog() {
       {"fountain", C::biome, 2.1, 1.9, 4.0, 4.0},
       {"kiosk", C::biome, 1.5, 2.8, 2.4, 2.0},
       {"umbrella_table", C::biome, 1.2, 2.4, 2.4, 2.4},
+      // Barrier segments of imported places: one metre along x (centred), scaled to fit.
+      {"barrier_wall", C::furniture, 0.53, 2.0, 1.0, 0.3},
+      {"barrier_fence", C::furniture, 0.51, 1.5, 1.0, 0.05},
+      {"barrier_hedge", C::furniture, 0.65, 1.2, 1.0, 0.8},
+      {"guard_rail", C::furniture, 0.51, 0.75, 1.0, 0.2},
+      {"kerb_stone", C::furniture, 0.51, 0.15, 1.0, 0.15},
   };
 }
 
@@ -127,6 +133,48 @@ const char* to_string(Surface s) {
       return "ground";
     case Surface::water:
       return "water";
+  }
+  return "unknown";
+}
+
+const char* to_string(GroundKind k) {
+  switch (k) {
+    case GroundKind::grass:
+      return "grass";
+    case GroundKind::park:
+      return "park";
+    case GroundKind::forest:
+      return "forest";
+    case GroundKind::scrub:
+      return "scrub";
+    case GroundKind::farmland:
+      return "farmland";
+    case GroundKind::sand:
+      return "sand";
+    case GroundKind::bare:
+      return "bare";
+    case GroundKind::water:
+      return "water";
+    case GroundKind::pavement:
+      return "pavement";
+    case GroundKind::cemetery:
+      return "cemetery";
+  }
+  return "unknown";
+}
+
+const char* to_string(BarrierKind k) {
+  switch (k) {
+    case BarrierKind::wall:
+      return "wall";
+    case BarrierKind::fence:
+      return "fence";
+    case BarrierKind::hedge:
+      return "hedge";
+    case BarrierKind::guard_rail:
+      return "guard_rail";
+    case BarrierKind::kerb:
+      return "kerb";
   }
   return "unknown";
 }

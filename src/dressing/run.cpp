@@ -61,6 +61,19 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   std::vector<Item> plants;
   detail::vegetation(in, config, seed, street, plants);
   street.insert(street.end(), plants.begin(), plants.end());
+  // Imported places: ground patches, plants scattered over them, and what is mapped (placed
+  // where mapped, never dropped; generated props give way to it).
+  std::vector<Item> fixed;
+  if (in.mapped != nullptr) {
+    out.ground = detail::mapped_ground(in);
+    std::vector<Item> wild;
+    detail::mapped_plants(in, config, seed, out.ground, wild);
+    out.stats.mapped_plants = wild.size();
+    street.insert(street.end(), wild.begin(), wild.end());
+    detail::mapped_props(in, config, fixed);
+    out.stats.mapped_props = fixed.size();
+    detail::mapped_barriers(in, config, fixed, out.stats.barrier_pieces);
+  }
   // 2. Leftover zones and rooftops filled with biomes.
   out.zones = detail::leftover_zones(in, config);
   std::vector<Item> scattered;
@@ -74,6 +87,11 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   out.items = std::move(street);
   out.items.insert(out.items.end(), scattered.begin(), scattered.end());
   out.stats.removed_overlaps = detail::resolve_overlaps(out.items);
+  if (in.mapped != nullptr) {
+    out.stats.removed_overlaps += detail::drop_overlapping(out.items, fixed);
+    out.stats.removed_overlaps += detail::drop_in_water(out.items, out.ground);
+    out.items.insert(out.items.end(), fixed.begin(), fixed.end());
+  }
   out.items.insert(out.items.end(), surfaces.begin(), surfaces.end());
   std::stable_sort(out.items.begin(), out.items.end(), [&](const Item& a, const Item& b) {
     return catalog[a.prop].category < catalog[b.prop].category;
@@ -99,6 +117,13 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   }
   st.parking_spots = out.parking.size();
   st.audio_points = out.audio.size();
+  for (const GroundPatch& g : out.ground) {
+    if (g.path) {
+      ++st.path_patches;
+    } else {
+      ++st.patches_by_kind[static_cast<std::size_t>(g.kind)];
+    }
+  }
   return out;
 }
 

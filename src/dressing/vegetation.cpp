@@ -209,6 +209,11 @@ void park_plants(const Inputs& in, const Config& config, Seed seed, const Areas&
 
 }  // namespace
 
+std::vector<Vec2> poisson_points(const Polygon& area, double spacing_m, Rng& rng,
+                                 const std::function<bool(Vec2)>& accept) {
+  return poisson_disk(area, spacing_m, rng, accept);
+}
+
 void vegetation(const Inputs& in, const Config& config, Seed seed, const std::vector<Item>& placed,
                 std::vector<Item>& out) {
   const Areas areas(in, config);

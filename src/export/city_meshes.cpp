@@ -46,8 +46,37 @@ const char* part_name(Part p) {
       return "freeway";
     case Part::marking:
       return "marking";
+    case Part::ground_grass:
+      return "ground_grass";
+    case Part::ground_park:
+      return "ground_park";
+    case Part::ground_forest:
+      return "ground_forest";
+    case Part::ground_scrub:
+      return "ground_scrub";
+    case Part::ground_farmland:
+      return "ground_farmland";
+    case Part::ground_sand:
+      return "ground_sand";
+    case Part::ground_bare:
+      return "ground_bare";
+    case Part::ground_water:
+      return "ground_water";
+    case Part::ground_pavement:
+      return "ground_pavement";
+    case Part::ground_cemetery:
+      return "ground_cemetery";
+    case Part::path:
+      return "path";
   }
   return "unknown";
+}
+
+Part ground_part(const dressing::GroundPatch& patch) {
+  if (patch.path) return Part::path;
+  const auto k = static_cast<std::size_t>(patch.kind);
+  if (k >= dressing::kGroundKindCount) return Part::ground_grass;
+  return static_cast<Part>(static_cast<std::size_t>(Part::ground_grass) + k);
 }
 
 Part road_part(layout::RoadClass c) {
@@ -707,6 +736,28 @@ Mesh road_brick(layout::RoadClass c, double length_m, double width_m, double rai
   return m;
 }
 
+namespace {
+
+/// A ground patch: draped like a block surface, or flat (water) at its z_m, both raised.
+Mesh ground_patch_mesh(const dressing::GroundPatch& patch, const terrain::Heightfield& g,
+                       double block_raise_m) {
+  if (patch.kind != dressing::GroundKind::water || patch.path) {
+    layout::Block as_block;
+    as_block.area = patch.area;
+    return block_surface(as_block, g,
+                         block_raise_m + (patch.path ? kPathRaiseM : kGroundPatchRaiseM));
+  }
+  Mesh m;
+  const Triangulation t = triangulate(patch.area);
+  const double z = patch.z_m + block_raise_m + kWaterRaiseM;
+  for (const Vec2& p : t.points)
+    add_vertex(m, p, z, Float3{0.0f, 0.0f, 1.0f});
+  m.indices = t.indices;
+  return m;
+}
+
+}  // namespace
+
 layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city) {
   auto best = layout::RoadClass::local;
   for (const roads::Leg& leg : x.legs) {
@@ -715,14 +766,21 @@ layout::RoadClass junction_class(const roads::Intersection& x, const layout::Out
   return best;
 }
 
-Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
-                                                   const terrain::Heightfield& ground,
-                                                   const Config& config, const roads::Output* roads,
-                                                   const roads::Config& rules,
-                                                   const freeway::Output* freeway,
-                                                   const buildings::Output* buildings) {
+Result<std::vector<ChunkMeshes>> build_city_meshes(
+    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
+    const roads::Output* roads, const roads::Config& rules, const freeway::Output* freeway,
+    const buildings::Output* buildings, const std::vector<dressing::GroundPatch>* patches) {
   if (Status s = check_inputs(city, ground, config); !s) {
     return s.error();
+  }
+  if (patches != nullptr) {
+    for (std::size_t i = 0; i < patches->size(); ++i) {
+      const std::string where = "dressing.ground[" + std::to_string(i) + "]";
+      if (Status s = check_polygon((*patches)[i].area, config.chunk_m, where); !s) return s.error();
+      if (!std::isfinite((*patches)[i].z_m)) {
+        return Error::invalid_input(where + ".z_m", "expected a finite height");
+      }
+    }
   }
   const double chunk_m = config.chunk_m;
   const auto& edges = city.network.edges;
@@ -796,6 +854,14 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(const layout::Output& city,
     }));
   }
 
+  if (patches != nullptr && !patches->empty()) {
+    const auto& ps = *patches;
+    groups.push_back(mesh_items(ps.size(), [&](std::size_t i) {
+      if (ps[i].area.outer.size() < 3) return Pieces{};
+      return split_by_chunk(ground_patch_mesh(ps[i], ground, config.block_raise_m),
+                            ground_part(ps[i]), chunk_m);
+    }));
+  }
   if (built) {
     const auto& decals = roads->markings;
     groups.push_back(mesh_items(decals.size(), [&](std::size_t i) {

@@ -29,9 +29,31 @@ enum class Part : std::uint8_t {
   freeway,
   marking,
   roof,
-  parapet
+  parapet,
+  // Imported places: the set dressing's ground patches, one part per dressing::GroundKind in
+  // its order ("ground_grass" ... "ground_cemetery"), then the path strips.
+  ground_grass,
+  ground_park,
+  ground_forest,
+  ground_scrub,
+  ground_farmland,
+  ground_sand,
+  ground_bare,
+  ground_water,
+  ground_pavement,
+  ground_cemetery,
+  path
 };
-inline constexpr std::size_t kPartCount = 11;
+inline constexpr std::size_t kPartCount = 22;
+
+/// Ground patches (of areas) stand this far above the block surfaces (export.block_raise_m),
+/// paths this far; water lies flat at its GroundPatch::z_m + block_raise_m + kWaterRaiseM.
+inline constexpr double kGroundPatchRaiseM = 0.03;
+inline constexpr double kPathRaiseM = 0.06;
+inline constexpr double kWaterRaiseM = 0.02;
+
+/// The part of a ground patch.
+Part ground_part(const dressing::GroundPatch& patch);
 
 /// Material name of a part ("terrain", "road_artery", ...).
 const char* part_name(Part p);
@@ -59,10 +81,15 @@ struct ChunkMeshes {
 /// pillars are added (part `freeway`) and block volumes keep out of the deck footprints.
 /// With `buildings`, the block volumes are left out (the buildings replace them) and the
 /// building roofs are added (parts `roof` and `parapet`).
+/// With `patches` (the set dressing's Output::ground of an imported place), each patch is
+/// triangulated and draped on the ground (triangles bisected down to two terrain cells, like the
+/// block surfaces) kGroundPatchRaiseM above the block surfaces, paths kPathRaiseM, water flat;
+/// none (or an empty list) leaves the meshes as they were.
 Result<std::vector<ChunkMeshes>> build_city_meshes(
     const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
     const roads::Output* roads = nullptr, const roads::Config& rules = {},
-    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr);
+    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
+    const std::vector<dressing::GroundPatch>* patches = nullptr);
 
 /// A road brick in its module frame (engine axes): a slab from x = 0 to length_m along +x,
 /// width_m wide across y (centred on y = 0, +y left of travel), its curbs at z = raise_m plus the

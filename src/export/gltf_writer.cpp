@@ -63,7 +63,7 @@ using detail::quat_axis;
 using detail::quat_mul;
 using detail::to_y_up;
 
-/// Base colour (linear RGB) and roughness per part; nothing is metallic.
+/// Base colour (linear RGB) and roughness per part; nothing but water is metallic.
 struct Look {
   std::array<double, 3> rgb;
   double roughness;
@@ -80,6 +80,17 @@ constexpr std::array<Look, kPartCount> kLooks{{
     {{0.85, 0.85, 0.82}, 0.60},  // marking: road paint
     {{0.16, 0.16, 0.17}, 0.95},  // roof: tar / membrane
     {{0.55, 0.53, 0.50}, 0.85},  // parapet: coping stone
+    {{0.26, 0.45, 0.16}, 0.95},  // ground_grass
+    {{0.22, 0.42, 0.14}, 0.95},  // ground_park
+    {{0.08, 0.20, 0.06}, 0.95},  // ground_forest: dark green
+    {{0.24, 0.30, 0.12}, 0.95},  // ground_scrub
+    {{0.45, 0.40, 0.18}, 0.95},  // ground_farmland
+    {{0.76, 0.68, 0.48}, 0.90},  // ground_sand
+    {{0.42, 0.40, 0.37}, 0.90},  // ground_bare: rock
+    {{0.06, 0.18, 0.30}, 0.15},  // ground_water (metallic, see make_material)
+    {{0.40, 0.39, 0.37}, 0.90},  // ground_pavement
+    {{0.20, 0.34, 0.16}, 0.95},  // ground_cemetery
+    {{0.48, 0.46, 0.42}, 0.90},  // path: paved
 }};
 
 tinygltf::Material make_material(Part part) {
@@ -87,7 +98,7 @@ tinygltf::Material make_material(Part part) {
   m.name = detail::part_name(part);
   const Look& look = kLooks[static_cast<std::size_t>(part)];
   m.pbrMetallicRoughness.baseColorFactor = {look.rgb[0], look.rgb[1], look.rgb[2], 1.0};
-  m.pbrMetallicRoughness.metallicFactor = 0.0;
+  m.pbrMetallicRoughness.metallicFactor = part == Part::ground_water ? 0.3 : 0.0;
   m.pbrMetallicRoughness.roughnessFactor = look.roughness;
   return m;
 }
@@ -352,7 +363,8 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
   Result<std::vector<ChunkMeshes>> built =
-      detail::build_city_meshes(city, ground, config, roads, rules, freeway, buildings);
+      detail::build_city_meshes(city, ground, config, roads, rules, freeway, buildings,
+                                dressing != nullptr ? &dressing->ground : nullptr);
   if (!built) {
     return built.error();
   }

@@ -70,7 +70,12 @@ const std::vector<std::string> kIds = {"sidewalk_tile",
                                        "jersey_barrier",
                                        "fountain",
                                        "kiosk",
-                                       "umbrella_table"};
+                                       "umbrella_table",
+                                       "barrier_wall",
+                                       "barrier_fence",
+                                       "barrier_hedge",
+                                       "guard_rail",
+                                       "kerb_stone"};
 
 TEST(PropCatalog, HasTheSharedIdsInOrderAndFindsThem) {
   const auto& catalog = prop_catalog();

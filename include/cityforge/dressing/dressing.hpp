@@ -292,6 +292,13 @@ struct Stats {
   std::size_t audio_points = 0;
   double furnished_sidewalk_km = 0.0;  ///< Curb length that got tiles.
   std::size_t removed_overlaps = 0;    ///< Items dropped because a prior item stood there.
+  // Imported places (Inputs::mapped) only; zero for generated cities.
+  std::array<std::size_t, kGroundKindCount> patches_by_kind{};  ///< Area patches (not paths).
+  std::size_t path_patches = 0;                                 ///< Path strip patches.
+  std::size_t mapped_props = 0;   ///< Mapped props placed (trees included).
+  std::size_t mapped_plants = 0;  ///< Trees and bushes scattered in parks, forests, scrub
+                                  ///< (before overlaps were resolved).
+  std::array<std::size_t, kBarrierKindCount> barrier_pieces{};  ///< Segment instances by kind.
 };
 
 struct Output {

@@ -52,4 +52,11 @@ void build_fountain(PropMesh& out);
 void build_kiosk(PropMesh& out);
 void build_umbrella_table(PropMesh& out);
 
+// prop_kit_barrier.cpp: barrier segments of imported places (one metre along x, scaled to fit).
+void build_barrier_wall(PropMesh& out);
+void build_barrier_fence(PropMesh& out);
+void build_barrier_hedge(PropMesh& out);
+void build_guard_rail(PropMesh& out);
+void build_kerb_stone(PropMesh& out);
+
 }  // namespace cityforge::dressing::detail

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ground patches of imported places in city.glb: draped (or flat water), one material per kind,
+// valid for the Khronos validator; no patches leave the file as it was.
+#define TINYGLTF_NO_STB_IMAGE
+#define TINYGLTF_NO_STB_IMAGE_WRITE
+#define TINYGLTF_NO_EXTERNAL_IMAGE
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <tiny_gltf.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <set>
+
+#include "cityforge/export/export.hpp"
+#include "export/city_meshes.hpp"
+#include "export/fixture.hpp"
+
+namespace cityforge::exporter {
+namespace {
+
+namespace fs = std::filesystem;
+using dressing::GroundKind;
+using dressing::GroundPatch;
+
+Polygon rect(double x0, double y0, double x1, double y1) {
+  return Polygon{{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}, {}};
+}
+
+dressing::Output with_patches() {
+  dressing::Output out;
+  out.ground.push_back({GroundKind::grass, false, rect(215, 175, 285, 285), 0.0});
+  out.ground.push_back({GroundKind::forest, false, rect(120, 20, 180, 130), 0.0});  // 2 chunks
+  Polygon pond = rect(20, 70, 80, 120);
+  pond.holes.push_back({{40, 90}, {40, 100}, {50, 100}, {50, 90}});
+  out.ground.push_back({GroundKind::water, false, pond, 6.25});
+  out.ground.push_back({GroundKind::grass, true, rect(220, 160, 280, 163), 0.0});  // A path.
+  return out;
+}
+
+tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string err;
+  std::string warn;
+  EXPECT_TRUE(loader.LoadBinaryFromMemory(&model, &err, &warn, glb.data(),
+                                          static_cast<unsigned int>(glb.size())))
+      << err;
+  return model;
+}
+
+TEST(GroundPatches, DrapeOnTheGroundAndWaterLiesFlat) {
+  const auto city = fixture::small_city();
+  const auto ground = fixture::small_ground();
+  const Config config{};
+  const dressing::Output d = with_patches();
+  auto built =
+      detail::build_city_meshes(city, ground, config, nullptr, {}, nullptr, nullptr, &d.ground);
+  ASSERT_TRUE(built.ok()) << built.error().to_string();
+  std::size_t grass = 0;
+  std::size_t water = 0;
+  std::size_t path = 0;
+  std::set<std::pair<int, int>> forest_chunks;
+  double forest_area = 0.0;
+  for (const detail::ChunkMeshes& c : *built) {
+    const auto part = [&](detail::Part p) -> const Mesh& {
+      return c.parts[static_cast<std::size_t>(p)];
+    };
+    for (const auto& v : part(detail::Part::ground_grass).positions) {
+      ++grass;
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.03, 1e-3);
+    }
+    for (const auto& v : part(detail::Part::path).positions) {
+      ++path;
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.06, 1e-3);
+    }
+    for (const auto& v : part(detail::Part::ground_water).positions) {
+      ++water;
+      EXPECT_NEAR(v[2], 6.25 + config.block_raise_m + 0.02, 1e-4);
+      EXPECT_FALSE(v[0] > 40.01 && v[0] < 49.99 && v[1] > 90.01 && v[1] < 99.99);  // The hole.
+    }
+    const Mesh& f = part(detail::Part::ground_forest);
+    if (!f.empty()) forest_chunks.insert({c.cx, c.cy});
+    for (std::size_t t = 0; t + 2 < f.indices.size(); t += 3) {
+      const auto& a = f.positions[f.indices[t]];
+      const auto& b = f.positions[f.indices[t + 1]];
+      const auto& e = f.positions[f.indices[t + 2]];
+      const double cz = (b[0] - a[0]) * (e[1] - a[1]) - (b[1] - a[1]) * (e[0] - a[0]);
+      EXPECT_GT(cz, 0.0);  // Facing up.
+      forest_area += 0.5 * cz;
+      // Bisected down to two terrain cells so it follows the ground.
+      EXPECT_LE(std::hypot(b[0] - a[0], b[1] - a[1]), 2.0 * ground.cell_m + 1e-3);
+    }
+  }
+  EXPECT_GT(grass, 0U);
+  EXPECT_GT(water, 0U);
+  EXPECT_GT(path, 0U);
+  EXPECT_EQ(forest_chunks.size(), 2U);
+  EXPECT_NEAR(forest_area, 60.0 * 110.0, 1.0);
+}
+
+TEST(GroundPatches, OneMaterialPerKindWaterSlightlyMetallic) {
+  const dressing::Output d = with_patches();
+  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
+                      nullptr, nullptr, nullptr, &d);
+  ASSERT_TRUE(glb.ok()) << glb.error().to_string();
+  const tinygltf::Model m = load(*glb);
+  std::set<std::string> names;
+  for (const tinygltf::Material& mat : m.materials) {
+    names.insert(mat.name);
+    if (mat.name == "ground_water") {
+      EXPECT_GT(mat.pbrMetallicRoughness.metallicFactor, 0.0);
+      EXPECT_LT(mat.pbrMetallicRoughness.roughnessFactor, 0.5);
+    }
+  }
+  for (const char* want : {"ground_grass", "ground_forest", "ground_water", "path"})
+    EXPECT_EQ(names.count(want), 1U) << want;
+  EXPECT_EQ(names.count("ground_sand"), 0U);  // Unused kinds get no material.
+}
+
+TEST(GroundPatches, NoPatchesLeaveTheFileAsItWas) {
+  const dressing::Output empty;
+  auto a = city_glb(fixture::small_city(), fixture::small_ground(), Config{});
+  auto b = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
+                    nullptr, nullptr, &empty);
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(*a, *b);
+  const dressing::Output d = with_patches();
+  auto c = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
+                    nullptr, nullptr, &d);
+  auto c2 = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
+                     nullptr, nullptr, &d);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c2.ok());
+  EXPECT_NE(*a, *c);
+  EXPECT_EQ(*c, *c2);
+}
+
+TEST(GroundPatches, NonFiniteInputIsRejected) {
+  dressing::Output d = with_patches();
+  d.ground[1].area.outer[2].x = std::numeric_limits<double>::quiet_NaN();
+  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
+                      nullptr, nullptr, nullptr, &d);
+  ASSERT_FALSE(glb.ok());
+  EXPECT_NE(glb.error().to_string().find("dressing.ground[1]"), std::string::npos)
+      << glb.error().to_string();
+  d = with_patches();
+  d.ground[2].z_m = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
+                        nullptr, nullptr, nullptr, &d)
+                   .ok());
+}
+
+TEST(GroundPatches, KhronosValidatorReportsNoErrors) {
+  const fs::path tool = fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "gltf-validator";
+  if (!fs::exists(tool / "node_modules" / "gltf-validator")) {
+    GTEST_SKIP() << "the glTF validator is not installed: run `npm ci` in " << tool.string();
+  }
+  const dressing::Output d = with_patches();
+  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
+                      nullptr, nullptr, nullptr, &d);
+  ASSERT_TRUE(glb.ok()) << glb.error().to_string();
+  const fs::path dir =
+      fs::temp_directory_path() / ("cityforge-ground-validator-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path file = dir / "city.glb";
+  ASSERT_TRUE(write_file_atomic(file.string(), glb->data(), glb->size()).ok());
+  const std::string command =
+      "node '" + (tool / "validate.mjs").string() + "' '" + file.string() + "'";
+  const int status = std::system(command.c_str());
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  ASSERT_NE(status, -1) << "could not run: " << command;
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 0)
+      << command << " (1: validator errors, 2: usage or I/O; see the summary line above)";
+}
+
+}  // namespace
+}  // namespace cityforge::exporter
