@@ -44,32 +44,55 @@ struct Profile {
   }
 };
 
-/// Nearest point of a polyline to p: distance and arc length (first segment wins ties). Past
-/// either end, s runs on along the end segment (negative, or beyond the length).
+/// Nearest point of a polyline to a grid point: distance and arc length (first segment wins
+/// ties). Past either end, s runs on along the end segment (negative, or beyond the length).
 struct Nearest {
   double d = 1e300;
   double s = 0.0;
 };
-Nearest nearest_on(const Profile& pr, Vec2 p) {
-  Nearest best;
+
+/// Nearest points (as nearest_on) for a w x h block of grid points (origin + (a, b) * cell),
+/// segment by segment: only points within `reach` of a segment's box are visited; the others
+/// stay at d = 1e300.
+void nearest_block(const Profile& pr, Vec2 origin, double cell, std::size_t w, std::size_t h,
+                   double reach, std::vector<Nearest>& out) {
+  out.assign(w * h, Nearest{});
   const std::size_t last = pr.line.size() - 2;
-  double best_d2 = 1e300;
+  const auto first = [&](double v, double o, std::size_t n) {
+    return static_cast<std::size_t>(
+        std::clamp(std::ceil((v - o) / cell), 0.0, static_cast<double>(n)));
+  };
+  const auto past = [&](double v, double o, std::size_t n) {
+    return static_cast<std::size_t>(
+        std::clamp(std::floor((v - o) / cell) + 1.0, 0.0, static_cast<double>(n)));
+  };
   for (std::size_t k = 0; k + 1 < pr.line.size(); ++k) {
     const Vec2 a = pr.line[k];
     const Vec2 ab = pr.line[k + 1] - a;
     const double len2 = dot(ab, ab);
-    const double t_raw = len2 > 0.0 ? dot(p - a, ab) / len2 : 0.0;
-    const double t = std::clamp(t_raw, 0.0, 1.0);
-    const Vec2 off = p - (a + ab * t);
-    const double d2 = dot(off, off);
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      const double te = (k == 0 && t_raw < 0.0) || (k == last && t_raw > 1.0) ? t_raw : t;
-      best.s = pr.cum[k] + te * (pr.cum[k + 1] - pr.cum[k]);
+    const Vec2 lo{std::min(a.x, a.x + ab.x) - reach, std::min(a.y, a.y + ab.y) - reach};
+    const Vec2 hi{std::max(a.x, a.x + ab.x) + reach, std::max(a.y, a.y + ab.y) + reach};
+    const std::size_t a0 = first(lo.x, origin.x, w), a1 = past(hi.x, origin.x, w);
+    const std::size_t b0 = first(lo.y, origin.y, h), b1 = past(hi.y, origin.y, h);
+    for (std::size_t b = b0; b < b1; ++b) {
+      for (std::size_t c = a0; c < a1; ++c) {
+        const Vec2 p = origin + Vec2{static_cast<double>(c), static_cast<double>(b)} * cell;
+        const double t_raw = len2 > 0.0 ? dot(p - a, ab) / len2 : 0.0;
+        const double t = std::clamp(t_raw, 0.0, 1.0);
+        const Vec2 off = p - (a + ab * t);
+        const double d2 = dot(off, off);
+        Nearest& n = out[b * w + c];
+        if (d2 < n.d) {
+          n.d = d2;
+          const double te = (k == 0 && t_raw < 0.0) || (k == last && t_raw > 1.0) ? t_raw : t;
+          n.s = pr.cum[k] + te * (pr.cum[k + 1] - pr.cum[k]);
+        }
+      }
     }
   }
-  best.d = std::sqrt(best_d2);
-  return best;
+  for (Nearest& n : out) {
+    if (n.d < 1e300) n.d = std::sqrt(n.d);
+  }
 }
 
 double smoothstep(double t) {
@@ -79,15 +102,19 @@ double smoothstep(double t) {
 
 bool surface(const layout::RoadEdge& e) { return !e.bridge && !e.tunnel && e.points.size() >= 2; }
 
-/// Which road claims a heightfield sample (8 bytes a sample): core claims (fully on the
-/// profile) beat blends, then the nearest, then the lower edge index.
+/// Which road claims a heightfield sample (12 bytes a sample). Tiers: samples under a road, its
+/// sidewalks and shoulder; then corners of cells it touches; then blends. Within a tier the
+/// nearest road wins, then the lower edge index.
 struct Claim {
+  static constexpr std::uint32_t kCell = 0x40000000u;
   static constexpr std::uint32_t kBlend = 0x80000000u;
+  static constexpr std::uint32_t kTier = kCell | kBlend;
   static constexpr std::uint32_t kNone = 0xffffffffu;
   float d = 0.0f;
-  std::uint32_t owner = kNone;  ///< Edge index, | kBlend for a blend claim.
+  std::uint32_t owner = kNone;  ///< Edge index | tier bits.
+  float s = 0.0f;               ///< Station of the nearest point.
   bool better_than(const Claim& o) const {
-    const std::uint32_t r = owner & kBlend, ro = o.owner & kBlend;
+    const std::uint32_t r = owner & kTier, ro = o.owner & kTier;
     if (o.owner == kNone) return owner != kNone;
     if (r != ro) return r < ro;
     if (d != o.d) return d < o.d;
@@ -120,6 +147,13 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
     Profile& pr = prof[e];
     pr.line = polyline_dedupe(edge.points);
     if (pr.line.size() < 2) continue;
+    // Round the bends (resampled at half a cell, corners cut twice): a sample's nearest
+    // station then moves smoothly around a bend instead of jumping at its bisector, which
+    // would leave a step in the ground the terrain mesh cannot follow.
+    if (pr.line.size() > 2) {
+      pr.line = polyline_dedupe(
+          polyline_smooth(polyline_resample(pr.line, std::clamp(0.5 * cell, 2.0, 15.0)), 2));
+    }
     pr.cum.assign(pr.line.size(), 0.0);
     for (std::size_t k = 1; k < pr.line.size(); ++k)
       pr.cum[k] = pr.cum[k - 1] + distance(pr.line[k - 1], pr.line[k]);
@@ -299,7 +333,7 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
     if (c.better_than(claims[idx])) claims[idx] = c;
   };
   const double blend = std::max(0.0, config.blend_m);
-  std::vector<Nearest> local;
+  std::vector<Nearest> local, centres;
   for (std::size_t e = 0; e < n_edges; ++e) {
     if (!used[e]) continue;
     const Profile& pr = prof[e];
@@ -321,20 +355,19 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
     if (i0 > i1 || j0 > j1) continue;
     const auto w = static_cast<std::size_t>(i1 - i0 + 1);
     const auto h = static_cast<std::size_t>(j1 - j0 + 1);
-    local.assign(w * h, Nearest{});
-    for (std::size_t b = 0; b < h; ++b) {
-      for (std::size_t a = 0; a < w; ++a) {
-        const Vec2 q =
-            ground.origin + Vec2{static_cast<double>(i0 + static_cast<std::int64_t>(a)),
-                                 static_cast<double>(j0 + static_cast<std::int64_t>(b))} *
-                                cell;
-        local[b * w + a] = nearest_on(pr, q);
-      }
-    }
+    const Vec2 block_origin =
+        ground.origin + Vec2{static_cast<double>(i0), static_cast<double>(j0)} * cell;
+    // Samples: to the end of the blend, and every corner of a touched cell.
+    nearest_block(pr, block_origin, cell, w, h, std::max(r_core + blend, r_cell + half_diag) + 1.0,
+                  local);
+    nearest_block(pr, block_origin + Vec2{0.5, 0.5} * cell, cell, w, h, r_cell, centres);
     auto claim_of = [&](const Nearest& nr, bool core) {
       Claim c;
       c.d = static_cast<float>(nr.d);
-      c.owner = static_cast<std::uint32_t>(e) | (core || nr.d <= r_core ? 0u : Claim::kBlend);
+      c.s = static_cast<float>(nr.s);
+      c.owner = static_cast<std::uint32_t>(e) | (nr.d <= r_core ? 0u
+                                                 : core         ? Claim::kCell
+                                                                : Claim::kBlend);
       return c;
     };
     // Samples by their own distance.
@@ -350,11 +383,7 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
     // Corners of cells the road (and shoulder) touches.
     for (std::size_t b = 0; b + 1 < h; ++b) {
       for (std::size_t a = 0; a + 1 < w; ++a) {
-        const Vec2 centre =
-            ground.origin + Vec2{static_cast<double>(i0 + static_cast<std::int64_t>(a)) + 0.5,
-                                 static_cast<double>(j0 + static_cast<std::int64_t>(b)) + 0.5} *
-                                cell;
-        if (nearest_on(pr, centre).d > r_cell) continue;
+        if (centres[b * w + a].d > r_cell) continue;
         for (std::size_t cb = 0; cb < 2; ++cb) {
           for (std::size_t ca = 0; ca < 2; ++ca) {
             const std::size_t idx = (static_cast<std::size_t>(j0) + b + cb) * nx +
@@ -370,10 +399,8 @@ ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::Roa
   for (std::size_t idx = 0; idx < claims.size(); ++idx) {
     const Claim& c = claims[idx];
     if (c.owner == Claim::kNone) continue;
-    const Profile& pr = prof[c.owner & ~Claim::kBlend];
-    const Vec2 q =
-        ground.origin + Vec2{static_cast<double>(idx % nx), static_cast<double>(idx / nx)} * cell;
-    const Nearest nr = nearest_on(pr, q);
+    const Profile& pr = prof[c.owner & ~Claim::kTier];
+    const Nearest nr{c.d, c.s};
     double weight = 1.0;
     if ((c.owner & Claim::kBlend) != 0) {
       const double r_core = pr.half_surface + std::max(0.0, config.shoulder_m);
