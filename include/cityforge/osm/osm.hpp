@@ -180,6 +180,16 @@ struct ConditionStats {
 /// the ground under each road and its sidewalks to the profile, easing back to the natural
 /// ground beyond; so roads drape on ground that neither floats nor sinks under them. Bridges
 /// and tunnels leave the ground alone. Deterministic.
+/// Details: junctions (3+ legs) are flat over the widest leg's half width, then each leg's
+/// grade ramps up over two cells; samples take the profile at their nearest station, and so do
+/// all corners of every cell whose centre is within half a cell diagonal of the road (a road
+/// narrower than a cell still gets planar cells under it); where roads compete, a road's own
+/// surface beats a neighbour's cell corners, then the nearest road wins, then the lower edge
+/// index. The ground is flat across and piecewise linear along a road only where the cells
+/// are small against the road spacing: at 28 m cells in a dense town, cells are shared by
+/// roads at different heights and the bilinear ground departs from the terrain mesh's
+/// triangles. Andorra (5,414 edges), road points where the two differ by > 0.2 m: 20 % at
+/// 28 m cells (8 % on the unconditioned DEM), 3.4 % at 10 m, 1 % at 5 m.
 ConditionStats condition_terrain(terrain::Heightfield& ground, const layout::RoadNetwork& network,
                                  const ConditionConfig& config = {});
 
