@@ -274,16 +274,22 @@ void edge_xml(const layout::RoadEdge& e, std::size_t index, bool back, XmlText& 
   x.attr("from", node_id(back ? e.to : e.from));
   x.attr("to", node_id(back ? e.from : e.to));
   x.attr_int("priority", edge_priority(e.road_class));
-  x.attr_int("numLanes", e.lanes_per_direction);
+  const int lanes = back ? e.lanes_back() : e.lanes_forward();
+  x.attr_int("numLanes", lanes);
   x.attr("speed", e.speed_limit_kmh / 3.6, where + ".speed_limit_kmh");
-  x.attr("width", e.width_m / (2.0 * e.lanes_per_direction), where + ".width_m");
+  if (e.lanes_back() == e.lanes_forward()) {
+    x.attr("width", e.width_m / (2.0 * e.lanes_per_direction), where + ".width_m");
+  } else {
+    // Asymmetric or one-way (imported places): all lanes share the carriageway.
+    x.attr("width", e.width_m / (e.lanes_forward() + e.lanes_back()), where + ".width_m");
+  }
   x.attr("spreadType", "right");
   x.attr("shape", shape_text(e.points, back, where, x));
   x.raw("/>\n");
 }
 
 /// The nodes and edges files, shared by both overloads: nodes in id order, then two one-way
-/// edges per road in edge order (forward first).
+/// edges per road in edge order (forward first; none back on one-way roads).
 Status nodes_and_edges(const layout::Output& city, const std::vector<std::uint8_t>& node_control,
                        SumoFiles& files) {
   // 1. Reject what SUMO could not read or would silently misread.
@@ -309,7 +315,8 @@ Status nodes_and_edges(const layout::Output& city, const std::vector<std::uint8_
   edges.raw("<edges>\n");
   for (std::size_t i = 0; i < city.network.edges.size(); ++i) {
     edge_xml(city.network.edges[i], i, false, edges);
-    edge_xml(city.network.edges[i], i, true, edges);
+    // One-way roads (imported places) have no lanes against their direction.
+    if (city.network.edges[i].lanes_back() > 0) edge_xml(city.network.edges[i], i, true, edges);
   }
   edges.raw("</edges>\n");
   if (edges.error()) {
@@ -392,11 +399,12 @@ Status validate_roads(const layout::Output& city, const roads::Output& roads) {
                                                             std::to_string(roads.sections.size()) +
                                                             ", got " + std::to_string(l.section));
       }
-      const int n = net.edges[roads.sections[l.section].edge].lanes_per_direction;
+      const layout::RoadEdge& edge = net.edges[roads.sections[l.section].edge];
+      const int n = l.forward ? edge.lanes_forward() : edge.lanes_back();
       if (l.lane_index < 0 || l.lane_index >= n) {
         return Error::invalid_input(where + ".lane_index",
                                     "expected 0.." + std::to_string(n - 1) +
-                                        " (lanes_per_direction of its edge), got " +
+                                        " (lanes of its edge in its direction), got " +
                                         std::to_string(l.lane_index));
       }
     } else if (is_connector(l)) {

@@ -634,5 +634,49 @@ TEST(SumoPlainXmlEndToEnd, NetconvertAcceptsTheNetworkWithoutControl) {
   }
 }
 
+// Imported places: a one-way street has no back edge, asymmetric roads get their lane counts
+// per direction, every connection names existing edges and lanes, and netconvert takes it.
+TEST(SumoPlainXmlRoads, OneWayAndAsymmetricRoads) {
+  layout::Output city = t_junction();
+  city.network.edges[1].lanes_backward = 0;  // The local street: one-way away from n1.
+  city.network.edges[2].lanes_per_direction = 2;
+  city.network.edges[2].lanes_backward = 1;  // The main road: 2 lanes out, 1 back.
+  auto roads = roads::run(city, flat_ground(), roads::Config{}, 7);
+  ASSERT_TRUE(roads.ok()) << roads.error().to_string();
+  auto files = sumo_plain_xml(city, *roads);
+  ASSERT_TRUE(files.ok()) << files.error().to_string();
+  EXPECT_EQ(line_with_id(files->edges, "e1b"), "");
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e1f"), "numLanes"), "1");
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e2f"), "numLanes"), "2");
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e2b"), "numLanes"), "1");
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e0f"), "numLanes"), "3");
+  EXPECT_EQ(attribute(line_with_id(files->edges, "e0b"), "numLanes"), "3");
+  EXPECT_EQ(count_of(files->connections, "\"e1b\""), 0U);
+  for (const roads::Lane& l : roads->lanes.lanes) {
+    if (!is_connector(l)) continue;
+    EXPECT_NE(files->connections.find(connection_of(*roads, l) + "/>"), std::string::npos)
+        << "connector " << l.id;
+  }
+  if (run_shell("command -v netconvert >/dev/null 2>&1") != 0) return;
+  const fs::path dir = fs::path(testing::TempDir()) /
+                       ("cityforge_sumo_oneway_" + std::to_string(static_cast<long>(getpid())));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "sumo");
+  for (const auto& [file, text] :
+       {std::pair{"city.nod.xml", &files->nodes}, std::pair{"city.edg.xml", &files->edges},
+        std::pair{"city.con.xml", &files->connections}, std::pair{"city.tll.xml", &files->tll}}) {
+    ASSERT_TRUE(write_file_atomic((dir / "sumo" / file).string(), *text).ok()) << file;
+  }
+  const std::string script = std::string(CITYFORGE_SOURCE_DIR) + "/scripts/sumo-convert.sh";
+  const int convert = run_shell("bash '" + script + "' '" + dir.string() + "' > '" +
+                                (dir / "netconvert.log").string() + "' 2>&1");
+  const std::string log = read_text(dir / "netconvert.log");
+  EXPECT_EQ(convert, 0) << log;
+  EXPECT_TRUE(fs::exists(dir / "sumo" / "city.net.xml")) << log;
+  if (!HasFailure() && std::getenv("CITYFORGE_KEEP_SUMO") == nullptr) {
+    fs::remove_all(dir);
+  }
+}
+
 }  // namespace
 }  // namespace cityforge::exporter
