@@ -250,6 +250,55 @@ void write_linear_grid(const fs::path& file, double lon0, double lat0, double ax
   }
 }
 
+TEST(Dem, ProjectedDemsAreReprojected) {
+  // A grid in UTM zone 31N (metres) whose values are the easting of the cell centre, minus
+  // 378 km (about Andorra la Vella's).
+  const fs::path dir = temp_dir("utm");
+  {
+    std::ofstream asc(dir / "utm.asc");
+    asc << "ncols 80\nnrows 70\nxllcorner 360000\nyllcorner 4690000\ncellsize 500\n"
+           "NODATA_value -99999\n";
+    for (int r = 0; r < 70; ++r) {
+      for (int c = 0; c < 80; ++c)
+        asc << (360000.0 + (c + 0.5) * 500.0 - 378000.0) << " ";
+      asc << "\n";
+    }
+    std::ofstream prj(dir / "utm.prj");
+    prj << "PROJCS[\"WGS_1984_UTM_Zone_31N\",GEOGCS[\"GCS_WGS_1984\",DATUM[\"D_WGS_1984\","
+           "SPHEROID[\"WGS_1984\",6378137.0,298.257223563]],PRIMEM[\"Greenwich\",0.0],"
+           "UNIT[\"Degree\",0.0174532925199433]],PROJECTION[\"Transverse_Mercator\"],"
+           "PARAMETER[\"False_Easting\",500000.0],PARAMETER[\"False_Northing\",0.0],"
+           "PARAMETER[\"Central_Meridian\",3.0],PARAMETER[\"Scale_Factor\",0.9996],"
+           "PARAMETER[\"Latitude_Of_Origin\",0.0],UNIT[\"Meter\",1.0]]";
+  }
+  auto proj = Projection::around(1.52, 42.507);
+  ASSERT_TRUE(proj.ok());
+  DemStats stats;
+  auto hf = read_dem((dir / "utm.asc").string(), *proj, square(2000.0), 50.0, &stats);
+  ASSERT_TRUE(hf.ok()) << hf.error().to_string();
+  EXPECT_FALSE(stats.crs.empty());
+  EXPECT_NE(stats.crs, "EPSG:4326");
+  // Andorra la Vella lies ~378.5 km east in zone 31 (1.5 degrees west of its meridian).
+  const double h0 = hf->sample({0.0, 0.0});
+  EXPECT_NEAR(h0, 500.0, 400.0);
+  // East in the local frame is east in UTM, turned by the meridian convergence (~1 degree).
+  const double dx = hf->sample({900.0, 0.0}) - h0;
+  const double dy = hf->sample({0.0, 900.0}) - h0;
+  EXPECT_NEAR(dx, 900.0, 2.0);
+  EXPECT_GT(std::abs(dy), 5.0);
+  EXPECT_LT(std::abs(dy), 30.0);
+  // A local (engineering) CRS cannot be placed.
+  {
+    std::ofstream prj(dir / "utm.prj");
+    prj << "LOCAL_CS[\"site grid\",LOCAL_DATUM[\"site\",0],UNIT[\"Meter\",1.0],"
+           "AXIS[\"X\",EAST],AXIS[\"Y\",NORTH]]";
+  }
+  auto local = read_dem((dir / "utm.asc").string(), *proj, square(2000.0), 50.0);
+  ASSERT_FALSE(local.ok());
+  EXPECT_NE(local.error().to_string().find("utm.asc"), std::string::npos);
+  fs::remove_all(dir);
+}
+
 TEST(Dem, SamplesLandWithinACentimetreOfTheirExactPlace) {
   // Andorra-sized area (30 x 25 km) at 28 m cells; the heights are east and north distances
   // (metres per degree), so height errors are placement errors in metres.
