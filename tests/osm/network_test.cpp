@@ -695,13 +695,40 @@ TEST_P(OsmNetworkSample, BuildsRoadsWithoutOverlaps) {
   std::printf(
       "[ figures  ] %s: %zu ways (%zu vehicle, %zu paths, %zu skipped), %zu edges, %zu "
       "nodes, %u junction surfaces, %zu signals mapped / %zu plans, %zu crossings "
-      "mapped, %zu blocks; %zu same-level junction pairs compared, worst overlap %.4f m2 "
+      "mapped, %zu blocks; %zu same-level junction pairs compared, worst overlap %.2e m2 "
       "(%s), %zu >= 0.5 m2; surfaces clipped %u, trims grown %u\n",
       GetParam(), c.highway_ways, c.vehicle_ways, c.path_ways, c.skipped_ways, net.edges.size(),
       net.nodes.size(), r->geometry_stats.junctions, c.signals_mapped, r->lanes.signals.size(),
       c.crossings_mapped, nb->layout.blocks.size(), f.junction_pairs, f.worst_m2, f.worst.c_str(),
       f.over, r->geometry_stats.surfaces_clipped, r->geometry_stats.trims_grown);
   EXPECT_EQ(f.over, 0U) << "worst: " << f.worst << " " << f.worst_m2 << " m2";
+}
+
+TEST(OsmNetworkSampleDeterminism, SameExtractSameNetwork) {
+  Result<Extract> x = read_file(std::string(CITYFORGE_TEST_DATA) + "/osm/aberdeen_centre.osm");
+  ASSERT_TRUE(x.ok()) << x.error().to_string();
+  const Aabb2 area = local_area(*x);
+  Result<NetworkBuild> a = build_network(*x, area);
+  Result<NetworkBuild> b = build_network(*x, area);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const auto& na = a->layout.network;
+  const auto& nb = b->layout.network;
+  ASSERT_EQ(na.nodes.size(), nb.nodes.size());
+  ASSERT_EQ(na.edges.size(), nb.edges.size());
+  for (std::size_t i = 0; i < na.nodes.size(); ++i) {
+    EXPECT_EQ(na.nodes[i].pos, nb.nodes[i].pos);
+    EXPECT_EQ(na.nodes[i].edges, nb.nodes[i].edges);
+    EXPECT_EQ(na.nodes[i].control_hint, nb.nodes[i].control_hint);
+  }
+  for (std::size_t i = 0; i < na.edges.size(); ++i) {
+    EXPECT_EQ(na.edges[i].points, nb.edges[i].points);
+    EXPECT_EQ(na.edges[i].crossings, nb.edges[i].crossings);
+    EXPECT_EQ(na.edges[i].osm_way, nb.edges[i].osm_way);
+  }
+  ASSERT_EQ(a->layout.blocks.size(), b->layout.blocks.size());
+  for (std::size_t i = 0; i < a->layout.blocks.size(); ++i)
+    EXPECT_EQ(a->layout.blocks[i].area.outer, b->layout.blocks[i].area.outer);
+  ASSERT_EQ(a->paths.size(), b->paths.size());
 }
 
 // Andorra (the whole country, 4,764 highway ways) is left out: it takes long on 2 cores and
