@@ -438,6 +438,26 @@ Result<NetworkBuild> build_network(const Extract& extract, const Aabb2& area,
     e.to = static_cast<layout::NodeId>(node_index[e.to]);
     e.points.front() = net.nodes[e.from].pos;
     e.points.back() = net.nodes[e.to].pos;
+    // Contracted neighbours may have moved an end onto the next point: drop repeats (the ends
+    // stay), keeping the node ids beside their points.
+    Polyline pts;
+    std::vector<std::int64_t> ids;
+    for (std::size_t k = 0; k < e.points.size(); ++k) {
+      const bool last = k + 1 == e.points.size();
+      if (!pts.empty() && distance(pts.back(), e.points[k]) < 1e-9) {
+        if (!last || pts.size() == 1) continue;
+        pts.pop_back();
+        ids.pop_back();
+      }
+      pts.push_back(e.points[k]);
+      ids.push_back(p.ids[k]);
+    }
+    if (pts.size() < 2) {
+      pts = {e.points.front(), e.points.back()};
+      ids = {p.ids.front(), p.ids.back()};
+    }
+    e.points = std::move(pts);
+    p.ids = std::move(ids);
     e.length_m = polyline_length(e.points);
     ways_used.push_back(e.osm_way);
     net.edges.push_back(std::move(e));
