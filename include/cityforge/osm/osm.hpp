@@ -237,11 +237,14 @@ struct RoadCensus {
   std::size_t highway_ways = 0;      ///< highway=* ways read (inside the bounds).
   std::size_t vehicle_ways = 0;      ///< Ways that became network edges.
   std::size_t path_ways = 0;         ///< Ways that became paths.
-  std::size_t skipped_ways = 0;      ///< Other highway values (proposed, platform, ...).
+  std::size_t skipped_ways = 0;      ///< Other highway values (proposed, platform, ...),
+                                     ///< area=yes squares, and ways with no piece left over
+                                     ///< min_edge_m (highway_ways = vehicle + path + skipped).
   std::size_t tunnel_ways = 0;       ///< Underground (not drawn; in the lane graph).
   std::size_t edges = 0;             ///< Network edges after splitting at shared nodes.
   std::size_t signal_nodes = 0;      ///< highway=traffic_signals nodes read.
-  std::size_t signals_mapped = 0;    ///< Junctions they made signalised.
+  std::size_t signals_mapped = 0;    ///< Junctions they made signalised (control_hint 4;
+                                     ///< unmapped junctions never get a signal).
   std::size_t crossing_nodes = 0;    ///< highway=crossing nodes read.
   std::size_t crossings_mapped = 0;  ///< Junction legs they gave a crosswalk.
 };
