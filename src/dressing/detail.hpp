@@ -51,8 +51,8 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
 
 // ---- Streets (lights.cpp, vegetation.cpp, furniture.cpp, parking.cpp, overlaps.cpp) -----------
 
-/// Street lights on both sides of every section, class spacing, on the curb side of the
-/// sidewalk; none inside a junction, on a crosswalk or in an entrance exclusion. state = 1.
+/// Street lights on both sides of every lit section (RoadEdge::lit), class spacing, curb side of
+/// the sidewalk; none inside a junction, on a crosswalk or in an entrance exclusion. state = 1.
 void street_lights(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out);
 /// Street trees in tree pits (sidewalks wide enough), park trees and bushes (Poisson disk),
 /// seeded per zone / block so the same place always gets the same trees.

@@ -28,21 +28,63 @@ constexpr std::size_t kMaxPlantsPerPatch = 4000;  // Wider spacing in huge fores
 constexpr std::uint32_t kVariants = 4;
 constexpr double kOtherLevelM = 2.5;  // Heights further apart are different levels.
 
-double ring_boundary_distance(const Ring& r, Vec2 p) {
-  double best = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < r.size(); ++i)
-    best = std::min(best, segment_distance(r[i], r[(i + 1) % r.size()], p));
-  return best;
-}
-
-double boundary_distance(const Polygon& poly, Vec2 p) {
-  double best = ring_boundary_distance(poly.outer, p);
-  for (const Ring& h : poly.holes)
-    best = std::min(best, ring_boundary_distance(h, p));
-  return best;
-}
-
 Aabb2 polygon_box(const Polygon& poly) { return ring_bounds(poly.outer); }
+
+// A polygon's edges indexed for fast tests of many points (a forest outline can have thousands
+// of vertices and gets thousands of candidate trees): containment by even-odd crossings of the
+// edges in the point's horizontal band, nearness by a grid over the edges.
+class EdgeIndex {
+ public:
+  EdgeIndex(const Polygon& poly, double cell_m) : m_hash(cell_m), m_band(cell_m) {
+    const Aabb2 box = polygon_box(poly);
+    m_y0 = box.min.y;
+    m_bands.resize(static_cast<std::size_t>((box.max.y - box.min.y) / m_band) + 1);
+    auto add_ring = [&](const Ring& r) {
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        const Vec2 a = r[i];
+        const Vec2 b = r[(i + 1) % r.size()];
+        const auto id = static_cast<std::uint32_t>(m_edges.size());
+        m_edges.push_back({a, b});
+        m_hash.insert(id, Aabb2{{std::min(a.x, b.x), std::min(a.y, b.y)},
+                                {std::max(a.x, b.x), std::max(a.y, b.y)}});
+        for (std::size_t k = band(std::min(a.y, b.y)); k <= band(std::max(a.y, b.y)); ++k)
+          m_bands[k].push_back(id);
+      }
+    };
+    add_ring(poly.outer);
+    for (const Ring& h : poly.holes)
+      add_ring(h);
+  }
+  bool contains(Vec2 p) const {
+    if (p.y < m_y0) return false;
+    const std::size_t k = band(p.y);
+    if (k >= m_bands.size()) return false;
+    bool inside = false;
+    for (std::uint32_t id : m_bands[k]) {
+      const auto& [a, b] = m_edges[id];
+      if ((a.y > p.y) != (b.y > p.y) && p.x < a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y))
+        inside = !inside;
+    }
+    return inside;
+  }
+  /// Whether an edge passes within r of p.
+  bool near(Vec2 p, double r, std::vector<std::uint32_t>& ids) const {
+    m_hash.query_radius(p, r, ids);
+    return std::any_of(ids.begin(), ids.end(), [&](std::uint32_t id) {
+      return segment_distance(m_edges[id].first, m_edges[id].second, p) < r;
+    });
+  }
+
+ private:
+  std::size_t band(double y) const {
+    return static_cast<std::size_t>(std::max(0.0, (y - m_y0) / m_band));
+  }
+  std::vector<std::pair<Vec2, Vec2>> m_edges;
+  SpatialHash m_hash;
+  double m_band;
+  double m_y0 = 0.0;
+  std::vector<std::vector<std::uint32_t>> m_bands;
+};
 
 // What ground patches are clipped off, indexed by box.
 struct Obstacles {
@@ -263,8 +305,9 @@ void mapped_plants(const Inputs& in, const Config& config, Seed seed,
     const double edge = std::max(kPlantEdgeM, radius);
     Rng rng{seed, Stage::dressing, i, 16};
     std::vector<std::uint32_t> ids;
+    const EdgeIndex outline(g.area, std::max(4.0, spacing));
     const std::vector<Vec2> pts = poisson_points(g.area, spacing, rng, [&](Vec2 p) {
-      if (!polygon_contains(g.area, p) || boundary_distance(g.area, p) < edge) return false;
+      if (!outline.contains(p) || outline.near(p, edge, ids)) return false;
       props_hash.query_radius(p, kClearOfPropsM, ids);
       for (std::uint32_t id : ids) {
         if (distance(in.mapped->props[id].position, p) < kClearOfPropsM) return false;

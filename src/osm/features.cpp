@@ -191,7 +191,7 @@ struct Skips {
   }
   void write(std::vector<std::string>& out) const {
     for (const auto& [reason, entry] : by_reason) {
-      out.push_back("features: " + std::to_string(entry.first) + " " + reason + " (e.g. osm id " +
+      out.push_back(std::to_string(entry.first) + " " + reason + " (e.g. osm id " +
                     std::to_string(entry.second) + ")");
     }
   }
