@@ -105,6 +105,11 @@ void mapped_barriers(const Inputs& in, const Config& config, std::vector<Item>& 
 /// Drops the items (not surfaces) whose footprint disc meets one of `fixed` on the same level;
 /// returns how many.
 std::size_t drop_overlapping(std::vector<Item>& items, const std::vector<Item>& fixed);
+/// Imported places: drops the ground zones (not rooftops) that are no plaza or parking: larger
+/// than kMaxMappedZoneM2 (the leftover of a mountain block, whose scatter would also take
+/// minutes), or whose centroid lies on a mapped land or water patch (not pavement).
+inline constexpr double kMaxMappedZoneM2 = 40000.0;
+void drop_wild_zones(std::vector<LeftoverZone>& zones, const std::vector<GroundPatch>& patches);
 /// Drops the items (not surfaces) standing in a water patch; returns how many.
 std::size_t drop_in_water(std::vector<Item>& items, const std::vector<GroundPatch>& patches);
 

@@ -460,4 +460,21 @@ std::size_t drop_in_water(std::vector<Item>& items, const std::vector<GroundPatc
   return before - items.size();
 }
 
+void drop_wild_zones(std::vector<LeftoverZone>& zones, const std::vector<GroundPatch>& patches) {
+  SpatialHash hash{kObstacleCellM};
+  for (std::size_t i = 0; i < patches.size(); ++i) {
+    if (patches[i].path || patches[i].kind == GroundKind::pavement) continue;
+    hash.insert(static_cast<std::uint32_t>(i), polygon_box(patches[i].area));
+  }
+  std::vector<std::uint32_t> ids;
+  std::erase_if(zones, [&](const LeftoverZone& z) {
+    if (z.kind == ZoneKind::rooftop) return false;
+    if (polygon_area(z.area) > kMaxMappedZoneM2) return true;
+    const Vec2 c = ring_centroid(z.area.outer);
+    hash.query(Aabb2{c, c}, ids);
+    return std::any_of(ids.begin(), ids.end(),
+                       [&](std::uint32_t id) { return polygon_contains(patches[id].area, c); });
+  });
+}
+
 }  // namespace cityforge::dressing::detail

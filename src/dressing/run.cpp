@@ -76,6 +76,7 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   }
   // 2. Leftover zones and rooftops filled with biomes.
   out.zones = detail::leftover_zones(in, config);
+  if (in.mapped != nullptr) detail::drop_wild_zones(out.zones, out.ground);
   std::vector<Item> scattered;
   detail::scatter_biomes(out.zones, biomes, in, config, seed, scattered, out.warnings);
   // 3. Surfaces: sidewalk tiles and ground cover.

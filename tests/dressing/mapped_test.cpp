@@ -332,6 +332,23 @@ TEST(Mapped, ForestsAreDenserThanParksAndPlantsStayOnTheirPatches) {
   }
 }
 
+TEST(Mapped, NoPlazaOrParkingZonesOnMappedLandOrHugeLeftovers) {
+  const Output& out = dressed();
+  std::size_t ground_zones = 0;
+  for (const LeftoverZone& z : out.zones) {
+    if (z.kind == ZoneKind::rooftop) continue;
+    ++ground_zones;
+    EXPECT_LE(polygon_area(z.area), detail::kMaxMappedZoneM2);
+    const Vec2 c = ring_centroid(z.area.outer);
+    for (const GroundPatch& g : out.ground) {
+      if (!g.path && g.kind != GroundKind::pavement) {
+        EXPECT_FALSE(polygon_contains(g.area, c)) << to_string(g.kind);
+      }
+    }
+  }
+  EXPECT_GT(ground_zones, 0U);
+}
+
 TEST(Mapped, EnumNamesAreDistinct) {
   std::set<std::string> names;
   for (std::size_t i = 0; i < kGroundKindCount; ++i)
