@@ -45,9 +45,11 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
         }
         base[i][p] = fp.outer.empty() ? ground.sample(dna.centre) : lo;
         if (!dna.imported.empty() && !fp.outer.empty()) {
-          // Mapped buildings stand on the lowest ground under their walls (sampled every
-          // metre), with a plinth where the ground under them rises more than kRiseM.
+          // Mapped buildings stand on the ground at their lowest corner; where the ground under
+          // their walls (sampled every metre) dips below that or rises more than kRiseM, a
+          // plinth reaches down to the lowest of it, so no wall floats.
           constexpr double kRiseM = 0.3;
+          const double corner = lo;
           double hi = -1e300;
           for (std::size_t k = 0; k < fp.outer.size(); ++k) {
             const Vec2 a = fp.outer[k];
@@ -59,8 +61,8 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
               hi = std::max(hi, g);
             }
           }
-          base[i][p] = lo;
-          if (hi - lo > kRiseM) {
+          base[i][p] = corner;
+          if (hi - lo > kRiseM || lo < corner - 0.05) {
             footing[i][p] = lo;
           }
         }

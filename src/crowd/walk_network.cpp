@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
+#include "cityforge/core/geodesy.hpp"
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
@@ -290,11 +291,27 @@ Result<std::vector<Footprint>> load_building_footprints(const std::string& path)
   if (!j.is_object() || !j.contains("features") || !j["features"].is_array())
     return Error::invalid_input(path, "expected a GeoJSON FeatureCollection with \"features\"");
   std::vector<Footprint> out;
-  const auto ring = [](const nlohmann::json& r, std::vector<Vec2>& into) {
+  // Imported places write WGS84 (RFC 7946): map it back onto the local frame.
+  bool wgs84 = false;
+  double lon0 = 0.0;
+  double lat0 = 0.0;
+  if (j.contains("cityforge") && j["cityforge"].is_object() &&
+      j["cityforge"].value("coordinates", std::string()) == "wgs84") {
+    const auto& origin = j["cityforge"].value("origin", nlohmann::json::object());
+    if (!origin.is_object() || !origin.value("lon_deg", nlohmann::json()).is_number() ||
+        !origin.value("lat_deg", nlohmann::json()).is_number()) {
+      return Error::invalid_input(path, "cityforge.origin: expected lon_deg and lat_deg numbers");
+    }
+    wgs84 = true;
+    lon0 = origin["lon_deg"].get<double>();
+    lat0 = origin["lat_deg"].get<double>();
+  }
+  const auto ring = [&](const nlohmann::json& r, std::vector<Vec2>& into) {
     if (!r.is_array()) return false;
     for (const auto& p : r) {
       if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) return false;
-      into.push_back({p[0].get<double>(), p[1].get<double>()});
+      const Vec2 q{p[0].get<double>(), p[1].get<double>()};
+      into.push_back(wgs84 ? wgs84_to_local_approx(q.x, q.y, lon0, lat0) : q);
     }
     return into.size() >= 3;
   };

@@ -78,12 +78,18 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   out.zones = detail::leftover_zones(in, config);
   if (in.mapped != nullptr) detail::drop_wild_zones(out.zones, out.ground);
   std::vector<Item> scattered;
-  detail::scatter_biomes(out.zones, biomes, in, config, seed, scattered, out.warnings);
+  // Imported places: their leftover ground is real ground (terrain and mapped patches), not
+  // plazas to fill with biomes (the Hudson would become a plaza).
+  if (in.mapped == nullptr) {
+    detail::scatter_biomes(out.zones, biomes, in, config, seed, scattered, out.warnings);
+  }
   // 3. Surfaces: sidewalk tiles and ground cover.
   std::vector<Item> surfaces;
   out.stats.furnished_sidewalk_km =
       detail::sidewalk_tiles(in, config, seed, surfaces, nullptr) / 1000.0;
-  detail::ground_cover(in, config, seed, surfaces);
+  // Ground cover tiles belong to invented blocks; an imported place's ground is its terrain and
+  // mapped patches (a tile grid over mountain blocks was millions of instances).
+  if (in.mapped == nullptr) detail::ground_cover(in, config, seed, surfaces);
   // 4. One list: props by priority, then surfaces; overlapping discs are resolved.
   out.items = std::move(street);
   out.items.insert(out.items.end(), scattered.begin(), scattered.end());
@@ -99,7 +105,16 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   });
   // 5. Parking spots keep clear of the hydrants that survived; the audio grid.
   out.parking = detail::parking_spots(in, config, out.items);
-  out.audio = detail::audio_grid(in, config);
+  if (in.mapped == nullptr) {
+    out.audio = detail::audio_grid(in, config);
+  } else {
+    // Imported places can be whole valleys: at most ~250,000 audio points.
+    Config coarse = config;
+    const Aabb2 b = in.ground->bounds();
+    const double area = (b.max.x - b.min.x) * (b.max.y - b.min.y);
+    coarse.audio_grid_m = std::max(config.audio_grid_m, std::sqrt(area / 2.5e5));
+    out.audio = detail::audio_grid(in, coarse);
+  }
   // 6. Stats.
   Stats& st = out.stats;
   st.items_by_prop.assign(catalog.size(), 0);

@@ -803,7 +803,8 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
   // Instanced sections are written by city_glb as road bricks instead of ribbons.
   const bool instanced = built && config.road_modules == pipeline::RoadModules::instanced;
   groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
-    if (instanced) return Pieces{};
+    // Underground roads of imported places (tunnel=yes) are in the lane graph, not drawn.
+    if (instanced || edges[i].tunnel) return Pieces{};
     return split_by_chunk(
         road_ribbon(edges[i], trimmed(i), ground, config.road_raise_m, crown_m, skirt_m),
         road_part(edges[i].road_class), chunk_m);
@@ -850,6 +851,11 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
           roofs[i][static_cast<std::size_t>(buildings::Material::trim)], Part::parapet, chunk_m);
       pieces.insert(pieces.end(), std::make_move_iterator(parapets.begin()),
                     std::make_move_iterator(parapets.end()));
+      // Gable ends and skillion sides of pitched roofs (imported places): plastered wall.
+      Pieces gables = split_by_chunk(roofs[i][static_cast<std::size_t>(buildings::Material::wall)],
+                                     Part::volume, chunk_m);
+      pieces.insert(pieces.end(), std::make_move_iterator(gables.begin()),
+                    std::make_move_iterator(gables.end()));
       return pieces;
     }));
   }

@@ -102,7 +102,7 @@ void road_feature(JsonText& j, const layout::RoadEdge& e, std::size_t index, con
     j.integer(e.lanes_back());
     j.key("oneway");
     j.raw(e.lanes_back() == 0 ? "true" : "false");
-    j.key("layer");
+    j.key("osm_layer");
     j.integer(e.layer);
     j.key("bridge");
     j.raw(e.bridge ? "true" : "false");
@@ -244,6 +244,11 @@ void metadata(JsonText& j, const Origin& origin) {
     j.string(origin.local_crs);
   }
   j.raw("}");
+  if (origin.to_wgs84) {
+    // Tells readers (crowd files, the viewer) to map lon / lat back onto the local frame.
+    j.key("coordinates");
+    j.string("wgs84");
+  }
   if (!origin.attribution.empty()) {
     j.key("attribution");
     j.string(origin.attribution);

@@ -390,6 +390,18 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
   tinygltf::Model model;
   model.asset.version = "2.0";
   model.asset.generator = "cityforge";
+  // Imported places carry their data's attribution and where the local frame sits on Earth.
+  if (!config.attribution.empty()) model.asset.copyright = config.attribution;
+  if (config.georeferenced) {
+    tinygltf::Value::Object geo;
+    geo["origin_lon_deg"] = tinygltf::Value(config.origin_lon_deg);
+    geo["origin_lat_deg"] = tinygltf::Value(config.origin_lat_deg);
+    geo["local_crs"] = tinygltf::Value(config.local_crs);
+    geo["axes"] = tinygltf::Value(std::string("glTF x = east, y = up, z = south (metres)"));
+    tinygltf::Value::Object extras;
+    extras["cityforge_georeference"] = tinygltf::Value(std::move(geo));
+    model.asset.extras = tinygltf::Value(std::move(extras));
+  }
   model.buffers.emplace_back();
   {
     // Reserve the BIN chunk once: growing a buffer of hundreds of MB copies it again and again.

@@ -129,6 +129,8 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
     rep.condition = osm::condition_terrain(*ground, layout_out->network, settings.condition);
     return 0;
   });
+  // Everything drapes on the drawn triangles, not a bilinear surface between them.
+  ground->mesh_exact = true;
   auto terrain_out = std::make_shared<const terrain::Heightfield>(std::move(*ground));
 
   // 5. The road processor: junctions, sections, modules, sidewalks, lane graph.

@@ -415,8 +415,9 @@ void Builder::build_junction(std::uint32_t index) {
   const std::size_t nl = j.legs.size();
   for (std::size_t k = 0; k < nl && nl >= 3; ++k) {
     const Leg& leg = j.legs[k];
-    if (m_city.network.mapped_crossings) {
-      // Imported places: only where a crossing is mapped on this leg end.
+    if (m_city.network.mapped_crossings && j.control != Control::signal) {
+      // Imported places: only where a crossing is mapped on this leg end, and on every leg of a
+      // signalised junction (its pedestrian phases; OSM rarely maps those crossings apart).
       const std::uint8_t bit = leg.at_edge_start ? 1U : 2U;
       if ((m_city.network.edges[leg.edge].crossings & bit) == 0U) continue;
     }

@@ -65,8 +65,11 @@ class Painter {
   }
 
   std::vector<Decal> paint() {
-    for (std::uint32_t i = 0; i < m_roads.sections.size(); ++i)
+    for (std::uint32_t i = 0; i < m_roads.sections.size(); ++i) {
+      // Underground roads of imported places are not drawn, nor painted.
+      if (m_city.network.edges[m_roads.sections[i].edge].tunnel) continue;
       paint_section(i);
+    }
     return std::move(m_out);
   }
 

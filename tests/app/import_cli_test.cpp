@@ -172,20 +172,23 @@ TEST_F(ManhattanCli, SumoNetworkRunsFor600Seconds) {
   EXPECT_GT(arrived, 20U) << sim.output;
 }
 
-// Every sample extract imports without errors (the largest, Andorra, on its DEM).
+// Every sample extract imports without errors; Andorra, the largest, on its DEM over a 10 km2
+// city-centre box (the whole country takes minutes: bench/import.sh).
 TEST(ImportCli, EverySampleImports) {
   const fs::path dir = temp_dir("import_all");
   struct Case {
     const char* osm;
     const char* dem;
+    const char* bbox = "";
   };
   for (const Case& c :
        {Case{"osm/aberdeen_centre.osm", ""}, Case{"osm/munich_altstadt.osm.pbf", ""},
         Case{"osm/baltimore_downtown.osm.pbf", ""},
-        Case{"osm/andorra.osm.pbf", "dem/andorra_srtm3.tif"}}) {
+        Case{"osm/andorra.osm.pbf", "dem/andorra_srtm3.tif", "1.505,42.498,1.555,42.520"}}) {
     const fs::path out = dir / fs::path(c.osm).stem();
     std::string args = "import " + data(c.osm) + " -q --no-sumo -o " + out.string();
     if (*c.dem != '\0') args += " --dem " + data(c.dem);
+    if (*c.bbox != '\0') args += std::string(" --bbox ") + c.bbox;
     const CliRun r = run_cli(args);
     ASSERT_EQ(r.exit_code, 0) << c.osm << ": " << r.output;
     const auto stats = nlohmann::json::parse(slurp(out / "stats.json"));

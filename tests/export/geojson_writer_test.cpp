@@ -13,6 +13,15 @@ namespace {
 
 using fixture::small_city;
 
+/// A geo-referenced origin in local metres (an invented city placed on Earth).
+Origin georef(double lon, double lat) {
+  Origin o;
+  o.georeferenced = true;
+  o.lon_deg = lon;
+  o.lat_deg = lat;
+  return o;
+}
+
 TEST(LayoutGeojson, ParsesWithOneFeaturePerRoadBlockAndZone) {
   auto text = layout_geojson(small_city(), Origin{});
   ASSERT_TRUE(text.ok()) << text.error().to_string();
@@ -56,8 +65,8 @@ TEST(LayoutGeojson, ParsesWithOneFeaturePerRoadBlockAndZone) {
 TEST(LayoutGeojson, PrintsNumbersWithNineDigitsAndIsDeterministic) {
   auto city = small_city();
   city.network.edges[0].traffic_density = 1.0 / 3.0;
-  auto a = layout_geojson(city, Origin{true, 8.5417, 47.3769});
-  auto b = layout_geojson(city, Origin{true, 8.5417, 47.3769});
+  auto a = layout_geojson(city, georef(8.5417, 47.3769));
+  auto b = layout_geojson(city, georef(8.5417, 47.3769));
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(*a, *b);
@@ -82,7 +91,7 @@ TEST(LayoutGeojson, RejectsNonFiniteNumbers) {
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error().where, "zones[0].max_height_m");
 
-  EXPECT_FALSE(layout_geojson(small_city(), Origin{true, std::nan(""), 0.0}).ok());
+  EXPECT_FALSE(layout_geojson(small_city(), georef(std::nan(""), 0.0)).ok());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "cityforge/core/geodesy.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/roads/roads.hpp"
 
@@ -137,6 +138,26 @@ TEST_F(ManhattanImport, BuildingsStandOnTheTerrain) {
     }
     if (lowest > 1e299) continue;
     EXPECT_LE(std::abs(b.base_z_m - lowest), 0.5) << "building " << b.id;
+  }
+}
+
+// Readers without PROJ (crowd files, the viewer) map layout.geojson's WGS84 back with the series
+// of core/geodesy.hpp: it must agree with PROJ's transverse Mercator at city scale.
+TEST(ImportFrame, SeriesApproximationAgreesWithProj) {
+  for (const auto& [lon0, lat0] : {std::pair{-74.0066, 40.736}, std::pair{1.60, 42.54},
+                                   std::pair{11.576, 48.137}, std::pair{-2.098, 57.151}}) {
+    Result<osm::Projection> p = osm::Projection::around(lon0, lat0);
+    ASSERT_TRUE(p.ok()) << p.error().to_string();
+    for (const double dx : {-0.12, -0.03, 0.0, 0.05, 0.12}) {
+      for (const double dy : {-0.1, -0.02, 0.03, 0.1}) {
+        const Vec2 exact = p->to_local(lon0 + dx, lat0 + dy);
+        const Vec2 approx = wgs84_to_local_approx(lon0 + dx, lat0 + dy, lon0, lat0);
+        const double km = std::hypot(exact.x, exact.y) / 1000.0;
+        // Millimetres within 10 km, centimetres at the 15 km corners.
+        EXPECT_LT(std::hypot(exact.x - approx.x, exact.y - approx.y), km < 10.0 ? 0.01 : 0.05)
+            << lon0 << "," << lat0 << " +" << dx << "," << dy << " at " << km << " km";
+      }
+    }
   }
 }
 

@@ -49,6 +49,13 @@ TEST(RoadsImported, MappedCrossingsOnlyWhereMapped) {
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(count_tag(*all, kCrosswalk), 4U);
   city.network.mapped_crossings = true;
+  // A mapped signal's pedestrian phases cross every leg, mapped crossings or not.
+  city.network.nodes[0].control_hint = 4;
+  auto signalised = run(city, test::flat_ground(), Config{}, 1);
+  ASSERT_TRUE(signalised.ok());
+  EXPECT_EQ(count_tag(*signalised, kCrosswalk), 4U);
+  // An all-way stop (as imports make unsignalised 4-leg junctions): only where mapped.
+  city.network.nodes[0].control_hint = 3;
   auto none = run(city, test::flat_ground(), Config{}, 1);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(count_tag(*none, kCrosswalk), 0U);

@@ -19,9 +19,14 @@ struct Heightfield {
   std::uint32_t nx = 0;        ///< Samples along x (>= 2).
   std::uint32_t ny = 0;        ///< Samples along y (>= 2).
   std::vector<float> heights;  ///< nx * ny, row-major by j then i.
+  /// sample() interpolates on the two triangles per cell that mesh_chunks() draws (split along
+  /// (i, j)-(i+1, j+1)) instead of bilinearly, so what drapes on the ground lies exactly on the
+  /// drawn terrain at its vertices. Imported places set it: their cut-and-fill ground is not
+  /// planar within a cell where a road crosses it. Generated cities keep bilinear.
+  bool mesh_exact = false;
 
   float at(std::uint32_t i, std::uint32_t j) const { return heights[std::size_t{j} * nx + i]; }
-  /// Bilinear height at p, clamped to the grid's extent.
+  /// Height at p (bilinear, or on the mesh's triangles with mesh_exact), clamped to the grid.
   double sample(Vec2 p) const;
   /// Gradient magnitude (rise over run, 0.1 = 10 %) at p, by central differences.
   double slope(Vec2 p) const;

@@ -114,13 +114,38 @@ export class PolygonGrid {
 export function buildingRings(buildings) {
   if (!buildings) return [];
   if (Array.isArray(buildings)) return buildings;
+  // Imported places write WGS84 (RFC 7946); map it back onto the engine's local frame.
+  const meta = buildings.cityforge;
+  const toLocal =
+    meta?.coordinates === 'wgs84' && meta.origin
+      ? (p) => wgs84ToLocal(p[0], p[1], meta.origin.lon_deg, meta.origin.lat_deg)
+      : (p) => p;
   const rings = [];
   for (const f of buildings.features || []) {
     if (f?.properties?.layer !== 'building' || !f.geometry) continue;
-    if (f.geometry.type === 'Polygon') rings.push(f.geometry.coordinates[0]);
+    if (f.geometry.type === 'Polygon') rings.push(f.geometry.coordinates[0].map(toLocal));
     else if (f.geometry.type === 'MultiPolygon') {
-      for (const poly of f.geometry.coordinates) rings.push(poly[0]);
+      for (const poly of f.geometry.coordinates) rings.push(poly[0].map(toLocal));
     }
   }
   return rings;
+}
+
+/** WGS84 degrees -> the local frame of an imported place (transverse Mercator around the
+ *  origin), by its leading series terms: the same formula as core/geodesy.hpp, within a few
+ *  millimetres up to ~10 km from the origin. */
+export function wgs84ToLocal(lon, lat, lon0, lat0) {
+  const a = 6378137.0;
+  const e2 = 0.00669437999014;
+  const rad = Math.PI / 180;
+  const phi = lat * rad;
+  const phi0 = lat0 * rad;
+  const dl = (lon - lon0) * rad;
+  const s = Math.sin(phi);
+  const n = a / Math.sqrt(1 - e2 * s * s);
+  const sm = Math.sin(0.5 * (phi + phi0));
+  const m = (a * (1 - e2)) / Math.pow(1 - e2 * sm * sm, 1.5);
+  const x = n * Math.cos(phi) * dl;
+  const y = m * (phi - phi0) + (x * x * Math.tan(phi)) / (2 * n);
+  return [x, y];
 }
