@@ -490,45 +490,52 @@ int write_city(const pipeline::CityConfig& config_in, const pipeline::CityResult
   return 0;
 }
 
+constexpr const char* kBuiltInSource = "<built-in default-city.json>";
+
+// Reads and checks a city JSON (the built-in default city when `path` is empty) with the style
+// and biome files it names, read relative to its folder (stages never touch files).
+Result<pipeline::CityConfig> load_city_config(const std::string& config_path) {
+  std::string text;
+  std::string source = kBuiltInSource;
+  if (config_path.empty()) {
+    text = std::string(pipeline::default_city_json());
+  } else {
+    Result<std::string> t = read_file(config_path);
+    if (!t) return t.error();
+    text = std::move(*t);
+    source = config_path;
+  }
+  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
+  if (!cfg) return cfg.error();
+  const fs::path base =
+      config_path.empty() ? fs::current_path() : fs::path(config_path).parent_path();
+  const auto read_all = [&](const std::vector<std::string>& files,
+                            std::vector<std::pair<std::string, std::string>>& sources) -> Status {
+    if (files.empty()) return Ok{};
+    sources.clear();
+    for (const std::string& file : files) {
+      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
+      Result<std::string> t = read_file(path.string());
+      if (!t) return t.error();
+      sources.emplace_back(path.string(), std::move(*t));
+    }
+    return Ok{};
+  };
+  if (Status st = read_all(cfg->buildings.style_files, cfg->buildings.style_sources); !st)
+    return st.error();
+  if (Status st = read_all(cfg->dressing.biome_files, cfg->dressing.biome_sources); !st)
+    return st.error();
+  return cfg;
+}
+
 int generate(const GenerateOptions& opt) {
   const auto t_start = std::chrono::steady_clock::now();
   // 1. Read and check the config; nothing is written before the whole city exists.
-  std::string text;
-  std::string source = "<built-in default-city.json>";
-  if (opt.config_path.empty()) {
-    text = std::string(pipeline::default_city_json());
-  } else {
-    Result<std::string> t = read_file(opt.config_path);
-    if (!t) return fail(t.error());
-    text = std::move(*t);
-    source = opt.config_path;
-  }
-  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
+  Result<pipeline::CityConfig> cfg = load_city_config(opt.config_path);
   if (!cfg) return fail(cfg.error());
+  const std::string source =
+      opt.config_path.empty() ? std::string(kBuiltInSource) : opt.config_path;
   if (opt.seed) cfg->seed = *opt.seed;
-  // Style files are read here (stages never touch files), relative to the config's folder.
-  if (!cfg->buildings.style_files.empty()) {
-    cfg->buildings.style_sources.clear();
-    const fs::path base =
-        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
-    for (const std::string& file : cfg->buildings.style_files) {
-      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
-      Result<std::string> style_text = read_file(path.string());
-      if (!style_text) return fail(style_text.error());
-      cfg->buildings.style_sources.emplace_back(path.string(), std::move(*style_text));
-    }
-  }
-  if (!cfg->dressing.biome_files.empty()) {
-    cfg->dressing.biome_sources.clear();
-    const fs::path base =
-        opt.config_path.empty() ? fs::current_path() : fs::path(opt.config_path).parent_path();
-    for (const std::string& file : cfg->dressing.biome_files) {
-      const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : base / file;
-      Result<std::string> biome_text = read_file(path.string());
-      if (!biome_text) return fail(biome_text.error());
-      cfg->dressing.biome_sources.emplace_back(path.string(), std::move(*biome_text));
-    }
-  }
   if (opt.instances) cfg->exports.instances = *opt.instances;
   const int threads =
       opt.threads > 0 ? opt.threads : static_cast<int>(tbb::info::default_concurrency());
@@ -643,15 +650,7 @@ int import_place(const ImportOptions& opt) {
     settings.bbox = *box;
   }
   // The rules: the built-in default city's (roads, styles, dressing, export), or a city JSON's.
-  std::string text(pipeline::default_city_json());
-  std::string source = "<built-in default-city.json>";
-  if (!opt.config_path.empty()) {
-    Result<std::string> t = read_file(opt.config_path);
-    if (!t) return fail(t.error());
-    text = std::move(*t);
-    source = opt.config_path;
-  }
-  Result<pipeline::CityConfig> cfg = pipeline::parse_city_config(text, source);
+  Result<pipeline::CityConfig> cfg = load_city_config(opt.config_path);
   if (!cfg) return fail(cfg.error());
   if (opt.seed) cfg->seed = *opt.seed;
   if (opt.instances) cfg->exports.instances = *opt.instances;
