@@ -186,6 +186,21 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
     }
   };
 
+  // A wavefront vertex born at h now, between edges left and right, linked prev <- v -> next.
+  auto born = [&](Vec2 h, std::uint32_t left, std::uint32_t right, std::uint32_t prev,
+                  std::uint32_t next) {
+    SkelVertex v;
+    v.o = h;
+    v.t0 = now;
+    v.left = left;
+    v.right = right;
+    v.prev = prev;
+    v.next = next;
+    setup(v);
+    verts.push_back(v);
+    return static_cast<std::uint32_t>(verts.size() - 1);
+  };
+
   const std::size_t max_events = 8 * verts.size() + 64;
   constexpr double kEps = 1e-9;
   constexpr double kMeetM = 1e-6;  // A split this close to an edge's end meets its vertex.
@@ -296,21 +311,14 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
       emit(pi);
       emit(ai);
       emit(bi);
-      SkelVertex c;
       // A spike retracts onto its other end; two moving ends meet half way.
-      c.o = verts[ai].spike && !verts[bi].spike   ? verts[bi].at(now)
-            : verts[bi].spike && !verts[ai].spike ? verts[ai].at(now)
-                                                  : (verts[ai].at(now) + verts[bi].at(now)) * 0.5;
-      c.t0 = now;
-      c.left = verts[ai].left;
-      c.right = verts[bi].right;
-      c.prev = pi;
-      c.next = ni;
-      setup(c);
+      const Vec2 at = verts[ai].spike && !verts[bi].spike ? verts[bi].at(now)
+                      : verts[bi].spike && !verts[ai].spike
+                          ? verts[ai].at(now)
+                          : (verts[ai].at(now) + verts[bi].at(now)) * 0.5;
+      const std::uint32_t ci = born(at, verts[ai].left, verts[bi].right, pi, ni);
       verts[ai].alive = false;
       verts[bi].alive = false;
-      const auto ci = static_cast<std::uint32_t>(verts.size());
-      verts.push_back(c);
       verts[pi].next = ci;
       verts[ni].prev = ci;
       settle(ci);
@@ -334,28 +342,10 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
         emit(vi);
         emit(before);
         emit(mi);
-        SkelVertex v1;
-        v1.o = h;
-        v1.t0 = now;
-        v1.left = verts[vi].left;
-        v1.right = verts[mi].right;
-        v1.prev = pi;
-        v1.next = after;
-        setup(v1);
-        SkelVertex v2;
-        v2.o = h;
-        v2.t0 = now;
-        v2.left = verts[mi].left;
-        v2.right = verts[vi].right;
-        v2.prev = before;
-        v2.next = ni;
-        setup(v2);
+        const std::uint32_t i1 = born(h, verts[vi].left, verts[mi].right, pi, after);
+        const std::uint32_t i2 = born(h, verts[mi].left, verts[vi].right, before, ni);
         verts[vi].alive = false;
         verts[mi].alive = false;
-        const auto i1 = static_cast<std::uint32_t>(verts.size());
-        verts.push_back(v1);
-        const auto i2 = i1 + 1;
-        verts.push_back(v2);
         verts[pi].next = i1;
         verts[after].prev = i1;
         verts[before].next = i2;
@@ -367,27 +357,9 @@ bool skeleton_quads(const Polygon& footprint, std::vector<SkeletonQuad>* quads) 
       emit(pi);
       emit(vi);
       emit(xi);
-      SkelVertex v1;
-      v1.o = h;
-      v1.t0 = now;
-      v1.left = verts[vi].left;
-      v1.right = verts[xi].right;
-      v1.prev = pi;
-      v1.next = yi;
-      setup(v1);
-      SkelVertex v2;
-      v2.o = h;
-      v2.t0 = now;
-      v2.left = verts[xi].right;
-      v2.right = verts[vi].right;
-      v2.prev = xi;
-      v2.next = ni;
-      setup(v2);
+      const std::uint32_t i1 = born(h, verts[vi].left, verts[xi].right, pi, yi);
+      const std::uint32_t i2 = born(h, verts[xi].right, verts[vi].right, xi, ni);
       verts[vi].alive = false;
-      const auto i1 = static_cast<std::uint32_t>(verts.size());
-      verts.push_back(v1);
-      const auto i2 = i1 + 1;
-      verts.push_back(v2);
       verts[pi].next = i1;
       verts[yi].prev = i1;
       verts[xi].next = i2;
