@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+
+/// Wave function collapse / model synthesis (seeds/000, 39:15-44:07; seeds/003): a constraint
+/// solver over any cell graph whose edges carry a direction label, so one engine serves 1D, 2D
+/// and 3D square grids and the irregular grids of the islands.
+namespace cityforge::wfc {
+
+using TileId = std::uint32_t;  ///< Index into Model::tiles (variants after symmetry expansion).
+using CellId = std::uint32_t;  ///< Index of a cell in a Grid.
+using Label = std::uint8_t;    ///< Direction label of a graph edge.
+inline constexpr TileId kNoTile = 0xFFFFFFFFU;
+inline constexpr CellId kBoundary = 0xFFFFFFFFU;  ///< Neighbour outside the grid.
+inline constexpr std::size_t kMaxTiles = 4096;
+inline constexpr std::size_t kMaxLabels = 32;
+
+// ---- Cell graphs --------------------------------------------------------------------------
+
+/// One side of a cell: the neighbour across it (kBoundary at the grid's edge) and its label.
+/// If a's side with label d leads to b, then b's side with label opposite[d] leads to a.
+struct Side {
+  CellId cell = kBoundary;
+  Label label = 0;
+};
+
+/// A cell graph in CSR form: cell c's sides are sides[offsets[c] .. offsets[c+1]).
+/// Boundary sides (cell == kBoundary) are where the Empty tile is assumed to sit.
+struct Grid {
+  std::uint32_t cell_count = 0;
+  std::uint32_t label_count = 0;       ///< Labels are 0 .. label_count-1, <= kMaxLabels.
+  std::vector<Label> opposite;         ///< opposite[opposite[d]] == d.
+  std::vector<std::uint32_t> offsets;  ///< cell_count + 1 entries.
+  std::vector<Side> sides;
+  /// Square grids only (else all 0): dimensions; cell id = x + X*(y + Y*z).
+  std::uint32_t size_x = 0, size_y = 0, size_z = 0;
+};
+
+/// Labels of square grids: 0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z (1D grids use 0 and 1, 2D 0..3).
+enum SquareLabel : Label { kPosX = 0, kNegX = 1, kPosY = 2, kNegY = 3, kPosZ = 4, kNegZ = 5 };
+
+/// An X x Y x Z square grid (Z = 1 gives 2D, Y = Z = 1 gives 1D with two labels; 2D grids have
+/// four labels, 3D grids six). Every side off the grid is a boundary side.
+Grid square_grid(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z);
+/// Checks a user-built graph: offsets, neighbour ids, labels in range, opposite an involution,
+/// and every non-boundary side answered by its opposite side.
+Status validate_grid(const Grid& grid);
+
+// ---- Models -------------------------------------------------------------------------------
+
+/// Symmetry classes of a base tile (as in Gumin's simple tiled model): which of the 8 square
+/// symmetries (4 rotations about +z, times a reflection x -> -x) give distinct variants.
+/// X: 1 variant; I: 2 (straight); backslash D: 2 (diagonal); T: 4; L: 4 (corner); F: 8 (none).
+enum class Symmetry : std::uint8_t { X, I, D, T, L, F };
+
+/// One placeable tile: a base tile under one rotation / reflection, or one cell of a tile
+/// spanning several cells.
+struct TileVariant {
+  std::string name;                  ///< "base" or "base#r1", "base#r2m" ...; parts add "@x,y,z".
+  std::uint32_t base = 0;            ///< Index into Model::base_names.
+  std::uint8_t rotation = 0;         ///< Quarter turns about +z, counter-clockwise.
+  bool reflected = false;            ///< Mirrored x -> -x before rotating.
+  std::uint8_t part[3] = {0, 0, 0};  ///< Cell of a multi-cell tile (0,0,0 for single cells).
+  double weight = 1.0;               ///< Relative frequency; > 0.
+};
+
+/// A constraint "adjacent may sit on the `label` side of key" (seeds/000, 42:00). Models store
+/// both directions: (a, d, b) implies (b, opposite[d], a).
+struct Constraint {
+  TileId key = 0;
+  Label label = 0;
+  TileId adjacent = 0;
+  bool operator==(const Constraint&) const = default;
+};
+
+/// A solved-for tile set: variants, their weights and allowed adjacencies.
+struct Model {
+  std::string name;
+  std::uint32_t label_count = 0;
+  std::vector<Label> opposite;          ///< Per label, as in Grid.
+  std::vector<std::string> base_names;  ///< Base tiles, in definition order.
+  std::vector<TileVariant> tiles;
+  std::vector<Constraint> constraints;  ///< Sorted (key, label, adjacent), no duplicates.
+  /// The Empty option: may border the boundary and itself; kNoTile when the model has none
+  /// (boundary sides then constrain nothing).
+  TileId empty = kNoTile;
+
+  /// Finds a variant by name; kNoTile if absent.
+  TileId find(std::string_view name) const;
+};
+
+/// A base tile definition for building a model from code.
+struct TileDef {
+  std::string name;
+  Symmetry symmetry = Symmetry::X;
+  double weight = 1.0;
+  std::uint8_t size[3] = {1, 1, 1};  ///< Cells spanned (multi-cell tiles), square grids only.
+  /// Square grids: an edge profile per side label (0..5: +x,-x,+y,-y,+z,-z) of the unrotated
+  /// tile; sides with equal profile strings match; a profile ending in "'" matches its mirror
+  /// (the same string without "'"), as in seeds/003's mirrored profile pairs. Empty strings
+  /// mean "use learned or explicit constraints only".
+  std::vector<std::string> profiles;
+};
+
+/// Example layout (seeds/000, 42:21): a grid of base-tile names (with optional "#rN" / "#rNm"
+/// variant suffixes) an artist painted, x fastest, then y, then z.
+struct Example {
+  std::uint32_t size_x = 0, size_y = 0, size_z = 0;
+  std::vector<std::string> cells;
+  /// Treat the example's outside as Empty (learns tile-to-Empty constraints at its border).
+  bool empty_border = true;
+};
+
+/// Expands base tiles into variants by symmetry class and multi-cell size (parts of one tile
+/// are forced together across their internal sides), for a square grid with `dimensions` (1, 2
+/// or 3) axes. Rotations apply about +z and only when dimensions >= 2.
+Result<Model> expand_tiles(const std::vector<TileDef>& tiles, std::uint32_t dimensions,
+                           std::string_view empty_name);
+/// Adds every adjacency seen in the examples (each rotated and mirrored as the tiles' symmetry
+/// allows), returning per-constraint observation counts; weights of tiles become their
+/// frequencies in the examples (tiles never seen keep their weight).
+Result<std::vector<std::uint32_t>> learn_from_examples(Model& model,
+                                                       const std::vector<Example>& examples);
+/// Adds every adjacency whose edge profiles match (square grids).
+Status learn_from_profiles(Model& model, const std::vector<TileDef>& tiles);
+/// Sorts and dedups constraints, then checks: both directions present for every constraint
+/// (asymmetric lists are an error naming the missing pair), every tile placeable next to
+/// something on every label (else "tile X can never be placed: nothing may sit on its +y"),
+/// Empty borders itself on every label.
+Status finalize_model(Model& model, std::string_view where);
+
+/// Reads a model JSON file (format in docs/wfc.md): tiles with symmetry, weight, size and
+/// profiles; "empty"; explicit constraint lists; example layouts. `where` names the file for
+/// errors (with JSON pointers).
+Result<Model> parse_model(std::string_view json_text, std::string_view where);
+
+/// The built-in models (data/wfc/*.json embedded at build time), as (file name, JSON text).
+std::vector<std::pair<std::string, std::string>> builtin_model_sources();
+
+// ---- Solving ------------------------------------------------------------------------------
+
+struct SolveOptions {
+  Seed seed = 1;
+  std::uint64_t object_id = 0;          ///< Rng key: Rng{seed, Stage::wfc, object_id}.
+  std::uint32_t backtrack_budget = 64;  ///< Decisions undone before giving up on one attempt.
+  std::uint32_t max_restarts = 0;       ///< Fresh attempts (new sub-stream) after a failed one.
+  /// Square grids larger than this many cells on x or y are solved in overlapping blocks
+  /// (block_size x block_size, overlapping by block_overlap) with local repair; 0 = never.
+  std::uint32_t block_size = 0;
+  std::uint32_t block_overlap = 4;
+  bool trace = false;  ///< Record every observe / propagate step in Solution::trace.
+};
+
+/// One step of a solve, for stepping through and visualising (seeds/000 insists on it).
+struct TraceStep {
+  enum class Kind : std::uint8_t { observe, propagate, backtrack, contradiction, restart, block };
+  Kind kind = Kind::observe;
+  CellId cell = 0;
+  TileId tile = kNoTile;        ///< Observed tile (observe), or removed option (propagate).
+  std::uint32_t remaining = 0;  ///< Options left in `cell` after the step.
+};
+
+struct SolveStats {
+  std::uint64_t observations = 0;
+  std::uint64_t propagations = 0;  ///< Options removed by propagation.
+  std::uint64_t backtracks = 0;
+  std::uint64_t contradictions = 0;
+  std::uint32_t restarts = 0;
+  std::uint32_t blocks = 0;
+  std::uint32_t block_repairs = 0;
+};
+
+struct Solution {
+  std::vector<TileId> tiles;  ///< Per cell.
+  SolveStats stats;
+  std::vector<TraceStep> trace;
+};
+
+/// A cell fixed before solving (mixed initiative: the artist places, the solver fills).
+struct Fixed {
+  CellId cell = 0;
+  TileId tile = 0;
+};
+
+/// Solves `grid` with `model`: minimum weighted-Shannon-entropy observation with a seeded
+/// tie-break, propagation with per-label support counters, bounded backtracking, restarts and
+/// (square grids, options.block_size) block-wise solving with local repair. Fixed cells keep
+/// their tiles. Errors: model/grid label mismatch; a fixed tile that contradicts the
+/// constraints ("pre-placed tile X at cell N contradicts ..."); unsatisfiable within the
+/// budget ("no solution within N backtracks and M restarts", code invalid_input).
+/// Deterministic: same inputs give the same solution at any thread count.
+Result<Solution> solve(const Model& model, const Grid& grid, const std::vector<Fixed>& fixed,
+                       const SolveOptions& options);
+
+/// One violated adjacency of a solved grid.
+struct Violation {
+  CellId cell = 0;
+  Label label = 0;
+  CellId neighbour = kBoundary;
+};
+/// Every side whose pair of tiles (or tile and boundary Empty) is not an allowed constraint;
+/// independent of the solver.
+std::vector<Violation> check_solution(const Model& model, const Grid& grid,
+                                      const std::vector<TileId>& tiles);
+
+}  // namespace cityforge::wfc
