@@ -76,6 +76,10 @@ struct RooftopOutput {
   std::vector<RooftopInstance> instances;  ///< Grouped by rooftop, in rooftop order.
   std::vector<std::string> tile_names;     ///< Base tile names, indexed by RooftopInstance::tile.
   RooftopStats stats;
+  /// Cell sizes the rooftops were built with (RooftopConfig::cell_m, level_m): the exporter
+  /// builds the kit meshes at this size.
+  double cell_m = 3.0;
+  double level_m = 3.0;
 };
 
 /// The built-in rooftop model: data/wfc/rooftop.json (tiles) with its example layouts,
