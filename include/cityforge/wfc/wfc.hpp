@@ -92,6 +92,9 @@ struct Model {
   /// The Empty option: may border the boundary and itself; kNoTile when the model has none
   /// (boundary sides then constrain nothing).
   TileId empty = kNoTile;
+  /// Per base tile, its symmetry class (expand_tiles fills it). Learning from rotated or
+  /// reflected examples needs it; empty means "unknown" and such learning is refused.
+  std::vector<Symmetry> base_symmetry;
 
   /// Finds a variant by name; kNoTile if absent.
   TileId find(std::string_view name) const;
@@ -105,8 +108,9 @@ struct TileDef {
   std::uint8_t size[3] = {1, 1, 1};  ///< Cells spanned (multi-cell tiles), square grids only.
   /// Square grids: an edge profile per side label (0..5: +x,-x,+y,-y,+z,-z) of the unrotated
   /// tile; sides with equal profile strings match; a profile ending in "'" matches its mirror
-  /// (the same string without "'"), as in seeds/003's mirrored profile pairs. Empty strings
-  /// mean "use learned or explicit constraints only".
+  /// (the same string without "'"), as in seeds/003's mirrored profile pairs, and a profile
+  /// whose mirror is in use does not match itself (docs/wfc.md). Empty strings mean "use
+  /// learned or explicit constraints only".
   std::vector<std::string> profiles;
 };
 
@@ -117,6 +121,10 @@ struct Example {
   std::vector<std::string> cells;
   /// Treat the example's outside as Empty (learns tile-to-Empty constraints at its border).
   bool empty_border = true;
+  /// Also learn from the example turned by 1, 2 and 3 quarter turns about +z (2D/3D models).
+  bool rotations = false;
+  /// Also learn from the example mirrored x -> -x (and turned, with `rotations`).
+  bool reflections = false;
 };
 
 /// Expands base tiles into variants by symmetry class and multi-cell size (parts of one tile
