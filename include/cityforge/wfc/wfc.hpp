@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -207,6 +208,32 @@ struct Fixed {
 /// Deterministic: same inputs give the same solution at any thread count.
 Result<Solution> solve(const Model& model, const Grid& grid, const std::vector<Fixed>& fixed,
                        const SolveOptions& options);
+
+namespace detail {
+struct Compiled;
+}
+
+/// A model compiled for solving (adjacency bitsets and support tables), built once and shared
+/// by many solves: the rooftops solve thousands of small grids with one model, and compiling
+/// costs about as much as solving a 150-cell grid. Immutable; copies share the data, so one
+/// CompiledModel may serve solves on many threads at once.
+class CompiledModel {
+ public:
+  CompiledModel() = default;
+  explicit CompiledModel(std::shared_ptr<const detail::Compiled> data) : m_data(std::move(data)) {}
+  const detail::Compiled* data() const { return m_data.get(); }
+
+ private:
+  std::shared_ptr<const detail::Compiled> m_data;
+};
+
+/// Checks and compiles `model` (tile count, weights > 0, constraint ids, Empty id). A
+/// constraint counts only when listed in both directions. Labels are checked against each
+/// grid at solve time.
+Result<CompiledModel> compile_model(const Model& model);
+/// solve() with a model compiled once; same results as solve(model, ...).
+Result<Solution> solve(const CompiledModel& model, const Grid& grid,
+                       const std::vector<Fixed>& fixed, const SolveOptions& options);
 
 /// One violated adjacency of a solved grid.
 struct Violation {
