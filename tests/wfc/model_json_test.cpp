@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: Apache-2.0
+// The model JSON reader: the built-in models load, and every kind of bad input is reported with
+// the file and the JSON pointer.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "cityforge/wfc/wfc.hpp"
+
+namespace cityforge::wfc {
+namespace {
+
+std::string builtin(const std::string& file) {
+  for (const auto& [name, text] : builtin_model_sources()) {
+    if (name == file) return text;
+  }
+  return "";
+}
+
+bool has(const Model& m, const std::string& a, Label d, const std::string& b) {
+  const Constraint c{m.find(a), d, m.find(b)};
+  return std::find(m.constraints.begin(), m.constraints.end(), c) != m.constraints.end();
+}
+
+/// Parses `text` expecting an error; returns "where: message".
+std::string error_of(const std::string& text) {
+  auto m = parse_model(text, "bad.json");
+  EXPECT_FALSE(m.ok()) << text;
+  return m.ok() ? "" : m.error().to_string();
+}
+
+void expect_error(const std::string& text, const std::string& where, const std::string& part) {
+  const std::string e = error_of(text);
+  EXPECT_EQ(e.rfind("bad.json: " + where + ": ", 0), 0U) << e;
+  EXPECT_NE(e.find(part), std::string::npos) << e;
+}
+
+TEST(WfcParseModel, BuiltinModelsLoad) {
+  const auto sources = builtin_model_sources();
+  ASSERT_FALSE(sources.empty());
+  for (const auto& [name, text] : sources) {
+    auto m = parse_model(text, name);
+    EXPECT_TRUE(m.ok()) << name << ": " << (m.ok() ? "" : m.error().to_string());
+  }
+}
+
+TEST(WfcParseModel, CatLearnsTheStripRules) {
+  auto m = parse_model(builtin("wfc/cat.json"), "wfc/cat.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->name, "cat");
+  EXPECT_EQ(m->label_count, 2U);
+  ASSERT_NE(m->empty, kNoTile);
+  EXPECT_EQ(m->tiles[m->empty].name, "empty");
+  EXPECT_TRUE(has(*m, "tail", kPosX, "body"));
+  EXPECT_TRUE(has(*m, "body", kNegX, "tail"));
+  EXPECT_TRUE(has(*m, "tail", kPosX, "head"));
+  EXPECT_TRUE(has(*m, "body", kPosX, "head"));
+  EXPECT_TRUE(has(*m, "empty", kPosX, "tail"));
+  EXPECT_TRUE(has(*m, "head", kPosX, "empty"));
+  EXPECT_FALSE(has(*m, "body", kPosX, "empty"));  // no open-ended cat
+  EXPECT_FALSE(has(*m, "head", kPosX, "tail"));
+  EXPECT_FALSE(has(*m, "empty", kPosX, "body"));
+}
+
+TEST(WfcParseModel, ExplicitConstraintsAndLegendRows) {
+  const std::string text = R"({
+    "name": "t", "dimensions": 2, "empty": "e",
+    "tiles": [{"name": "a"}, {"name": "b", "weight": 2.5}],
+    "constraints": [["a", "+x", "b"], ["b", "-x", "a"]],
+    "examples": [{"legend": {".": "e", "a": "a", "b": "b"}, "rows": ["....", ".ab.", "...."]}]
+  })";
+  auto m = parse_model(text, "t.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_TRUE(has(*m, "a", kPosX, "b"));
+  EXPECT_TRUE(has(*m, "e", kPosY, "a"));
+  EXPECT_TRUE(has(*m, "a", kNegY, "e"));
+  EXPECT_FALSE(has(*m, "a", kPosY, "b"));
+  EXPECT_GT(m->tiles[m->find("b")].weight, m->tiles[m->find("a")].weight);
+}
+
+TEST(WfcParseModel, ErrorsNameFileAndPointer) {
+  EXPECT_EQ(error_of("{").rfind("bad.json: malformed JSON", 0), 0U);
+  expect_error(R"({"name": "t", "dimensions": 2, "tiles": [{"name": "a"}], "colour": 1})",
+               "/colour", "unknown key");
+  expect_error(R"({"name": "t", "dimensions": 4, "tiles": [{"name": "a"}]})", "/dimensions",
+               "[1, 3]");
+  expect_error(R"({"name": "t", "dimensions": 2, "tiles": [{"name": "a", "symmetry": "Q"}]})",
+               "/tiles/0/symmetry", "unknown symmetry class \"Q\"");
+  expect_error(R"({"name": "t", "dimensions": 2, "tiles": [{"name": "a", "weight": 0}]})",
+               "/tiles/0/weight", "expected a number in (0");
+  expect_error(R"({"name": "t", "dimensions": 2, "tiles": [{"name": "a"}, {"name": "a"}]})",
+               "/tiles/1/name", "already used");
+  expect_error(R"({"name": "t", "dimensions": 2,
+                   "tiles": [{"name": "a", "profiles": {"+z": "p"}}]})",
+               "/tiles/0/profiles/+z", "unknown direction");
+  expect_error(R"({"name": "t", "dimensions": 2,
+                   "tiles": [{"name": "r", "symmetry": "I",
+                              "profiles": {"+x": "road", "-x": "g", "+y": "g", "-y": "g"}}]})",
+               "/tiles/0", "symmetry I needs its -x profile to be \"road\"");
+  const std::string head = R"({"name": "t", "dimensions": 1, "empty": "e",
+                   "tiles": [{"name": "a"}, {"name": "b"}], )";
+  expect_error(head + R"("constraints": [["a", "up", "b"]]})", "/constraints/0/1",
+               "unknown direction \"up\"; expected one of: +x, -x");
+  expect_error(head + R"("constraints": [["a", "+x", "c"]]})", "/constraints/0/2",
+               "unknown tile \"c\"");
+  expect_error(head + R"("constraints": [["a", "+x"]]})", "/constraints/0",
+               "expected [key, direction, adjacent]");
+  expect_error(head + R"("examples": [{"rows": ["e a bb e"]}]})", "/examples/0/rows/0",
+               "x = 2: unknown tile \"bb\"");
+  expect_error(head + R"("examples": [{"rows": ["e a", "e b"]}]})", "/examples/0",
+               "a 1D model needs a single row");
+  expect_error(head + R"("examples": [{"size": [3], "cells": ["e", "a"]}]})", "/examples/0/cells",
+               "expected 3 cells");
+  expect_error(head + R"("examples": [{"rows": ["e a"], "cells": ["e"]}]})", "/examples/0",
+               "exactly one of");
+  expect_error(head + R"("examples": [{"legend": {".": "e"}, "rows": [".x"]}]})",
+               "/examples/0/rows/0", "character \"x\" at x = 1 is not in the legend");
+}
+
+TEST(WfcParseModel, AsymmetricConstraintListNamesTheMissingPair) {
+  const std::string text = R"({"name": "t", "dimensions": 1, "empty": "e",
+    "tiles": [{"name": "a"}, {"name": "b"}],
+    "constraints": [["e", "+x", "a"], ["a", "-x", "e"], ["a", "+x", "b"],
+                    ["b", "+x", "e"], ["e", "-x", "b"]]})";
+  expect_error(text, "/constraints/2",
+               "constraint [a, +x, b] has no reverse [b, -x, a]; constraint lists must hold both "
+               "directions");
+}
+
+TEST(WfcParseModel, TileThatCanNeverBePlacedIsNamed) {
+  const std::string text = R"({"name": "t", "dimensions": 1, "empty": "e",
+    "tiles": [{"name": "a"}, {"name": "lonely"}],
+    "examples": [{"rows": ["e a a e"]}]})";
+  const std::string e = error_of(text);
+  EXPECT_EQ(e, "bad.json: tile \"lonely\" can never be placed: nothing may sit on its +x side");
+}
+
+}  // namespace
+}  // namespace cityforge::wfc
