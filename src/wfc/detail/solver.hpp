@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: Apache-2.0
+// The solver's internals, shared by the whole-grid solve (solve.cpp) and the block-wise solve
+// (solve_blocks.cpp): the model compiled into adjacency bitsets, and one backtracking search
+// over a cell graph whose starting options per cell are given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/rng.hpp"
+#include "cityforge/wfc/wfc.hpp"
+
+namespace cityforge::wfc::detail {
+
+/// A model as the search uses it. Tile sets are bitsets of `words` uint64 words.
+struct Compiled {
+  std::uint32_t tile_count = 0;
+  std::uint32_t label_count = 0;
+  std::uint32_t words = 0;
+  std::vector<Label> opposite;
+  /// compat[(t * label_count + d) * words ..]: tiles that may sit on t's side d. A constraint
+  /// counts only when the model lists both directions (a, d, b) and (b, opposite[d], a), so a
+  /// solution always passes a check made from either side.
+  std::vector<std::uint64_t> compat;
+  /// Support tables, when small enough: nibble[((d * nibbles + k) * 16 + v) * words ..] is the
+  /// union of compat[t][d] over the tiles t = 4k + bit of v. The union of compat over a cell's
+  /// options is then one OR per non-zero nibble instead of one per option.
+  std::uint32_t nibbles = 0;
+  std::vector<std::uint64_t> nibble;
+  std::vector<double> weight;      ///< Per tile.
+  std::vector<double> wlogw;       ///< weight * log(weight), per tile.
+  std::vector<std::uint64_t> all;  ///< Every tile.
+  TileId empty = kNoTile;
+  std::vector<std::string> names;  ///< Per tile, for messages.
+  std::string where;               ///< "wfc model 'name'", for messages.
+};
+
+/// Checks the model and compiles it.
+Result<Compiled> compile(const Model& model);
+/// Checks that the grid's labels are the model's.
+Status check_grid(const Compiled& m, const Grid& grid);
+
+/// The union over `options` (`count` of them) of the tiles allowed on their side `label`.
+void support(const Compiled& m, const std::uint64_t* options, std::uint32_t count, Label label,
+             std::uint64_t* out);
+
+/// Options per cell before any placement: every tile, less those that may not border the
+/// Empty tile on a boundary side (when the model has one).
+std::vector<std::uint64_t> boundary_domains(const Compiled& m, const Grid& grid);
+
+/// "cell 17 (x 5, y 2, z 0)" (coordinates on square grids only).
+std::string cell_name(const Grid& grid, CellId cell);
+
+/// Solves a square grid in overlapping blocks with local repair (solve_blocks.cpp). `fixed`
+/// has been checked against the model and grid.
+Result<Solution> solve_blocks(const Compiled& m, const Grid& grid, const std::vector<Fixed>& fixed,
+                              const SolveOptions& options);
+
+/// One backtracking search over one cell graph. Buffers are kept between problems, so one
+/// Search solves many blocks (or many restarts) without allocating in the hot loop.
+class Search {
+ public:
+  explicit Search(const Compiled& m) : m_m(m) {}
+
+  enum class Fix : std::uint8_t { ok, ruled_out, contradiction };
+  enum class Outcome : std::uint8_t { solved, unsatisfiable, budget };
+
+  /// Starts a problem: `domains` (cell_count * words) are the starting options; propagates
+  /// them. False on a contradiction (conflict_cell() says where).
+  bool reset(const Grid& grid, const std::uint64_t* domains, std::vector<TraceStep>* trace);
+  /// Places `tile` in `cell` and propagates (before set_root()).
+  Fix fix(CellId cell, TileId tile);
+  /// Marks the current state as the root that restarts return to.
+  void set_root();
+  /// Observes and propagates until every cell has one option, undoing at most `budget`
+  /// decisions. Draws only from `rng`.
+  Outcome run(Rng& rng, std::uint32_t budget, SolveStats& stats);
+  /// Undoes everything since set_root().
+  void restore_root();
+
+  TileId tile(CellId cell) const;
+  std::uint32_t count(CellId cell) const { return m_count[cell]; }
+  const std::uint64_t* options(CellId cell) const { return &m_wave[std::size_t(cell) * m_w]; }
+  CellId conflict_cell() const { return m_conflict; }
+
+ private:
+  struct Saved {
+    CellId cell;
+    std::uint32_t count;
+    std::uint64_t saved_at;
+    double sum_w;
+    double sum_wlogw;
+  };
+  struct Decision {
+    CellId cell;
+    TileId tile;
+    std::size_t trail_mark;
+    std::uint64_t level;
+  };
+  struct HeapEntry {
+    double key;
+    CellId cell;
+    std::uint32_t version;
+  };
+
+  TileId choose(CellId cell, double r) const;
+  bool narrow(CellId cell, const std::uint64_t* mask, bool by_propagation);
+  bool propagate();
+  void undo_to(std::size_t mark);
+  void push_heap(CellId cell);
+  void trace(TraceStep::Kind kind, CellId cell, TileId tile);
+  double entropy(CellId cell) const;
+
+  const Compiled& m_m;
+  const Grid* m_grid = nullptr;
+  std::uint32_t m_w = 0;
+  std::vector<std::uint64_t> m_wave;
+  std::vector<std::uint32_t> m_count;
+  std::vector<double> m_sum_w, m_sum_wlogw, m_noise;
+  std::vector<std::uint32_t> m_version;
+  std::vector<std::uint64_t> m_saved_at;  ///< Level at which the cell was last trailed.
+  std::uint64_t m_level = 0;              ///< Unique id of the current decision level.
+  std::uint64_t m_levels = 0;             ///< Level ids handed out so far.
+  std::uint64_t m_root_level = 0;         ///< Level id of the root (no decision on the stack).
+  std::vector<Saved> m_trail;
+  std::vector<std::uint64_t> m_trail_words;
+  std::vector<Decision> m_decisions;
+  std::vector<HeapEntry> m_heap;
+  std::vector<CellId> m_queue;
+  std::vector<std::uint8_t> m_queued;
+  std::vector<std::uint64_t> m_tmp;
+  std::size_t m_root = 0;
+  CellId m_conflict = kBoundary;
+  SolveStats m_scratch_stats;
+  SolveStats* m_stats = &m_scratch_stats;
+  std::vector<TraceStep>* m_trace = nullptr;
+};
+
+/// Starts `search` on the whole `grid`: propagates `domains`, then places `fixed` one by one;
+/// errors name the first pre-placed tile that contradicts.
+Status start(Search& search, const Compiled& m, const Grid& grid, const std::uint64_t* domains,
+             const std::vector<Fixed>& fixed, std::vector<TraceStep>* trace);
+
+}  // namespace cityforge::wfc::detail

@@ -1,0 +1,416 @@
+// SPDX-License-Identifier: Apache-2.0
+// The solver on hand-built models: every solution is checked by the tests' own adjacency
+// check (solve_util.hpp), not check_solution.
+#include <gtest/gtest.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <bit>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "cityforge/wfc/wfc.hpp"
+#include "wfc/solve_util.hpp"
+
+namespace cityforge::wfc {
+namespace {
+
+using namespace test;  // NOLINT(google-build-using-namespace)
+
+// The cat of seeds/000: Empty, tail, body, head along x (labels 0 +x, 1 -x).
+Model cat_model() {
+  Model m = make_model({"Empty", "tail", "body", "head"}, 2);
+  m.empty = 0;
+  allow(m, 0, kPosX, 0);
+  allow(m, 0, kPosX, 1);
+  allow(m, 1, kPosX, 2);
+  allow(m, 2, kPosX, 2);
+  allow(m, 2, kPosX, 3);
+  allow(m, 3, kPosX, 0);
+  finish(m);
+  return m;
+}
+
+std::string strip(const Model& m, const std::vector<TileId>& tiles) {
+  std::string s;
+  for (TileId t : tiles) {
+    s += m.tiles[t].name.substr(0, 1);
+  }
+  return s;
+}
+
+// ---- Tests -----------------------------------------------------------------------------------
+
+TEST(WfcSolve, CatStripsAreValidForManySeeds) {
+  const Model m = cat_model();
+  const Grid g = square_grid(6, 1, 1);
+  std::set<std::string> seen;
+  for (Seed seed = 1; seed <= 300; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty()) << strip(m, r->tiles);
+    seen.insert(strip(m, r->tiles));
+  }
+  // Valid strips: E, and cats t b.. h, never a part alone.
+  for (const std::string& s : seen) {
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == 't') {
+        EXPECT_TRUE(i + 1 < s.size() && s[i + 1] == 'b') << s;
+      }
+      if (s[i] == 'h') {
+        EXPECT_TRUE(i > 0 && s[i - 1] == 'b') << s;
+      }
+    }
+  }
+  EXPECT_TRUE(seen.count("tbbbbh") == 1 || seen.count("EtbbhE") == 1 || seen.count("tbhEEE") == 1);
+  EXPECT_GE(seen.size(), 5U) << "the seed should change the strip";
+}
+
+TEST(WfcSolve, WithoutEmptyTheBoundaryConstrainsNothing) {
+  Model m = make_model({"tail", "body", "head"}, 2);
+  allow(m, 0, kPosX, 1);
+  allow(m, 1, kPosX, 1);
+  allow(m, 1, kPosX, 2);
+  allow(m, 2, kPosX, 0);
+  finish(m);
+  // Cats follow each other with no Empty; the strip may start or end mid-cat.
+  const Grid g = square_grid(6, 1, 1);
+  std::set<char> first;
+  for (Seed seed = 1; seed <= 60; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty()) << strip(m, r->tiles);
+    first.insert(strip(m, r->tiles)[0]);
+  }
+  EXPECT_EQ(first.size(), 3U);
+}
+
+TEST(WfcSolve, TwoDimensionalSixBySixIsValid) {
+  const Model m = connector_model(2, 2);
+  const Grid g = square_grid(6, 6, 1);
+  std::set<std::vector<TileId>> seen;
+  for (Seed seed = 1; seed <= 100; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty()) << "seed " << seed;
+    seen.insert(r->tiles);
+  }
+  EXPECT_GT(seen.size(), 90U);
+}
+
+TEST(WfcSolve, MultiWordTileSetsAreValid) {
+  // 3 connector kinds on 4 sides: 81 tiles, two bitset words.
+  const Model m = connector_model(2, 3);
+  const Grid g = square_grid(12, 9, 1);
+  for (Seed seed = 1; seed <= 20; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty()) << "seed " << seed;
+    EXPECT_GT(std::count_if(r->tiles.begin(), r->tiles.end(), [](TileId t) { return t >= 64; }), 0);
+  }
+}
+
+TEST(WfcSolve, ThreeDimensionalThreeByThreeByThreeIsValid) {
+  const Model m = connector_model(3, 2);
+  ASSERT_EQ(m.tiles.size(), 64U);
+  const Grid g = square_grid(3, 3, 3);
+  for (Seed seed = 1; seed <= 50; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty()) << "seed " << seed;
+  }
+}
+
+TEST(WfcSolve, EmptyBoundaryHolds) {
+  const Model m = connector_model(2, 2);
+  const Grid g = square_grid(7, 5, 1);
+  for (Seed seed = 1; seed <= 30; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok());
+    // No connector may point off the grid: tile digits are +x,-x,+y,-y.
+    for (std::uint32_t y = 0; y < 5; ++y) {
+      for (std::uint32_t x = 0; x < 7; ++x) {
+        const std::string& n = m.tiles[r->tiles[x + 7 * y]].name;
+        if (x == 6) {
+          EXPECT_EQ(n[1], '0');
+        }
+        if (x == 0) {
+          EXPECT_EQ(n[2], '0');
+        }
+        if (y == 4) {
+          EXPECT_EQ(n[3], '0');
+        }
+        if (y == 0) {
+          EXPECT_EQ(n[4], '0');
+        }
+      }
+    }
+  }
+}
+
+TEST(WfcSolve, PreplacedTilesStay) {
+  const Model m = connector_model(2, 2);
+  const Grid g = square_grid(6, 6, 1);
+  // A cross in the middle and a straight road next to it.
+  TileId cross_id = kNoTile;
+  TileId straight_id = kNoTile;
+  for (TileId t = 0; t < m.tiles.size(); ++t) {
+    if (m.tiles[t].name == "c1111") cross_id = t;
+    if (m.tiles[t].name == "c1100") straight_id = t;
+  }
+  const std::vector<Fixed> fixed{{14, cross_id}, {15, straight_id}, {0, 0}};
+  for (Seed seed = 1; seed <= 30; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, fixed, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    for (const Fixed& f : fixed) {
+      EXPECT_EQ(r->tiles[f.cell], f.tile);
+    }
+  }
+}
+
+TEST(WfcSolve, PreplacementContradictionIsNamed) {
+  const Model m = cat_model();
+  const Grid g = square_grid(6, 1, 1);
+  // A head at the left edge would need a body outside the grid.
+  Result<Solution> r = solve(m, g, {{0, 3}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::invalid_input);
+  EXPECT_NE(r.error().message.find("pre-placed tile 'head'"), std::string::npos)
+      << r.error().message;
+  EXPECT_NE(r.error().message.find("cell 0"), std::string::npos) << r.error().message;
+  // Two tails side by side: the second cannot follow the first.
+  r = solve(m, g, {{1, 1}, {2, 1}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("pre-placed tile 'tail' at cell 2"), std::string::npos)
+      << r.error().message;
+  // A tail whose cat cannot end before the grid does: found by propagation.
+  r = solve(m, g, {{4, 1}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("pre-placed tile 'tail' at cell 4"), std::string::npos)
+      << r.error().message;
+}
+
+// A cycle of `n` cells with labels 0 (next) and 1 (previous).
+Grid cycle_grid(std::uint32_t n) {
+  Grid g;
+  g.cell_count = n;
+  g.label_count = 2;
+  g.opposite = {1, 0};
+  for (CellId c = 0; c < n; ++c) {
+    g.offsets.push_back(2 * c);
+    g.sides.push_back({(c + 1) % n, 0});
+    g.sides.push_back({(c + n - 1) % n, 1});
+  }
+  g.offsets.push_back(2 * n);
+  return g;
+}
+
+TEST(WfcSolve, KnownContradictionIsReportedNotLooped) {
+  // Two colours that must alternate, each in two variants, around an odd cycle: every cell
+  // keeps supported options, so only search finds there is no solution.
+  Model m = make_model({"a1", "a2", "b1", "b2"}, 2);
+  for (TileId a : {0U, 1U}) {
+    for (TileId b : {2U, 3U}) {
+      allow(m, a, 0, b);
+      allow(m, b, 0, a);
+    }
+  }
+  finish(m);
+  ASSERT_TRUE(solve(m, cycle_grid(8), {}, {}).ok());
+  SolveOptions o;
+  o.max_restarts = 3;
+  Result<Solution> r = solve(m, cycle_grid(9), {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::invalid_input);
+  EXPECT_NE(r.error().message.find("no solution"), std::string::npos) << r.error().message;
+}
+
+// A size x size torus: a square grid whose opposite edges are joined (no boundary).
+Grid torus_grid(std::uint32_t size) {
+  Grid g = square_grid(size, size, 1);
+  for (CellId c = 0; c < g.cell_count; ++c) {
+    const std::uint32_t x = c % size;
+    const std::uint32_t y = c / size;
+    for (std::uint32_t s = g.offsets[c]; s < g.offsets[c + 1]; ++s) {
+      Side& side = g.sides[s];
+      if (side.label == kPosX) side.cell = (x + 1) % size + size * y;
+      if (side.label == kNegX) side.cell = (x + size - 1) % size + size * y;
+      if (side.label == kPosY) side.cell = x + size * ((y + 1) % size);
+      if (side.label == kNegY) side.cell = x + size * ((y + size - 1) % size);
+    }
+  }
+  g.size_x = g.size_y = g.size_z = 0;  // Not a plain square grid any more.
+  return g;
+}
+
+TEST(WfcSolve, ParityContradictionStopsAtTheBudget) {
+  // Tiles with a bit on each side, neighbours' facing bits equal, every tile with an odd
+  // number of ones, on a torus. Each edge's bit is counted by both its cells, so the cells'
+  // ones sum to an even number: an odd cell count has no solution. No cell sees it until the
+  // torus is almost full, so without a budget the search would run for ages.
+  std::vector<std::string> names;
+  std::vector<TileId> ids;
+  for (TileId t = 0; t < 16; ++t) {
+    if (std::popcount(t) % 2 == 1) {
+      names.push_back("p" + std::to_string(t));
+      ids.push_back(t);
+    }
+  }
+  Model m = make_model(names, 4);
+  for (TileId a = 0; a < ids.size(); ++a) {
+    for (TileId b = 0; b < ids.size(); ++b) {
+      for (Label d = 0; d < 4; ++d) {
+        if (((ids[a] >> d) & 1U) == ((ids[b] >> (d ^ 1U)) & 1U)) {
+          m.constraints.push_back({a, d, b});
+        }
+      }
+    }
+  }
+  finish(m);
+  SolveOptions o;
+  o.backtrack_budget = 200;
+  o.max_restarts = 4;
+  Result<Solution> even = solve(m, torus_grid(4), {}, o);
+  ASSERT_TRUE(even.ok()) << even.error().to_string();
+  EXPECT_TRUE(violations(m, torus_grid(4), even->tiles).empty());
+  Result<Solution> r = solve(m, torus_grid(25), {}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::invalid_input);
+  EXPECT_NE(r.error().message.find("no solution within 200 backtracks and 4 restarts"),
+            std::string::npos)
+      << r.error().message;
+}
+
+TEST(WfcSolve, IrregularGraphWithCustomLabels) {
+  // A hub joined to a ring of 7 cells. Labels: 0 clockwise, 1 counter-clockwise, 2 spoke out
+  // of the hub, 3 spoke into the hub. Ring neighbours differ in colour (three colours, so the
+  // odd ring can be coloured), the hub is its own tile.
+  Grid g;
+  const std::uint32_t ring = 7;
+  g.cell_count = ring + 1;
+  g.label_count = 4;
+  g.opposite = {1, 0, 3, 2};
+  g.offsets.push_back(0);
+  for (CellId c = 1; c <= ring; ++c) {
+    g.sides.push_back({c, 2});
+  }
+  for (CellId c = 1; c <= ring; ++c) {
+    g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
+    g.sides.push_back({c % ring + 1, 0});
+    g.sides.push_back({(c + ring - 2) % ring + 1, 1});
+    g.sides.push_back({0, 3});
+  }
+  g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
+  ASSERT_TRUE(validate_grid(g).ok());
+  Model m = make_model({"hub", "red", "green", "blue"}, 4);
+  m.opposite = g.opposite;
+  m.constraints.clear();
+  for (TileId a = 1; a <= 3; ++a) {
+    m.constraints.push_back({0, 2, a});
+    m.constraints.push_back({a, 3, 0});
+    for (TileId b = 1; b <= 3; ++b) {
+      if (a == b) continue;
+      m.constraints.push_back({a, 0, b});
+      m.constraints.push_back({a, 1, b});
+    }
+  }
+  finish(m);
+  std::set<std::vector<TileId>> seen;
+  for (Seed seed = 1; seed <= 60; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    o.max_restarts = 2;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    EXPECT_EQ(r->tiles[0], 0U);
+    seen.insert(r->tiles);
+  }
+  EXPECT_GT(seen.size(), 10U);
+}
+
+TEST(WfcSolve, SameSeedSameSolutionAtAnyThreadCount) {
+  const Model m = connector_model(2, 3);
+  const Grid g = square_grid(20, 20, 1);
+  auto run = [&](int threads) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(threads));
+    std::vector<std::vector<TileId>> out(16);
+    tbb::parallel_for(0, 16, [&](int i) {
+      SolveOptions o;
+      o.seed = 7;
+      o.object_id = static_cast<std::uint64_t>(i);
+      o.max_restarts = 3;
+      Result<Solution> r = solve(m, g, {}, o);
+      if (r.ok()) out[static_cast<std::size_t>(i)] = r->tiles;
+    });
+    return out;
+  };
+  const auto one = run(1);
+  const auto two = run(2);
+  EXPECT_EQ(one, two);
+  for (const auto& tiles : one) {
+    EXPECT_TRUE(violations(m, g, tiles).empty());
+  }
+  EXPECT_NE(one[0], one[1]) << "object ids should draw different streams";
+}
+
+TEST(WfcSolve, TraceRecordsObservationsAndPropagation) {
+  const Model m = cat_model();
+  const Grid g = square_grid(6, 1, 1);
+  SolveOptions o;
+  o.trace = true;
+  Result<Solution> r = solve(m, g, {}, o);
+  ASSERT_TRUE(r.ok());
+  const auto observes = std::count_if(r->trace.begin(), r->trace.end(), [](const TraceStep& s) {
+    return s.kind == TraceStep::Kind::observe;
+  });
+  EXPECT_EQ(static_cast<std::uint64_t>(observes), r->stats.observations);
+  EXPECT_GT(r->stats.observations, 0U);
+  EXPECT_TRUE(std::any_of(r->trace.begin(), r->trace.end(),
+                          [](const TraceStep& s) { return s.kind == TraceStep::Kind::propagate; }));
+  o.trace = false;
+  Result<Solution> plain = solve(m, g, {}, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_TRUE(plain->trace.empty());
+  EXPECT_EQ(plain->tiles, r->tiles) << "tracing must not change the solve";
+}
+
+TEST(WfcSolve, BadInputIsReported) {
+  const Model m = cat_model();
+  Result<Solution> r = solve(m, square_grid(4, 4, 1), {}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("labels"), std::string::npos) << r.error().message;
+  r = solve(m, square_grid(4, 1, 1), {{9, 1}}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("out of range"), std::string::npos) << r.error().message;
+  r = solve(m, square_grid(0, 1, 1), {}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("no cells"), std::string::npos) << r.error().message;
+  Model zero = cat_model();
+  zero.tiles[2].weight = 0.0;
+  r = solve(zero, square_grid(4, 1, 1), {}, {});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("'body'"), std::string::npos) << r.error().message;
+}
+
+}  // namespace
+}  // namespace cityforge::wfc
