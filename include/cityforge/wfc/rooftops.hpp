@@ -28,6 +28,8 @@ struct RooftopConfig {
   double inset_m = 0.6;       ///< Cells keep this far inside the roof edge (parapet).
   std::uint32_t backtrack_budget = 64;
   std::uint32_t max_restarts = 3;
+  /// Keep each roof's solved tiles in Rooftop::tiles (tests, tools).
+  bool keep_cells = false;
 };
 
 /// One placed tile (or post-solve prop): what the exporter instances.
@@ -50,11 +52,17 @@ struct Rooftop {
   double angle_rad = 0.0;          ///< Grid x axis direction (the roof's longest edge).
   double z_m = 0.0;                ///< Roof top height (engine metres).
   std::uint32_t size_x = 0, size_y = 0, size_z = 0;
-  std::uint32_t cells = 0;      ///< Cells inside the roof (grid cells solved).
-  CellId bulkhead = kBoundary;  ///< Cell where the stair bulkhead was pre-placed.
-  bool solved = false;          ///< false: no solution; the roof stays bare.
+  std::uint32_t cells = 0;  ///< Cells inside the roof (grid cells solved).
+  /// Cell where the stair bulkhead was pre-placed, as an index into the size_x x size_y x
+  /// size_z box (x + size_x * (y + size_y * level)); kBoundary if none.
+  CellId bulkhead = kBoundary;
+  bool solved = false;  ///< false: no solution; the roof stays bare.
   std::uint32_t first_instance = 0;
   std::uint32_t instance_count = 0;
+  /// With RooftopConfig::keep_cells: the solved variant (Model::tiles index) of every cell of
+  /// the box, indexed like `bulkhead`; kNoTile for cells off the roof (their sides are
+  /// boundary, i.e. Empty). Empty otherwise.
+  std::vector<TileId> tiles;
 };
 
 struct RooftopStats {
