@@ -64,6 +64,23 @@ TEST(WfcParseModel, CatLearnsTheStripRules) {
   EXPECT_FALSE(has(*m, "empty", kPosX, "body"));
 }
 
+TEST(WfcParseModel, CityBlocksExpandsSymmetriesAndMultiCellTiles) {
+  auto m = parse_model(builtin("wfc/city_blocks.json"), "wfc/city_blocks.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->base_names.size(), 12U);
+  EXPECT_EQ(m->tiles.size(), 37U);
+  EXPECT_EQ(m->tiles[m->empty].name, "lot");
+  EXPECT_TRUE(has(*m, "tower@0,0,0", kPosX, "tower@1,0,0"));
+  EXPECT_TRUE(has(*m, "hall#r1@0,0,0", kPosY, "hall#r1@0,1,0"));
+  EXPECT_TRUE(has(*m, "street", kPosX, "street"));
+  EXPECT_FALSE(has(*m, "street", kPosX, "street#r1"));
+  EXPECT_FALSE(has(*m, "street", kPosX, "lot"));  // streets close inside the grid
+  // Park edges in a row: "ps" against its mirror "ps'".
+  EXPECT_TRUE(has(*m, "park_edge", kPosX, "park_edge"));
+  EXPECT_FALSE(has(*m, "park_edge", kPosX, "park_edge#r2"));
+  EXPECT_TRUE(has(*m, "park_edge", kPosY, "park"));
+}
+
 TEST(WfcParseModel, ExplicitConstraintsAndLegendRows) {
   const std::string text = R"({
     "name": "t", "dimensions": 2, "empty": "e",
