@@ -81,6 +81,69 @@ TEST(WfcParseModel, CityBlocksExpandsSymmetriesAndMultiCellTiles) {
   EXPECT_TRUE(has(*m, "park_edge", kPosY, "park"));
 }
 
+// The talk's 1D case (seeds/000, 40:31): every solved strip reads as whole cats between Empty
+// cells, checked here by a grammar of its own, not by the model.
+TEST(WfcParseModel, CatStripsSolveToWholeCats) {
+  auto m = parse_model(builtin("wfc/cat.json"), "wfc/cat.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  int cats = 0;
+  for (std::uint32_t n = 1; n <= 12; ++n) {
+    for (Seed seed = 1; seed <= 8; ++seed) {
+      const Grid g = square_grid(n, 1, 1);
+      SolveOptions o;
+      o.seed = seed;
+      auto s = solve(*m, g, {}, o);
+      ASSERT_TRUE(s.ok()) << n << ": " << s.error().to_string();
+      std::string strip;
+      for (const TileId t : s->tiles)
+        strip += m->tiles[t].name.substr(0, 1);  // e, t, b, h
+      // Outside the strip is Empty: a tail starts after Empty, a head ends before Empty.
+      const std::string padded = "e" + strip + "e";
+      for (std::size_t i = 1; i + 1 < padded.size(); ++i) {
+        const char c = padded[i], l = padded[i - 1], r = padded[i + 1];
+        bool ok = c == 'e';
+        if (c == 't') ok = l == 'e' && (r == 'b' || r == 'h');
+        if (c == 'b') ok = (l == 't' || l == 'b') && (r == 'b' || r == 'h');
+        if (c == 'h') ok = (l == 't' || l == 'b') && r == 'e';
+        EXPECT_TRUE(ok) << strip << " at " << i - 1;
+        cats += c == 'h' ? 1 : 0;
+      }
+      EXPECT_TRUE(check_solution(*m, g, s->tiles).empty()) << strip;
+    }
+  }
+  EXPECT_GT(cats, 0);
+}
+
+// The talk's 2D case (41:45): 6x6 grids of city blocks satisfy every constraint and the Empty
+// boundary.
+TEST(WfcParseModel, CityBlocks6x6SolvesValid) {
+  auto m = parse_model(builtin("wfc/city_blocks.json"), "wfc/city_blocks.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  for (Seed seed = 1; seed <= 10; ++seed) {
+    const Grid g = square_grid(6, 6, 1);
+    SolveOptions o;
+    o.seed = seed;
+    o.max_restarts = 4;
+    auto s = solve(*m, g, {}, o);
+    ASSERT_TRUE(s.ok()) << s.error().to_string();
+    EXPECT_TRUE(check_solution(*m, g, s->tiles).empty()) << seed;
+    // Streets and grass never run off the grid: no street along x in the first or last column,
+    // none along y in the first or last row, no crossing or park anywhere on the border.
+    for (std::uint32_t k = 0; k < 6; ++k) {
+      for (const std::uint32_t e : {0U, 5U}) {
+        const std::string& col = m->tiles[s->tiles[e + 6 * k]].name;
+        const std::string& row = m->tiles[s->tiles[k + 6 * e]].name;
+        EXPECT_NE(col, "street");
+        EXPECT_NE(row, "street#r1");
+        for (const std::string& n : {col, row}) {
+          EXPECT_NE(n, "crossing");
+          EXPECT_NE(n, "park");
+        }
+      }
+    }
+  }
+}
+
 TEST(WfcParseModel, ExplicitConstraintsAndLegendRows) {
   const std::string text = R"({
     "name": "t", "dimensions": 2, "empty": "e",
