@@ -130,20 +130,27 @@ struct Example {
 
 /// Expands base tiles into variants by symmetry class and multi-cell size (parts of one tile
 /// are forced together across their internal sides), for a square grid with `dimensions` (1, 2
-/// or 3) axes. Rotations apply about +z and only when dimensions >= 2.
+/// or 3) axes. Rotations apply about +z and only when dimensions >= 2 (1D keeps the reflection
+/// x -> -x). Adds Empty (symmetry X, one cell; created if not among `tiles`) bordering itself
+/// on every label; "" for no Empty. Fills Model::base_symmetry.
 Result<Model> expand_tiles(const std::vector<TileDef>& tiles, std::uint32_t dimensions,
                            std::string_view empty_name);
-/// Adds every adjacency seen in the examples (each rotated and mirrored as the tiles' symmetry
-/// allows), returning per-constraint observation counts; weights of tiles become their
-/// frequencies in the examples (tiles never seen keep their weight).
+/// Adds every adjacency seen in the examples (each also turned / mirrored when its `rotations`
+/// / `reflections` flag asks, the tiles becoming their transformed variants; without them
+/// exactly the painted adjacencies), returning per-constraint observation counts aligned with
+/// the (now sorted) Model::constraints; weights of tiles become their frequencies in the
+/// examples, scaled to mean 1 over the variants seen and multiplied by their weight (tiles
+/// never seen keep their weight).
 Result<std::vector<std::uint32_t>> learn_from_examples(Model& model,
                                                        const std::vector<Example>& examples);
-/// Adds every adjacency whose edge profiles match (square grids).
+/// Adds every adjacency whose edge profiles match (square grids); `tiles` are the definitions
+/// the model was expanded from (matched by name).
 Status learn_from_profiles(Model& model, const std::vector<TileDef>& tiles);
 /// Sorts and dedups constraints, then checks: both directions present for every constraint
-/// (asymmetric lists are an error naming the missing pair), every tile placeable next to
-/// something on every label (else "tile X can never be placed: nothing may sit on its +y"),
-/// Empty borders itself on every label.
+/// (asymmetric lists are an error naming the missing pair), sides inside multi-cell tiles hold
+/// only the neighbouring part, Empty borders itself on every label, and (models with Empty)
+/// every tile placeable next to something placeable on every label (else "tile X can never be
+/// placed: nothing may sit on its +y side").
 Status finalize_model(Model& model, std::string_view where);
 
 /// Reads a model JSON file (format in docs/wfc.md): tiles with symmetry, weight, size and
