@@ -206,7 +206,7 @@ Result<Solution> solve_blocks(const Compiled& m, const Grid& grid, const std::ve
   const std::uint32_t step = block - overlap;
   const std::uint32_t nx = block_count(grid.size_x, block, step);
   const std::uint32_t ny = block_count(grid.size_y, block, step);
-  const std::uint32_t grow = std::max(step / 2, 2U);
+  const std::uint32_t grow = std::max(overlap, 2U);
   for (std::uint32_t by = 0; by < ny; ++by) {
     for (std::uint32_t bx = 0; bx < nx; ++bx) {
       const std::uint32_t id = by * nx + bx;
@@ -228,8 +228,6 @@ Result<Solution> solve_blocks(const Compiled& m, const Grid& grid, const std::ve
         const Box region{box.x0 > r ? box.x0 - r : 0, std::min(box.x1 + r, grid.size_x),
                          box.y0 > r ? box.y0 - r : 0, std::min(box.y1 + r, grid.size_y)};
         repaired = solver.solve_region(region, core, hash_combine(key, round));
-        fprintf(stderr, "block %u (%u,%u) round %u region %u..%u x %u..%u -> %d\n", id, bx, by,
-                round, region.x0, region.x1, region.y0, region.y1, int(repaired));
         const bool whole = region.x0 == 0 && region.y0 == 0 && region.x1 == grid.size_x &&
                            region.y1 == grid.size_y;
         if (!repaired && whole) break;
