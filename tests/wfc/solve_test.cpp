@@ -394,6 +394,27 @@ TEST(WfcSolve, TraceRecordsObservationsAndPropagation) {
   EXPECT_EQ(plain->tiles, r->tiles) << "tracing must not change the solve";
 }
 
+TEST(WfcSolve, CompiledModelSolvesAsTheModelDoes) {
+  const Model m = connector_model(2, 3);
+  Result<CompiledModel> compiled = compile_model(m);
+  ASSERT_TRUE(compiled.ok()) << compiled.error().to_string();
+  const Grid g = square_grid(15, 11, 1);
+  for (Seed seed = 1; seed <= 5; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> a = solve(m, g, {}, o);
+    Result<Solution> b = solve(*compiled, g, {}, o);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_EQ(a->tiles, b->tiles);
+  }
+  Result<Solution> wrong = solve(*compiled, square_grid(5, 1, 1), {}, {});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("model has 4 side labels but the grid has 2"),
+            std::string::npos)
+      << wrong.error().message;
+  EXPECT_FALSE(solve(CompiledModel{}, g, {}, {}).ok());
+}
+
 TEST(WfcSolve, BadInputIsReported) {
   const Model m = cat_model();
   Result<Solution> r = solve(m, square_grid(4, 4, 1), {}, {});
