@@ -93,6 +93,30 @@ TEST(WfcSolveBlocks, PreplacementContradictionIsNamedAsInAWholeSolve) {
       << r.error().message;
 }
 
+TEST(WfcSolveBlocks, TraceNamesBlocksAndGridCells) {
+  const Model m = connector_model(2, 2);
+  const Grid g = square_grid(40, 40, 1);
+  SolveOptions o;
+  o.block_size = 16;
+  o.trace = true;
+  Result<Solution> r = solve(m, g, {}, o);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  std::uint32_t blocks = 0;
+  std::uint64_t observes = 0;
+  for (const TraceStep& s : r->trace) {
+    EXPECT_LT(s.cell, g.cell_count);
+    blocks += s.kind == TraceStep::Kind::block ? 1U : 0U;
+    observes += s.kind == TraceStep::Kind::observe ? 1U : 0U;
+  }
+  EXPECT_EQ(blocks, r->stats.blocks);
+  EXPECT_EQ(blocks, 9U);
+  EXPECT_EQ(observes, r->stats.observations);
+  o.trace = false;
+  Result<Solution> plain = solve(m, g, {}, o);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->tiles, r->tiles);
+}
+
 TEST(WfcSolveBlocks, SameSeedSameSolutionAtAnyThreadCount) {
   const Model m = parity_model(kEmptyWeight);
   const Grid g = square_grid(64, 64, 1);

@@ -394,6 +394,50 @@ TEST(WfcSolve, TraceRecordsObservationsAndPropagation) {
   EXPECT_EQ(plain->tiles, r->tiles) << "tracing must not change the solve";
 }
 
+TEST(WfcSolve, MultiCellTilesStayWhole) {
+  // A 2 x 1 bench as two parts forced together across their shared side.
+  Model m = make_model({"Empty", "crate", "bench@0,0,0", "bench@1,0,0"}, 4);
+  m.empty = 0;
+  for (TileId a : {0U, 1U}) {
+    for (TileId b : {0U, 1U}) {
+      allow(m, a, kPosX, b);
+      allow(m, a, kPosY, b);
+    }
+    allow(m, a, kPosX, 2);
+    allow(m, 3, kPosX, a);
+    for (TileId part : {2U, 3U}) {
+      allow(m, a, kPosY, part);
+      allow(m, part, kPosY, a);
+    }
+  }
+  allow(m, 2, kPosX, 3);
+  allow(m, 2, kPosY, 2);
+  allow(m, 3, kPosY, 3);
+  finish(m);
+  m.tiles[2].weight = m.tiles[3].weight = 3.0;
+  const Grid g = square_grid(9, 7, 1);
+  std::size_t benches = 0;
+  for (Seed seed = 1; seed <= 20; ++seed) {
+    SolveOptions o;
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    for (CellId c = 0; c < g.cell_count; ++c) {
+      if (r->tiles[c] == 2) {
+        ++benches;
+        ASSERT_LT(c % 9, 8U);
+        EXPECT_EQ(r->tiles[c + 1], 3U);
+      }
+      if (r->tiles[c] == 3) {
+        ASSERT_GT(c % 9, 0U);
+        EXPECT_EQ(r->tiles[c - 1], 2U);
+      }
+    }
+  }
+  EXPECT_GT(benches, 0U);
+}
+
 TEST(WfcSolve, CompiledModelSolvesAsTheModelDoes) {
   const Model m = connector_model(2, 3);
   Result<CompiledModel> compiled = compile_model(m);
