@@ -73,8 +73,13 @@ Status check_parts(const Model& model, const VariantIndex& index, const Example&
     for (Label d = 0; d < model.label_count; ++d) {
       Cell3 q{};
       if (!detail::inside_footprint(index.size_of(v), v.part, d, q)) continue;
-      const TileId partner =
-          index.by_key.at({v.base, Transform{v.rotation, v.reflected}.index(), q});
+      const auto found = index.by_key.find({v.base, Transform{v.rotation, v.reflected}.index(), q});
+      if (found == index.by_key.end()) {
+        return Error::invalid_input(where, "the model's multi-cell tile " + in_quotes(v.name) +
+                                               " has no part across its " +
+                                               detail::label_name(d, model.label_count) + " side");
+      }
+      const TileId partner = found->second;
       const auto s = detail::step(d);
       Cell3 n{};
       bool inside = true;
@@ -119,6 +124,12 @@ Result<std::vector<std::uint32_t>> detail::learn_examples(
                                 "(2, 4 or 6 labels, opposite d ^ 1)");
   }
   const std::uint32_t dims = model.label_count / 2;
+  for (const TileVariant& v : model.tiles) {
+    if (v.base >= model.base_names.size()) {
+      return Error::invalid_input(where_of(0), "tile " + in_quotes(v.name) + " has base " +
+                                                   std::to_string(v.base) + ", out of range");
+    }
+  }
   const VariantIndex index(model);
   std::map<std::string, TileId> by_name;
   for (TileId t = 0; t < model.tiles.size(); ++t)
@@ -278,7 +289,7 @@ Status learn_from_profiles(Model& model, const std::vector<TileDef>& tiles) {
   std::vector<std::string> side(model.tiles.size() * labels);
   for (TileId t = 0; t < model.tiles.size(); ++t) {
     const TileVariant& v = model.tiles[t];
-    const TileDef* def = def_of[v.base];
+    const TileDef* def = v.base < def_of.size() ? def_of[v.base] : nullptr;
     if (def == nullptr) continue;
     const Transform inv = detail::inverse(Transform{v.rotation, v.reflected});
     for (Label d = 0; d < labels; ++d) {

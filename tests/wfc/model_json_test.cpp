@@ -160,6 +160,25 @@ TEST(WfcParseModel, ExplicitConstraintsAndLegendRows) {
   EXPECT_GT(m->tiles[m->find("b")].weight, m->tiles[m->find("a")].weight);
 }
 
+// Row j is y = j and layer k is z = k, and the example's cells are exactly what it shows.
+TEST(WfcParseModel, RowsAndLayersAreYAndZ) {
+  const std::string text = R"({
+    "name": "t", "dimensions": 3, "empty": "e",
+    "tiles": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
+    "examples": [{"layers": [["a b", "c c"], ["e e", "e a"]]},
+                 {"size": [1, 1, 2], "cells": ["b", "c"], "empty_border": false}]
+  })";
+  auto m = parse_model(text, "t.json");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_TRUE(has(*m, "a", kPosX, "b"));
+  EXPECT_TRUE(has(*m, "a", kPosY, "c"));
+  EXPECT_TRUE(has(*m, "c", kPosZ, "a"));  // (1,1,0) under (1,1,1)
+  EXPECT_TRUE(has(*m, "a", kPosZ, "e"));
+  EXPECT_TRUE(has(*m, "b", kPosZ, "c"));
+  EXPECT_FALSE(has(*m, "a", kPosZ, "c"));
+  EXPECT_FALSE(has(*m, "b", kPosY, "a"));
+}
+
 TEST(WfcParseModel, ErrorsNameFileAndPointer) {
   EXPECT_EQ(error_of("{").rfind("bad.json: malformed JSON", 0), 0U);
   expect_error(R"({"name": "t", "dimensions": 2, "tiles": [{"name": "a"}], "colour": 1})",
