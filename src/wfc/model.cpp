@@ -346,33 +346,64 @@ Status finalize_model(Model& model, std::string_view where_view) {
   }
   // 6. Every tile placeable: with Empty every side of a placed tile faces a tile or the
   // boundary's Empty, so a tile with a side on which no placeable tile may sit can never be
-  // placed. Iterated to a fixed point; the first tile found is reported with its reason.
+  // placed; and on a square grid every row from a tile along a label is finite and ends at the
+  // Empty border, so some chain of placeable neighbours along that label must reach Empty.
+  // Iterated to a fixed point; the first tile found is reported with its reason.
   if (model.empty == kNoTile) return Ok{};
-  std::vector<char> alive(model.tiles.size(), 1);
+  const std::size_t n = model.tiles.size();
+  std::vector<char> alive(n, 1);
   TileId first = kNoTile;
   std::string reason;
   std::vector<std::string> others;
+  const auto kill = [&](TileId t, std::string why) {
+    alive[t] = 0;
+    if (first == kNoTile) {
+      first = t;
+      reason = std::move(why);
+    } else {
+      others.push_back(model.tiles[t].name);
+    }
+  };
+  // before[d][u]: the tiles t with (t, d, u).
+  std::vector<std::vector<std::vector<TileId>>> before;
+  const bool rows_end = detail::is_square_model(model);
+  if (rows_end) {
+    before.assign(model.label_count, std::vector<std::vector<TileId>>(n));
+    for (const Constraint& c : cs)
+      before[c.label][c.adjacent].push_back(c.key);
+  }
   for (bool changed = true; changed;) {
     changed = false;
-    for (TileId t = 0; t < model.tiles.size(); ++t) {
-      if (!alive[t]) continue;
+    for (TileId t = 0; t < n; ++t) {
       for (Label d = 0; d < model.label_count && alive[t]; ++d) {
         const auto [lo, hi] = range(t, d);
         const bool any =
             std::any_of(lo, hi, [&](const Constraint& c) { return alive[c.adjacent]; });
         if (any) continue;
-        alive[t] = 0;
         changed = true;
-        if (first != kNoTile) {
-          others.push_back(model.tiles[t].name);
-          continue;
+        kill(t, lo == hi
+                    ? "nothing may sit on its " + side(d) + " side"
+                    : "only tiles that can never be placed may sit on its " + side(d) + " side");
+      }
+    }
+    if (changed || !rows_end) continue;
+    for (Label d = 0; d < model.label_count && !changed; ++d) {
+      std::vector<char> reach(n, 0);
+      std::vector<TileId> queue = {model.empty};
+      reach[model.empty] = 1;
+      for (std::size_t q = 0; q < queue.size(); ++q) {
+        for (const TileId t : before[d][queue[q]]) {
+          if (alive[t] && !reach[t]) {
+            reach[t] = 1;
+            queue.push_back(t);
+          }
         }
-        first = t;
-        if (lo == hi) {
-          reason = "nothing may sit on its " + side(d) + " side";
-        } else {
-          reason = "only tiles that can never be placed may sit on its " + side(d) + " side";
-        }
+      }
+      for (TileId t = 0; t < n; ++t) {
+        if (!alive[t] || reach[t]) continue;
+        changed = true;
+        kill(t, "no chain of placeable neighbours on its " + side(d) +
+                    " side ever reaches the grid's Empty border, where every row ends");
       }
     }
   }

@@ -236,6 +236,33 @@ TEST(WfcFinalizeModel, ReportsATileThatCanNeverBePlacedByName) {
   EXPECT_NE(s2.error().message.find("1 more"), std::string::npos) << s2.error().message;
 }
 
+// b and c may only alternate, never meeting Empty: every row through them would be infinite.
+TEST(WfcFinalizeModel, ReportsTilesThatNeverReachTheEmptyBorder) {
+  Model m = line_model();
+  m.base_names.push_back("c");
+  TileVariant c;
+  c.name = "c";
+  c.base = 3;
+  m.tiles.push_back(c);
+  for (Label d = 0; d < 2; ++d) {
+    m.constraints.push_back({2, d, 3});
+    m.constraints.push_back({3, static_cast<Label>(d ^ 1), 2});
+  }
+  const Status s = finalize_model(m, "line");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("tile \"b\" can never be placed: no chain of placeable "
+                                   "neighbours on its +x side ever reaches the grid's Empty"),
+            std::string::npos)
+      << s.error().message;
+  EXPECT_NE(s.error().message.find("1 more"), std::string::npos) << s.error().message;
+  // Let c sit before Empty on +x and after it on -x: rows can now end, and the model is fine.
+  for (Label d = 0; d < 2; ++d) {
+    m.constraints.push_back({3, d, 0});
+    m.constraints.push_back({0, static_cast<Label>(d ^ 1), 3});
+  }
+  EXPECT_TRUE(finalize_model(m, "line").ok()) << finalize_model(m, "line").error().message;
+}
+
 TEST(WfcFinalizeModel, EmptyMustBorderItself) {
   Model m = line_model();
   m.tiles.pop_back();
