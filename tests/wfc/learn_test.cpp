@@ -155,6 +155,19 @@ TEST(WfcLearnFromExamples, RotatedExamplesGiveConsistentVariantConstraints) {
   }
 }
 
+// A diagonal (D) mirrored x -> -x is its quarter-turned variant: "\\" becomes "/".
+TEST(WfcLearnFromExamples, MirroredDiagonalBecomesItsTurnedVariant) {
+  auto m = expand_tiles({def("d", Symmetry::D), def("g")}, 2, "");
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  Example ex = painted(2, 1, {"d", "g"});
+  ex.empty_border = false;
+  ex.reflections = true;
+  ASSERT_TRUE(learn_from_examples(*m, {ex}).ok());
+  const std::set<Triple> want = {
+      {"d", kPosX, "g"}, {"g", kNegX, "d"}, {"g", kPosX, "d#r1"}, {"d#r1", kNegX, "g"}};
+  EXPECT_EQ(named(*m), want);
+}
+
 TEST(WfcLearnFromExamples, WithoutRotationsOnlyThePaintedVariantLearns) {
   auto m = expand_tiles({def("t", Symmetry::T), def("g")}, 2, "e");
   ASSERT_TRUE(m.ok());
