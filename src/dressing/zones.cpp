@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "cityforge/wfc/rooftops.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -166,9 +167,22 @@ std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& 
   return zones;
 }
 
-/// The uncovered flat tops of one building's tiers.
+/// (building, tier) of every roof that got a solved WFC rooftop, sorted.
+using SolvedRoofs = std::vector<std::pair<buildings::BuildingId, std::uint32_t>>;
+
+SolvedRoofs solved_roofs(const Inputs& in) {
+  SolvedRoofs out;
+  if (in.rooftops == nullptr) return out;
+  for (const wfc::Rooftop& r : in.rooftops->rooftops) {
+    if (r.solved) out.emplace_back(r.building, r.volume);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+/// The uncovered flat tops of one building's tiers; tiers with a WFC rooftop are left to it.
 std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs& in,
-                                     const Config& config) {
+                                     const Config& config, const SolvedRoofs& solved) {
   double parapet = kDefaultParapetM;
   if (in.styles != nullptr && b.style < in.styles->styles.size())
     parapet = in.styles->styles[b.style].parapet_width_m;
@@ -177,6 +191,11 @@ std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs&
   for (std::size_t i = 0; i < b.volumes.size(); ++i) {
     const buildings::Volume& v = b.volumes[i];
     if (v.footprint.outer.size() < 3 || v.z1_m <= v.z0_m) continue;
+    if (std::binary_search(
+            solved.begin(), solved.end(),
+            std::pair<buildings::BuildingId, std::uint32_t>{b.id, static_cast<std::uint32_t>(i)})) {
+      continue;
+    }
     std::vector<Polygon> above;
     for (std::size_t j = 0; j < b.volumes.size(); ++j) {
       if (j != i && b.volumes[j].z1_m > v.z1_m + 1e-6 && b.volumes[j].z0_m <= v.z1_m + 1e-6)
@@ -219,9 +238,10 @@ std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config)
   }
   if (in.buildings != nullptr) {
     const auto& bs = in.buildings->buildings;
+    const SolvedRoofs solved = solved_roofs(in);
     std::vector<std::vector<LeftoverZone>> roofs(bs.size());
     tbb::parallel_for(std::size_t{0}, bs.size(),
-                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], in, config); });
+                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], in, config, solved); });
     for (auto& r : roofs) {
       for (LeftoverZone& z : r)
         out.push_back(std::move(z));

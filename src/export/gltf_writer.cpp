@@ -42,6 +42,7 @@
 #include "export/detail/gltf_instances.hpp"
 #include "export/detail/gltf_model.hpp"
 #include "export/detail/gltf_props.hpp"
+#include "export/detail/gltf_rooftops.hpp"
 #include "export/detail/tinygltf.hpp"
 
 namespace cityforge::exporter {
@@ -352,13 +353,16 @@ Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::s
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
-                                           const terrain::Heightfield& ground, const Config& config,
-                                           const roads::Output* roads, const roads::Config& rules,
-                                           const freeway::Output* freeway,
-                                           const buildings::Output* buildings,
-                                           const buildings::StyleLibrary* styles,
-                                           const dressing::Output* dressing) {
+Result<std::vector<std::uint8_t>> detail::serialise_glb(tinygltf::Model& model,
+                                                        const std::string& name) {
+  return serialise(model, name);
+}
+
+Result<std::vector<std::uint8_t>> city_glb(
+    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
+    const roads::Output* roads, const roads::Config& rules, const freeway::Output* freeway,
+    const buildings::Output* buildings, const buildings::StyleLibrary* styles,
+    const dressing::Output* dressing, const wfc::RooftopOutput* rooftops) {
   if ((buildings == nullptr) != (styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
@@ -412,6 +416,7 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
     }
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
+    if (rooftops != nullptr) bytes += rooftops->instances.size() * 40;
     if (instanced && roads != nullptr) bytes += roads->modules.size() * 48;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
@@ -493,6 +498,11 @@ Result<std::vector<std::uint8_t>> city_glb(const layout::Output& city,
   }
   if (dressing != nullptr) {
     if (Status st = detail::add_prop_nodes(model, 0, *dressing, config.chunk_m, writer); !st) {
+      return st.error();
+    }
+  }
+  if (rooftops != nullptr) {
+    if (Status st = detail::add_rooftop_nodes(model, 0, *rooftops, config.chunk_m, writer); !st) {
       return st.error();
     }
   }

@@ -327,6 +327,32 @@ void read_dressing(Reader& r, const json& j, DressingSettings& c) {
   }
 }
 
+// The `rooftops` object: WFC rooftops on flat roofs (limits as in wfc::RooftopConfig).
+void read_rooftops(Reader& r, const json& j, wfc::RooftopConfig& c) {
+  const std::string path = "/rooftops";
+  if (!r.object(j, path,
+                {"enabled", "cell_m", "level_m", "levels", "min_area_m2", "inset_m",
+                 "backtrack_budget", "max_restarts"})) {
+    return;
+  }
+  if (j.contains("enabled")) {
+    if (!j["enabled"].is_boolean()) {
+      r.fail(path + "/enabled", "expected true or false, got " + describe(j["enabled"]));
+      return;
+    }
+    c.enabled = j["enabled"].get<bool>();
+  }
+  r.number(j, "cell_m", path, c.cell_m, 1.5, 10);
+  r.number(j, "level_m", path, c.level_m, 1.5, 10);
+  int levels = static_cast<int>(c.levels);
+  r.integer(j, "levels", path, levels, 1, 4);
+  c.levels = static_cast<std::uint32_t>(levels);
+  r.number(j, "min_area_m2", path, c.min_area_m2, 0, 1e6);
+  r.number(j, "inset_m", path, c.inset_m, 0, 10);
+  r.count(j, "backtrack_budget", path, c.backtrack_budget, 100000);
+  r.count(j, "max_restarts", path, c.max_restarts, 100);
+}
+
 void read_zones(Reader& r, const json& j, std::vector<layout::Zone>& zones) {
   if (!j.is_array()) {
     r.fail("/zones", "expected an array of zones, got " + describe(j));
@@ -591,10 +617,10 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   // 2. Structure, types and ranges.
   Reader r(source);
   CityConfig c;
-  if (!r.object(
-          doc, "",
-          {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
-           "layout", "roads", "export", "freeways", "lots", "buildings", "dressing", "crowd"})) {
+  if (!r.object(doc, "",
+                {"name", "description", "seed", "boundary", "arteries", "zones", "water", "terrain",
+                 "layout", "roads", "export", "freeways", "lots", "buildings", "rooftops",
+                 "dressing", "crowd"})) {
     return r.error();
   }
   r.string(doc, "name", "", c.name);
@@ -647,6 +673,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
     read_freeways(r, doc["freeways"], c.inputs.boundary, c.freeways);
   if (!r.failed() && doc.contains("lots")) read_lots(r, doc["lots"], c.lots);
   if (!r.failed() && doc.contains("buildings")) read_buildings(r, doc["buildings"], c.buildings);
+  if (!r.failed() && doc.contains("rooftops")) read_rooftops(r, doc["rooftops"], c.rooftops);
   if (!r.failed() && doc.contains("dressing")) read_dressing(r, doc["dressing"], c.dressing);
   if (!r.failed() && doc.contains("crowd")) read_crowd(r, doc["crowd"], c.crowd);
   if (r.failed()) return r.error();
@@ -792,6 +819,16 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     const buildings::Config& g = c.buildings.generator;
     j["occlusion_push_m"] = g.occlusion_push_m;
     j["entrance_depth_m"] = g.entrance_depth_m;
+  } else if (slice == "rooftops") {
+    const wfc::RooftopConfig& rt = c.rooftops;
+    j = {{"enabled", rt.enabled},
+         {"cell_m", rt.cell_m},
+         {"level_m", rt.level_m},
+         {"levels", rt.levels},
+         {"min_area_m2", rt.min_area_m2},
+         {"inset_m", rt.inset_m},
+         {"backtrack_budget", rt.backtrack_budget},
+         {"max_restarts", rt.max_restarts}};
   } else if (slice == "dressing") {
     const dressing::Config& d = c.dressing.rules;
     j = {{"tile_m", d.tile_m},

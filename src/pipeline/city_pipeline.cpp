@@ -54,9 +54,24 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
   return rules;
 }
 
+Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                               const wfc::RooftopConfig& config, Seed seed) {
+  wfc::RooftopOutput out;
+  if (config.enabled) {
+    Result<wfc::Model> model = wfc::builtin_rooftop_model();
+    if (!model) return model.error();
+    Result<wfc::RooftopOutput> built = wfc::build_rooftops(buildings, *model, config, seed);
+    if (!built) return built.error();
+    out = std::move(*built);
+  }
+  out.cell_m = config.cell_m;
+  out.level_m = config.level_m;
+  return out;
+}
+
 std::vector<std::string> CityPipeline::stage_names() {
-  return {"terrain", "zoning", "layout",    "roads",   "freeway",
-          "styles",  "lots",   "buildings", "dressing"};
+  return {"terrain", "zoning", "layout",    "roads",    "freeway",
+          "styles",  "lots",   "buildings", "rooftops", "dressing"};
 }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
@@ -155,11 +170,23 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
         if (!r) return r.error();
         return Value(std::make_shared<const buildings::Output>(std::move(*r)));
       }});
-  // Set dressing reads every stage before it; a bad biome is a warning, not a failure.
+  // WFC rooftops on the flat roofs (seeds/000, 43:01): each roof an independent solve.
+  nodes.push_back(StageNode{
+      "rooftops",
+      1,
+      {7},
+      seed + config_slice(config, "rooftops"),
+      [&config](const std::vector<Value>& in) -> Result<Value> {
+        auto r = build_city_rooftops(as<buildings::Output>(in[0]), config.rooftops, config.seed);
+        if (!r) return r.error();
+        return Value(std::make_shared<const wfc::RooftopOutput>(std::move(*r)));
+      }});
+  // Set dressing reads every stage before it; a bad biome is a warning, not a failure. Roof
+  // tiers with a WFC rooftop get no rooftop biome.
   nodes.push_back(
       StageNode{"dressing",
                 1,
-                {0, 2, 3, 4, 5, 6, 7},
+                {0, 2, 3, 4, 5, 6, 7, 8},
                 seed + config_slice(config, "dressing"),
                 [&config](const std::vector<Value>& in) -> Result<Value> {
                   std::vector<dressing::Biome> biomes;
@@ -180,6 +207,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
                   inputs.styles = &as<buildings::StyleLibrary>(in[4]);
                   inputs.lots = &as<lots::Output>(in[5]);
                   inputs.buildings = &as<buildings::Output>(in[6]);
+                  inputs.rooftops = &as<wfc::RooftopOutput>(in[7]);
                   auto r = dressing::run(inputs, biomes, config.dressing.rules, config.seed);
                   if (!r) return r.error();
                   r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
@@ -196,7 +224,8 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.styles = std::static_pointer_cast<const buildings::StyleLibrary>((*values)[5]);
   out.lots = std::static_pointer_cast<const lots::Output>((*values)[6]);
   out.buildings = std::static_pointer_cast<const buildings::Output>((*values)[7]);
-  out.dressing = std::static_pointer_cast<const dressing::Output>((*values)[8]);
+  out.rooftops = std::static_pointer_cast<const wfc::RooftopOutput>((*values)[8]);
+  out.dressing = std::static_pointer_cast<const dressing::Output>((*values)[9]);
   out.stages = std::move(stats);
   return out;
 }

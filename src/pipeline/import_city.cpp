@@ -160,6 +160,10 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
   });
   if (!built) return built.error();
   auto buildings_out = std::make_shared<const buildings::Output>(std::move(*built));
+  Result<wfc::RooftopOutput> roofs = steps.run(
+      "rooftops", [&] { return build_city_rooftops(*buildings_out, rules.rooftops, rules.seed); });
+  if (!roofs) return roofs.error();
+  auto rooftops_out = std::make_shared<const wfc::RooftopOutput>(std::move(*roofs));
 
   // 7. Mapped features and the set dressing.
   osm::FeatureBuild fb =
@@ -186,6 +190,7 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
     in.styles = styles_out.get();
     in.lots = lots_out.get();
     in.buildings = buildings_out.get();
+    in.rooftops = rooftops_out.get();
     in.mapped = out.mapped.get();
     Result<dressing::Output> r = dressing::run(in, biomes, rules.dressing.rules, rules.seed);
     if (r) r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
@@ -201,6 +206,7 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
   city.styles = styles_out;
   city.lots = lots_out;
   city.buildings = buildings_out;
+  city.rooftops = rooftops_out;
   city.dressing = std::make_shared<const dressing::Output>(std::move(*dressed));
   city.stages = steps.stats;
   return out;

@@ -197,6 +197,29 @@ TEST_F(DefaultCity, ByteIdenticalWithOneAndTwoThreads) {
   }
 }
 
+// Issue 10: the default city shows WFC rooftops on its flat roofs, in city.glb and stats.json.
+TEST_F(DefaultCity, FlatRoofsGetWfcRooftopsInTheGlbAndStats) {
+  ASSERT_EQ(s_run1.exit_code, 0) << s_run1.output;
+  const auto stats = nlohmann::json::parse(slurp(s_dir / "t1" / "stats.json"));
+  ASSERT_TRUE(stats.contains("rooftops")) << "stats.json has no rooftops object";
+  const auto& r = stats["rooftops"];
+  for (const char* key : {"rooftops", "failed", "cells", "instances", "props", "constraints",
+                          "base_tiles", "variants", "backtracks"}) {
+    EXPECT_TRUE(r.contains(key)) << key;
+  }
+  EXPECT_GT(r["rooftops"].get<int>(), 100) << r.dump();
+  EXPECT_GT(r["instances"].get<int>(), r["rooftops"].get<int>());
+  EXPECT_GT(r["constraints"].get<int>(), 100);
+  EXPECT_GE(r["base_tiles"].get<int>(), 25);
+  EXPECT_LT(r["failed"].get<int>() * 10, r["rooftops"].get<int>() + 1) << r.dump();
+  EXPECT_GT(stats["instances"]["rooftop_tiles"].get<int>(), 0);
+  const std::string glb = slurp(s_dir / "t1" / "city.glb");
+  EXPECT_NE(glb.find("\"rooftops\""), std::string::npos);
+  EXPECT_NE(glb.find("rooftops.chunk_"), std::string::npos);
+  EXPECT_NE(glb.find(".rooftop.tank"), std::string::npos) << "water tanks on the roofs";
+  EXPECT_NE(s_run1.output.find("rooftops:"), std::string::npos) << s_run1.output;
+}
+
 TEST_F(DefaultCity, AnotherSeedGivesAnotherLayout) {
   const CliRun r = run_cli("generate -o " + (s_dir / "seed2").string() + " --seed 2 -q");
   ASSERT_EQ(r.exit_code, 0) << r.output;

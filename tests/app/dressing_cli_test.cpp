@@ -61,7 +61,8 @@ TEST(DressingCli, EveryInstanceModeWritesAValidCity) {
   EXPECT_EQ(stats["instances"]["total"].get<long long>(),
             stats["instances"]["building_modules"].get<long long>() +
                 stats["instances"]["props"].get<long long>() +
-                stats["instances"]["road_modules"].get<long long>());
+                stats["instances"]["road_modules"].get<long long>() +
+                stats["instances"]["rooftop_tiles"].get<long long>());
   fs::remove_all(dir);
 }
 

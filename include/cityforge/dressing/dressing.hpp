@@ -23,6 +23,10 @@
 /// ground cover, leftover zones filled with biomes by a packing scatterer (and rooftops), street
 /// lights with a day / night state, street and park trees, furniture, signals and signs,
 /// parking spots and the audio metadata grid. Everything is instances of the built-in prop kit.
+namespace cityforge::wfc {
+struct RooftopOutput;
+}  // namespace cityforge::wfc
+
 namespace cityforge::dressing {
 
 // ---- Props: the built-in kit -------------------------------------------------------------------
@@ -327,6 +331,8 @@ struct Inputs {
   /// Optional: mapped features of an imported place (ground areas, water, paths, props,
   /// barriers), placed where mapped.
   const Mapped* mapped = nullptr;
+  /// Optional: the WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
+  const wfc::RooftopOutput* rooftops = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

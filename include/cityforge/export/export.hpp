@@ -17,6 +17,8 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/wfc/wfc.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
 /// is `exporter`.
@@ -55,13 +57,27 @@ struct Origin {
 /// instanced per chunk (see gltf_buildings.cpp): one mesh per module that occurs, made by the
 /// built-in kit, with per-instance _BUILDING, _FLOOR and _ROOM attributes. With `dressing`,
 /// the props follow under the root as category -> chunk -> instances (gltf_props.cpp).
+/// With `rooftops`, the WFC rooftop tiles follow under the root as "rooftops" -> chunk ->
+/// instances of each (tile, mirrored, colour) kit mesh, colour variants as materials
+/// (gltf_rooftops.cpp).
 /// config.instances chooses how instances are written: EXT_mesh_gpu_instancing (ext), one node
 /// per instance (nodes) or baked into one mesh per chunk (bake) (gltf_instances.cpp).
 Result<std::vector<std::uint8_t>> city_glb(
     const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
     const roads::Output* roads = nullptr, const roads::Config& rules = {},
     const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
-    const buildings::StyleLibrary* styles = nullptr, const dressing::Output* dressing = nullptr);
+    const buildings::StyleLibrary* styles = nullptr, const dressing::Output* dressing = nullptr,
+    const wfc::RooftopOutput* rooftops = nullptr);
+/// `cityforge wfc -o out.glb`: a solved square grid (`tiles`: a variant per cell, x fastest).
+/// Cell (x, y, z) is drawn with its floor centre at ((x + 0.5) cell_m, (y + 0.5) cell_m,
+/// z level_m), turned by the variant's quarter turns and mirrored as the variant says. Tiles
+/// the rooftop kit knows get its mesh (wfc::rooftop_tile_mesh, colour 0); others a slab in a
+/// colour per base tile with a dark arrow along the tile's +x and a tab on its +y, so rotation
+/// and mirroring are visible. Empty and "air" cells are not drawn. Instances per (base tile,
+/// mirrored) with EXT_mesh_gpu_instancing. Byte identical for identical inputs.
+Result<std::vector<std::uint8_t>> wfc_grid_glb(const wfc::Model& model, const wfc::Grid& grid,
+                                               const std::vector<wfc::TileId>& tiles, double cell_m,
+                                               double level_m);
 /// `building.glb` for `cityforge building`: one node "building" whose children are the roof
 /// mesh (style materials) and one instancing node per module, as in city_glb.
 Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,

@@ -15,6 +15,7 @@
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "cityforge/wfc/rooftops.hpp"
 
 namespace cityforge::pipeline {
 
@@ -124,6 +125,8 @@ struct CityConfig {
   lots::Config lots;           ///< The `lots` object.
   BuildingSettings buildings;  ///< The `buildings` object.
   DressingSettings dressing;   ///< The `dressing` object.
+  /// The `rooftops` object: WFC rooftops on flat roofs (enabled by default).
+  wfc::RooftopConfig rooftops;
   ExportSettings exports;
   CrowdSettings crowd;  ///< The `crowd` object.
 };
@@ -134,7 +137,8 @@ struct CityConfig {
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
 /// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "dressing", "export"), used as
+/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "rooftops", "dressing",
+/// "export"), used as
 /// the cache key of the stages that read it and written into stats.json.
 std::string config_slice(const CityConfig& config, std::string_view slice);
 

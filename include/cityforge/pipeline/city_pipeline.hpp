@@ -14,6 +14,7 @@
 #include "cityforge/pipeline/stage_graph.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "cityforge/wfc/rooftops.hpp"
 
 namespace cityforge::pipeline {
 
@@ -26,6 +27,8 @@ struct CityResult {
   std::shared_ptr<const buildings::StyleLibrary> styles;
   std::shared_ptr<const lots::Output> lots;
   std::shared_ptr<const buildings::Output> buildings;
+  /// WFC rooftops on the flat roofs (empty when config.rooftops.enabled is false).
+  std::shared_ptr<const wfc::RooftopOutput> rooftops;
   std::shared_ptr<const dressing::Output> dressing;
   std::vector<StageStats> stages;  ///< In stage order.
 };
@@ -37,8 +40,13 @@ Result<buildings::StyleLibrary> load_styles(
 /// style file and its /min_wall_m for errors.
 std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library);
 
+/// Builds the WFC rooftops of `buildings` with the built-in rooftop model (an empty output with
+/// the model's counts when config.enabled is false); records the cell sizes in the output.
+Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                               const wfc::RooftopConfig& config, Seed seed);
+
 /// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
-/// lots -> buildings -> dressing), with an
+/// lots -> buildings -> rooftops -> dressing), with an
 /// in-memory cache: calling run() again after changing one config key re-runs only the stages
 /// downstream of it.
 class CityPipeline {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/wfc/wfc.hpp"
+#include "export/detail/gltf_instances.hpp"
+#include "export/detail/tinygltf.hpp"
+
+/// Private to the export module: WFC rooftops in city.glb and solved grids in their own glb.
+namespace cityforge::exporter::detail {
+
+/// Adds, under node `root`, a node "rooftops", under it one node per chunk_m chunk that holds
+/// rooftop tiles ("rooftops.chunk_<cx>_<cy>", by (cy, cx)), and under that the instances of
+/// each (tile, mirrored, colour) kit mesh that occurs (written by `writer`, with _BUILDING in
+/// ext mode). Colour variants are materials: one per (kit material, colour) used. Tiles whose
+/// kit mesh is empty (Empty, air) are left out. Fails on a non-finite instance or a tile index
+/// outside tile_names.
+Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOutput& rooftops,
+                         double chunk_m, InstanceWriter& writer);
+
+/// Serialises a finished model as GLB with one scene `name` holding node 0 (gltf_writer.cpp).
+Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name);
+
+}  // namespace cityforge::exporter::detail
