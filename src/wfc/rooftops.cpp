@@ -64,37 +64,48 @@ bool segment_crosses_box(Vec2 a, Vec2 b, Vec2 lo, Vec2 hi) {
   return true;
 }
 
-double point_box_distance(Vec2 p, Vec2 lo, Vec2 hi) {
+double point_box_distance2(Vec2 p, Vec2 lo, Vec2 hi) {
   const double dx = std::max({lo.x - p.x, 0.0, p.x - hi.x});
   const double dy = std::max({lo.y - p.y, 0.0, p.y - hi.y});
-  return std::hypot(dx, dy);
+  return dx * dx + dy * dy;
 }
 
-double point_segment_distance(Vec2 p, Vec2 a, Vec2 b) {
+double point_segment_distance2(Vec2 p, Vec2 a, Vec2 b) {
   const Vec2 d = b - a;
   const double l2 = dot(d, d);
   const double t = l2 > 0.0 ? std::clamp(dot(p - a, d) / l2, 0.0, 1.0) : 0.0;
-  return distance(p, a + d * t);
+  const Vec2 e = p - (a + d * t);
+  return dot(e, e);
 }
 
-// Distance between a segment and a box (0 when they meet): two convex sets that do not meet
-// are closest at a vertex of one of them.
-double segment_box_distance(Vec2 a, Vec2 b, Vec2 lo, Vec2 hi) {
+// Whether segment a-b comes closer than `clear_m` to the box (or passes through it). Two
+// convex sets that do not meet are closest at a vertex of one of them. Squared distances and
+// a bounding-box reject first: this runs for every edge of every candidate cell.
+bool segment_near_box(Vec2 a, Vec2 b, Vec2 lo, Vec2 hi, double clear_m) {
+  if (std::max(a.x, b.x) <= lo.x - clear_m || std::min(a.x, b.x) >= hi.x + clear_m ||
+      std::max(a.y, b.y) <= lo.y - clear_m || std::min(a.y, b.y) >= hi.y + clear_m) {
+    return false;
+  }
   if (segment_crosses_box(a, b, lo, hi)) {
-    return 0.0;
+    return true;
   }
-  double d = std::min(point_box_distance(a, lo, hi), point_box_distance(b, lo, hi));
+  const double c2 = clear_m * clear_m;
+  if (point_box_distance2(a, lo, hi) < c2 || point_box_distance2(b, lo, hi) < c2) {
+    return true;
+  }
   for (const Vec2 c : {lo, hi, Vec2{lo.x, hi.y}, Vec2{hi.x, lo.y}}) {
-    d = std::min(d, point_segment_distance(c, a, b));
+    if (point_segment_distance2(c, a, b) < c2) {
+      return true;
+    }
   }
-  return d;
+  return false;
 }
 
 // Whether every ring edge keeps at least `clear_m` from the box (and none passes through it).
 bool rings_clear_of_box(const Polygon& poly, Vec2 lo, Vec2 hi, double clear_m) {
   const auto ring_clear = [&](const Ring& r) {
     for (std::size_t i = 0; i < r.size(); ++i) {
-      if (segment_box_distance(r[i], r[(i + 1) % r.size()], lo, hi) < clear_m) {
+      if (segment_near_box(r[i], r[i + 1 < r.size() ? i + 1 : 0], lo, hi, clear_m)) {
         return false;
       }
     }

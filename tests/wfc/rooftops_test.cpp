@@ -411,6 +411,29 @@ TEST(Rooftops, ConfigAndModelErrorsAreClear) {
   EXPECT_EQ(r->stats.constraints, rooftop_model().constraints.size());
 }
 
+// A model whose bulkhead door may open onto nothing: the pre-placement contradicts every
+// solve, so every roof stays bare and is counted as failed.
+TEST(Rooftops, UnsolvableRoofsStayBareAndAreCounted) {
+  Model m = rooftop_model();
+  const TileId deck = m.find("deck");
+  std::erase_if(m.constraints, [&](const Constraint& c) {
+    const bool bulk_key = m.base_names[m.tiles[c.key].base] == "bulkhead";
+    const bool bulk_adj = m.base_names[m.tiles[c.adjacent].base] == "bulkhead";
+    return (bulk_key && c.adjacent == deck) || (bulk_adj && c.key == deck);
+  });
+  const buildings::Output b = city(12);
+  Result<RooftopOutput> r = build_rooftops(b, m, RooftopConfig{}, 3);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  ASSERT_FALSE(r->rooftops.empty());
+  EXPECT_EQ(r->stats.failed, r->rooftops.size());
+  EXPECT_EQ(r->stats.rooftops, 0U);
+  EXPECT_TRUE(r->instances.empty());
+  for (const Rooftop& roof : r->rooftops) {
+    EXPECT_FALSE(roof.solved);
+    EXPECT_EQ(roof.instance_count, 0U);
+  }
+}
+
 // One level and a bigger cell still solve and satisfy the constraints (tall tiles lose their
 // tops: the top is open).
 TEST(Rooftops, OtherLevelsAndCellSizes) {
