@@ -373,16 +373,29 @@ RoofResult build_one(const Building& b, std::uint32_t v, const Shared& sh) {
     return origin_world + frame.u * ((rg.cell_x[c] + 0.5) * cfg.cell_m) +
            frame.v * ((rg.cell_y[c] + 0.5) * cfg.cell_m);
   };
-  // 3. The bulkhead: the level-0 cell nearest the core, its door towards a roof cell.
+  // 3. The bulkhead: the level-0 cell nearest the core that has a roof cell beside it for its
+  //    door; a roof of lone cells has none and gets no rooftop.
+  const auto has_level_neighbour = [&](CellId c) {
+    for (std::uint32_t s = rg.grid.offsets[c]; s < rg.grid.offsets[c + 1]; ++s) {
+      if (rg.grid.sides[s].label < kPosZ && rg.grid.sides[s].cell != kBoundary) {
+        return true;
+      }
+    }
+    return false;
+  };
   const Vec2 core = building_core(b);
   CellId bulk = kBoundary;
   double best_d2 = 1e300;
   for (CellId c = 0; c < rg.grid.cell_count && rg.cell_z[c] == 0; ++c) {
     const Vec2 d = cell_centre(c) - core;
-    if (dot(d, d) < best_d2 - 1e-9) {
+    if (dot(d, d) < best_d2 - 1e-9 && has_level_neighbour(c)) {
       best_d2 = dot(d, d);
       bulk = c;
     }
+  }
+  if (bulk == kBoundary) {
+    out.skipped = true;
+    return out;
   }
   const auto box_index = [&](CellId c) {
     return rg.cell_x[c] + rg.nx * (rg.cell_y[c] + rg.ny * rg.cell_z[c]);
