@@ -42,13 +42,20 @@ SideMask base_walls(const std::string& name) {
   return 0;
 }
 
-enum class Kind : std::uint8_t { other, structure, structure_roof, door, deck };
+// `object`: a free-standing thing (tank and legs, antenna, bulkhead, shed) with its own colour;
+// `other`: the roof's surface and its fittings (railings, vents, pipes, ...), one colour per
+// roof so the paving does not turn into a patchwork.
+enum class Kind : std::uint8_t { other, object, structure, structure_roof, door, deck };
 
 Kind kind_of(const std::string& name) {
   if (name == "struct_door") return Kind::door;
   if (name.rfind("struct_", 0) == 0) return Kind::structure;
   if (name.rfind("roof_", 0) == 0) return Kind::structure_roof;
   if (name == "deck") return Kind::deck;
+  if (name.rfind("tank", 0) == 0 || name.rfind("antenna", 0) == 0 || name == "bulkhead" ||
+      name == "shed") {
+    return Kind::object;
+  }
   return Kind::other;
 }
 
@@ -120,16 +127,18 @@ RoofRules apply_rooftop_rules(const SolvedRoof& roof) {
       }
     }
   }
-  // 2. Colours: per structure (keyed by its lowest cell), else per column, so a tank and its
-  //    legs match.
+  // 2. Colours: per structure (keyed by its lowest cell), per column for free-standing objects
+  //    (a tank matches its legs), one for the roof's surface and fittings.
   RoofRules out;
   out.colour.resize(n);
   for (CellId c = 0; c < n; ++c) {
     std::uint64_t h = hash_combine(roof.seed, roof.object_id);
     if (is_structure(c)) {
       h = hash_combine(hash_combine(h, 0x5752U), find_root(parent, c));
-    } else {
+    } else if (kind(c) == Kind::object) {
       h = hash_combine(hash_combine(hash_combine(h, 0xC01U), roof.cell_x[c]), roof.cell_y[c]);
+    } else {
+      h = hash_combine(h, 0xDEC);
     }
     out.colour[c] = static_cast<std::uint16_t>(h % kRooftopColours);
   }

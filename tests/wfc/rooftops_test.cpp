@@ -411,6 +411,42 @@ TEST(Rooftops, ConfigAndModelErrorsAreClear) {
   EXPECT_EQ(r->stats.constraints, rooftop_model().constraints.size());
 }
 
+// Neighbour rules: the roof's paving shares one colour, a tank its legs' colour, and colours
+// vary between roofs; wall props stand on open deck next to a structure wall.
+TEST(Rooftops, ColoursAndWallProps) {
+  const RooftopOutput out = build(city(40));
+  const Model& m = rooftop_model();
+  std::set<std::uint16_t> deck_colours;
+  std::size_t props = 0;
+  for (const Rooftop& r : out.rooftops) {
+    std::set<std::uint16_t> mine;
+    std::vector<const RooftopInstance*> legs;
+    std::vector<const RooftopInstance*> tanks;
+    for (std::uint32_t i = 0; i < r.instance_count; ++i) {
+      const RooftopInstance& in = out.instances[r.first_instance + i];
+      const std::string& name = out.tile_names[in.tile];
+      if (name == "deck") mine.insert(in.colour);
+      if (name == "tank_legs") legs.push_back(&in);
+      if (name == "tank") tanks.push_back(&in);
+      if (in.prop) {
+        ++props;
+        EXPECT_GE(in.tile, m.base_names.size());
+        EXPECT_EQ(name.rfind("prop_wall_", 0), 0U) << name;
+      }
+    }
+    EXPECT_LE(mine.size(), 1U) << "one paving colour per roof";
+    deck_colours.insert(mine.begin(), mine.end());
+    ASSERT_EQ(legs.size(), tanks.size());
+    for (std::size_t k = 0; k < legs.size(); ++k) {
+      EXPECT_EQ(legs[k]->colour, tanks[k]->colour);
+      EXPECT_NEAR(legs[k]->position[0], tanks[k]->position[0], 1e-3);
+    }
+  }
+  EXPECT_GT(deck_colours.size(), 1U);
+  EXPECT_EQ(props, out.stats.props);
+  EXPECT_GT(props, 0U);
+}
+
 // A model whose bulkhead door may open onto nothing: the pre-placement contradicts every
 // solve, so every roof stays bare and is counted as failed.
 TEST(Rooftops, UnsolvableRoofsStayBareAndAreCounted) {
