@@ -224,6 +224,10 @@ TEST(WfcCli, BadModelsAndOptionsAreNamed) {
   const CliRun cell = run_cli("wfc --model cat --fix 9=body" + out);
   EXPECT_EQ(cell.exit_code, 2) << cell.output;
   EXPECT_NE(cell.output.find("outside the grid"), std::string::npos) << cell.output;
+  // A pre-placement the constraints rule out: a cat's body at the strip's end.
+  const CliRun contra = run_cli("wfc --model cat --fix 0=body" + out);
+  EXPECT_EQ(contra.exit_code, 2) << contra.output;
+  EXPECT_NE(contra.output.find("'body' at cell 0"), std::string::npos) << contra.output;
   const CliRun ext = run_cli("wfc --model cat --size 8 -o " + (dir / "x.txt").string());
   EXPECT_EQ(ext.exit_code, 2) << ext.output;
   EXPECT_FALSE(fs::exists(dir / "never.json"));
