@@ -383,7 +383,10 @@ RoofResult build_one(const Building& b, std::uint32_t v, const Shared& sh) {
     }
     return false;
   };
-  const Vec2 core = building_core(b);
+  Vec2 core = building_core(b);
+  if (!std::isfinite(core.x) || !std::isfinite(core.y)) {
+    core = ring_centroid(vol.footprint.outer);  // A degenerate top tier.
+  }
   CellId bulk = kBoundary;
   double best_d2 = 1e300;
   for (CellId c = 0; c < rg.grid.cell_count && rg.cell_z[c] == 0; ++c) {

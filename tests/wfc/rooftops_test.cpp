@@ -377,6 +377,44 @@ TEST(Rooftops, SkipsSmallPitchedAndCoveredRoofs) {
   EXPECT_EQ(out.stats.roofs_considered, 6U);  // Every flat tier, kept or not.
 }
 
+// An imported part rising from the ground through a lower part's roof: the lower roof's cells
+// keep clear of it (by the inset), and both get a rooftop.
+TEST(Rooftops, PartsPassingThroughARoofAreKeptClearOf) {
+  buildings::Output b;
+  add_building(b, dna(lots::FootprintShape::rectangle, 40.0, 30.0, {0.0, 0.0}, 0.3, 10.0));
+  buildings::Volume tower = b.buildings[0].volumes[0];
+  tower.footprint.outer = {{-6.0, -6.0}, {6.0, -6.0}, {6.0, 6.0}, {-6.0, 6.0}};
+  tower.z0_m = 0.0;
+  tower.z1_m = 40.0;
+  b.buildings[0].volumes.push_back(tower);
+  const RooftopOutput out = build(b);
+  ASSERT_EQ(out.rooftops.size(), 2U);
+  EXPECT_EQ(out.rooftops[0].volume, 0U);
+  EXPECT_EQ(out.rooftops[1].volume, 1U);
+  const Rooftop& low = out.rooftops[0];
+  ASSERT_TRUE(low.solved);
+  EXPECT_GT(low.instance_count, 20U);
+  for (std::uint32_t i = 0; i < low.instance_count; ++i) {
+    const RooftopInstance& in = out.instances[low.first_instance + i];
+    if (in.position[2] > low.z_m + 1.0) {
+      continue;  // Level 1 stands over a level-0 cell.
+    }
+    // Points along the cell square's outline keep the 0.6 m inset from the tower.
+    const Vec2 c{in.position[0], in.position[1]};
+    const Vec2 u{std::cos(low.angle_rad), std::sin(low.angle_rad)};
+    const Vec2 v = perp(u);
+    for (int k = 0; k <= 32; ++k) {
+      const double t = -1.5 + 3.0 * k / 32.0;
+      for (const Vec2 p :
+           {c + u * t - v * 1.5, c + u * t + v * 1.5, c - u * 1.5 + v * t, c + u * 1.5 + v * t}) {
+        const double dx = std::max(std::abs(p.x) - 6.0, 0.0);
+        const double dy = std::max(std::abs(p.y) - 6.0, 0.0);
+        EXPECT_GE(std::hypot(dx, dy), 0.6 - 1e-3) << out.tile_names[in.tile] << " by the tower";
+      }
+    }
+  }
+}
+
 TEST(Rooftops, ConfigAndModelErrorsAreClear) {
   const buildings::Output b = city(2);
   RooftopConfig bad;
