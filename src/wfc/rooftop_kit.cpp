@@ -29,7 +29,7 @@ class Kit {
  public:
   Kit(double cell_m, double level_m) : m_sx(cell_m / 3.0), m_sz(level_m / 3.0) {}
 
-  Vec3 at(Vec3 p) const { return {p.x * m_sx, p.y * m_sx, p.z * m_sz}; }
+  [[nodiscard]] Vec3 at(Vec3 p) const { return {p.x * m_sx, p.y * m_sx, p.z * m_sz}; }
   Mesh& part(Material m) { return m_parts[static_cast<std::size_t>(m)]; }
 
   void box(Material m, Vec3 lo, Vec3 hi) { meshing::add_box(part(m), at(lo), at(hi)); }
@@ -312,7 +312,8 @@ void mast(Kit& k, double z0, double z1) {
       k.box(Material::metal, {x - 0.03, y - 0.03, z0}, {x + 0.03, y + 0.03, z1});
     }
   }
-  for (double z = z0 + 0.5; z < z1 - 0.1; z += 0.75) {
+  for (int i = 0; z0 + 0.5 + 0.75 * i < z1 - 0.1; ++i) {
+    const double z = z0 + 0.5 + 0.75 * i;
     k.box(Material::metal, {-0.2, -0.2, z}, {0.2, 0.2, z + 0.04});
   }
 }

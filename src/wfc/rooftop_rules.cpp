@@ -5,6 +5,7 @@
 // open deck.
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "wfc/detail/rooftop_internal.hpp"
@@ -145,9 +146,10 @@ RoofRules apply_rooftop_rules(const SolvedRoof& roof) {
   // 3. Wall props: an open deck cell beside a structure wall facing it (not a door) gets a
   //    prop on that wall with some chance; never in front of a door.
   Rng rng{roof.seed, Stage::wfc, roof.object_id, 0x400};
-  static constexpr Label kOrder[4] = {kNegY, kPosX, kPosY, kNegX};
-  static constexpr std::uint8_t kTurns[4] = {0, 1, 2, 3};  // Turns that bring -y to kOrder[i].
-  const std::uint32_t prop_count = static_cast<std::uint32_t>(rooftop_prop_names().size());
+  static constexpr std::array<Label, 4> kOrder = {kNegY, kPosX, kPosY, kNegX};
+  // Turns that bring -y to kOrder[i].
+  static constexpr std::array<std::uint8_t, 4> kTurns = {0, 1, 2, 3};
+  const auto prop_count = static_cast<std::uint32_t>(rooftop_prop_names().size());
   for (CellId c = 0; c < n; ++c) {
     if (roof.cell_z[c] != 0 || kind(c) != Kind::deck) {
       continue;

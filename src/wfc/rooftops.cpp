@@ -9,6 +9,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -34,7 +35,7 @@ struct RoofFrame {
   Vec2 u{1.0, 0.0};
   Vec2 v{0.0, 1.0};
   double angle_rad = 0.0;
-  Vec2 to_world(Vec2 q) const { return u * q.x + v * q.y; }
+  [[nodiscard]] Vec2 to_world(Vec2 q) const { return u * q.x + v * q.y; }
 };
 
 // Whether segment a-b meets the open box (Liang-Barsky clipping).
@@ -42,9 +43,9 @@ bool segment_crosses_box(Vec2 a, Vec2 b, Vec2 lo, Vec2 hi) {
   double t0 = 0.0;
   double t1 = 1.0;
   const Vec2 d = b - a;
-  const double p[4] = {-d.x, d.x, -d.y, d.y};
-  const double q[4] = {a.x - lo.x, hi.x - a.x, a.y - lo.y, hi.y - a.y};
-  for (int i = 0; i < 4; ++i) {
+  const std::array<double, 4> p = {-d.x, d.x, -d.y, d.y};
+  const std::array<double, 4> q = {a.x - lo.x, hi.x - a.x, a.y - lo.y, hi.y - a.y};
+  for (std::size_t i = 0; i < 4; ++i) {
     if (std::abs(p[i]) < 1e-15) {
       if (q[i] <= 0.0) {
         return false;
@@ -305,7 +306,7 @@ RoofGrid derive_grid(const RoofShape& shape, double cell_m, double inset_m, std:
 
 // Where a T tile's -y side points after `turns` quarter turns.
 Label turned_neg_y(std::uint32_t turns) {
-  static constexpr Label kSide[4] = {kNegY, kPosX, kPosY, kNegX};
+  static constexpr std::array<Label, 4> kSide = {kNegY, kPosX, kPosY, kNegX};
   return kSide[turns % 4];
 }
 
@@ -514,7 +515,7 @@ Status check_config(const RooftopConfig& c, const Model& model) {
     return bad("model \"" + model.name + "\" has no Empty tile; the roof's outside needs one");
   }
   if (model.find("bulkhead") == kNoTile) {
-    return bad("model \"" + model.name + "\" has no \"bulkhead\" tile to pre-place");
+    return bad("model \"" + model.name + R"(" has no "bulkhead" tile to pre-place)");
   }
   return Ok{};
 }
