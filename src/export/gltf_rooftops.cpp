@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// WFC rooftops in city.glb (rooftops -> chunk -> instances of each tile's kit mesh, like the
+// WFC rooftops in city.glb (rooftops -> region -> instances of each tile's kit mesh, like the
 // props), and `cityforge wfc -o out.glb`: a solved square grid as instances of the rooftop kit or
 // of marker boxes that show each tile's rotation and mirroring (seeds/000, 43:01-44:07: what the
 // solver placed must be visible to be judged).
@@ -111,7 +111,7 @@ using KitKey = std::tuple<std::uint32_t, bool, std::uint16_t>;  // tile, reflect
 }  // namespace
 
 Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOutput& rooftops,
-                         double chunk_m, InstanceWriter& writer) {
+                         double region_m, InstanceWriter& writer) {
   if (rooftops.instances.empty()) return Ok{};
   if (!(rooftops.cell_m > 0.0) || !(rooftops.level_m > 0.0)) {
     return Error::invalid_input("rooftops", "expected cell sizes > 0, got " +
@@ -134,14 +134,14 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
     kit = rooftop_kit(rooftops.tile_names[std::get<0>(key)], std::get<1>(key), std::get<2>(key),
                       rooftops.cell_m, rooftops.level_m, paints);
   }
-  // 2. Group: chunk -> kit -> instance indices (input order); tiles with no mesh are left out.
+  // 2. Group: region -> kit -> instance indices (input order); tiles with no mesh are left out.
   std::map<ChunkKey, std::map<KitKey, std::vector<std::uint32_t>>> groups;
   for (std::size_t i = 0; i < rooftops.instances.size(); ++i) {
     const wfc::RooftopInstance& in = rooftops.instances[i];
     const KitKey key{in.tile, in.reflected, in.colour};
     if (kits.at(key).parts.empty()) continue;
-    const double cx = std::floor(in.position[0] / chunk_m);
-    const double cy = std::floor(in.position[1] / chunk_m);
+    const double cx = std::floor(in.position[0] / region_m);
+    const double cy = std::floor(in.position[1] / region_m);
     if (!std::isfinite(in.position[2]) || !std::isfinite(in.yaw_rad) || !(std::fabs(cx) < 1.0e9) ||
         !(std::fabs(cy) < 1.0e9)) {
       return Error::invalid_input("rooftops.instances[" + std::to_string(i) + "]",
@@ -151,7 +151,7 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
         static_cast<std::uint32_t>(i));
   }
   if (groups.empty()) return Ok{};
-  // 3. Nodes: rooftops, chunk, instances.
+  // 3. Nodes: rooftops, region, instances.
   tinygltf::Node top;
   top.name = "rooftops";
   const int top_index = static_cast<int>(model.nodes.size());
@@ -160,7 +160,7 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
   for (const auto& [chunk, by_kit] : groups) {
     tinygltf::Node node;
     node.name =
-        "rooftops.chunk_" + std::to_string(chunk.second) + "_" + std::to_string(chunk.first);
+        "rooftops.region_" + std::to_string(chunk.second) + "_" + std::to_string(chunk.first);
     const int chunk_index = static_cast<int>(model.nodes.size());
     model.nodes[static_cast<std::size_t>(top_index)].children.push_back(chunk_index);
     model.nodes.push_back(std::move(node));

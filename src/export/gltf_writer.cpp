@@ -502,7 +502,9 @@ Result<std::vector<std::uint8_t>> city_glb(
     }
   }
   if (rooftops != nullptr) {
-    if (Status st = detail::add_rooftop_nodes(model, 0, *rooftops, config.chunk_m, writer); !st) {
+    if (Status st = detail::add_rooftop_nodes(
+            model, 0, *rooftops, config.chunk_m * detail::kRooftopRegionChunks, writer);
+        !st) {
       return st.error();
     }
   }

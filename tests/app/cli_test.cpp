@@ -215,7 +215,7 @@ TEST_F(DefaultCity, FlatRoofsGetWfcRooftopsInTheGlbAndStats) {
   EXPECT_GT(stats["instances"]["rooftop_tiles"].get<int>(), 0);
   const std::string glb = slurp(s_dir / "t1" / "city.glb");
   EXPECT_NE(glb.find("\"rooftops\""), std::string::npos);
-  EXPECT_NE(glb.find("rooftops.chunk_"), std::string::npos);
+  EXPECT_NE(glb.find("rooftops.region_"), std::string::npos);
   EXPECT_NE(glb.find(".rooftop.tank"), std::string::npos) << "water tanks on the roofs";
   EXPECT_NE(s_run1.output.find("rooftops:"), std::string::npos) << s_run1.output;
 }
@@ -273,7 +273,7 @@ TEST_F(DefaultCity, GlbReadsBackWithChunksAccessorsAndBounds) {
     if (!n.contains("mesh")) continue;
     const std::string name = n["name"].get<std::string>();
     // Set dressing props hang under their category: props_<category>.chunk_<cx>_<cy>.<prop>;
-    // WFC rooftop tiles under rooftops: rooftops.chunk_<cx>_<cy>.rooftop.<tile>...
+    // WFC rooftop tiles under rooftops: rooftops.region_<rx>_<ry>.rooftop.<tile>...
     if (name.rfind("props_", 0) == 0 || name.rfind("rooftops.", 0) == 0) continue;
     EXPECT_EQ(name.rfind("chunk_", 0), 0U) << name;
     if (n.contains("extensions") && n["extensions"].contains("EXT_mesh_gpu_instancing")) {

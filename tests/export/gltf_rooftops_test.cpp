@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// WFC rooftops in city.glb (rooftops -> chunk -> kit instances) in the three instance modes, and
+// WFC rooftops in city.glb (rooftops -> region -> kit instances) in the three instance modes, and
 // the standalone glb of a solved grid: node layout, instance counts, mirrored kits with their
 // winding flipped, colour variants as materials, and the Khronos validator.
 #define TINYGLTF_NO_STB_IMAGE
@@ -105,7 +105,7 @@ TEST(CityGlbRooftops, RooftopsChunksAndOneInstancePerDrawnTile) {
   std::size_t mirrored_kits = 0;
   for (const int chunk : m.nodes[static_cast<std::size_t>(top)].children) {
     const tinygltf::Node& c = m.nodes[static_cast<std::size_t>(chunk)];
-    EXPECT_EQ(c.name.rfind("rooftops.chunk_", 0), 0U) << c.name;
+    EXPECT_EQ(c.name.rfind("rooftops.region_", 0), 0U) << c.name;
     for (const int k : c.children) {
       const tinygltf::Node& n = m.nodes[static_cast<std::size_t>(k)];
       const auto& ext = n.extensions.at("EXT_mesh_gpu_instancing");

@@ -57,8 +57,8 @@ struct Origin {
 /// instanced per chunk (see gltf_buildings.cpp): one mesh per module that occurs, made by the
 /// built-in kit, with per-instance _BUILDING, _FLOOR and _ROOM attributes. With `dressing`,
 /// the props follow under the root as category -> chunk -> instances (gltf_props.cpp).
-/// With `rooftops`, the WFC rooftop tiles follow under the root as "rooftops" -> chunk ->
-/// instances of each (tile, mirrored, colour) kit mesh, colour variants as materials
+/// With `rooftops`, the WFC rooftop tiles follow under the root as "rooftops" -> region (4 x 4
+/// chunks) -> instances of each (tile, mirrored, colour) kit mesh, colour variants as materials
 /// (gltf_rooftops.cpp).
 /// config.instances chooses how instances are written: EXT_mesh_gpu_instancing (ext), one node
 /// per instance (nodes) or baked into one mesh per chunk (bake) (gltf_instances.cpp).

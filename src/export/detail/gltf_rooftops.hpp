@@ -14,14 +14,19 @@
 /// Private to the export module: WFC rooftops in city.glb and solved grids in their own glb.
 namespace cityforge::exporter::detail {
 
-/// Adds, under node `root`, a node "rooftops", under it one node per chunk_m chunk that holds
-/// rooftop tiles ("rooftops.chunk_<cx>_<cy>", by (cy, cx)), and under that the instances of
-/// each (tile, mirrored, colour) kit mesh that occurs (written by `writer`, with _BUILDING in
-/// ext mode). Colour variants are materials: one per (kit material, colour) used. Tiles whose
-/// kit mesh is empty (Empty, air) are left out. Fails on a non-finite instance or a tile index
-/// outside tile_names.
+/// Rooftop regions are this many export chunks a side: a 100 m chunk holds ~70 of the ~130
+/// (tile, colour) kits with a median of 3 instances each, so per-chunk nodes would triple the
+/// city's instancing nodes (and a viewer's draw calls) for a few per cent of its instances.
+inline constexpr double kRooftopRegionChunks = 4.0;
+
+/// Adds, under node `root`, a node "rooftops", under it one node per region_m x region_m
+/// region that holds rooftop tiles ("rooftops.region_<rx>_<ry>", by (ry, rx)), and under that
+/// the instances of each (tile, mirrored, colour) kit mesh that occurs (written by `writer`,
+/// with _BUILDING in ext mode). Colour variants are materials: one per (kit material, colour)
+/// used. Tiles whose kit mesh is empty (Empty, air) are left out. Fails on a non-finite
+/// instance or a tile index outside tile_names.
 Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOutput& rooftops,
-                         double chunk_m, InstanceWriter& writer);
+                         double region_m, InstanceWriter& writer);
 
 /// Serialises a finished model as GLB with one scene `name` holding node 0 (gltf_writer.cpp).
 Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name);
