@@ -82,7 +82,10 @@ struct RooftopStats {
 struct RooftopOutput {
   std::vector<Rooftop> rooftops;           ///< By building, then tier.
   std::vector<RooftopInstance> instances;  ///< Grouped by rooftop, in rooftop order.
-  std::vector<std::string> tile_names;     ///< Base tile names, indexed by RooftopInstance::tile.
+  /// Names indexed by RooftopInstance::tile: the model's base tiles, then the wall props the
+  /// neighbour rules add (prop_wall_ac, prop_wall_pipe, prop_wall_sign, prop_wall_light); the
+  /// kit has a mesh for each (rooftop_tile_mesh).
+  std::vector<std::string> tile_names;
   RooftopStats stats;
   /// Cell sizes the rooftops were built with (RooftopConfig::cell_m, level_m): the exporter
   /// builds the kit meshes at this size.
