@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/wfc/rooftops.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -244,9 +245,15 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
       fits[i] |= results[zi].fits[i];
   }
   // 3. A biome never placed although zones of its kind exist: does it fit any of them at all?
+  //    With WFC rooftops the open roofs are theirs and only the rings left around upper tiers
+  //    are rooftop zones: a rooftop biome fitting none of those says nothing about the biome.
+  const bool wfc_roofs = in.rooftops != nullptr &&
+                         std::any_of(in.rooftops->rooftops.begin(), in.rooftops->rooftops.end(),
+                                     [](const wfc::Rooftop& r) { return r.solved; });
   for (std::size_t i = 0; i < biomes.size(); ++i) {
     if (fits[i] != 0) continue;
     const Biome& b = biomes[i];
+    if (b.zone == ZoneKind::rooftop && wfc_roofs) continue;
     const LeftoverZone* largest = nullptr;
     bool fits_somewhere = false;
     for (const LeftoverZone& z : zones) {
