@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Loads city.glb (chunks, facade modules and props instanced with EXT_mesh_gpu_instancing) and
-// keeps the software renderer interactive: chunks are frustum-culled by three (their bounding
-// spheres are right once InstancedMesh spheres cover all instances) and detail (facade modules,
-// props) is hidden beyond a per-category distance. Far buildings keep a cheap volume: walls
-// extruded down from each chunk's roof outline, shown where the facade modules are culled.
+// Loads city.glb (chunks, facade modules, props and WFC rooftops instanced with
+// EXT_mesh_gpu_instancing) and keeps the software renderer interactive: chunks are
+// frustum-culled by three (their bounding spheres are right once InstancedMesh spheres cover all
+// instances) and detail (facade modules, props, rooftops) is hidden beyond a per-category
+// distance. Far buildings keep a cheap volume: walls extruded down from each chunk's roof
+// outline, shown where the facade modules are culled.
 //
 // Axes: the city is x east, y north, z up; the glb is y up with glb (x, y, z) = city (x, z, -y).
 
@@ -21,6 +22,7 @@ export const DETAIL_DISTANCE_M = {
   props_sidewalk: 260,
   props_ground: 260,
   props_biome: 320,
+  rooftops: 500, // WFC rooftop tiles: seen from above, so further than the street props
 };
 
 const INSTANCE_MARGIN_M = 12; // an instance's reach beyond its origin (modules, props)
@@ -247,6 +249,13 @@ export class City {
           box.expandByPoint(s.center.clone().addScalar(s.radius)).expandByPoint(s.center.clone().subScalar(s.radius));
         }
         box.getBoundingSphere(chunk.sphere);
+      } else if (name === 'rooftops') {
+        // WFC rooftop tiles per region: culled like props, shown with the buildings.
+        top.traverse((o) => {
+          if (!o.isMesh) return;
+          this.noteMaterial(o.material);
+          this.addDetail(o, 'rooftops');
+        });
       } else if (name.startsWith('props_')) {
         top.traverse((o) => {
           if (!o.isMesh) return;
@@ -363,7 +372,7 @@ export class City {
     // A high camera looks at the city from afar: detail is culled by the distance to its sphere.
     for (const d of this.detail) {
       const dist = p.distanceTo(d.sphere.center) - d.sphere.radius;
-      const on = d.category === 'facade' ? this.show.buildings : this.show.props;
+      const on = d.category === 'facade' || d.category === 'rooftops' ? this.show.buildings : this.show.props;
       d.object.visible = on && dist < d.limit;
       if (d.object.visible && d.object.isInstancedMesh && this.instanceCulling) {
         cullInstances(d.object, p, this._frustum, d.limit);
