@@ -75,15 +75,16 @@ Status validate_grid(const Grid& grid) {
     }
     for (std::uint32_t s = grid.offsets[c]; s < grid.offsets[c + 1]; ++s) {
       const Side& side = grid.sides[s];
-      const std::string at = "cell " + std::to_string(c) + " side " + std::to_string(s);
+      // Built only on failure: grids are validated once per rooftop solve.
+      const auto at = [&] { return "cell " + std::to_string(c) + " side " + std::to_string(s); };
       if (side.label >= grid.label_count) {
-        return Error::invalid_input(where,
-                                    at + ": label " + std::to_string(side.label) + " out of range");
+        return Error::invalid_input(
+            where, at() + ": label " + std::to_string(side.label) + " out of range");
       }
       if (side.cell == kBoundary) continue;
       if (side.cell >= grid.cell_count) {
         return Error::invalid_input(
-            where, at + ": neighbour " + std::to_string(side.cell) + " out of range");
+            where, at() + ": neighbour " + std::to_string(side.cell) + " out of range");
       }
       bool answered = false;
       for (std::uint32_t t = grid.offsets[side.cell]; t < grid.offsets[side.cell + 1]; ++t) {
@@ -93,7 +94,7 @@ Status validate_grid(const Grid& grid) {
         }
       }
       if (!answered) {
-        return Error::invalid_input(where, at + ": neighbour " + std::to_string(side.cell) +
+        return Error::invalid_input(where, at() + ": neighbour " + std::to_string(side.cell) +
                                                " has no side back with the opposite label");
       }
     }
