@@ -227,42 +227,6 @@ Result<std::array<std::uint32_t, 3>> parse_wfc_size(const std::string& text) {
   return size;
 }
 
-wfc::Grid square_grid_with_labels(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z,
-                                  std::uint32_t dimensions) {
-  wfc::Grid g;
-  g.size_x = size_x;
-  g.size_y = size_y;
-  g.size_z = size_z;
-  g.label_count = 2U * dimensions;
-  for (std::uint32_t d = 0; d < g.label_count; ++d)
-    g.opposite.push_back(static_cast<wfc::Label>(d ^ 1U));
-  g.cell_count = size_x * size_y * size_z;
-  g.offsets.reserve(g.cell_count + 1);
-  g.sides.reserve(std::size_t{g.cell_count} * g.label_count);
-  const auto id = [&](std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-    return x + size_x * (y + size_y * z);
-  };
-  for (std::uint32_t z = 0; z < size_z; ++z) {
-    for (std::uint32_t y = 0; y < size_y; ++y) {
-      for (std::uint32_t x = 0; x < size_x; ++x) {
-        g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
-        g.sides.push_back({x + 1 < size_x ? id(x + 1, y, z) : wfc::kBoundary, wfc::kPosX});
-        g.sides.push_back({x > 0 ? id(x - 1, y, z) : wfc::kBoundary, wfc::kNegX});
-        if (dimensions >= 2) {
-          g.sides.push_back({y + 1 < size_y ? id(x, y + 1, z) : wfc::kBoundary, wfc::kPosY});
-          g.sides.push_back({y > 0 ? id(x, y - 1, z) : wfc::kBoundary, wfc::kNegY});
-        }
-        if (dimensions >= 3) {
-          g.sides.push_back({z + 1 < size_z ? id(x, y, z + 1) : wfc::kBoundary, wfc::kPosZ});
-          g.sides.push_back({z > 0 ? id(x, y, z - 1) : wfc::kBoundary, wfc::kNegZ});
-        }
-      }
-    }
-  }
-  g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
-  return g;
-}
-
 Result<wfc::Model> load_wfc_model(const std::string& spec) {
   std::string name = spec;
   const bool builtin_prefix = spec.rfind("builtin:", 0) == 0;
@@ -319,7 +283,7 @@ int wfc(const WfcOptions& opt) {
                         axis_names[k] + " must be 1; got '" + opt.size + "'"));
     }
   }
-  const wfc::Grid grid = square_grid_with_labels((*size)[0], (*size)[1], (*size)[2], dims);
+  const wfc::Grid grid = wfc::square_grid((*size)[0], (*size)[1], (*size)[2], dims);
   // 3. Pre-placed tiles.
   std::vector<wfc::Fixed> fixed;
   for (const std::string& f : opt.fixed) {

@@ -2,18 +2,21 @@
 // Cell graphs for the solver: square grids in 1, 2 and 3 dimensions, and the checks a
 // user-built graph must pass.
 
+#include <algorithm>
 #include <string>
 
 #include "cityforge/wfc/wfc.hpp"
 
 namespace cityforge::wfc {
 
-Grid square_grid(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z) {
+Grid square_grid(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z,
+                 std::uint32_t dimensions) {
   Grid g;
   g.size_x = size_x;
   g.size_y = size_y;
   g.size_z = size_z;
-  const std::uint32_t dims = size_z > 1 ? 3U : (size_y > 1 ? 2U : 1U);
+  const std::uint32_t dims =
+      std::min(3U, std::max(dimensions, size_z > 1 ? 3U : (size_y > 1 ? 2U : 1U)));
   g.label_count = 2U * dims;
   g.opposite.resize(g.label_count);
   for (std::uint32_t d = 0; d < g.label_count; ++d)

@@ -50,7 +50,10 @@ enum SquareLabel : Label { kPosX = 0, kNegX = 1, kPosY = 2, kNegY = 3, kPosZ = 4
 
 /// An X x Y x Z square grid (Z = 1 gives 2D, Y = Z = 1 gives 1D with two labels; 2D grids have
 /// four labels, 3D grids six). Every side off the grid is a boundary side.
-Grid square_grid(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z);
+/// `dimensions` (1..3) raises the label count, e.g. to solve one layer with a 3D model whose
+/// constraints speak of +z and -z (those sides are then all boundary); 0 derives it from the size.
+Grid square_grid(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z,
+                 std::uint32_t dimensions = 0);
 /// Checks a user-built graph: offsets, neighbour ids, labels in range, opposite an involution,
 /// and every non-boundary side answered by its opposite side.
 Status validate_grid(const Grid& grid);
