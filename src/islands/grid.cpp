@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// The island grid end to end (base pattern, subdivision, relaxation, layers) and its form as
+// a WFC cell graph with slot-pair labels.
+#include "cityforge/islands/grid.hpp"
+
+#include <utility>
+
+namespace cityforge::islands {
+
+Result<LayeredGrid> build_grid(const GridConfig& config, Seed seed) {
+  Result<PlanarGrid> base = base_grid(config, seed);
+  if (!base) return base.error();
+  LayeredGrid out;
+  out.plane = config.subdivide ? subdivide(*base) : std::move(*base);
+  relax(out.plane, config.relax_iterations);
+  out.layers = config.layers;
+  out.layer_m = config.layer_m;
+  return out;
+}
+
+wfc::Grid to_wfc_grid(const LayeredGrid& grid) {
+  const PlanarGrid& plane = grid.plane;
+  wfc::Grid g;
+  g.cell_count = grid.cell_count();
+  g.label_count = kGridLabelCount;
+  g.opposite.resize(kGridLabelCount);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    for (std::uint32_t j = 0; j < 4; ++j)
+      g.opposite[side_label(k, j)] = side_label(j, k);
+  }
+  g.opposite[kUpLabel] = kDownLabel;
+  g.opposite[kDownLabel] = kUpLabel;
+  g.offsets.reserve(g.cell_count + 1);
+  g.sides.reserve(static_cast<std::size_t>(g.cell_count) * 6);
+  for (std::uint32_t layer = 0; layer < grid.layers; ++layer) {
+    for (std::uint32_t c = 0; c < plane.cells.size(); ++c) {
+      g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
+      const Cell& cell = plane.cells[c];
+      for (std::uint32_t k = 0; k < cell.count; ++k) {
+        const Edge& e = plane.edges[cell.edges[k]];
+        const int self = e.cells[0] == c && e.slots[0] == k ? 0 : 1;
+        const std::uint32_t other = e.cells[1 - self];
+        if (other == kNoCell) {
+          g.sides.push_back({wfc::kBoundary, side_label(k, k)});
+        } else {
+          g.sides.push_back({grid.cell_id(other, layer), side_label(k, e.slots[1 - self])});
+        }
+      }
+      g.sides.push_back(
+          {layer + 1 < grid.layers ? grid.cell_id(c, layer + 1) : wfc::kBoundary, kUpLabel});
+      g.sides.push_back({layer > 0 ? grid.cell_id(c, layer - 1) : wfc::kBoundary, kDownLabel});
+    }
+  }
+  g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
+  return g;
+}
+
+}  // namespace cityforge::islands
