@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/core/vec.hpp"
+#include "cityforge/islands/grid.hpp"
+#include "cityforge/wfc/wfc.hpp"
+
+/// The island generator after seeds/003 (docs/islands.md): a built-in tile set whose edge
+/// profiles are hashed from the tiles' shapes, two WFC passes over the layered irregular grid
+/// (extend navigability, then keep what is reachable and solve the rest again as water or air),
+/// deformation, hierarchical smoothing and procedural colours.
+///
+/// Cells are always quads here (the grid is subdivided), so a tile variant is a base tile
+/// turned by 0..3 quarter turns; tile data below is already in the cell's slot frame.
+namespace cityforge::islands {
+
+// ---- Tiles --------------------------------------------------------------------------------
+
+/// Surface materials, also the colour classes of the look.
+enum class Material : std::uint8_t { none, grass, sand, rock, water, path, wall, roof, wood, leaves };
+
+/// What a tile variant is.
+enum class TileKind : std::uint8_t {
+  empty,   ///< The WFC Empty option: outside the grid only, never placed in a cell.
+  water,   ///< Open sea (layer 0, no ground at any corner).
+  air,     ///< Nothing (layers >= 1, no ground at any corner).
+  ground,  ///< Terrain shaped by its corner states: flat tops, cliffs, beaches, solid rock.
+  stairs,  ///< Steps up a one-layer cliff: corners of its high side solid, of its low side floor.
+  path,    ///< Flat top with a path leaving through the sides in `exits`.
+  house,   ///< A house on a flat top, joined to the houses across the sides in `exits`.
+};
+
+/// Column state of a cell corner (one per grid vertex and layer, as in marching squares): with
+/// H the ground height at that vertex in layers (the surface at z = H * layer_m), a cell of
+/// layer L sees kCornerEmpty when H < L (no ground in the layer; in layer 0: sea), kCornerFloor
+/// when H == L (the surface lies on the layer's floor, w = 0) and kCornerSolid when H > L
+/// (solid through the layer). Neighbours across a side share two corners and agree on their
+/// states; the tile's top face shows ground where a corner is solid, the bottom face where it
+/// is floor or solid, so vertically stacked tiles match by equal face profiles.
+inline constexpr std::uint8_t kCornerEmpty = 0;
+inline constexpr std::uint8_t kCornerFloor = 1;
+inline constexpr std::uint8_t kCornerSolid = 2;
+
+/// One tile variant (index = wfc::TileId in TileSet::model).
+struct TileInfo {
+  std::string name;  ///< Base name plus "#rN" for N quarter turns (as the wfc module names).
+  std::uint32_t base = 0;
+  TileKind kind = TileKind::ground;
+  std::uint8_t rotation = 0;  ///< Quarter turns: slot k reads the base tile's side (k-r) mod 4.
+  bool ground_level = false;  ///< Layer-0 variant (beaches, sea bed below); else layers >= 1.
+  std::array<std::uint8_t, 4> corners{};  ///< Column state at corner k (slot frame).
+  /// Sides (bit k = slot k) with a path exit (path, stairs: low and high side) or, for
+  /// houses, joined to the house across it.
+  std::uint8_t exits = 0;
+  std::uint8_t stair_high_slot = 0;  ///< Stairs: the slot of the high side (low = +2 mod 4).
+  /// Units stand on it: a flat top (all corners kCornerFloor) that is ground or path, or stairs.
+  bool navigable = false;
+  /// Edge profiles: hashes of the tile shape's rounded vertices on each face, per side slot
+  /// (the face seen from inside the cell, u from corner k to corner k+1), the same face
+  /// mirrored (u -> 1-u: what the neighbour must show), and the top and bottom faces.
+  std::array<std::uint64_t, 4> side_profile{};
+  std::array<std::uint64_t, 4> side_profile_mirrored{};
+  std::uint64_t up_profile = 0;
+  std::uint64_t down_profile = 0;
+};
+
+/// A tile's shape in the unit frame of its cell (slot frame, rotation applied): u runs from
+/// corner 0 to corner 1, v from corner 0 to corner 3, w up (0 the layer's floor, 1 its ceiling;
+/// beaches dip below 0, roofs may reach above 1). The mesh builder maps (u, v) bilinearly onto
+/// the cell's corners.
+struct UnitMesh {
+  std::vector<Vec3> vertices;  ///< (u, v, w).
+  struct Triangle {
+    std::array<std::uint16_t, 3> v{};  ///< Counter-clockwise seen from outside the solid.
+    Material material = Material::none;
+  };
+  std::vector<Triangle> triangles;
+  /// Creases that smoothing must respect (cliff rims and feet, house walls and eaves).
+  std::vector<std::array<std::uint16_t, 2>> hard_edges;
+};
+
+struct TileSet {
+  /// The WFC model on to_wfc_grid's labels: variants, weights, Empty, and every constraint
+  /// whose profiles match (side k of a next to side j of b when a.side_profile[k] ==
+  /// b.side_profile_mirrored[j]; up / down when a.up_profile == b.down_profile). Finalized.
+  wfc::Model model;
+  std::vector<TileInfo> info;     ///< Per variant, aligned with model.tiles.
+  std::vector<UnitMesh> meshes;   ///< Per variant.
+  std::uint32_t base_count = 0;   ///< Base tiles (before turning).
+  std::uint32_t profile_count = 0;  ///< Distinct side profiles.
+};
+
+/// The built-in tile set (deterministic; build once and share).
+Result<TileSet> build_tile_set();
+
+// ---- Generation ---------------------------------------------------------------------------
+
+struct IslandConfig {
+  GridConfig grid{.kind = GridKind::mixed,
+                  .radius = 6,
+                  .cell_m = 2.0,
+                  .layers = 5,
+                  .layer_m = 1.0,
+                  .relax_iterations = 24,
+                  .subdivide = true};
+  std::uint32_t max_passes = 4;     ///< Reset-and-resolve rounds after the first pass.
+  std::uint32_t deform_iterations = 8;
+  double rise_m = 0.25;             ///< How much walkable land bulges up at most.
+  std::uint32_t smooth_iterations = 6;
+  /// Hard-edge vertices (corners of cliffs and houses) move at most this far in smoothing.
+  double hard_vertex_max_move_m = 0.12;
+};
+
+/// A node of the navigation graph: a navigable cell where units stand.
+struct NavNode {
+  std::uint32_t plane_cell = 0;
+  std::uint32_t layer = 0;
+  Vec3 position;  ///< Centre of its walkable surface in the final mesh.
+  bool stairs = false;
+};
+struct NavEdge {
+  std::uint32_t a = 0, b = 0;  ///< Node ids, a < b.
+  bool stairs = false;         ///< Changes level by a flight of stairs.
+};
+struct NavGraph {
+  std::vector<NavNode> nodes;
+  std::vector<NavEdge> edges;
+};
+
+/// Welded island mesh, before and after deformation and smoothing.
+enum class EdgeRank : std::uint8_t { plain = 0, tile = 1, material = 2, hard = 3 };
+struct IslandMesh {
+  std::vector<Vec3> positions;  ///< Metres, z up.
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Counter-clockwise from outside.
+  std::vector<Material> material;                       ///< Per triangle.
+  std::vector<std::uint32_t> cell;                      ///< Per triangle: its 3D cell id.
+  std::vector<std::uint8_t> walkable;  ///< Per triangle: on a navigable tile's floor (1).
+  struct MeshEdge {
+    std::uint32_t a = 0, b = 0;  ///< a < b.
+    EdgeRank rank = EdgeRank::plain;
+  };
+  std::vector<MeshEdge> edges;  ///< Every edge of the triangles once, sorted by (a, b).
+  /// Per vertex: 0 none, 1 on a game-tile border, 2 on a material border (contrast lines).
+  std::vector<std::uint8_t> line;
+  /// Per triangle corner, linear RGB 0..1 (filled by colour_island).
+  std::vector<std::array<std::array<float, 3>, 3>> corner_colour;
+};
+
+struct PhaseTimes {
+  double grid_ms = 0, tiles_ms = 0, solve_ms = 0, navigation_ms = 0, mesh_ms = 0,
+         deform_ms = 0, smooth_ms = 0, colour_ms = 0;
+};
+
+struct IslandStats {
+  std::uint32_t plane_cells = 0, cells = 0, variants = 0, constraints = 0;
+  std::uint32_t passes = 0;            ///< Solve passes run (first pass included).
+  std::uint32_t removed_snippets = 0;  ///< Navigable cells reset by the later passes.
+  std::uint32_t navigable = 0, stairs = 0, houses = 0, land_cells = 0;
+  std::uint64_t backtracks = 0, contradictions = 0;
+  std::uint32_t triangles = 0, vertices = 0;
+  std::uint32_t smoothing_reverts = 0;  ///< Moves undone because a triangle would flip.
+  double max_hard_vertex_move_m = 0;
+  PhaseTimes times;
+};
+
+struct Island {
+  LayeredGrid grid;                 ///< After deformation of the plane.
+  std::vector<wfc::TileId> tiles;   ///< Per 3D cell (LayeredGrid::cell_id).
+  NavGraph nav;
+  IslandMesh mesh;
+  IslandStats stats;
+};
+
+/// The whole generator: grid, tiles, two-pass solve, navigation, mesh, deformation, smoothing,
+/// colours. Same config and seed give byte-identical islands. Errors: config out of limits, or
+/// no solution within the solver's budget (named with the seed).
+Result<Island> generate_island(const IslandConfig& config, Seed seed, const TileSet& tiles);
+
+// ---- Phases (exposed for tests and tools) ------------------------------------------------
+
+/// The navigation graph of solved tiles: nodes on navigable cells, edges between navigable
+/// neighbours on the same level across a side, and between stairs and the floors at their low
+/// and high sides. Positions are the cell centres at floor height (before meshing).
+NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
+                          const std::vector<wfc::TileId>& solved);
+
+/// Tile meshes mapped into their cells and welded; edge ranks and border lines set.
+IslandMesh build_mesh(const LayeredGrid& grid, const TileSet& tiles,
+                      const std::vector<wfc::TileId>& solved);
+
+/// Cells ease towards the shapes their tiles want (land cells towards regular shapes, cells
+/// around air and water open up), keeping every cell convex. Moves plane vertices only.
+void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc::TileId>& solved,
+                 std::uint32_t iterations);
+/// Walkable land rises by up to rise_m towards the middle of each level, tethered at its
+/// rims, so flat levels get a gentle curve and cliffs grow. Never makes a walkable face face
+/// down.
+void lift_land(IslandMesh& mesh, double rise_m);
+/// Hierarchical smoothing (hard > material > tile > plain): a vertex moves towards the mean of
+/// its neighbours along edges of rank >= its own highest rank; vertices with more than two hard
+/// edges barely move; hard-edge vertices move at most max_hard_move_m in all; a move that would
+/// flip a triangle is undone. Returns (moves undone, largest hard-vertex move).
+std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t iterations,
+                                             double max_hard_move_m);
+/// Procedural colours: per material, varied per game tile by a seeded hash, darker along
+/// game-tile borders and more along material borders (IslandMesh::line).
+void colour_island(IslandMesh& mesh, Seed seed);
+
+}  // namespace cityforge::islands
