@@ -221,6 +221,21 @@ void support(const Compiled& m, const std::uint64_t* options, std::uint32_t coun
   }
 }
 
+void restrict_domains(const Compiled& m, const Grid& grid, const SolveOptions& options,
+                      std::vector<std::uint64_t>& domains) {
+  if (!options.allow) return;
+  const std::uint32_t w = m.words;
+  for (CellId c = 0; c < grid.cell_count; ++c) {
+    std::uint64_t* d = &domains[std::size_t{c} * w];
+    for (std::uint32_t i = 0; i < w; ++i) {
+      for (std::uint64_t bits = d[i]; bits != 0; bits &= bits - 1) {
+        const TileId t = i * 64U + static_cast<TileId>(std::countr_zero(bits));
+        if (!options.allow(c, t)) d[i] &= ~(std::uint64_t{1} << (t & 63U));
+      }
+    }
+  }
+}
+
 std::vector<std::uint64_t> boundary_domains(const Compiled& m, const Grid& grid) {
   const std::uint32_t w = m.words;
   std::vector<std::uint64_t> domains(std::size_t{grid.cell_count} * w);
@@ -469,6 +484,11 @@ Search::Outcome Search::run(Rng& rng, std::uint32_t budget, SolveStats& stats) {
   for (CellId c = 0; c < n; ++c) {
     m_noise[c] = kNoiseScale * rng.uniform01();
   }
+  if (m_bias != nullptr && m_bias->size() == n) {
+    for (CellId c = 0; c < n; ++c) {
+      m_noise[c] += (*m_bias)[c];
+    }
+  }
   m_heap.clear();
   for (CellId c = 0; c < n; ++c) {
     if (m_count[c] > 1) push_heap(c);
@@ -538,8 +558,10 @@ Result<Solution> solve_whole(const detail::Compiled& m, const Grid& grid,
                              const std::vector<Fixed>& fixed, const SolveOptions& options) {
   Solution sol;
   std::vector<TraceStep>* trace = options.trace ? &sol.trace : nullptr;
-  const std::vector<std::uint64_t> domains = detail::boundary_domains(m, grid);
+  std::vector<std::uint64_t> domains = detail::boundary_domains(m, grid);
+  detail::restrict_domains(m, grid, options, domains);
   detail::Search search(m);
+  search.set_order_bias(&options.order_bias);
   if (Status st = detail::start(search, m, grid, domains.data(), fixed, trace); !st) {
     return st.error();
   }
@@ -592,6 +614,11 @@ Result<Solution> solve(const CompiledModel& model, const Grid& grid,
   }
   if (Status st = validate_grid(grid); !st) return st.error();
   if (Status st = detail::check_grid(m, grid); !st) return st.error();
+  if (!options.order_bias.empty() && options.order_bias.size() != grid.cell_count) {
+    return Error::invalid_input(
+        m.where, "order_bias has " + std::to_string(options.order_bias.size()) + " values for " +
+                     std::to_string(grid.cell_count) + " cells");
+  }
   for (const Fixed& f : fixed) {
     if (f.cell >= grid.cell_count || f.tile >= m.tile_count) {
       return Error::invalid_input(m.where, "pre-placed tile " + std::to_string(f.tile) +

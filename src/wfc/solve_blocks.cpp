@@ -184,7 +184,8 @@ Result<Solution> solve_blocks(const Compiled& m, const Grid& grid, const std::ve
   // single solve, and every block starts from these arc-consistent options.
   {
     Search global(m);
-    const std::vector<std::uint64_t> domains = boundary_domains(m, grid);
+    std::vector<std::uint64_t> domains = boundary_domains(m, grid);
+    restrict_domains(m, grid, options, domains);
     if (Status st = start(global, m, grid, domains.data(), fixed, nullptr); !st) {
       return st.error();
     }

@@ -208,6 +208,50 @@ TEST(WfcSolve, PreplacementContradictionIsNamed) {
       << r.error().message;
 }
 
+TEST(WfcSolve, AllowRestrictsCellsAndCanMakeTheGridUnsolvable) {
+  const Model m = cat_model();
+  const Grid g = square_grid(8, 1, 1);
+  // No Empty in cells 2..5: a cat must cover them, so every strip holds one there.
+  SolveOptions o;
+  o.allow = [](CellId c, TileId t) { return !(c >= 2 && c <= 5 && t == 0); };
+  for (Seed seed = 1; seed <= 40; ++seed) {
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    for (CellId c = 2; c <= 5; ++c) {
+      EXPECT_NE(r->tiles[c], 0U) << strip(m, r->tiles);
+    }
+  }
+  // No Empty anywhere and heads only in cell 0: the cat that must start at cell 0 can never
+  // end, so there is no solution; it is reported, not looped on.
+  o.allow = [](CellId c, TileId t) { return t != 0 && (c == 0 || t != 3); };
+  Result<Solution> r = solve(m, g, {}, o);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(WfcSolve, OrderBiasSteersWhichCellIsObservedFirst) {
+  const Model m = cat_model();
+  const Grid g = square_grid(12, 1, 1);
+  for (const CellId first : {CellId{0}, CellId{7}, CellId{11}}) {
+    SolveOptions o;
+    o.seed = 3;
+    o.trace = true;
+    o.order_bias.assign(g.cell_count, 0.0);
+    o.order_bias[first] = -10.0;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    const auto it = std::find_if(r->trace.begin(), r->trace.end(), [](const TraceStep& s) {
+      return s.kind == TraceStep::Kind::observe;
+    });
+    ASSERT_NE(it, r->trace.end());
+    EXPECT_EQ(it->cell, first);
+  }
+  SolveOptions bad;
+  bad.order_bias.assign(3, 0.0);
+  EXPECT_FALSE(solve(m, g, {}, bad).ok());
+}
+
 // A cycle of `n` cells with labels 0 (next) and 1 (previous).
 Grid cycle_grid(std::uint32_t n) {
   Grid g;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -176,6 +177,13 @@ struct SolveOptions {
   std::uint32_t block_size = 0;
   std::uint32_t block_overlap = 4;
   bool trace = false;  ///< Record every observe / propagate step in Solution::trace.
+  /// When set, cell c may hold tile t only if allow(c, t): a solve restricted per cell, e.g.
+  /// the islands' second pass, which solves the reset cells again as water or air.
+  std::function<bool(CellId, TileId)> allow;
+  /// Empty, or one value per cell added to its entropy when picking the cell to observe
+  /// (lower goes first): steers the collapse order, e.g. outward from where units stand
+  /// (seeds/003). Whole-grid solves only; block solves ignore it.
+  std::vector<double> order_bias;
 };
 
 /// One step of a solve, for stepping through and visualising (seeds/000 insists on it).

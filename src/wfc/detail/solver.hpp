@@ -48,6 +48,9 @@ void support(const Compiled& m, const std::uint64_t* options, std::uint32_t coun
 /// Options per cell before any placement: every tile, less those that may not border the
 /// Empty tile on a boundary side (when the model has one).
 std::vector<std::uint64_t> boundary_domains(const Compiled& m, const Grid& grid);
+/// Removes from `domains` the tiles options.allow rules out (no-op without it).
+void restrict_domains(const Compiled& m, const Grid& grid, const SolveOptions& options,
+                      std::vector<std::uint64_t>& domains);
 
 /// "cell 17 (x 5, y 2, z 0)" (coordinates on square grids only).
 std::string cell_name(const Grid& grid, CellId cell);
@@ -78,6 +81,9 @@ class Search {
   Outcome run(Rng& rng, std::uint32_t budget, SolveStats& stats);
   /// Undoes everything since set_root().
   void restore_root();
+  /// Per-cell additions to the entropy key (SolveOptions::order_bias); null or empty for none.
+  /// The vector must outlive run().
+  void set_order_bias(const std::vector<double>* bias) { m_bias = bias; }
 
   TileId tile(CellId cell) const;
   std::uint32_t count(CellId cell) const { return m_count[cell]; }
@@ -118,6 +124,7 @@ class Search {
   std::vector<std::uint64_t> m_wave;
   std::vector<std::uint32_t> m_count;
   std::vector<double> m_sum_w, m_sum_wlogw, m_noise;
+  const std::vector<double>* m_bias = nullptr;
   std::vector<std::uint32_t> m_version;
   std::vector<std::uint64_t> m_saved_at;  ///< Level at which the cell was last trailed.
   std::uint64_t m_level = 0;              ///< Unique id of the current decision level.
