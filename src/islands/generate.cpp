@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: Apache-2.0
+// The island generator end to end (seeds/003): grid, a first WFC pass that collapses outward
+// from where units stand and favours what extends navigability, then passes that keep the
+// navigable component reachable from the start and solve everything else again as water or
+// air, so unreachable snippets disappear; then deformation, mesh, lift, hierarchical smoothing
+// and colours.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cityforge/islands/island.hpp"
+
+namespace cityforge::islands {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Weight factors of the passes (docs/islands.md "Generation").
+constexpr double kFirstPassNavigable = 2.0;   // Flat floors and paths: extend where units walk.
+constexpr double kFirstPassStairs = 4.0;      // Stairs reach new levels (the talk's high points).
+constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
+constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
+// Order bias per metre from the start: the collapse moves outward from the navigable start.
+constexpr double kOutwardBiasPerMetre = 0.6;
+
+Vec2 centroid(const PlanarGrid& plane, std::uint32_t c) {
+  const Cell& cell = plane.cells[c];
+  Vec2 sum{0, 0};
+  for (std::uint32_t k = 0; k < cell.count; ++k) {
+    sum = sum + plane.vertices[cell.vertices[k]];
+  }
+  return sum * (1.0 / cell.count);
+}
+
+bool is_land(const TileInfo& t) {
+  return t.kind != TileKind::water && t.kind != TileKind::air && t.kind != TileKind::empty;
+}
+
+Status check_config(const IslandConfig& config) {
+  const std::string where = "island config";
+  if (!config.grid.subdivide) {
+    return Error::invalid_input(where, "grid.subdivide must be on: island tiles are quads");
+  }
+  if (config.grid.layers < 2 || config.grid.layers > 16) {
+    return Error::invalid_input(
+        where, "grid.layers must be 2..16, got " + std::to_string(config.grid.layers));
+  }
+  if (config.max_passes < 1 || config.max_passes > 16) {
+    return Error::invalid_input(where, "max_passes must be 1..16");
+  }
+  if (!(config.rise_m >= 0.0 && config.rise_m <= config.grid.layer_m)) {
+    return Error::invalid_input(where, "rise_m must be 0..layer_m");
+  }
+  if (!(config.hard_vertex_max_move_m >= 0.0)) {
+    return Error::invalid_input(where, "hard_vertex_max_move_m must be >= 0");
+  }
+  return Ok{};
+}
+
+/// Nodes reachable from `start` (by node id) in `nav`; flags per node.
+std::vector<std::uint8_t> reachable(const NavGraph& nav, std::uint32_t start) {
+  std::vector<std::vector<std::uint32_t>> adj(nav.nodes.size());
+  for (const NavEdge& e : nav.edges) {
+    adj[e.a].push_back(e.b);
+    adj[e.b].push_back(e.a);
+  }
+  std::vector<std::uint8_t> seen(nav.nodes.size(), 0);
+  if (start >= nav.nodes.size()) return seen;
+  std::vector<std::uint32_t> stack{start};
+  seen[start] = 1;
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    for (std::uint32_t m : adj[n]) {
+      if (seen[m] == 0) {
+        seen[m] = 1;
+        stack.push_back(m);
+      }
+    }
+  }
+  return seen;
+}
+
+/// The model with the pass's weights.
+Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
+  wfc::Model m = tiles.model;
+  for (wfc::TileId t = 0; t < m.tiles.size(); ++t) {
+    const TileInfo& info = tiles.info[t];
+    double f = 1.0;
+    if (first) {
+      if (info.kind == TileKind::stairs) {
+        f = kFirstPassStairs;
+      } else if (info.navigable) {
+        f = kFirstPassNavigable;
+      }
+    } else if (info.navigable) {
+      f = kLaterPassNavigable;
+    } else if (is_land(info) && info.kind != TileKind::house) {
+      f = kLaterPassLand;
+    }
+    m.tiles[t].weight *= f;
+  }
+  return wfc::compile_model(m);
+}
+
+}  // namespace
+
+Result<Island> generate_island(const IslandConfig& config, Seed seed, const TileSet& tiles) {
+  if (Status st = check_config(config); !st) return st.error();
+  Island island;
+  IslandStats& stats = island.stats;
+  const std::string where = "island (seed " + std::to_string(seed) + ")";
+
+  // 1. Grid.
+  Clock::time_point t0 = Clock::now();
+  Result<LayeredGrid> grid = build_grid(config.grid, seed);
+  if (!grid) return grid.error();
+  island.grid = std::move(*grid);
+  LayeredGrid& g = island.grid;
+  const wfc::Grid wgrid = to_wfc_grid(g);
+  const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
+  stats.plane_cells = n_plane;
+  stats.cells = g.cell_count();
+  stats.variants = static_cast<std::uint32_t>(tiles.model.tiles.size());
+  stats.constraints = static_cast<std::uint32_t>(tiles.model.constraints.size());
+  stats.times.grid_ms = ms_since(t0);
+
+  // 2. Models for the passes.
+  t0 = Clock::now();
+  Result<wfc::CompiledModel> first_model = pass_model(tiles, true);
+  if (!first_model) return first_model.error();
+  Result<wfc::CompiledModel> later_model = pass_model(tiles, false);
+  if (!later_model) return later_model.error();
+  stats.times.tiles_ms = ms_since(t0);
+
+  // 3. First pass: a floor pre-placed at the cell nearest the centre on layer 1 (units start
+  // there), the collapse biased outward from it.
+  t0 = Clock::now();
+  std::uint32_t start_cell = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 p = centroid(g.plane, c);
+    const double d = p.x * p.x + p.y * p.y;
+    if (d < best) {
+      best = d;
+      start_cell = c;
+    }
+  }
+  wfc::TileId start_tile = wfc::kNoTile;
+  double start_weight = 0.0;
+  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+    const TileInfo& info = tiles.info[t];
+    if (info.kind == TileKind::ground && info.navigable && !info.ground_level &&
+        tiles.model.tiles[t].weight > start_weight) {
+      start_tile = t;
+      start_weight = tiles.model.tiles[t].weight;
+    }
+  }
+  if (start_tile == wfc::kNoTile) {
+    return Error::invalid_input(where, "the tile set has no flat upper ground tile to start on");
+  }
+  const std::uint32_t start_layer = 1;
+  const wfc::CellId start_id = g.cell_id(start_cell, start_layer);
+  const Vec2 start_p = centroid(g.plane, start_cell);
+
+  wfc::SolveOptions opt;
+  opt.seed = seed;
+  opt.backtrack_budget = 512;
+  opt.max_restarts = 8;
+  const wfc::TileId empty = tiles.model.empty;
+  opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
+  opt.order_bias.resize(g.cell_count());
+  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      const Vec2 d = centroid(g.plane, c) - start_p;
+      opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * std::hypot(d.x, d.y);
+    }
+  }
+  opt.object_id = 0;
+  Result<wfc::Solution> sol = wfc::solve(*first_model, wgrid, {{start_id, start_tile}}, opt);
+  if (!sol) {
+    return Error::invalid_input(where, "first pass: " + sol.error().message);
+  }
+  stats.backtracks += sol->stats.backtracks;
+  stats.contradictions += sol->stats.contradictions;
+  std::vector<wfc::TileId> solved = std::move(sol->tiles);
+  stats.passes = 1;
+  stats.times.solve_ms = ms_since(t0);
+
+  // 4. Later passes: keep the columns of the navigable cells reachable from the start (and
+  // the houses beside them), reset the rest and solve it again as water or air. Repeats while
+  // unreachable navigable cells remain; the last pass forbids navigable tiles in reset cells.
+  t0 = Clock::now();
+  for (std::uint32_t pass = 1; pass <= config.max_passes; ++pass) {
+    const NavGraph nav = navigation_graph(g, tiles, solved);
+    std::uint32_t start_node = kNoCell;
+    for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
+      if (nav.nodes[i].plane_cell == start_cell && nav.nodes[i].layer == start_layer) {
+        start_node = i;
+      }
+    }
+    const std::vector<std::uint8_t> keep_node = reachable(nav, start_node);
+    std::uint32_t unreachable = 0;
+    for (std::uint8_t k : keep_node)
+      unreachable += k == 0 ? 1U : 0U;
+    if (unreachable == 0 && pass > 1) break;
+    stats.removed_snippets += unreachable;
+
+    std::vector<std::uint8_t> keep_column(n_plane, 0);
+    for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
+      if (keep_node[i] != 0) keep_column[nav.nodes[i].plane_cell] = 1;
+    }
+    // Houses standing beside kept floors stay with them.
+    std::vector<std::uint8_t> house_column(n_plane, 0);
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      if (keep_column[c] != 0) continue;
+      for (std::uint32_t layer = 0; layer < g.layers && house_column[c] == 0; ++layer) {
+        if (tiles.info[solved[g.cell_id(c, layer)]].kind != TileKind::house) continue;
+        const Cell& cell = g.plane.cells[c];
+        for (std::uint32_t k = 0; k < cell.count; ++k) {
+          const Edge& e = g.plane.edges[cell.edges[k]];
+          const std::uint32_t o = e.cells[0] == c ? e.cells[1] : e.cells[0];
+          if (o != kNoCell && keep_column[o] != 0) house_column[c] = 1;
+        }
+      }
+    }
+    std::vector<wfc::Fixed> fixed;
+    for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+      for (std::uint32_t c = 0; c < n_plane; ++c) {
+        if (keep_column[c] != 0 || house_column[c] != 0) {
+          const wfc::CellId id = g.cell_id(c, layer);
+          fixed.push_back({id, solved[id]});
+        }
+      }
+    }
+    const bool last = pass == config.max_passes;
+    wfc::SolveOptions later = opt;
+    later.object_id = pass;
+    later.order_bias.clear();
+    if (last) {
+      std::vector<std::uint8_t> reset(g.cell_count(), 1);
+      for (const wfc::Fixed& f : fixed)
+        reset[f.cell] = 0;
+      later.allow = [empty, &tiles, reset = std::move(reset)](wfc::CellId c, wfc::TileId t) {
+        return t != empty && (reset[c] == 0 || !tiles.info[t].navigable);
+      };
+    }
+    Result<wfc::Solution> again = wfc::solve(*later_model, wgrid, fixed, later);
+    ++stats.passes;
+    if (!again) {
+      return Error::invalid_input(
+          where, "pass " + std::to_string(pass + 1) + ": " + again.error().message);
+    }
+    stats.backtracks += again->stats.backtracks;
+    stats.contradictions += again->stats.contradictions;
+    solved = std::move(again->tiles);
+  }
+  stats.times.solve_ms += ms_since(t0);
+
+  // 5. Deformation of the plane, navigation on the final tiles.
+  t0 = Clock::now();
+  deform_grid(g, tiles, solved, config.deform_iterations);
+  stats.times.deform_ms = ms_since(t0);
+  t0 = Clock::now();
+  island.nav = navigation_graph(g, tiles, solved);
+  stats.times.navigation_ms = ms_since(t0);
+
+  // 6. Mesh, lift, smoothing, colours.
+  t0 = Clock::now();
+  island.mesh = build_mesh(g, tiles, solved);
+  stats.times.mesh_ms = ms_since(t0);
+  t0 = Clock::now();
+  lift_land(island.mesh, config.rise_m);
+  stats.times.deform_ms += ms_since(t0);
+  t0 = Clock::now();
+  const auto [reverts, hard_move] =
+      smooth_mesh(island.mesh, config.smooth_iterations, config.hard_vertex_max_move_m);
+  stats.smoothing_reverts = reverts;
+  stats.max_hard_vertex_move_m = hard_move;
+  stats.times.smooth_ms = ms_since(t0);
+  t0 = Clock::now();
+  colour_island(island.mesh, seed);
+  stats.times.colour_ms = ms_since(t0);
+
+  // 7. Node heights from the final walkable surface of their cell.
+  t0 = Clock::now();
+  {
+    std::vector<double> z_sum(g.cell_count(), 0.0);
+    std::vector<std::uint32_t> z_count(g.cell_count(), 0);
+    for (std::size_t t = 0; t < island.mesh.triangles.size(); ++t) {
+      if (island.mesh.walkable[t] == 0) continue;
+      for (std::uint32_t v : island.mesh.triangles[t]) {
+        z_sum[island.mesh.cell[t]] += island.mesh.positions[v].z;
+        ++z_count[island.mesh.cell[t]];
+      }
+    }
+    for (NavNode& n : island.nav.nodes) {
+      const wfc::CellId id = g.cell_id(n.plane_cell, n.layer);
+      if (z_count[id] > 0) n.position.z = z_sum[id] / z_count[id];
+    }
+  }
+  stats.times.navigation_ms += ms_since(t0);
+
+  // 8. Counts.
+  for (const NavNode& n : island.nav.nodes) {
+    ++stats.navigable;
+    if (n.stairs) ++stats.stairs;
+  }
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    bool land = false;
+    for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+      const TileInfo& t = tiles.info[solved[g.cell_id(c, layer)]];
+      land = land || is_land(t);
+      if (t.kind == TileKind::house) ++stats.houses;
+    }
+    if (land) ++stats.land_cells;
+  }
+  stats.triangles = static_cast<std::uint32_t>(island.mesh.triangles.size());
+  stats.vertices = static_cast<std::uint32_t>(island.mesh.positions.size());
+  island.tiles = std::move(solved);
+  return island;
+}
+
+}  // namespace cityforge::islands
