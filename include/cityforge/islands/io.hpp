@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/core/rng.hpp"
+#include "cityforge/islands/island.hpp"
+
+/// The files of `cityforge island` (docs/islands.md "Outputs"): island.glb, island_nav.json,
+/// island_tiles.json and stats.json. Every builder works in memory; write_island writes them
+/// all or none. Byte identical for the same island (stats.json: except its timings).
+namespace cityforge::islands {
+
+/// What the files say about the run besides the island itself.
+struct IslandRunInfo {
+  Seed seed = 0;
+  IslandConfig config;
+  double tile_set_ms = 0;  ///< build_tile_set wall time (stats.json only).
+  double generate_ms = 0;  ///< generate_island wall time (stats.json only).
+  double export_ms = 0;    ///< Building the files in memory (write_island measures it).
+};
+
+/// "mixed", "square" or "triangle".
+const char* grid_kind_name(GridKind kind);
+/// "empty", "water", "air", "ground", "stairs", "path" or "house".
+const char* tile_kind_name(TileKind kind);
+
+/// island.glb (glTF 2.0 binary, y up, metres): scene "island" -> node 0 "island" with children
+/// "land" (the island mesh) and "sea" (one water hexagon). Engine (x, y, z) z up becomes glTF
+/// (x, z, -y).
+///  - land: one primitive, material "island" (white base colour, roughness 0.9, not metallic):
+///    POSITION (float32, min/max), NORMAL (area-weighted over the triangles at a vertex with the
+///    same material whose faces turn less than 40 degrees from this one, so cliffs and house
+///    walls stay sharp and the lifted land reads smooth), COLOR_0 (float32 RGB, linear,
+///    IslandMesh::corner_colour, clamped to 0..1; a plain colour per material when the mesh
+///    has none) and uint32 indices. Vertices are split per (position, colour, normal) and
+///    numbered in order of first use (triangle order, corners in order). Zero-area triangles
+///    are left out.
+///  - sea: a regular hexagon, first corner on +x, circumradius 1.7 x the island's (farthest
+///    plane vertex from the centre), at z = -0.15 * layer_m, normal up; material "sea"
+///    (blue-green, alpha 0.85, alphaMode BLEND, roughness 0.2).
+/// asset.generator is "cityforge"; asset.extras holds generator "cityforge island", seed (a
+/// decimal string: 64 bits), grid (kind name), size (radius in cells), layers, cell_m, layer_m.
+/// Errors: a non-finite position or colour (named), an empty mesh.
+Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandRunInfo& run);
+
+/// island_nav.json: {"format", "units", "up", "nodes": [{id, cell, layer, position [x,y,z],
+/// stairs}], "edges": [{a, b, stairs}]}, engine frame (z up, metres), numbers %.9g, in the
+/// order of NavGraph. Errors: a non-finite position, an edge naming a missing node.
+Result<std::string> island_nav_json(const Island& island);
+
+/// island_tiles.json: the game-tile layout, enough for a game to rebuild the grid and place
+/// its own tiles: "grid" {kind, radius, layers, layer_m, cell_m, "vertices" [[x, y]] (plane,
+/// metres, after deformation), "cells" [[v0, v1, v2, v3]] (counter-clockwise)} and "tiles":
+/// per 3D cell whose tile is neither water, air nor empty, in cell id order: {cell (plane
+/// cell), layer, tile (variant name), kind, rotation (quarter turns), corners [4] (column
+/// states), exits (bit k = slot k), navigable}. Errors: a tile id outside the set, a
+/// non-finite vertex, a tile list that does not match the grid.
+Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles,
+                                      const IslandRunInfo& run);
+
+/// stats.json: seed, grid (kind, radius, layers, cell_m, layer_m), the counts of IslandStats,
+/// times_ms per phase (and their sum), tile_set_ms, generate_ms, export_ms.
+std::string island_stats_json(const Island& island, const IslandRunInfo& run);
+
+/// Builds the four files in memory, creates `dir` (and its parents), writes each under a
+/// temporary name and renames them into place when all were written (stats.json last); on an
+/// error the temporaries are removed, so no file is half written. Errors: any builder's, a
+/// folder that cannot be created (invalid_input: it is the user's -o), a failed write (io).
+Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
+                    const IslandRunInfo& run);
+
+}  // namespace cityforge::islands

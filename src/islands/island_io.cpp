@@ -1,0 +1,613 @@
+// SPDX-License-Identifier: Apache-2.0
+// The files of `cityforge island`: island.glb (land with vertex colours, and the sea), the
+// navigation graph and the game-tile layout as JSON, and stats.json (docs/islands.md "Outputs").
+// Based on: The Khronos Group, glTF 2.0 Specification (vertex colours, alpha blending); the
+// look follows seeds/003 (34:58-38:48: colours per vertex carry the materials and the contrast
+// lines, no hand-made textures).
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <numbers>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "cityforge/export/export.hpp"
+#include "cityforge/islands/io.hpp"
+#include "export/detail/gltf_model.hpp"
+#include "export/detail/gltf_rooftops.hpp"
+#include "export/detail/json_text.hpp"
+#include "export/detail/tinygltf.hpp"
+
+namespace cityforge::islands {
+
+namespace {
+
+namespace fs = std::filesystem;
+using exporter::detail::JsonText;
+
+static_assert(std::endian::native == std::endian::little,
+              "glTF buffers are little endian; this writer copies memory as is");
+
+/// Normals of faces that turn less than this from each other (same material) are averaged.
+const double kSmoothCos = std::cos(40.0 * std::numbers::pi / 180.0);
+constexpr double kSeaRadiusFactor = 1.7;
+constexpr double kSeaLevelLayers = -0.15;
+/// Linear RGB and alpha of the sea: a clear blue-green, see-through over the sand below it.
+constexpr std::array<double, 4> kSea{0.06, 0.33, 0.38, 0.85};
+
+/// A plain colour per material (linear RGB) for meshes that colour_island did not paint.
+std::array<float, 3> plain_colour(Material m) {
+  switch (m) {
+    case Material::grass:
+      return {0.20f, 0.45f, 0.12f};
+    case Material::sand:
+      return {0.78f, 0.66f, 0.42f};
+    case Material::rock:
+      return {0.42f, 0.38f, 0.34f};
+    case Material::water:
+      return {0.06f, 0.33f, 0.38f};
+    case Material::path:
+      return {0.62f, 0.52f, 0.36f};
+    case Material::wall:
+      return {0.85f, 0.82f, 0.74f};
+    case Material::roof:
+      return {0.60f, 0.16f, 0.10f};
+    case Material::wood:
+      return {0.35f, 0.22f, 0.12f};
+    case Material::leaves:
+      return {0.10f, 0.32f, 0.10f};
+    case Material::none:
+      break;
+  }
+  return {0.5f, 0.5f, 0.5f};
+}
+
+/// A land vertex: its welded position, colour and normal, compared bit for bit.
+struct VertexKey {
+  std::uint32_t position = 0;
+  std::array<float, 3> colour{};
+  std::array<float, 3> normal{};
+  bool operator==(const VertexKey& o) const {
+    return position == o.position && std::memcmp(colour.data(), o.colour.data(), 12) == 0 &&
+           std::memcmp(normal.data(), o.normal.data(), 12) == 0;
+  }
+};
+struct VertexKeyHash {
+  std::size_t operator()(const VertexKey& k) const {
+    std::uint64_t h = 1469598103934665603ULL ^ k.position;
+    for (const auto* a : {&k.colour, &k.normal}) {
+      for (const float f : *a) {
+        h = (h ^ std::bit_cast<std::uint32_t>(f)) * 1099511628211ULL;
+      }
+    }
+    return static_cast<std::size_t>(h);
+  }
+};
+
+/// The land as glTF arrays (y up).
+struct LandArrays {
+  std::vector<std::array<float, 3>> positions, normals, colours;
+  std::vector<std::uint32_t> indices;
+};
+
+/// Splits the welded mesh into glTF vertices: per triangle corner a smoothed normal and its
+/// colour; equal (position, colour, normal) share one vertex, numbered in order of first use.
+Result<LandArrays> land_arrays(const IslandMesh& mesh) {
+  const std::size_t nt = mesh.triangles.size();
+  const std::size_t nv = mesh.positions.size();
+  const bool painted = mesh.corner_colour.size() == nt;
+  // 1. Face normals (length = twice the area) and which faces are kept.
+  std::vector<Vec3> face(nt);
+  std::vector<std::uint8_t> keep(nt, 0);
+  for (std::size_t t = 0; t < nt; ++t) {
+    const auto& tri = mesh.triangles[t];
+    for (const std::uint32_t v : tri) {
+      if (v >= nv) {
+        return Error::internal("island.glb", "triangle " + std::to_string(t) + " names vertex " +
+                                                 std::to_string(v) + " of " + std::to_string(nv));
+      }
+    }
+    const Vec3 a = mesh.positions[tri[0]];
+    const Vec3 b = mesh.positions[tri[1]];
+    const Vec3 c = mesh.positions[tri[2]];
+    for (const Vec3& p : {a, b, c}) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || !std::isfinite(p.z)) {
+        return Error::invalid_input("island.glb",
+                                    "triangle " + std::to_string(t) + " has a non-finite vertex");
+      }
+    }
+    face[t] = cross(b - a, c - a);
+    keep[t] = length(face[t]) > 1e-12 ? 1 : 0;
+  }
+  // 2. The kept faces around each position (CSR, in triangle order).
+  std::vector<std::uint32_t> start(nv + 1, 0);
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (keep[t] == 0) continue;
+    for (const std::uint32_t v : mesh.triangles[t])
+      ++start[v + 1];
+  }
+  for (std::size_t v = 0; v < nv; ++v)
+    start[v + 1] += start[v];
+  std::vector<std::uint32_t> around(start[nv]);
+  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (keep[t] == 0) continue;
+    for (const std::uint32_t v : mesh.triangles[t])
+      around[fill[v]++] = static_cast<std::uint32_t>(t);
+  }
+  // 3. Corners: smoothed normal, colour; shared vertices.
+  LandArrays out;
+  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> ids;
+  ids.reserve(nt * 2);
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (keep[t] == 0) continue;
+    const Vec3 n_t = normalize(face[t]);
+    const Material m = t < mesh.material.size() ? mesh.material[t] : Material::none;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const std::uint32_t v = mesh.triangles[t][k];
+      Vec3 sum;
+      for (std::uint32_t i = start[v]; i < start[v + 1]; ++i) {
+        const std::uint32_t u = around[i];
+        const Material mu = u < mesh.material.size() ? mesh.material[u] : Material::none;
+        if (mu == m && dot(n_t, normalize(face[u])) >= kSmoothCos) sum = sum + face[u];
+      }
+      const Vec3 n = normalize(sum);
+      VertexKey key;
+      key.position = v;
+      key.normal = exporter::detail::to_y_up(
+          {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)});
+      key.colour = painted ? mesh.corner_colour[t][k] : plain_colour(m);
+      for (float& c : key.colour) {
+        if (!std::isfinite(c)) {
+          return Error::invalid_input("island.glb",
+                                      "triangle " + std::to_string(t) + " has a non-finite colour");
+        }
+        c = std::clamp(c, 0.0f, 1.0f);
+      }
+      const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(ids.size()));
+      if (added) {
+        const Vec3 p = mesh.positions[v];
+        out.positions.push_back(exporter::detail::to_y_up(
+            {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z)}));
+        out.normals.push_back(key.normal);
+        out.colours.push_back(key.colour);
+      }
+      out.indices.push_back(it->second);
+    }
+  }
+  if (out.indices.empty()) {
+    return Error::internal("island.glb", "the island mesh has no triangle with an area");
+  }
+  return out;
+}
+
+/// A float VEC3 accessor over its own view (with min/max for positions).
+int add_vec3(tinygltf::Model& model, const std::vector<std::array<float, 3>>& v, bool bounds) {
+  const int view = exporter::detail::add_view(model, v.data(), v.size() * sizeof(v[0]),
+                                              TINYGLTF_TARGET_ARRAY_BUFFER);
+  const int acc = exporter::detail::add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                                 TINYGLTF_TYPE_VEC3, v.size());
+  if (bounds) {
+    std::vector<double> lo(3, 0.0), hi(3, 0.0);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      for (std::size_t k = 0; k < 3; ++k) {
+        // Exact float values as doubles: the validator compares them with the data.
+        const double x = v[i][k];
+        lo[k] = i == 0 ? x : std::min(lo[k], x);
+        hi[k] = i == 0 ? x : std::max(hi[k], x);
+      }
+    }
+    model.accessors[static_cast<std::size_t>(acc)].minValues = lo;
+    model.accessors[static_cast<std::size_t>(acc)].maxValues = hi;
+  }
+  return acc;
+}
+
+tinygltf::Primitive add_triangles(tinygltf::Model& model, const LandArrays& a, int material,
+                                  bool colours) {
+  tinygltf::Primitive prim;
+  prim.mode = TINYGLTF_MODE_TRIANGLES;
+  prim.material = material;
+  prim.attributes["POSITION"] = add_vec3(model, a.positions, true);
+  prim.attributes["NORMAL"] = add_vec3(model, a.normals, false);
+  if (colours) prim.attributes["COLOR_0"] = add_vec3(model, a.colours, false);
+  const int idx_view = exporter::detail::add_view(model, a.indices.data(), a.indices.size() * 4,
+                                                  TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+  prim.indices =
+      exporter::detail::add_accessor(model, idx_view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
+                                     TINYGLTF_TYPE_SCALAR, a.indices.size());
+  return prim;
+}
+
+/// The sea: a hexagon (centre + 6 corners, 6 triangles) at sea level, y up.
+LandArrays sea_arrays(double radius_m, double level_m) {
+  LandArrays s;
+  const auto y = static_cast<float>(level_m);
+  s.positions.push_back({0.0f, y, 0.0f});
+  for (int k = 0; k < 6; ++k) {
+    const double a = k * std::numbers::pi / 3.0;
+    // Engine (x, y) = r (cos a, sin a) -> glTF (x, level, -y); the + 0.0f keeps -0 out.
+    s.positions.push_back({static_cast<float>(radius_m * std::cos(a)) + 0.0f, y,
+                           static_cast<float>(-radius_m * std::sin(a)) + 0.0f});
+  }
+  s.normals.assign(s.positions.size(), {0.0f, 1.0f, 0.0f});
+  for (std::uint32_t k = 0; k < 6; ++k) {
+    // Counter-clockwise seen from above in the engine frame stays so in glTF (a rotation).
+    s.indices.insert(s.indices.end(), {0U, 1 + k, 1 + (k + 1) % 6});
+  }
+  return s;
+}
+
+double island_radius_m(const LayeredGrid& grid) {
+  double r = 0.0;
+  for (const Vec2& v : grid.plane.vertices)
+    r = std::max(r, std::hypot(v.x, v.y));
+  return r;
+}
+
+void key_number(JsonText& j, std::string_view k, double v, bool first = false) {
+  j.key(k, first);
+  j.number(v, k);
+}
+void key_integer(JsonText& j, std::string_view k, long long v, bool first = false) {
+  j.key(k, first);
+  j.integer(v);
+}
+
+/// "grid": {...} members shared by the JSON files (no braces).
+void grid_members(JsonText& j, const Island& island, const IslandRunInfo& run) {
+  j.key("kind", true);
+  j.string(grid_kind_name(run.config.grid.kind));
+  key_integer(j, "radius", run.config.grid.radius);
+  key_integer(j, "layers", island.grid.layers);
+  key_number(j, "cell_m", run.config.grid.cell_m);
+  key_number(j, "layer_m", island.grid.layer_m);
+}
+
+}  // namespace
+
+const char* grid_kind_name(GridKind kind) {
+  switch (kind) {
+    case GridKind::mixed:
+      return "mixed";
+    case GridKind::square:
+      return "square";
+    case GridKind::triangle:
+      return "triangle";
+  }
+  return "?";
+}
+
+const char* tile_kind_name(TileKind kind) {
+  switch (kind) {
+    case TileKind::empty:
+      return "empty";
+    case TileKind::water:
+      return "water";
+    case TileKind::air:
+      return "air";
+    case TileKind::ground:
+      return "ground";
+    case TileKind::stairs:
+      return "stairs";
+    case TileKind::path:
+      return "path";
+    case TileKind::house:
+      return "house";
+  }
+  return "?";
+}
+
+Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandRunInfo& run) {
+  Result<LandArrays> land = land_arrays(island.mesh);
+  if (!land) return land.error();
+  const double radius = island_radius_m(island.grid);
+  if (!std::isfinite(radius) || !std::isfinite(island.grid.layer_m)) {
+    return Error::invalid_input("island.glb", "the grid has a non-finite vertex or layer height");
+  }
+
+  tinygltf::Model model;
+  model.asset.version = "2.0";
+  model.asset.generator = "cityforge";
+  {
+    tinygltf::Value::Object extras;
+    extras["generator"] = tinygltf::Value(std::string("cityforge island"));
+    extras["seed"] = tinygltf::Value(std::to_string(run.seed));
+    extras["grid"] = tinygltf::Value(std::string(grid_kind_name(run.config.grid.kind)));
+    extras["size"] = tinygltf::Value(static_cast<int>(run.config.grid.radius));
+    extras["layers"] = tinygltf::Value(static_cast<int>(island.grid.layers));
+    extras["cell_m"] = tinygltf::Value(run.config.grid.cell_m);
+    extras["layer_m"] = tinygltf::Value(island.grid.layer_m);
+    model.asset.extras = tinygltf::Value(std::move(extras));
+  }
+  model.buffers.emplace_back();
+
+  // Materials: the land's colours are in its vertices; the sea is see-through.
+  tinygltf::Material land_mat;
+  land_mat.name = "island";
+  land_mat.pbrMetallicRoughness.baseColorFactor = {1.0, 1.0, 1.0, 1.0};
+  land_mat.pbrMetallicRoughness.metallicFactor = 0.0;
+  land_mat.pbrMetallicRoughness.roughnessFactor = 0.9;
+  model.materials.push_back(land_mat);
+  tinygltf::Material sea_mat;
+  sea_mat.name = "sea";
+  sea_mat.pbrMetallicRoughness.baseColorFactor = {kSea[0], kSea[1], kSea[2], kSea[3]};
+  sea_mat.pbrMetallicRoughness.metallicFactor = 0.0;
+  sea_mat.pbrMetallicRoughness.roughnessFactor = 0.2;
+  sea_mat.alphaMode = "BLEND";
+  model.materials.push_back(sea_mat);
+
+  tinygltf::Mesh land_mesh;
+  land_mesh.name = "land";
+  land_mesh.primitives.push_back(add_triangles(model, *land, 0, true));
+  model.meshes.push_back(std::move(land_mesh));
+  tinygltf::Mesh sea_mesh;
+  sea_mesh.name = "sea";
+  sea_mesh.primitives.push_back(add_triangles(
+      model, sea_arrays(kSeaRadiusFactor * radius, kSeaLevelLayers * island.grid.layer_m), 1,
+      false));
+  model.meshes.push_back(std::move(sea_mesh));
+
+  tinygltf::Node root;
+  root.name = "island";
+  root.children = {1, 2};
+  tinygltf::Node land_node;
+  land_node.name = "land";
+  land_node.mesh = 0;
+  tinygltf::Node sea_node;
+  sea_node.name = "sea";
+  sea_node.mesh = 1;
+  model.nodes = {root, land_node, sea_node};
+  return exporter::detail::serialise_glb(model, "island");
+}
+
+Result<std::string> island_nav_json(const Island& island) {
+  const NavGraph& g = island.nav;
+  JsonText j;
+  j.raw("{");
+  j.key("format", true);
+  j.string("cityforge island navigation");
+  j.key("units");
+  j.string("m");
+  j.key("up");
+  j.string("z (island.glb is y up: glTF (x, z, -y))");
+  j.key("nodes");
+  j.raw("[");
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const NavNode& n = g.nodes[i];
+    const std::string where = "island_nav.json node " + std::to_string(i);
+    j.raw(i == 0 ? "\n {" : ",\n {");
+    key_integer(j, "id", static_cast<long long>(i), true);
+    key_integer(j, "cell", n.plane_cell);
+    key_integer(j, "layer", n.layer);
+    j.key("position");
+    j.raw("[");
+    j.number(n.position.x, where);
+    j.raw(",");
+    j.number(n.position.y, where);
+    j.raw(",");
+    j.number(n.position.z, where);
+    j.raw("]");
+    j.key("stairs");
+    j.raw(n.stairs ? "true" : "false");
+    j.raw("}");
+  }
+  j.raw("],\n\"edges\":[");
+  for (std::size_t i = 0; i < g.edges.size(); ++i) {
+    const NavEdge& e = g.edges[i];
+    if (e.a >= g.nodes.size() || e.b >= g.nodes.size()) {
+      return Error::internal("island_nav.json", "edge " + std::to_string(i) +
+                                                    " names a node beyond the " +
+                                                    std::to_string(g.nodes.size()) + " nodes");
+    }
+    j.raw(i == 0 ? "\n {" : ",\n {");
+    key_integer(j, "a", e.a, true);
+    key_integer(j, "b", e.b);
+    j.key("stairs");
+    j.raw(e.stairs ? "true" : "false");
+    j.raw("}");
+  }
+  j.raw("]}\n");
+  if (j.error()) return *j.error();
+  return std::move(j.str());
+}
+
+Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles,
+                                      const IslandRunInfo& run) {
+  const LayeredGrid& grid = island.grid;
+  if (island.tiles.size() != grid.cell_count()) {
+    return Error::internal("island_tiles.json", std::to_string(island.tiles.size()) +
+                                                    " tiles for " +
+                                                    std::to_string(grid.cell_count()) + " cells");
+  }
+  JsonText j;
+  j.raw("{");
+  j.key("format", true);
+  j.string("cityforge island tiles");
+  j.key("seed");  // 64 bits: printed as an integer, never through a double
+  j.raw(std::to_string(run.seed));
+  j.key("grid");
+  j.raw("{");
+  grid_members(j, island, run);
+  j.key("vertices");
+  j.raw("[");
+  for (std::size_t v = 0; v < grid.plane.vertices.size(); ++v) {
+    if (v > 0) j.raw(",");
+    j.point(grid.plane.vertices[v], "island_tiles.json vertex " + std::to_string(v));
+  }
+  j.raw("],\n\"cells\":[");
+  for (std::size_t c = 0; c < grid.plane.cells.size(); ++c) {
+    const Cell& cell = grid.plane.cells[c];
+    j.raw(c > 0 ? ",[" : "[");
+    for (std::uint32_t k = 0; k < cell.count; ++k) {
+      if (k > 0) j.raw(",");
+      j.integer(cell.vertices[k]);
+    }
+    j.raw("]");
+  }
+  j.raw("]},\n\"tiles\":[");
+  bool first = true;
+  const auto plane_cells = static_cast<std::uint32_t>(grid.plane.cells.size());
+  for (std::uint32_t id = 0; id < grid.cell_count(); ++id) {
+    const wfc::TileId t = island.tiles[id];
+    if (t >= tiles.info.size()) {
+      return Error::internal("island_tiles.json", "cell " + std::to_string(id) + " holds tile " +
+                                                      std::to_string(t) + " of " +
+                                                      std::to_string(tiles.info.size()));
+    }
+    const TileInfo& info = tiles.info[t];
+    if (info.kind == TileKind::empty || info.kind == TileKind::water ||
+        info.kind == TileKind::air) {
+      continue;
+    }
+    j.raw(first ? "\n {" : ",\n {");
+    first = false;
+    key_integer(j, "cell", id % plane_cells, true);
+    key_integer(j, "layer", id / plane_cells);
+    j.key("tile");
+    j.string(info.name);
+    j.key("kind");
+    j.string(tile_kind_name(info.kind));
+    key_integer(j, "rotation", info.rotation);
+    j.key("corners");
+    j.raw("[");
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (k > 0) j.raw(",");
+      j.integer(info.corners[k]);
+    }
+    j.raw("]");
+    key_integer(j, "exits", info.exits);
+    j.key("navigable");
+    j.raw(info.navigable ? "true" : "false");
+    j.raw("}");
+  }
+  j.raw("]}\n");
+  if (j.error()) return *j.error();
+  return std::move(j.str());
+}
+
+std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
+  const IslandStats& s = island.stats;
+  const PhaseTimes& t = s.times;
+  JsonText j;
+  j.raw("{\n");
+  j.key("seed", true);
+  j.raw(std::to_string(run.seed));
+  j.raw(",\n");
+  j.key("grid", true);
+  j.raw("{");
+  grid_members(j, island, run);
+  j.raw("},\n");
+  j.key("counts", true);
+  j.raw("{");
+  key_integer(j, "plane_cells", s.plane_cells, true);
+  key_integer(j, "cells", s.cells);
+  key_integer(j, "land_cells", s.land_cells);
+  key_integer(j, "navigable", s.navigable);
+  key_integer(j, "stairs", s.stairs);
+  key_integer(j, "houses", s.houses);
+  key_integer(j, "variants", s.variants);
+  key_integer(j, "constraints", s.constraints);
+  key_integer(j, "passes", s.passes);
+  key_integer(j, "removed_snippets", s.removed_snippets);
+  key_integer(j, "backtracks", static_cast<long long>(s.backtracks));
+  key_integer(j, "contradictions", static_cast<long long>(s.contradictions));
+  key_integer(j, "triangles", s.triangles);
+  key_integer(j, "vertices", s.vertices);
+  key_integer(j, "smoothing_reverts", s.smoothing_reverts);
+  key_number(j, "max_hard_vertex_move_m", s.max_hard_vertex_move_m);
+  key_integer(j, "nav_nodes", static_cast<long long>(island.nav.nodes.size()));
+  key_integer(j, "nav_edges", static_cast<long long>(island.nav.edges.size()));
+  j.raw("},\n");
+  j.key("times_ms", true);
+  j.raw("{");
+  key_number(j, "grid", t.grid_ms, true);
+  key_number(j, "tiles", t.tiles_ms);
+  key_number(j, "solve", t.solve_ms);
+  key_number(j, "navigation", t.navigation_ms);
+  key_number(j, "mesh", t.mesh_ms);
+  key_number(j, "deform", t.deform_ms);
+  key_number(j, "smooth", t.smooth_ms);
+  key_number(j, "colour", t.colour_ms);
+  key_number(j, "phases_total",
+             t.grid_ms + t.tiles_ms + t.solve_ms + t.navigation_ms + t.mesh_ms + t.deform_ms +
+                 t.smooth_ms + t.colour_ms);
+  j.raw("},\n");
+  key_number(j, "tile_set_ms", run.tile_set_ms, true);
+  j.raw(",\n");
+  key_number(j, "generate_ms", run.generate_ms, true);
+  j.raw(",\n");
+  key_number(j, "export_ms", run.export_ms, true);
+  j.raw("\n}\n");
+  // Timings may be NaN only through a caller's bug; JsonText wrote null for them.
+  return std::move(j.str());
+}
+
+Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
+                    const IslandRunInfo& run) {
+  // 1. Everything in memory first.
+  const auto t0 = std::chrono::steady_clock::now();
+  Result<std::vector<std::uint8_t>> glb = island_glb(island, run);
+  if (!glb) return glb.error();
+  Result<std::string> nav = island_nav_json(island);
+  if (!nav) return nav.error();
+  Result<std::string> layout = island_tiles_json(island, tiles, run);
+  if (!layout) return layout.error();
+  IslandRunInfo timed = run;
+  timed.export_ms =
+      1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string stats = island_stats_json(island, timed);
+
+  // 2. The folder: a bad -o is the user's input.
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir)) {
+    return Error::invalid_input(
+        dir, "cannot create the output folder: " + (ec ? ec.message() : "not a folder"));
+  }
+  // 3. Each file to a temporary name (itself written atomically), then all renamed: an error
+  // on the way leaves none of the four behind, half written or whole.
+  const std::string suffix = ".part-" + std::to_string(::getpid());
+  const std::array<std::pair<const char*, std::string_view>, 4> files{{
+      {"island.glb", std::string_view(reinterpret_cast<const char*>(glb->data()), glb->size())},
+      {"island_nav.json", *nav},
+      {"island_tiles.json", *layout},
+      {"stats.json", stats},
+  }};
+  std::vector<std::string> written;
+  const auto discard = [&] {
+    for (const std::string& p : written)
+      fs::remove(p, ec);
+  };
+  for (const auto& [name, body] : files) {
+    const std::string tmp = (fs::path(dir) / name).string() + suffix;
+    if (Status s = exporter::write_file_atomic(tmp, body.data(), body.size()); !s) {
+      discard();
+      if (access(dir.c_str(), W_OK) != 0) {
+        return Error::invalid_input(dir, "the output folder is not writable");
+      }
+      return s.error();
+    }
+    written.push_back(tmp);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const fs::path target = fs::path(dir) / files[i].first;
+    fs::rename(written[i], target, ec);
+    if (ec) {
+      const std::string message = "cannot rename " + written[i] + ": " + ec.message();
+      discard();
+      return Error::io(target.string(), message);
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace cityforge::islands
