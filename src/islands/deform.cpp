@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: Apache-2.0
+// Deformation of the solved island: the plane's cells ease towards the shapes their tiles want,
+// and walkable land bulges up between its rims.
+// Based on: O. Stalberg's island generator talk (seeds/003, 21:50-24:30): "the cells are trying
+// to achieve the shapes ... of the modules that ended up filling them", cells with air between
+// them "have a bit more leeway" and open up; then "pulling everything upwards but ... tethered
+// where you can go and not on cliff faces", so flat levels curve and cliffs grow.
+// The cell pull is the square fitting of relax() (src/islands/grid_relax.cpp), weighted per cell
+// and with a fixed target size per cell instead of the current one.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numbers>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "cityforge/islands/island.hpp"
+
+namespace cityforge::islands {
+namespace {
+
+constexpr double kLandWeight = 1.0;    // Land cells hold their regular shape firmly.
+constexpr double kOpenWeight = 0.3;    // Cells of water and air columns give way.
+constexpr double kOpenScale = 1.08;    // ... and would like to be a little larger.
+constexpr double kStep = 0.5;          // Fraction of the mean pull moved per pass.
+constexpr double kLiftFalloffM = 1.5;  // Distance from a rim at which the lift is 63 % up.
+constexpr double kKeepArea = 0.1;      // A moved triangle keeps >= this share of its area.
+
+// How a plane vertex may move: hexagon corners (and the square kind's staircase) not at all,
+// vertices on a straight run of the outline along it, the rest freely.
+struct Mobility {
+  bool fixed = false;
+  bool along = false;
+  Vec2 axis;
+};
+
+std::vector<Mobility> mobility(const PlanarGrid& g) {
+  std::vector<Mobility> m(g.vertices.size());
+  const std::size_t n = g.boundary.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 a = g.vertices[g.boundary[(i + n - 1) % n]];
+    const Vec2 p = g.vertices[g.boundary[i]];
+    const Vec2 b = g.vertices[g.boundary[(i + 1) % n]];
+    Mobility& here = m[g.boundary[i]];
+    const Vec2 axis = normalize(b - a);
+    if (g.kind != GridKind::square && std::abs(cross(axis, p - a)) <= 1e-9 * g.cell_m) {
+      here.along = true;
+      here.axis = axis;
+    } else {
+      here.fixed = true;
+    }
+  }
+  return m;
+}
+
+bool convex(const PlanarGrid& g, const Cell& cell, double eps) {
+  for (std::uint8_t k = 0; k < cell.count; ++k) {
+    const Vec2 a = g.vertices[cell.vertices[k]];
+    const Vec2 b = g.vertices[cell.vertices[(k + 1) % cell.count]];
+    const Vec2 c = g.vertices[cell.vertices[(k + 2) % cell.count]];
+    if (!(cross(b - a, c - b) > eps)) return false;
+  }
+  return true;
+}
+
+Vec2 centroid(const PlanarGrid& g, const Cell& cell) {
+  Vec2 c;
+  for (std::uint8_t k = 0; k < cell.count; ++k)
+    c += g.vertices[cell.vertices[k]];
+  return c / cell.count;
+}
+
+// Land: any tile of the column with ground at a corner (beaches included), stairs or houses.
+bool column_has_land(const LayeredGrid& grid, const TileSet& tiles,
+                     const std::vector<wfc::TileId>& solved, std::uint32_t plane_cell) {
+  for (std::uint32_t layer = 0; layer < grid.layers; ++layer) {
+    const std::uint32_t id = grid.cell_id(plane_cell, layer);
+    if (id >= solved.size() || solved[id] >= tiles.info.size()) continue;
+    const TileInfo& info = tiles.info[solved[id]];
+    if (info.kind == TileKind::house || info.kind == TileKind::stairs) return true;
+    for (const std::uint8_t c : info.corners)
+      if (c != kCornerEmpty) return true;
+  }
+  return false;
+}
+
+Vec3 face_normal(const IslandMesh& mesh, std::uint32_t t) {
+  const auto& tri = mesh.triangles[t];
+  const Vec3 p0 = mesh.positions[tri[0]];
+  return cross(mesh.positions[tri[1]] - p0, mesh.positions[tri[2]] - p0);
+}
+
+}  // namespace
+
+void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc::TileId>& solved,
+                 std::uint32_t iterations) {
+  PlanarGrid& g = grid.plane;
+  const std::size_t cells = g.cells.size();
+  const std::vector<Mobility> freedom = mobility(g);
+  const double eps = 1e-6 * g.cell_m * g.cell_m;
+  // 1. What each cell wants: how hard it pulls and the size of its regular target, fixed from
+  //    the relaxed grid so land cells do not shrink under the pressure of opening water.
+  std::vector<double> weight(cells);
+  std::vector<double> size(cells);
+  for (std::size_t c = 0; c < cells; ++c) {
+    const Cell& cell = g.cells[c];
+    const bool land = column_has_land(grid, tiles, solved, static_cast<std::uint32_t>(c));
+    const Vec2 centre = centroid(g, cell);
+    double mean = 0.0;
+    for (std::uint8_t k = 0; k < cell.count; ++k)
+      mean += distance(g.vertices[cell.vertices[k]], centre);
+    weight[c] = land ? kLandWeight : kOpenWeight;
+    size[c] = (land ? 1.0 : kOpenScale) * mean / cell.count;
+  }
+  std::vector<Vec2> pull(g.vertices.size());
+  std::vector<std::uint32_t> count(g.vertices.size());
+  for (std::uint32_t it = 0; it < iterations; ++it) {
+    // 2. Each cell pulls its corners towards its regular polygon of its target size, turned as
+    //    the best fit of its current corners.
+    std::fill(pull.begin(), pull.end(), Vec2{});
+    std::fill(count.begin(), count.end(), 0U);
+    for (std::size_t c = 0; c < cells; ++c) {
+      const Cell& cell = g.cells[c];
+      const double turn = 2.0 * std::numbers::pi / cell.count;
+      const Vec2 centre = centroid(g, cell);
+      Vec2 offset;
+      for (std::uint8_t k = 0; k < cell.count; ++k)
+        offset += rotate(g.vertices[cell.vertices[k]] - centre, -turn * k);
+      offset = normalize(offset) * size[c];
+      for (std::uint8_t k = 0; k < cell.count; ++k) {
+        const std::uint32_t v = cell.vertices[k];
+        pull[v] += (centre + rotate(offset, turn * k) - g.vertices[v]) * weight[c];
+        ++count[v];
+      }
+    }
+    // 3. Move within each vertex's freedom; a vertex among water cells only moves a little.
+    const std::vector<Vec2> before = g.vertices;
+    for (std::size_t v = 0; v < g.vertices.size(); ++v) {
+      if (freedom[v].fixed || count[v] == 0) continue;
+      Vec2 step = pull[v] * (kStep / count[v]);
+      if (freedom[v].along) step = freedom[v].axis * dot(step, freedom[v].axis);
+      g.vertices[v] += step;
+    }
+    // 4. Put back the corners of any cell that stopped being convex (repeat: a put-back corner
+    //    may fold a neighbour that kept its own move); the previous grid was convex.
+    for (bool again = true; again;) {
+      again = false;
+      for (const Cell& cell : g.cells) {
+        if (convex(g, cell, eps)) continue;
+        for (std::uint8_t k = 0; k < cell.count; ++k) {
+          const std::uint32_t v = cell.vertices[k];
+          if (g.vertices[v] == before[v]) continue;
+          g.vertices[v] = before[v];
+          again = true;
+        }
+      }
+    }
+  }
+}
+
+void lift_land(IslandMesh& mesh, double rise_m) {
+  const std::size_t n = mesh.positions.size();
+  const std::size_t tris = mesh.triangles.size();
+  if (!(rise_m > 0.0) || n == 0) return;
+  // 1. Walkable vertices, and rims: on a hard edge or touching anything not walkable.
+  std::vector<std::uint8_t> walk(n, 0);
+  std::vector<std::uint8_t> rim(n, 0);
+  for (std::size_t t = 0; t < tris; ++t) {
+    const bool w = t < mesh.walkable.size() && mesh.walkable[t] == 1;
+    for (const std::uint32_t v : mesh.triangles[t])
+      (w ? walk : rim)[v] = 1;
+  }
+  for (const IslandMesh::MeshEdge& e : mesh.edges) {
+    if (e.rank != EdgeRank::hard) continue;
+    rim[e.a] = 1;
+    rim[e.b] = 1;
+  }
+  // 2. Vertex -> triangles and walkable neighbours (CSR, triangle order).
+  std::vector<std::uint32_t> tri_start(n + 1, 0);
+  std::vector<std::uint32_t> nb_start(n + 1, 0);
+  for (std::size_t t = 0; t < tris; ++t) {
+    const bool w = t < mesh.walkable.size() && mesh.walkable[t] == 1;
+    for (const std::uint32_t v : mesh.triangles[t]) {
+      ++tri_start[v + 1];
+      if (w) nb_start[v + 1] += 2;
+    }
+  }
+  for (std::size_t v = 0; v < n; ++v) {
+    tri_start[v + 1] += tri_start[v];
+    nb_start[v + 1] += nb_start[v];
+  }
+  std::vector<std::uint32_t> tri_of(tri_start[n]);
+  std::vector<std::uint32_t> nb(nb_start[n]);
+  {
+    std::vector<std::uint32_t> tf(tri_start.begin(), tri_start.end() - 1);
+    std::vector<std::uint32_t> nf(nb_start.begin(), nb_start.end() - 1);
+    for (std::size_t t = 0; t < tris; ++t) {
+      const auto& tri = mesh.triangles[t];
+      const bool w = t < mesh.walkable.size() && mesh.walkable[t] == 1;
+      for (int k = 0; k < 3; ++k) {
+        tri_of[tf[tri[k]]++] = static_cast<std::uint32_t>(t);
+        if (!w) continue;
+        nb[nf[tri[k]]++] = tri[(k + 1) % 3];
+        nb[nf[tri[k]]++] = tri[(k + 2) % 3];
+      }
+    }
+  }
+  // 3. Distance to the nearest rim along walkable edges (Dijkstra; ties by vertex id).
+  constexpr double kFar = std::numeric_limits<double>::infinity();
+  std::vector<double> dist(n, kFar);
+  using Entry = std::pair<double, std::uint32_t>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> open;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (walk[v] == 0 || rim[v] == 0) continue;
+    dist[v] = 0.0;
+    open.emplace(0.0, v);
+  }
+  while (!open.empty()) {
+    const auto [d, v] = open.top();
+    open.pop();
+    if (d > dist[v]) continue;
+    for (std::uint32_t i = nb_start[v]; i < nb_start[v + 1]; ++i) {
+      const std::uint32_t u = nb[i];
+      const double du = d + length(mesh.positions[u] - mesh.positions[v]);
+      if (du < dist[u]) {
+        dist[u] = du;
+        open.emplace(du, u);
+      }
+    }
+  }
+  // 4. Lift interior walkable vertices by the saturating curve of their distance, halving a
+  //    lift that would turn or flatten a neighbouring triangle too much.
+  std::vector<Vec3> normal(tris);
+  for (std::size_t t = 0; t < tris; ++t)
+    normal[t] = face_normal(mesh, static_cast<std::uint32_t>(t));
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (walk[v] == 0 || rim[v] == 1) continue;
+    const double f = dist[v] == kFar ? 1.0 : 1.0 - std::exp(-dist[v] / kLiftFalloffM);
+    const Vec3 base = mesh.positions[v];
+    double dz = rise_m * f;
+    for (int attempt = 0; attempt < 4 && dz > 0.0; ++attempt, dz *= 0.5) {
+      mesh.positions[v] = {base.x, base.y, base.z + dz};
+      bool ok = true;
+      for (std::uint32_t i = tri_start[v]; i < tri_start[v + 1] && ok; ++i) {
+        const std::uint32_t t = tri_of[i];
+        const Vec3 now = face_normal(mesh, t);
+        const double ref = length(normal[t]);
+        if (ref == 0.0) continue;
+        ok = dot(now, normal[t]) >= kKeepArea * ref * ref &&
+             !(mesh.walkable[t] == 1 && normal[t].z > 0.0 && !(now.z > 0.0));
+      }
+      if (ok) break;
+      mesh.positions[v] = base;
+    }
+  }
+}
+
+}  // namespace cityforge::islands
