@@ -214,6 +214,32 @@ TEST(IslandsSmooth, NoisyFlatGridGetsSmootherWithoutFlips) {
   }
 }
 
+TEST(IslandsSmooth, UndoesAMoveThatWouldFoldAFan) {
+  // A fan whose outline is dented at d: the mean of the outline lies beyond the dent, so plain
+  // Laplacian steps would push the centre p through the edge c-d and fold two triangles. The
+  // outline is open (hard) and may not move at all here.
+  MeshMaker m;
+  const std::uint32_t p = m.add({0, -0.7, 0});
+  const std::uint32_t a = m.add({-1, -1, 0});
+  const std::uint32_t b = m.add({1, -1, 0});
+  const std::uint32_t c = m.add({1, 1, 0});
+  const std::uint32_t d = m.add({0, -0.3, 0});
+  const std::uint32_t e = m.add({-1, 1, 0});
+  m.tri(p, a, b, Material::grass, 0, true);
+  m.tri(p, b, c, Material::grass, 0, true);
+  m.tri(p, c, d, Material::grass, 0, true);
+  m.tri(p, d, e, Material::grass, 0, true);
+  m.tri(p, e, a, Material::grass, 0, true);
+  IslandMesh mesh = m.finish();
+  const IslandMesh before = mesh;
+  const auto [reverts, largest] = smooth_mesh(mesh, 8, 0.0);
+  expect_no_flips(before, mesh);
+  EXPECT_GT(reverts, 0U);
+  EXPECT_EQ(largest, 0.0);
+  EXPECT_GT(mesh.positions[p].y, -0.7);  // It did move as far as it safely could.
+  EXPECT_LT(mesh.positions[p].y, -0.3);
+}
+
 TEST(IslandsSmooth, VertexWithThreeHardEdgesBarelyMoves) {
   Terrace t = terrace();
   const std::uint32_t pinned = t.lower[3][4];  // Foot row both ways and up the cliff.
@@ -426,6 +452,27 @@ TEST(IslandsDeform, KeepsCellsConvexAndTheOutlineAndOpensWater) {
                             g.plane.vertices.size() * sizeof(Vec2)),
                 0);
     }
+  }
+}
+
+TEST(IslandsDeform, StaysConvexUnderLongScatteredDeformation) {
+  // Every other cell land, no relaxation first: cells start far from their targets.
+  for (const GridKind kind : {GridKind::mixed, GridKind::square, GridKind::triangle}) {
+    GridConfig config;
+    config.kind = kind;
+    config.radius = 4;
+    config.layers = 2;
+    config.relax_iterations = 0;
+    const Result<LayeredGrid> built = build_grid(config, 3);
+    ASSERT_TRUE(built.ok()) << built.error().to_string();
+    LayeredGrid g = *built;
+    FakeColumns f = fake_columns(g, 0.0);
+    for (std::uint32_t c = 0; c < g.plane.cells.size(); c += 2) {
+      f.solved[g.cell_id(c, 0)] = 2;
+      f.solved[g.cell_id(c, 1)] = 3;
+    }
+    deform_grid(g, f.tiles, f.solved, 200);
+    EXPECT_TRUE(cells_convex(g.plane)) << "kind " << int(kind);
   }
 }
 
