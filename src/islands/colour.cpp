@@ -90,12 +90,11 @@ Variation spread(Material m) {
 
 // The tile's shade of its material: seeded per (cell, material), so a cell's grass and rock
 // vary independently and every cell's draw is independent of the others.
-Rgb tile_colour(Material m, std::uint32_t cell, Seed seed) {
+Rgb tile_colour(Material m, const Rgb& b, std::uint32_t cell, Seed seed) {
   Rng rng{seed, Stage::islands, cell, kColourStream + static_cast<std::uint64_t>(m)};
   const Variation var = spread(m);
   const auto value = static_cast<float>(1.0 + rng.uniform(-var.value, var.value));
   const auto warm = static_cast<float>(rng.uniform(-var.warm, var.warm));
-  const Rgb b = base_colour(m);
   return {b[0] * value * (1.0f + warm), b[1] * value, b[2] * value * (1.0f - warm)};
 }
 
@@ -104,10 +103,13 @@ Rgb tile_colour(Material m, std::uint32_t cell, Seed seed) {
 void colour_island(IslandMesh& mesh, Seed seed) {
   const std::size_t tris = mesh.triangles.size();
   mesh.corner_colour.assign(tris, {});
+  std::array<Rgb, static_cast<std::size_t>(Material::leaves) + 1> palette{};
+  for (std::size_t m = 0; m < palette.size(); ++m)
+    palette[m] = base_colour(static_cast<Material>(m));
   for (std::size_t t = 0; t < tris; ++t) {
     const Material m = t < mesh.material.size() ? mesh.material[t] : Material::none;
     const std::uint32_t cell = t < mesh.cell.size() ? mesh.cell[t] : 0U;
-    const Rgb tile = tile_colour(m, cell, seed);
+    const Rgb tile = tile_colour(m, palette[static_cast<std::size_t>(m)], cell, seed);
     for (int k = 0; k < 3; ++k) {
       const std::uint32_t v = mesh.triangles[t][k];
       Rgb c = tile;

@@ -88,6 +88,13 @@ Topology topology(const IslandMesh& mesh, const std::vector<std::uint8_t>& rank)
   return topo;
 }
 
+// Terrain is smoothed; water and houses stay as built ("the houses, they're not smoothed at all
+// because they're created in the correct shape from the beginning", seeds/003 42:48).
+bool smoothed(Material m) {
+  return m == Material::grass || m == Material::sand || m == Material::rock ||
+         m == Material::path || m == Material::none;
+}
+
 Vec3 face_normal(const std::vector<Vec3>& p, const std::array<std::uint32_t, 3>& t) {
   return cross(p[t[1]] - p[t[0]], p[t[2]] - p[t[0]]);
 }
@@ -100,7 +107,7 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
   const std::vector<std::uint8_t> edge_rank = effective_ranks(mesh);
   const Topology topo = topology(mesh, edge_rank);
   // 1. Per vertex: its rank (highest of its edges), how many hard edges it has, and whether it
-  //    stays (a water surface, no edges).
+  //    stays (no edges, or on water or a house).
   std::vector<std::uint8_t> rank(n, 0);
   std::vector<std::uint8_t> hard_edges(n, 0);
   std::vector<std::uint8_t> frozen(n, 0);
@@ -112,7 +119,7 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
     if (topo.nb_start[v] == topo.nb_start[v + 1]) frozen[v] = 1;
   }
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
-    if (t < mesh.material.size() && mesh.material[t] == Material::water)
+    if (t < mesh.material.size() && !smoothed(mesh.material[t]))
       for (const std::uint32_t v : mesh.triangles[t])
         frozen[v] = 1;
   // 2. Reference normals: every check compares with the triangle before smoothing.

@@ -276,14 +276,16 @@ TEST(IslandsSmooth, BorderVertexIgnoresPlainNeighboursAndSlidesAlongItsBorder) {
   EXPECT_LT(t.mesh.positions[plain].z, 1.4 - 0.05);
 }
 
-TEST(IslandsSmooth, SkipsWaterVertices) {
-  IslandMesh m = noisy_grid(4, 0.1, 0.3, 3);
-  std::fill(m.material.begin(), m.material.end(), Material::water);
-  const IslandMesh before = m;
-  const auto [reverts, largest] = smooth_mesh(m, 4, 0.12);
-  EXPECT_TRUE(same_bytes(before.positions, m.positions));
-  EXPECT_EQ(reverts, 0U);
-  EXPECT_EQ(largest, 0.0);
+TEST(IslandsSmooth, LeavesWaterAndHousesAlone) {
+  for (const Material material : {Material::water, Material::wall, Material::roof}) {
+    IslandMesh m = noisy_grid(4, 0.1, 0.3, 3);
+    std::fill(m.material.begin(), m.material.end(), material);
+    const IslandMesh before = m;
+    const auto [reverts, largest] = smooth_mesh(m, 4, 0.12);
+    EXPECT_TRUE(same_bytes(before.positions, m.positions));
+    EXPECT_EQ(reverts, 0U);
+    EXPECT_EQ(largest, 0.0);
+  }
 }
 
 TEST(IslandsSmooth, IsDeterministic) {
