@@ -22,6 +22,7 @@ namespace cityforge::islands {
 namespace {
 
 constexpr double kLandWeight = 1.0;    // Land cells hold their regular shape firmly.
+constexpr double kShoreWeight = 0.6;   // Ground only at sea level (beaches): in between.
 constexpr double kOpenWeight = 0.3;    // Cells of water and air columns give way.
 constexpr double kOpenScale = 1.08;    // ... and would like to be a little larger.
 constexpr double kStep = 0.5;          // Fraction of the mean pull moved per pass.
@@ -72,18 +73,24 @@ Vec2 centroid(const PlanarGrid& g, const Cell& cell) {
   return c / cell.count;
 }
 
-// Land: any tile of the column with ground at a corner (beaches included), stairs or houses.
-bool column_has_land(const LayeredGrid& grid, const TileSet& tiles,
-                     const std::vector<wfc::TileId>& solved, std::uint32_t plane_cell) {
+enum class Column : std::uint8_t { open, shore, land };
+
+// Land: a tile with ground at a corner in layers >= 1, stairs or a house; shore: ground only in
+// layer 0 (beaches, sea-level flats); open: water and air only.
+Column column_kind(const LayeredGrid& grid, const TileSet& tiles,
+                   const std::vector<wfc::TileId>& solved, std::uint32_t plane_cell) {
+  Column kind = Column::open;
   for (std::uint32_t layer = 0; layer < grid.layers; ++layer) {
     const std::uint32_t id = grid.cell_id(plane_cell, layer);
     if (id >= solved.size() || solved[id] >= tiles.info.size()) continue;
     const TileInfo& info = tiles.info[solved[id]];
-    if (info.kind == TileKind::house || info.kind == TileKind::stairs) return true;
-    for (const std::uint8_t c : info.corners)
-      if (c != kCornerEmpty) return true;
+    if (info.kind == TileKind::house || info.kind == TileKind::stairs) return Column::land;
+    const bool ground = std::any_of(info.corners.begin(), info.corners.end(),
+                                    [](std::uint8_t c) { return c != kCornerEmpty; });
+    if (ground && layer >= 1) return Column::land;
+    if (ground) kind = Column::shore;
   }
-  return false;
+  return kind;
 }
 
 Vec3 face_normal(const IslandMesh& mesh, std::uint32_t t) {
@@ -106,13 +113,15 @@ void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc:
   std::vector<double> size(cells);
   for (std::size_t c = 0; c < cells; ++c) {
     const Cell& cell = g.cells[c];
-    const bool land = column_has_land(grid, tiles, solved, static_cast<std::uint32_t>(c));
+    const Column kind = column_kind(grid, tiles, solved, static_cast<std::uint32_t>(c));
     const Vec2 centre = centroid(g, cell);
     double mean = 0.0;
     for (std::uint8_t k = 0; k < cell.count; ++k)
       mean += distance(g.vertices[cell.vertices[k]], centre);
-    weight[c] = land ? kLandWeight : kOpenWeight;
-    size[c] = (land ? 1.0 : kOpenScale) * mean / cell.count;
+    weight[c] = kind == Column::land    ? kLandWeight
+                : kind == Column::shore ? kShoreWeight
+                                        : kOpenWeight;
+    size[c] = (kind == Column::open ? kOpenScale : 1.0) * mean / cell.count;
   }
   std::vector<Vec2> pull(g.vertices.size());
   std::vector<std::uint32_t> count(g.vertices.size());
