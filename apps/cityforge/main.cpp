@@ -29,6 +29,7 @@
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/pipeline/import_city.hpp"
 #include "crowd_files.hpp"
+#include "island_cmd.hpp"
 #include "serve.hpp"
 #include "simulate.hpp"
 #include "wfc_cmd.hpp"
@@ -975,6 +976,31 @@ int main(int argc, char** argv) {
       "  cityforge wfc --model builtin:rooftop --size 6,4,2 --fix 2,1,0=bulkhead -o roof.json "
       "--trace steps.json\n"
       "Exit codes: 0 done, 2 bad input or no solution within the budget, 1 other failure.");
+  app::IslandOptions io;
+  CLI::App* isl = app.add_subcommand(
+      "island",
+      "Generate a small island level after Oskar Stalberg's island generator (docs/islands.md):\n"
+      "an irregular grid, tiles solved by WFC in two passes so every walkable place is reachable,\n"
+      "deformed, smoothed and coloured. Writes island.glb, island_nav.json, island_tiles.json\n"
+      "and stats.json.");
+  isl->add_option("--seed", io.seed, "Seed; same seed, same island (byte for byte)")
+      ->default_val(io.seed);
+  isl->add_option("--size", io.size, "Radius of the island's hexagon in cells, 2..24")
+      ->default_val(io.size);
+  isl->add_option("--grid", io.grid,
+                  "Grid: mixed (squares and triangles, default), square or triangle")
+      ->default_val(io.grid);
+  isl->add_option("--layers", io.layers, "Layers of cells (height levels), 2..12")
+      ->default_val(io.layers);
+  // Checked by app::island (exit 2 like every bad value), not by CLI11 (exit 106).
+  isl->add_option("-o,--out", io.out, "Output folder (created if missing); required");
+  isl->add_flag("-q,--quiet", io.quiet, "Errors only");
+  isl->footer(
+      "Examples:\n"
+      "  cityforge island --seed 7 -o island\n"
+      "  cityforge island --seed 7 --size 10 --grid square -o square_island\n"
+      "Exit codes: 0 done, 2 bad input or no island within the solver's budget, 1 other\n"
+      "failure. Nothing is written unless the whole island was generated.");
   app::SimulateOptions so;
   CLI::App* sc = app.add_subcommand(
       "simulate",
@@ -1072,6 +1098,7 @@ int main(int argc, char** argv) {
   }
   if (b->parsed()) return building(one);
   if (wc->parsed()) return app::wfc(wo);
+  if (isl->parsed()) return app::island(io);
   if (sv->parsed()) return app::serve(vo);
   if (sc->parsed()) {
     so.record = !no_record;

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cityforge island` through the executable: the four files, island.glb valid for the Khronos
+// validator on all three grid kinds, the same seed giving the same bytes and another seed
+// another island, and bad input refused with a message naming the option, exit 2 and nothing
+// written.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_run.hpp"
+
+namespace fs = std::filesystem;
+using cityforge::clitest::CliRun;
+using cityforge::clitest::run_cli;
+using cityforge::clitest::slurp;
+using cityforge::clitest::temp_dir;
+using cityforge::clitest::validate_glb;
+using cityforge::clitest::validator_installed;
+
+namespace {
+
+const char* const kFiles[] = {"island.glb", "island_nav.json", "island_tiles.json", "stats.json"};
+
+/// stats.json without its timings (the only part that differs between equal runs).
+nlohmann::json untimed_stats(const fs::path& dir) {
+  nlohmann::json j = nlohmann::json::parse(slurp(dir / "stats.json"));
+  j.erase("times_ms");
+  j.erase("tile_set_ms");
+  j.erase("generate_ms");
+  j.erase("export_ms");
+  return j;
+}
+
+TEST(IslandCli, WritesAValidIsland) {
+  const fs::path dir = temp_dir("island_default");
+  const CliRun r = run_cli("island --seed 3 -o " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("navigable"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("stairs"), std::string::npos) << r.output;
+  for (const char* f : kFiles)
+    EXPECT_TRUE(fs::exists(dir / "out" / f)) << f;
+  for (const auto& e : fs::directory_iterator(dir / "out")) {
+    EXPECT_EQ(e.path().filename().string().find(".part-"), std::string::npos) << e.path();
+  }
+  const auto nav = nlohmann::json::parse(slurp(dir / "out" / "island_nav.json"));
+  const auto tiles = nlohmann::json::parse(slurp(dir / "out" / "island_tiles.json"));
+  const auto stats = nlohmann::json::parse(slurp(dir / "out" / "stats.json"));
+  EXPECT_GT(nav["nodes"].size(), 0U);
+  EXPECT_EQ(nav["nodes"].size(), stats["counts"]["navigable"].get<std::size_t>());
+  EXPECT_GT(tiles["tiles"].size(), 0U);
+  EXPECT_EQ(tiles["grid"]["kind"], "mixed");
+  EXPECT_EQ(stats["seed"], 3);
+  EXPECT_GT(stats["counts"]["triangles"].get<int>(), 0);
+  if (validator_installed()) {
+    const CliRun v = validate_glb(dir / "out" / "island.glb");
+    EXPECT_EQ(v.exit_code, 0) << v.output;
+    EXPECT_NE(v.output.find(" 0 errors"), std::string::npos) << v.output;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, SameSeedSameBytesOtherSeedOtherIsland) {
+  const fs::path dir = temp_dir("island_determinism");
+  for (const char* name : {"a", "b"}) {
+    const CliRun r = run_cli("island --seed 11 --size 5 -q -o " + (dir / name).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(r.output.empty()) << r.output;  // -q
+  }
+  const CliRun c = run_cli("island --seed 12 --size 5 -q -o " + (dir / "c").string());
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  for (const char* f : {"island.glb", "island_nav.json", "island_tiles.json"}) {
+    EXPECT_EQ(slurp(dir / "a" / f), slurp(dir / "b" / f)) << f;
+  }
+  EXPECT_EQ(untimed_stats(dir / "a"), untimed_stats(dir / "b"));
+  EXPECT_NE(slurp(dir / "a" / "island.glb"), slurp(dir / "c" / "island.glb"));
+  EXPECT_NE(slurp(dir / "a" / "island_tiles.json"), slurp(dir / "c" / "island_tiles.json"));
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, SquareAndTriangleGrids) {
+  const fs::path dir = temp_dir("island_kinds");
+  for (const char* kind : {"square", "triangle"}) {
+    const fs::path out = dir / kind;
+    const CliRun r =
+        run_cli(std::string("island --seed 2 --size 4 --grid ") + kind + " -q -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << kind << ": " << r.output;
+    const auto tiles = nlohmann::json::parse(slurp(out / "island_tiles.json"));
+    EXPECT_EQ(tiles["grid"]["kind"], kind);
+    EXPECT_GT(tiles["tiles"].size(), 0U) << kind;
+    if (validator_installed()) {
+      const CliRun v = validate_glb(out / "island.glb");
+      EXPECT_EQ(v.exit_code, 0) << kind << ": " << v.output;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, BadInputIsRefusedAndNothingWritten) {
+  const fs::path dir = temp_dir("island_bad");
+  std::ofstream(dir / "a_file") << "x";
+  struct Case {
+    std::string args;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"--grid hex", "--grid: expected mixed, square or triangle, got 'hex'"},
+      {"--size 1",
+       "--size: expected the island's radius in cells, a whole number in 2..24, "
+       "got '1'"},
+      {"--size 25", "got '25'"},
+      {"--size 4.5", "got '4.5'"},
+      {"--layers 0", "--layers: expected the number of layers"},
+      {"--seed=-3", "--seed: expected a whole number"},
+      {"--seed 18446744073709551616", "--seed: expected a whole number"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run_cli("island " + c.args + " -o " + (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << c.args << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.args << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << c.args;
+  }
+  const CliRun no_out = run_cli("island --size 3");
+  EXPECT_EQ(no_out.exit_code, 2) << no_out.output;
+  EXPECT_NE(no_out.output.find("-o: expected an output folder"), std::string::npos)
+      << no_out.output;
+  // An output folder that cannot be made: its parent is a file.
+  const CliRun r = run_cli("island --size 3 -o " + (dir / "a_file" / "out").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot create the output folder"), std::string::npos) << r.output;
+  std::size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    (void)e;
+    ++entries;
+  }
+  EXPECT_EQ(entries, 1U);  // a_file only
+  fs::remove_all(dir);
+}
+
+}  // namespace
