@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Island benches (issue 11): generate_island end to end for the default config on one thread
+// (target: < 200 ms; the source regenerates interactively), a new seed per iteration, with the
+// mean time per phase (IslandStats::times) as counters; the built-in tile set; and the files
+// (island.glb and the JSON) built in memory. They never assert.
+//   build/release/bench/cityforge_bench --benchmark_filter=Island
+#include <benchmark/benchmark.h>
+#include <tbb/global_control.h>
+
+#include <cstdlib>
+
+#include "cityforge/islands/io.hpp"
+#include "cityforge/islands/island.hpp"
+
+using namespace cityforge;
+
+namespace {
+
+const islands::TileSet& tile_set() {
+  static const islands::TileSet set = [] {
+    auto s = islands::build_tile_set();
+    if (!s) std::abort();
+    return std::move(*s);
+  }();
+  return set;
+}
+
+void BM_IslandGenerate(benchmark::State& state) {
+  const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+  const islands::IslandConfig config;
+  const islands::TileSet& tiles = tile_set();
+  islands::PhaseTimes sum;
+  std::uint64_t runs = 0;
+  std::uint64_t failed = 0;
+  double triangles = 0, navigable = 0, passes = 0;
+  for (auto _ : state) {
+    auto island = islands::generate_island(config, ++runs, tiles);
+    if (!island) {
+      ++failed;
+      continue;
+    }
+    const islands::PhaseTimes& t = island->stats.times;
+    sum.grid_ms += t.grid_ms;
+    sum.tiles_ms += t.tiles_ms;
+    sum.solve_ms += t.solve_ms;
+    sum.navigation_ms += t.navigation_ms;
+    sum.mesh_ms += t.mesh_ms;
+    sum.deform_ms += t.deform_ms;
+    sum.smooth_ms += t.smooth_ms;
+    sum.colour_ms += t.colour_ms;
+    triangles += island->stats.triangles;
+    navigable += island->stats.navigable;
+    passes += island->stats.passes;
+    benchmark::DoNotOptimize(island);
+  }
+  const auto ok = static_cast<double>(runs - failed);
+  const double n = ok > 0 ? ok : 1.0;
+  state.counters["grid_ms"] = sum.grid_ms / n;
+  state.counters["tiles_ms"] = sum.tiles_ms / n;
+  state.counters["solve_ms"] = sum.solve_ms / n;
+  state.counters["navigation_ms"] = sum.navigation_ms / n;
+  state.counters["mesh_ms"] = sum.mesh_ms / n;
+  state.counters["deform_ms"] = sum.deform_ms / n;
+  state.counters["smooth_ms"] = sum.smooth_ms / n;
+  state.counters["colour_ms"] = sum.colour_ms / n;
+  state.counters["triangles"] = triangles / n;
+  state.counters["navigable"] = navigable / n;
+  state.counters["passes"] = passes / n;
+  state.counters["failed_rate"] = static_cast<double>(failed) / static_cast<double>(runs);
+}
+BENCHMARK(BM_IslandGenerate)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_IslandTileSet(benchmark::State& state) {
+  for (auto _ : state) {
+    auto set = islands::build_tile_set();
+    if (!set) std::abort();
+    state.counters["variants"] = static_cast<double>(set->info.size());
+    state.counters["profiles"] = static_cast<double>(set->profile_count);
+    benchmark::DoNotOptimize(set);
+  }
+}
+BENCHMARK(BM_IslandTileSet)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_IslandFiles(benchmark::State& state) {
+  const islands::TileSet& tiles = tile_set();
+  islands::IslandRunInfo run;
+  run.seed = 1;
+  auto island = islands::generate_island(run.config, run.seed, tiles);
+  if (!island) std::abort();
+  for (auto _ : state) {
+    auto glb = islands::island_glb(*island, run);
+    auto nav = islands::island_nav_json(*island);
+    auto layout = islands::island_tiles_json(*island, tiles, run);
+    if (!glb || !nav || !layout) std::abort();
+    state.counters["glb_kB"] = static_cast<double>(glb->size()) / 1000.0;
+    benchmark::DoNotOptimize(glb);
+    benchmark::DoNotOptimize(nav);
+    benchmark::DoNotOptimize(layout);
+  }
+}
+BENCHMARK(BM_IslandFiles)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+}  // namespace
