@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/assert.hpp"
 #include "cityforge/islands/island.hpp"
 
 namespace cityforge::islands {
@@ -365,10 +366,10 @@ double ground_weight(const std::array<std::uint8_t, 4>& c, bool ground_level) {
   std::set<std::uint8_t> states(c.begin(), c.end());
   for (std::size_t k = 0; k < 4; ++k)
     changes += c[k] != c[(k + 1) & 3U] ? 1U : 0U;
-  if (changes == 0) return c[0] == kCornerSolid ? 3.0 : (ground_level ? 4.0 : 8.0);
-  if (changes == 4 && states.size() == 2) return 0.03;  // Saddle.
-  if (states.size() == 3) return 0.15;
-  return 0.6;
+  if (changes == 0) return c[0] == kCornerSolid ? 6.0 : (ground_level ? 20.0 : 30.0);
+  if (changes == 4 && states.size() == 2) return 0.02;  // Saddle.
+  if (states.size() == 3) return 0.08;
+  return 0.4;
 }
 
 std::vector<Shape> base_shapes() {
@@ -524,66 +525,64 @@ Result<TileSet> build_tile_set() {
       set.meshes.push_back(std::move(mesh));
     }
   }
-  // 2. Constraints from equal profiles (Empty excluded: its rules are explicit).
+  // 2. Constraints, generated in sorted order (key, label, adjacent) so finalizing is cheap:
+  // equal profiles between tiles; Empty (outside the grid, tile 0) by explicit rules: beside
+  // tiles with an empty side face, above tiles with an open top (it sits over the top layer),
+  // below ground-level tiles (under layer 0), and next to itself on every label.
   const auto n = static_cast<wfc::TileId>(set.info.size());
+  const wfc::TileId e = model.empty;
+  CF_ASSERT(e == 0, "Empty is the first tile");
+  const std::uint64_t open_face = hash_tokens({});
+  const std::uint64_t open_top = layer_face(0, 0);
   std::set<std::uint64_t> profiles;
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<wfc::TileId>> by_mirrored;
-  std::map<std::uint64_t, std::vector<wfc::TileId>> by_down;
-  for (wfc::TileId b = 0; b < n; ++b) {
-    if (b == model.empty) continue;
+  std::map<std::uint64_t, std::vector<wfc::TileId>> by_down, by_up;
+  std::array<std::vector<wfc::TileId>, 4> open_side;
+  std::vector<wfc::TileId> ground_level, open_topped;
+  for (wfc::TileId b = 1; b < n; ++b) {
+    const TileInfo& ib = set.info[b];
     for (std::uint32_t j = 0; j < 4; ++j) {
-      by_mirrored[{j, set.info[b].side_profile_mirrored[j]}].push_back(b);
-      profiles.insert(set.info[b].side_profile[j]);
+      by_mirrored[{j, ib.side_profile_mirrored[j]}].push_back(b);
+      profiles.insert(ib.side_profile[j]);
+      if (ib.side_profile[j] == open_face) open_side[j].push_back(b);
     }
-    by_down[set.info[b].down_profile].push_back(b);
+    by_down[ib.down_profile].push_back(b);
+    by_up[ib.up_profile].push_back(b);
+    if (ib.down_profile == seabed_face()) ground_level.push_back(b);
+    if (ib.up_profile == open_top) open_topped.push_back(b);
   }
   set.profile_count = static_cast<std::uint32_t>(profiles.size());
   auto& cs = model.constraints;
-  for (wfc::TileId a = 0; a < n; ++a) {
-    if (a == model.empty) continue;
+  const auto add = [&](wfc::TileId a, wfc::Label d, bool with_empty, const auto& map,
+                       const auto& key) {
+    if (with_empty) cs.push_back({a, d, e});
+    if (const auto it = map.find(key); it != map.end()) {
+      for (const wfc::TileId b : it->second)
+        cs.push_back({a, d, b});
+    }
+  };
+  const auto add_list = [&](wfc::Label d, const std::vector<wfc::TileId>& list) {
+    cs.push_back({e, d, e});
+    for (const wfc::TileId b : list)
+      cs.push_back({e, d, b});
+  };
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    for (std::uint32_t j = 0; j < 4; ++j)
+      add_list(side_label(k, j), open_side[j]);
+  }
+  add_list(kUpLabel, ground_level);
+  add_list(kDownLabel, open_topped);
+  for (wfc::TileId a = 1; a < n; ++a) {
     const TileInfo& ia = set.info[a];
     for (std::uint32_t k = 0; k < 4; ++k) {
       for (std::uint32_t j = 0; j < 4; ++j) {
-        const auto it = by_mirrored.find({j, ia.side_profile[k]});
-        if (it == by_mirrored.end()) continue;
-        for (const wfc::TileId b : it->second)
-          cs.push_back({a, side_label(k, j), b});
+        add(a, side_label(k, j), ia.side_profile[k] == open_face, by_mirrored,
+            std::pair{j, ia.side_profile[k]});
       }
     }
-    if (const auto it = by_down.find(ia.up_profile); it != by_down.end()) {
-      for (const wfc::TileId b : it->second) {
-        cs.push_back({a, kUpLabel, b});
-        cs.push_back({b, kDownLabel, a});
-      }
-    }
+    add(a, kUpLabel, ia.up_profile == open_top, by_down, ia.up_profile);
+    add(a, kDownLabel, ia.down_profile == seabed_face(), by_up, ia.down_profile);
   }
-  // 3. Empty (outside the grid): beside tiles with an empty side face, above tiles with an
-  // open top (it sits over the top layer), below ground-level tiles (under layer 0), and
-  // next to itself on every label.
-  const wfc::TileId e = model.empty;
-  const std::uint64_t open_face = hash_tokens({});
-  const std::uint64_t open_top = layer_face(0, 0);
-  for (wfc::TileId t = 0; t < n; ++t) {
-    if (t == e) continue;
-    const TileInfo& it = set.info[t];
-    for (std::uint32_t k = 0; k < 4; ++k) {
-      if (it.side_profile[k] != open_face) continue;
-      for (std::uint32_t j = 0; j < 4; ++j) {
-        cs.push_back({t, side_label(k, j), e});
-        cs.push_back({e, side_label(j, k), t});
-      }
-    }
-    if (it.up_profile == open_top) {
-      cs.push_back({t, kUpLabel, e});
-      cs.push_back({e, kDownLabel, t});
-    }
-    if (it.down_profile == seabed_face()) {
-      cs.push_back({t, kDownLabel, e});
-      cs.push_back({e, kUpLabel, t});
-    }
-  }
-  for (wfc::Label d = 0; d < kGridLabelCount; ++d)
-    cs.push_back({e, d, e});
   if (auto st = wfc::finalize_model(model, where); !st) return st.error();
   return set;
 }
