@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -128,6 +129,45 @@ TEST(IslandTiles, NeighboursAgreeOnSharedCornersAndFaces) {
     ++checked;
   }
   EXPECT_GT(checked, 1000U);
+}
+
+// The converse: every pair of faces whose cross-sections coincide (mesh edges on the face and
+// solid quadrant halves, recomputed here) may touch, so no placement is lost to the hashing.
+TEST(IslandTiles, EveryMatchingPairOfFacesIsAllowed) {
+  const TileSet& set = tiles();
+  const wfc::TileId e = set.model.empty;
+  const auto n = static_cast<wfc::TileId>(set.info.size());
+  // Per (tile, side): ids of its face section as seen from inside and mirrored.
+  std::map<std::pair<std::set<FaceEdge>, std::array<bool, 2>>, int> ids;
+  std::vector<std::array<int, 4>> own(n), mirror(n);
+  const auto id_of = [&](wfc::TileId t, std::uint32_t k, bool m) {
+    const TileInfo& i = set.info[t];
+    const bool s0 = i.corners[k] == kCornerSolid, s1 = i.corners[(k + 1) % 4] == kCornerSolid;
+    const std::array<bool, 2> solid = m ? std::array<bool, 2>{s1, s0} : std::array<bool, 2>{s0, s1};
+    return ids.try_emplace({face_edges(set.meshes[t], k, m), solid}, static_cast<int>(ids.size()))
+        .first->second;
+  };
+  for (wfc::TileId t = 0; t < n; ++t) {
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      own[t][k] = id_of(t, k, false);
+      mirror[t][k] = id_of(t, k, true);
+    }
+  }
+  std::size_t pairs = 0;
+  for (wfc::TileId a = 0; a < n; ++a) {
+    for (wfc::TileId b = 0; b < n; ++b) {
+      if (a == e || b == e) continue;
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        for (std::uint32_t j = 0; j < 4; ++j) {
+          const bool match = own[a][k] == mirror[b][j];
+          pairs += match ? 1 : 0;
+          ASSERT_EQ(has(set.model, a, side_label(k, j), b), match)
+              << set.info[a].name << " side " << k << " | " << set.info[b].name << " side " << j;
+        }
+      }
+    }
+  }
+  EXPECT_GT(pairs, 1000U);
 }
 
 TEST(IslandTiles, StackingFollowsTheCornerStates) {
