@@ -11,7 +11,6 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <numbers>
 #include <string>
@@ -36,8 +35,9 @@ using exporter::detail::JsonText;
 static_assert(std::endian::native == std::endian::little,
               "glTF buffers are little endian; this writer copies memory as is");
 
-/// Normals of faces that turn less than this from each other (same material) are averaged.
-const double kSmoothCos = std::cos(40.0 * std::numbers::pi / 180.0);
+/// Normals of faces that turn less than 40 degrees from each other (same material) are
+/// averaged: the cosine of that angle.
+constexpr double kSmoothCos = 0.766044443118978;
 constexpr double kSeaRadiusFactor = 1.7;
 constexpr double kSeaLevelLayers = -0.15;
 /// Linear RGB and alpha of the sea: a clear blue-green, see-through over the sand below it.
@@ -75,9 +75,14 @@ struct VertexKey {
   std::uint32_t position = 0;
   std::array<float, 3> colour{};
   std::array<float, 3> normal{};
+  /// Bit for bit (values are finite, so this is equality but for -0 and +0).
   bool operator==(const VertexKey& o) const {
-    return position == o.position && std::memcmp(colour.data(), o.colour.data(), 12) == 0 &&
-           std::memcmp(normal.data(), o.normal.data(), 12) == 0;
+    return position == o.position && bits(colour) == bits(o.colour) &&
+           bits(normal) == bits(o.normal);
+  }
+  static std::array<std::uint32_t, 3> bits(const std::array<float, 3>& v) {
+    return {std::bit_cast<std::uint32_t>(v[0]), std::bit_cast<std::uint32_t>(v[1]),
+            std::bit_cast<std::uint32_t>(v[2])};
   }
 };
 struct VertexKeyHash {
