@@ -527,13 +527,16 @@ Result<TileSet> build_tile_set() {
   }
   // 2. Constraints, generated in sorted order (key, label, adjacent) so finalizing is cheap:
   // equal profiles between tiles; Empty (outside the grid, tile 0) by explicit rules: beside
-  // tiles with an empty side face, above tiles with an open top (it sits over the top layer),
-  // below ground-level tiles (under layer 0), and next to itself on every label.
+  // water and air (their side faces are empty), above tiles with an open top (it sits over the top
+  // layer), below ground-level tiles (under layer 0), and next to itself on every label.
   const auto n = static_cast<wfc::TileId>(set.info.size());
   const wfc::TileId e = model.empty;
   CF_ASSERT(e == 0, "Empty is the first tile");
-  const std::uint64_t open_face = hash_tokens({});
   const std::uint64_t open_top = layer_face(0, 0);
+  // Only open sea and sky touch the outline, so an island never reaches the grid's rim.
+  const auto open_kind = [](const TileInfo& t) {
+    return t.kind == TileKind::water || t.kind == TileKind::air;
+  };
   std::set<std::uint64_t> profiles;
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::vector<wfc::TileId>> by_mirrored;
   std::map<std::uint64_t, std::vector<wfc::TileId>> by_down, by_up;
@@ -544,7 +547,7 @@ Result<TileSet> build_tile_set() {
     for (std::uint32_t j = 0; j < 4; ++j) {
       by_mirrored[{j, ib.side_profile_mirrored[j]}].push_back(b);
       profiles.insert(ib.side_profile[j]);
-      if (ib.side_profile[j] == open_face) open_side[j].push_back(b);
+      if (open_kind(ib)) open_side[j].push_back(b);
     }
     by_down[ib.down_profile].push_back(b);
     by_up[ib.up_profile].push_back(b);
@@ -576,8 +579,7 @@ Result<TileSet> build_tile_set() {
     const TileInfo& ia = set.info[a];
     for (std::uint32_t k = 0; k < 4; ++k) {
       for (std::uint32_t j = 0; j < 4; ++j) {
-        add(a, side_label(k, j), ia.side_profile[k] == open_face, by_mirrored,
-            std::pair{j, ia.side_profile[k]});
+        add(a, side_label(k, j), open_kind(ia), by_mirrored, std::pair{j, ia.side_profile[k]});
       }
     }
     add(a, kUpLabel, ia.up_profile == open_top, by_down, ia.up_profile);

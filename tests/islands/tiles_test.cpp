@@ -198,8 +198,7 @@ TEST(IslandTiles, EmptyFollowsItsExplicitRules) {
     if (t == e) continue;
     const TileInfo& i = set.info[t];
     for (std::uint32_t k = 0; k < 4; ++k) {
-      const bool open = i.corners[k] == kCornerEmpty && i.corners[(k + 1) % 4] == kCornerEmpty &&
-                        i.kind != TileKind::house;
+      const bool open = i.kind == TileKind::water || i.kind == TileKind::air;
       EXPECT_EQ(has(set.model, t, side_label(k, k), e), open) << i.name << " side " << k;
       EXPECT_EQ(has(set.model, e, side_label(k, k), t), open) << i.name << " side " << k;
     }
