@@ -359,24 +359,30 @@ std::uint64_t layer_face(std::uint32_t quadrant_bits, std::uint32_t mark) {
 std::uint64_t seabed_face() { return hash_string("islands.seabed"); }
 std::uint64_t empty_tile_face() { return hash_string("islands.empty_tile"); }
 
-// Default weights (docs/islands.md): flat land and open sea or air common, solid rock
-// moderate, cliffs rare, saddles and three-state corners very rare.
-double ground_weight(const std::array<std::uint8_t, 4>& c, bool ground_level) {
+// Default weights (docs/islands.md), per variant: flat land far the most common (a land mass
+// in WFC starts as a lone corner of ground and only grows when its neighbours prefer to go on
+// flat rather than fall back to sea), solid rock and open sea or air common, straight cliffs
+// and inner corners rare, lone outer corners, three-state corners and saddles rarer still.
+double ground_weight(const std::array<std::uint8_t, 4>& c) {
   std::uint32_t changes = 0;
   std::set<std::uint8_t> states(c.begin(), c.end());
   for (std::size_t k = 0; k < 4; ++k)
     changes += c[k] != c[(k + 1) & 3U] ? 1U : 0U;
-  if (changes == 0) return c[0] == kCornerSolid ? 6.0 : (ground_level ? 20.0 : 30.0);
+  if (changes == 0) return c[0] == kCornerSolid ? 30.0 : 300.0;
   if (changes == 4 && states.size() == 2) return 0.02;  // Saddle.
   if (states.size() == 3) return 0.08;
-  return 0.4;
+  const auto high = static_cast<std::size_t>(
+      std::count(c.begin(), c.end(), *std::max_element(c.begin(), c.end())));
+  if (high == 1) return 0.4;  // Outer corner.
+  if (high == 3) return 4.0;  // Inner corner.
+  return 3.0;                 // Straight edge.
 }
 
 std::vector<Shape> base_shapes() {
   std::vector<Shape> out;
   out.push_back({.name = "empty", .kind = TileKind::empty, .weight = 1.0});
-  out.push_back({.name = "water", .kind = TileKind::water, .ground_level = true, .weight = 12.0});
-  out.push_back({.name = "air", .kind = TileKind::air, .weight = 12.0});
+  out.push_back({.name = "water", .kind = TileKind::water, .ground_level = true, .weight = 20.0});
+  out.push_back({.name = "air", .kind = TileKind::air, .weight = 20.0});
   for (const bool level0 : {true, false}) {
     for (std::uint32_t code = 1; code < 81; ++code) {
       std::array<std::uint8_t, 4> c{};
@@ -406,7 +412,7 @@ std::vector<Shape> base_shapes() {
                      .kind = TileKind::ground,
                      .ground_level = level0,
                      .corners = c,
-                     .weight = ground_weight(c, level0)});
+                     .weight = ground_weight(c)});
     }
   }
   for (const bool level0 : {true, false}) {
@@ -415,7 +421,7 @@ std::vector<Shape> base_shapes() {
                    .ground_level = level0,
                    .corners = {2, 2, 1, 1},
                    .exits = 0b0101,
-                   .weight = 0.4});
+                   .weight = 1.0});
   }
   out.push_back({.name = "landing",
                  .kind = TileKind::ground,
@@ -433,7 +439,7 @@ std::vector<Shape> base_shapes() {
                      .ground_level = level0,
                      .corners = {1, 1, 1, 1},
                      .exits = masks[i].second,
-                     .weight = 0.6});
+                     .weight = 1.0});
     }
   }
   for (const auto& [suffix, mask] : masks) {
@@ -441,7 +447,7 @@ std::vector<Shape> base_shapes() {
                    .kind = TileKind::house,
                    .corners = {1, 1, 1, 1},
                    .exits = mask,
-                   .weight = 0.4});
+                   .weight = 1.0});
   }
   return out;
 }
