@@ -174,17 +174,27 @@ IslandMesh build_mesh(const LayeredGrid& grid, const TileSet& tiles,
     std::uint32_t a, b, tri;
     std::uint8_t on_side;
   };
-  std::vector<Use> uses;
-  uses.reserve(mesh.triangles.size() * 3);
+  // Bucketed by the smaller vertex (counting sort), then each small bucket sorted.
+  std::vector<std::uint32_t> start(mesh.positions.size() + 1, 0);
+  for (const auto& tri : mesh.triangles) {
+    for (std::uint32_t e = 0; e < 3; ++e)
+      ++start[std::min(tri[e], tri[(e + 1) % 3]) + 1];
+  }
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v)
+    start[v + 1] += start[v];
+  std::vector<Use> uses(mesh.triangles.size() * 3);
+  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
   for (std::uint32_t t = 0; t < mesh.triangles.size(); ++t) {
     for (std::uint32_t e = 0; e < 3; ++e) {
       const std::uint32_t a = mesh.triangles[t][e], b = mesh.triangles[t][(e + 1) % 3];
-      uses.push_back({std::min(a, b), std::max(a, b), t, edge_on_side[t * 3 + e]});
+      uses[fill[std::min(a, b)]++] = {std::min(a, b), std::max(a, b), t, edge_on_side[t * 3 + e]};
     }
   }
-  std::sort(uses.begin(), uses.end(), [](const Use& x, const Use& y) {
-    return std::tie(x.a, x.b, x.tri) < std::tie(y.a, y.b, y.tri);
-  });
+  for (std::size_t v = 0; v < mesh.positions.size(); ++v) {
+    std::sort(uses.begin() + start[v], uses.begin() + start[v + 1], [](const Use& x, const Use& y) {
+      return std::tie(x.b, x.tri) < std::tie(y.b, y.tri);
+    });
+  }
   mesh.line.assign(mesh.positions.size(), 0);
   for (std::size_t i = 0; i < uses.size();) {
     std::size_t j = i;
