@@ -5,6 +5,7 @@
 // air, so unreachable snippets disappear; then deformation, mesh, lift, hierarchical smoothing
 // and colours.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -27,9 +28,16 @@ double ms_since(Clock::time_point t0) {
 
 // Weight factors of the passes (docs/islands.md "Generation").
 constexpr double kFirstPassNavigable = 2.0;   // Flat floors and paths: extend where units walk.
-constexpr double kFirstPassStairs = 4.0;      // Stairs reach new levels (the talk's high points).
+constexpr double kFirstPassHighGround = 3.0;  // Ground rising through a layer above the sea.
+constexpr double kFirstPassStairs = 80.0;     // Stairs reach new levels (the talk's high points).
 constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
+// High points of the first pass's candidates lie this far from the start, in metres.
+constexpr double kHighPointMinM = 3.0;
+constexpr double kHighPointMaxM = 6.5;
+constexpr std::uint64_t kHighPointRngId = 0x4869676850ULL;
+// Later passes allow land only this many rings of cells around the kept columns.
+constexpr std::uint32_t kLandRings = 2;
 // Order bias per metre from the start: the collapse moves outward from the navigable start.
 constexpr double kOutwardBiasPerMetre = 0.6;
 
@@ -54,6 +62,9 @@ Status check_config(const IslandConfig& config) {
   if (config.grid.layers < 2 || config.grid.layers > 16) {
     return Error::invalid_input(
         where, "grid.layers must be 2..16, got " + std::to_string(config.grid.layers));
+  }
+  if (config.first_pass_candidates < 1 || config.first_pass_candidates > 8) {
+    return Error::invalid_input(where, "first_pass_candidates must be 1..8");
   }
   if (config.max_passes < 1 || config.max_passes > 16) {
     return Error::invalid_input(where, "max_passes must be 1..16");
@@ -91,6 +102,31 @@ std::vector<std::uint8_t> reachable(const NavGraph& nav, std::uint32_t start) {
   return seen;
 }
 
+std::uint32_t start_node_of(const NavGraph& nav, std::uint32_t cell, std::uint32_t layer) {
+  for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
+    if (nav.nodes[i].plane_cell == cell && nav.nodes[i].layer == layer) return i;
+  }
+  return kNoCell;
+}
+
+/// How far units get from the start: reachable nodes, plus 25 per level beyond the first and 5
+/// per flight of stairs among them.
+double navigability_score(const LayeredGrid& g, const TileSet& tiles,
+                          const std::vector<wfc::TileId>& solved, std::uint32_t start_cell,
+                          std::uint32_t start_layer) {
+  const NavGraph nav = navigation_graph(g, tiles, solved);
+  const std::vector<std::uint8_t> seen =
+      reachable(nav, start_node_of(nav, start_cell, start_layer));
+  double score = 0.0;
+  std::uint32_t levels = 0;
+  for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
+    if (seen[i] == 0) continue;
+    score += nav.nodes[i].stairs ? 6.0 : 1.0;
+    levels |= 1U << std::min<std::uint32_t>(nav.nodes[i].layer, 31);
+  }
+  return score + 25.0 * (std::popcount(levels) - 1);
+}
+
 /// The model with the pass's weights.
 Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
   wfc::Model m = tiles.model;
@@ -102,6 +138,10 @@ Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
         f = kFirstPassStairs;
       } else if (info.navigable) {
         f = kFirstPassNavigable;
+      } else if (info.kind == TileKind::ground && !info.ground_level &&
+                 std::find(info.corners.begin(), info.corners.end(), kCornerSolid) !=
+                     info.corners.end()) {
+        f = kFirstPassHighGround;
       }
     } else if (info.navigable) {
       f = kLaterPassNavigable;
@@ -186,14 +226,59 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
       opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * std::hypot(d.x, d.y);
     }
   }
-  opt.object_id = 0;
-  Result<wfc::Solution> sol = wfc::solve(*first_model, wgrid, {{start_id, start_tile}}, opt);
-  if (!sol) {
-    return Error::invalid_input(where, "first pass: " + sol.error().message);
+  // Candidates: the plain first pass, then ones with a high point pre-placed a few metres
+  // away (layer 2 or 3) for the solver to climb to. The candidate whose reachable part is
+  // largest, counting new levels and stairs extra, is kept (seeds/003, 32:22: "it always tries
+  // to extend the navigability").
+  std::vector<std::uint32_t> ring;
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 d = centroid(g.plane, c) - start_p;
+    const double r = std::hypot(d.x, d.y);
+    if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
   }
-  stats.backtracks += sol->stats.backtracks;
-  stats.contradictions += sol->stats.contradictions;
-  std::vector<wfc::TileId> solved = std::move(sol->tiles);
+  std::vector<wfc::TileId> stair_tiles;
+  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+    if (tiles.info[t].kind == TileKind::stairs && !tiles.info[t].ground_level) {
+      stair_tiles.push_back(t);
+    }
+  }
+  std::vector<wfc::TileId> solved;
+  double best_score = -1.0;
+  Error first_error = Error::invalid_input(where, "no first pass ran");
+  for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
+    std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
+    if (attempt > 0) {
+      // Odd candidates: a flight of stairs up from the start's level, turned at random; even
+      // ones: a floor one or two levels up.
+      if (ring.empty() || g.layers <= start_layer + 1) break;
+      Rng rng{seed, Stage::islands, kHighPointRngId, attempt};
+      const std::uint32_t c = ring[rng.below(static_cast<std::uint32_t>(ring.size()))];
+      if (attempt % 2 == 1 && !stair_tiles.empty()) {
+        const wfc::TileId t =
+            stair_tiles[rng.below(static_cast<std::uint32_t>(stair_tiles.size()))];
+        fixed.push_back({g.cell_id(c, start_layer), t});
+      } else {
+        const std::uint32_t up = std::min<std::uint32_t>(attempt % 4 == 0 ? 3 : 2, g.layers - 1);
+        fixed.push_back({g.cell_id(c, up), start_tile});
+      }
+    }
+    opt.object_id = attempt;
+    Result<wfc::Solution> sol = wfc::solve(*first_model, wgrid, fixed, opt);
+    if (!sol) {
+      if (attempt == 0) first_error = sol.error();
+      continue;
+    }
+    stats.backtracks += sol->stats.backtracks;
+    stats.contradictions += sol->stats.contradictions;
+    const double score = navigability_score(g, tiles, sol->tiles, start_cell, start_layer);
+    if (score > best_score) {
+      best_score = score;
+      solved = std::move(sol->tiles);
+    }
+  }
+  if (solved.empty()) {
+    return Error::invalid_input(where, "first pass: " + first_error.message);
+  }
   stats.passes = 1;
   stats.times.solve_ms = ms_since(t0);
 
@@ -203,12 +288,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   t0 = Clock::now();
   for (std::uint32_t pass = 1; pass <= config.max_passes; ++pass) {
     const NavGraph nav = navigation_graph(g, tiles, solved);
-    std::uint32_t start_node = kNoCell;
-    for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
-      if (nav.nodes[i].plane_cell == start_cell && nav.nodes[i].layer == start_layer) {
-        start_node = i;
-      }
-    }
+    const std::uint32_t start_node = start_node_of(nav, start_cell, start_layer);
     const std::vector<std::uint8_t> keep_node = reachable(nav, start_node);
     std::uint32_t unreachable = 0;
     for (std::uint8_t k : keep_node)
@@ -247,15 +327,52 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     wfc::SolveOptions later = opt;
     later.object_id = pass;
     later.order_bias.clear();
-    if (last) {
-      std::vector<std::uint8_t> reset(g.cell_count(), 1);
-      for (const wfc::Fixed& f : fixed)
-        reset[f.cell] = 0;
-      later.allow = [empty, &tiles, reset = std::move(reset)](wfc::CellId c, wfc::TileId t) {
-        return t != empty && (reset[c] == 0 || !tiles.info[t].navigable);
-      };
+    // Per 3D cell: 0 kept; 1 reset near kept land (within kLandRings rings of cells around a
+    // kept column: the ground there may have to step down); 2 reset farther out: open water or
+    // air only, so no rock pillars or islets grow far from where units walk. If that leaves no
+    // solution, the pass runs again with land allowed in every reset cell.
+    std::vector<std::uint8_t> near(n_plane, 0);
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      near[c] = keep_column[c] != 0 || house_column[c] != 0 ? 1 : 0;
     }
+    for (std::uint32_t r = 0; r < kLandRings; ++r) {
+      std::vector<std::uint8_t> vertex(g.plane.vertices.size(), 0);
+      for (std::uint32_t c = 0; c < n_plane; ++c) {
+        if (near[c] == 0) continue;
+        const Cell& cell = g.plane.cells[c];
+        for (std::uint32_t k = 0; k < cell.count; ++k)
+          vertex[cell.vertices[k]] = 1;
+      }
+      for (std::uint32_t c = 0; c < n_plane; ++c) {
+        const Cell& cell = g.plane.cells[c];
+        for (std::uint32_t k = 0; k < cell.count; ++k) {
+          if (vertex[cell.vertices[k]] != 0) near[c] = 1;
+        }
+      }
+    }
+    std::vector<std::uint8_t> reset(g.cell_count(), 0);
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      if (keep_column[c] != 0 || house_column[c] != 0) continue;
+      for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+        reset[g.cell_id(c, layer)] = near[c] != 0 ? 1 : 2;
+      }
+    }
+    const auto allow_with = [&](bool rings) {
+      return [empty, last, rings, &tiles, &reset](wfc::CellId c, wfc::TileId t) {
+        if (t == empty) return false;
+        const TileInfo& info = tiles.info[t];
+        if (rings && reset[c] == 2) {
+          return info.kind == TileKind::water || info.kind == TileKind::air;
+        }
+        return reset[c] == 0 || !last || !info.navigable;
+      };
+    };
+    later.allow = allow_with(true);
     Result<wfc::Solution> again = wfc::solve(*later_model, wgrid, fixed, later);
+    if (!again) {
+      later.allow = allow_with(false);
+      again = wfc::solve(*later_model, wgrid, fixed, later);
+    }
     ++stats.passes;
     if (!again) {
       return Error::invalid_input(

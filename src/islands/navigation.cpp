@@ -32,8 +32,6 @@ Vec2 centroid(const PlanarGrid& plane, std::uint32_t c) {
   return sum * (1.0 / cell.count);
 }
 
-bool is_floor(const TileInfo& t) { return t.navigable && t.kind != TileKind::stairs; }
-
 }  // namespace
 
 NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
@@ -55,15 +53,21 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
           {c, layer, {p.x, p.y, grid.layer_m * (layer + (stairs ? 0.5 : 0.0))}, stairs});
     }
   }
-  // 2. Edges. A floor joins the floors beside it on its level (they share two floor corners,
-  // so the ground is continuous). Stairs join what is at their low side on their level and
-  // what is at their high side one level up (a floor, or stairs going on up).
+  // 2. Edges. Two navigable tiles that share a side are joined when their ground meets at one
+  // height there (in half layers): a floor's sides lie on its floor (2L); stairs' low side on
+  // their floor (2L), their high side on their ceiling (2L + 2), their lateral sides half way
+  // up (2L + 1, so only a wide flight of stairs walks sideways). So floors join floors on
+  // their level, stairs join the floor at their foot and the floor one layer up at their top,
+  // and flights join flights that meet foot to foot or top to top.
   const auto info_at = [&](std::uint32_t c, std::uint32_t layer) -> const TileInfo& {
     return tiles.info[solved[grid.cell_id(c, layer)]];
   };
-  const auto link = [&](std::uint32_t a, std::uint32_t b, bool stairs) {
-    if (a == kNoCell || b == kNoCell || a == b) return;
-    g.edges.push_back({std::min(a, b), std::max(a, b), stairs});
+  const auto side_height = [](const TileInfo& t, std::uint32_t layer, std::uint32_t slot) {
+    const std::uint32_t base = 2U * layer;
+    if (t.kind != TileKind::stairs) return base;
+    if (slot == t.stair_high_slot) return base + 2U;
+    if (slot == (t.stair_high_slot + 2U) % 4U) return base;
+    return base + 1U;
   };
   for (const NavNode& node : g.nodes) {
     const std::uint32_t self = node_of[grid.cell_id(node.plane_cell, node.layer)];
@@ -72,24 +76,15 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
     for (std::uint32_t k = 0; k < cell.count; ++k) {
       const Across a = across(plane, node.plane_cell, k);
       if (a.cell == kNoCell) continue;
-      if (!node.stairs) {
-        const TileInfo& o = info_at(a.cell, node.layer);
-        if (is_floor(o)) link(self, node_of[grid.cell_id(a.cell, node.layer)], false);
-        continue;
-      }
-      const std::uint32_t high = t.stair_high_slot;
-      const std::uint32_t low = (high + 2U) % 4U;
-      if (k == low) {
-        const TileInfo& o = info_at(a.cell, node.layer);
-        if (is_floor(o)) link(self, node_of[grid.cell_id(a.cell, node.layer)], true);
-      } else if (k == high && node.layer + 1 < grid.layers) {
-        const TileInfo& o = info_at(a.cell, node.layer + 1);
-        const bool floor_above = is_floor(o);
-        const bool stairs_on =
-            o.kind == TileKind::stairs && (o.stair_high_slot + 2U) % 4U == a.slot;
-        if (floor_above || stairs_on) {
-          link(self, node_of[grid.cell_id(a.cell, node.layer + 1)], true);
-        }
+      const std::uint32_t h = side_height(t, node.layer, k);
+      const std::uint32_t lo = node.layer > 0 ? node.layer - 1 : 0;
+      const std::uint32_t hi = std::min(node.layer + 1, grid.layers - 1);
+      for (std::uint32_t layer = lo; layer <= hi; ++layer) {
+        const std::uint32_t other = node_of[grid.cell_id(a.cell, layer)];
+        if (other == kNoCell || other <= self) continue;  // Each pair once, from its first node.
+        const TileInfo& o = info_at(a.cell, layer);
+        if (side_height(o, layer, a.slot) != h) continue;
+        g.edges.push_back({self, other, node.stairs || o.kind == TileKind::stairs});
       }
     }
   }

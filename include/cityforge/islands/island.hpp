@@ -110,6 +110,9 @@ struct IslandConfig {
                   .layer_m = 1.0,
                   .relax_iterations = 24,
                   .subdivide = true};
+  /// First passes tried (the plain one, then ones with seeded stairs or a high floor to climb
+  /// to); the one reaching most from the start is kept. [1..8]
+  std::uint32_t first_pass_candidates = 6;
   std::uint32_t max_passes = 4;     ///< Reset-and-resolve rounds after the first pass.
   std::uint32_t deform_iterations = 8;
   double rise_m = 0.25;             ///< How much walkable land bulges up at most.
