@@ -290,6 +290,22 @@ void Search::trace(TraceStep::Kind kind, CellId cell, TileId tile) {
   m_trace->push_back({kind, cell, tile, m_count.empty() ? 0U : m_count[cell]});
 }
 
+void Search::set_weights(const SolveOptions& options) {
+  if (options.weight_sets.empty()) {
+    m_class = nullptr;
+    return;
+  }
+  m_wset.clear();
+  m_wlogwset.clear();
+  for (const std::vector<double>& set : options.weight_sets) {
+    for (double w : set) {
+      m_wset.push_back(w);
+      m_wlogwset.push_back(w * std::log(w));
+    }
+  }
+  m_class = options.weight_class.data();
+}
+
 double Search::entropy(CellId cell) const {
   const double sw = m_sum_w[cell];
   return std::log(sw) - m_sum_wlogw[cell] / sw;
@@ -334,8 +350,8 @@ bool Search::reset(const Grid& grid, const std::uint64_t* domains,
       for (std::uint64_t bits = d[i]; bits != 0; bits &= bits - 1) {
         const TileId t = i * 64U + static_cast<TileId>(std::countr_zero(bits));
         ++m_count[c];
-        m_sum_w[c] += m_m.weight[t];
-        m_sum_wlogw[c] += m_m.wlogw[t];
+        m_sum_w[c] += weight(c, t);
+        m_sum_wlogw[c] += wlogw(c, t);
       }
     }
     if (m_count[c] == 0) {
@@ -388,7 +404,7 @@ TileId Search::choose(CellId cell, double r) const {
   for (std::uint32_t i = 0; i < m_w; ++i) {
     for (std::uint64_t bits = d[i]; bits != 0; bits &= bits - 1) {
       last = i * 64U + static_cast<TileId>(std::countr_zero(bits));
-      acc += m_m.weight[last];
+      acc += weight(cell, last);
       if (r < acc) return last;
     }
   }
@@ -420,8 +436,8 @@ bool Search::narrow(CellId cell, const std::uint64_t* mask, bool by_propagation)
   for (std::uint32_t i = 0; i < m_w; ++i) {
     for (std::uint64_t bits = d[i] & ~mask[i]; bits != 0; bits &= bits - 1) {
       const TileId t = i * 64U + static_cast<TileId>(std::countr_zero(bits));
-      m_sum_w[cell] -= m_m.weight[t];
-      m_sum_wlogw[cell] -= m_m.wlogw[t];
+      m_sum_w[cell] -= weight(cell, t);
+      m_sum_wlogw[cell] -= wlogw(cell, t);
       --m_count[cell];
       ++removed;
       if (by_propagation && m_trace != nullptr) trace(TraceStep::Kind::propagate, cell, t);
@@ -562,6 +578,7 @@ Result<Solution> solve_whole(const detail::Compiled& m, const Grid& grid,
   detail::restrict_domains(m, grid, options, domains);
   detail::Search search(m);
   search.set_order_bias(&options.order_bias);
+  search.set_weights(options);
   if (Status st = detail::start(search, m, grid, domains.data(), fixed, trace); !st) {
     return st.error();
   }
@@ -618,6 +635,31 @@ Result<Solution> solve(const CompiledModel& model, const Grid& grid,
     return Error::invalid_input(
         m.where, "order_bias has " + std::to_string(options.order_bias.size()) + " values for " +
                      std::to_string(grid.cell_count) + " cells");
+  }
+  if (!options.weight_sets.empty()) {
+    if (options.weight_class.size() != grid.cell_count) {
+      return Error::invalid_input(
+          m.where, "weight_class has " + std::to_string(options.weight_class.size()) +
+                       " values for " + std::to_string(grid.cell_count) + " cells");
+    }
+    for (std::uint8_t c : options.weight_class) {
+      if (c >= options.weight_sets.size()) {
+        return Error::invalid_input(m.where,
+                                    "weight_class " + std::to_string(c) + " names no weight set");
+      }
+    }
+    for (const std::vector<double>& set : options.weight_sets) {
+      if (set.size() != m.tile_count) {
+        return Error::invalid_input(m.where, "a weight set has " + std::to_string(set.size()) +
+                                                 " weights for " + std::to_string(m.tile_count) +
+                                                 " tiles");
+      }
+      for (double w : set) {
+        if (!(w > 0.0) || !std::isfinite(w)) {
+          return Error::invalid_input(m.where, "weight set weights must be finite and > 0");
+        }
+      }
+    }
   }
   for (const Fixed& f : fixed) {
     if (f.cell >= grid.cell_count || f.tile >= m.tile_count) {

@@ -252,6 +252,37 @@ TEST(WfcSolve, OrderBiasSteersWhichCellIsObservedFirst) {
   EXPECT_FALSE(solve(m, g, {}, bad).ok());
 }
 
+TEST(WfcSolve, PerCellWeightSetsSteerEachCellsChoices) {
+  const Model m = cat_model();
+  const Grid g = square_grid(16, 1, 1);
+  SolveOptions o;
+  o.weight_class.assign(g.cell_count, 0);
+  for (CellId c = 8; c < 16; ++c)
+    o.weight_class[c] = 1;
+  // Set 0: cats everywhere (Empty rare); set 1: Empty almost always.
+  o.weight_sets = {{1e-4, 1.0, 1.0, 1.0}, {1e4, 1.0, 1.0, 1.0}};
+  std::uint32_t empty_left = 0;
+  std::uint32_t empty_right = 0;
+  for (Seed seed = 1; seed <= 30; ++seed) {
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    for (CellId c = 0; c < 16; ++c)
+      (c < 8 ? empty_left : empty_right) += r->tiles[c] == 0 ? 1 : 0;
+  }
+  EXPECT_LT(empty_left * 4, empty_right) << empty_left << " vs " << empty_right;
+  SolveOptions bad = o;
+  bad.weight_sets[1].pop_back();
+  EXPECT_FALSE(solve(m, g, {}, bad).ok());
+  bad = o;
+  bad.weight_class[3] = 7;
+  EXPECT_FALSE(solve(m, g, {}, bad).ok());
+  bad = o;
+  bad.weight_sets[0][2] = 0.0;
+  EXPECT_FALSE(solve(m, g, {}, bad).ok());
+}
+
 // A cycle of `n` cells with labels 0 (next) and 1 (previous).
 Grid cycle_grid(std::uint32_t n) {
   Grid g;

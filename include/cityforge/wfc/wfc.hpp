@@ -184,6 +184,12 @@ struct SolveOptions {
   /// (lower goes first): steers the collapse order, e.g. outward from where units stand
   /// (seeds/003). Whole-grid solves only; block solves ignore it.
   std::vector<double> order_bias;
+  /// Per-cell weights (whole-grid solves): when weight_sets is not empty, tile t in cell c
+  /// weighs weight_sets[weight_class[c]][t] instead of its model weight, e.g. flat land likelier
+  /// low down than high up on an island. weight_class has one entry per cell; every set one
+  /// finite weight > 0 per tile.
+  std::vector<std::uint8_t> weight_class;
+  std::vector<std::vector<double>> weight_sets;
 };
 
 /// One step of a solve, for stepping through and visualising (seeds/000 insists on it).

@@ -84,6 +84,9 @@ class Search {
   /// Per-cell additions to the entropy key (SolveOptions::order_bias); null or empty for none.
   /// The vector must outlive run().
   void set_order_bias(const std::vector<double>* bias) { m_bias = bias; }
+  /// Per-cell weight sets (SolveOptions::weight_class / weight_sets, already checked); call
+  /// before reset(). Without sets every cell uses the model's weights.
+  void set_weights(const SolveOptions& options);
 
   TileId tile(CellId cell) const;
   std::uint32_t count(CellId cell) const { return m_count[cell]; }
@@ -125,6 +128,17 @@ class Search {
   std::vector<std::uint32_t> m_count;
   std::vector<double> m_sum_w, m_sum_wlogw, m_noise;
   const std::vector<double>* m_bias = nullptr;
+  // Per-cell weights: m_class[cell] picks a row of m_wset / m_wlogwset (tile_count each).
+  const std::uint8_t* m_class = nullptr;
+  std::vector<double> m_wset, m_wlogwset;
+  double weight(CellId cell, TileId t) const {
+    return m_class == nullptr ? m_m.weight[t]
+                              : m_wset[std::size_t{m_class[cell]} * m_m.tile_count + t];
+  }
+  double wlogw(CellId cell, TileId t) const {
+    return m_class == nullptr ? m_m.wlogw[t]
+                              : m_wlogwset[std::size_t{m_class[cell]} * m_m.tile_count + t];
+  }
   std::vector<std::uint32_t> m_version;
   std::vector<std::uint64_t> m_saved_at;  ///< Level at which the cell was last trailed.
   std::uint64_t m_level = 0;              ///< Unique id of the current decision level.
