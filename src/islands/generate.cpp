@@ -5,6 +5,7 @@
 // air, so unreachable snippets disappear; then deformation, mesh, lift, hierarchical smoothing
 // and colours.
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -27,8 +28,9 @@ double ms_since(Clock::time_point t0) {
 }
 
 // Weight factors of the passes (docs/islands.md "Generation").
-constexpr double kFirstPassNavigable = 2.0;   // Flat floors and paths: extend where units walk.
-constexpr double kFirstPassHighGround = 3.0;  // Ground rising through a layer above the sea.
+constexpr double kFirstPassNavigable = 2.0;  // Flat floors and paths: extend where units walk.
+// Ground rising through an upper layer, by layer (the last for all above).
+constexpr std::array<double, 4> kRiseFactor{1.0, 8.0, 4.0, 1.0};
 constexpr double kFirstPassStairs = 80.0;     // Stairs reach new levels (the talk's high points).
 constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
@@ -127,6 +129,35 @@ double navigability_score(const LayeredGrid& g, const TileSet& tiles,
   return score + 25.0 * (std::popcount(levels) - 1);
 }
 
+bool is_high_ground(const TileInfo& t) {
+  return t.kind == TileKind::ground && !t.ground_level &&
+         std::find(t.corners.begin(), t.corners.end(), kCornerSolid) != t.corners.end();
+}
+
+/// First-pass weights per layer (SolveOptions::weight_sets, class = layer): ground rising
+/// through a layer weighs kRiseFactor[layer] more, so land climbs in terraces that shrink
+/// upwards instead of one flat level with crumbs on it.
+std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
+                                                        std::uint32_t layers) {
+  std::vector<std::vector<double>> sets(layers);
+  for (std::uint32_t layer = 0; layer < layers; ++layer) {
+    const double rise = kRiseFactor[std::min<std::size_t>(layer, kRiseFactor.size() - 1)];
+    for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+      const TileInfo& info = tiles.info[t];
+      double w = tiles.model.tiles[t].weight;
+      if (info.kind == TileKind::stairs) {
+        w *= kFirstPassStairs;
+      } else if (info.navigable) {
+        w *= kFirstPassNavigable;
+      } else if (is_high_ground(info)) {
+        w *= rise;
+      }
+      sets[layer].push_back(w);
+    }
+  }
+  return sets;
+}
+
 /// The model with the pass's weights.
 Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
   wfc::Model m = tiles.model;
@@ -138,10 +169,8 @@ Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
         f = kFirstPassStairs;
       } else if (info.navigable) {
         f = kFirstPassNavigable;
-      } else if (info.kind == TileKind::ground && !info.ground_level &&
-                 std::find(info.corners.begin(), info.corners.end(), kCornerSolid) !=
-                     info.corners.end()) {
-        f = kFirstPassHighGround;
+      } else if (is_high_ground(info)) {
+        f = kRiseFactor[1];
       }
     } else if (info.navigable) {
       f = kLaterPassNavigable;
@@ -219,6 +248,13 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   opt.max_restarts = 8;
   const wfc::TileId empty = tiles.model.empty;
   opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
+  opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
+  opt.weight_class.resize(g.cell_count());
+  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      opt.weight_class[g.cell_id(c, layer)] = static_cast<std::uint8_t>(layer);
+    }
+  }
   opt.order_bias.resize(g.cell_count());
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     for (std::uint32_t c = 0; c < n_plane; ++c) {
@@ -327,6 +363,8 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     wfc::SolveOptions later = opt;
     later.object_id = pass;
     later.order_bias.clear();
+    later.weight_sets.clear();
+    later.weight_class.clear();
     // Per 3D cell: 0 kept; 1 reset near kept land (within kLandRings rings of cells around a
     // kept column: the ground there may have to step down); 2 reset farther out: open water or
     // air only, so no rock pillars or islets grow far from where units walk. If that leaves no
