@@ -56,23 +56,6 @@ std::vector<Mobility> mobility(const PlanarGrid& g) {
   return m;
 }
 
-bool convex(const PlanarGrid& g, const Cell& cell, double eps) {
-  for (std::uint8_t k = 0; k < cell.count; ++k) {
-    const Vec2 a = g.vertices[cell.vertices[k]];
-    const Vec2 b = g.vertices[cell.vertices[(k + 1) % cell.count]];
-    const Vec2 c = g.vertices[cell.vertices[(k + 2) % cell.count]];
-    if (!(cross(b - a, c - b) > eps)) return false;
-  }
-  return true;
-}
-
-Vec2 centroid(const PlanarGrid& g, const Cell& cell) {
-  Vec2 c;
-  for (std::uint8_t k = 0; k < cell.count; ++k)
-    c += g.vertices[cell.vertices[k]];
-  return c / cell.count;
-}
-
 enum class Column : std::uint8_t { open, shore, land };
 
 // Land: a tile with ground at a corner in layers >= 1, stairs or a house; shore: ground only in
@@ -114,7 +97,7 @@ void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc:
   for (std::size_t c = 0; c < cells; ++c) {
     const Cell& cell = g.cells[c];
     const Column kind = column_kind(grid, tiles, solved, static_cast<std::uint32_t>(c));
-    const Vec2 centre = centroid(g, cell);
+    const Vec2 centre = cell_centroid(g, cell);
     double mean = 0.0;
     for (std::uint8_t k = 0; k < cell.count; ++k)
       mean += distance(g.vertices[cell.vertices[k]], centre);
@@ -133,7 +116,7 @@ void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc:
     for (std::size_t c = 0; c < cells; ++c) {
       const Cell& cell = g.cells[c];
       const double turn = 2.0 * std::numbers::pi / cell.count;
-      const Vec2 centre = centroid(g, cell);
+      const Vec2 centre = cell_centroid(g, cell);
       Vec2 offset;
       for (std::uint8_t k = 0; k < cell.count; ++k)
         offset += rotate(g.vertices[cell.vertices[k]] - centre, -turn * k);
@@ -157,7 +140,7 @@ void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc:
     for (bool again = true; again;) {
       again = false;
       for (const Cell& cell : g.cells) {
-        if (convex(g, cell, eps)) continue;
+        if (cell_convex(g, cell, eps)) continue;
         for (std::uint8_t k = 0; k < cell.count; ++k) {
           const std::uint32_t v = cell.vertices[k];
           if (g.vertices[v] == before[v]) continue;

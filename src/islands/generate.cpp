@@ -43,15 +43,6 @@ constexpr std::uint32_t kLandRings = 2;
 // Order bias per metre from the start: the collapse moves outward from the navigable start.
 constexpr double kOutwardBiasPerMetre = 0.6;
 
-Vec2 centroid(const PlanarGrid& plane, std::uint32_t c) {
-  const Cell& cell = plane.cells[c];
-  Vec2 sum{0, 0};
-  for (std::uint32_t k = 0; k < cell.count; ++k) {
-    sum = sum + plane.vertices[cell.vertices[k]];
-  }
-  return sum * (1.0 / cell.count);
-}
-
 bool is_land(const TileInfo& t) {
   return t.kind != TileKind::water && t.kind != TileKind::air && t.kind != TileKind::empty;
 }
@@ -218,7 +209,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   std::uint32_t start_cell = 0;
   double best = std::numeric_limits<double>::infinity();
   for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 p = centroid(g.plane, c);
+    const Vec2 p = cell_centroid(g.plane, g.plane.cells[c]);
     const double d = p.x * p.x + p.y * p.y;
     if (d < best) {
       best = d;
@@ -240,7 +231,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   }
   const std::uint32_t start_layer = 1;
   const wfc::CellId start_id = g.cell_id(start_cell, start_layer);
-  const Vec2 start_p = centroid(g.plane, start_cell);
+  const Vec2 start_p = cell_centroid(g.plane, g.plane.cells[start_cell]);
 
   wfc::SolveOptions opt;
   opt.seed = seed;
@@ -258,7 +249,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   opt.order_bias.resize(g.cell_count());
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     for (std::uint32_t c = 0; c < n_plane; ++c) {
-      const Vec2 d = centroid(g.plane, c) - start_p;
+      const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
       opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * std::hypot(d.x, d.y);
     }
   }
@@ -268,7 +259,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   // to extend the navigability").
   std::vector<std::uint32_t> ring;
   for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 d = centroid(g.plane, c) - start_p;
+    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
     const double r = std::hypot(d.x, d.y);
     if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
   }

@@ -18,18 +18,31 @@ Result<LayeredGrid> build_grid(const GridConfig& config, Seed seed) {
   return out;
 }
 
+std::vector<wfc::Label> grid_opposite_labels() {
+  std::vector<wfc::Label> opposite(kGridLabelCount);
+  for (std::uint32_t k = 0; k < 4; ++k) {
+    for (std::uint32_t j = 0; j < 4; ++j)
+      opposite[side_label(k, j)] = side_label(j, k);
+  }
+  opposite[kUpLabel] = kDownLabel;
+  opposite[kDownLabel] = kUpLabel;
+  return opposite;
+}
+
+Vec2 cell_centroid(const PlanarGrid& grid, const Cell& cell) {
+  Vec2 sum{0, 0};
+  for (std::uint32_t k = 0; k < cell.count; ++k) {
+    sum += grid.vertices[cell.vertices[k]];
+  }
+  return sum / cell.count;
+}
+
 wfc::Grid to_wfc_grid(const LayeredGrid& grid) {
   const PlanarGrid& plane = grid.plane;
   wfc::Grid g;
   g.cell_count = grid.cell_count();
   g.label_count = kGridLabelCount;
-  g.opposite.resize(kGridLabelCount);
-  for (std::uint32_t k = 0; k < 4; ++k) {
-    for (std::uint32_t j = 0; j < 4; ++j)
-      g.opposite[side_label(k, j)] = side_label(j, k);
-  }
-  g.opposite[kUpLabel] = kDownLabel;
-  g.opposite[kDownLabel] = kUpLabel;
+  g.opposite = grid_opposite_labels();
   g.offsets.reserve(g.cell_count + 1);
   g.sides.reserve(static_cast<std::size_t>(g.cell_count) * 6);
   for (std::uint32_t layer = 0; layer < grid.layers; ++layer) {

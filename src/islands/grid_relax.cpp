@@ -43,16 +43,6 @@ std::vector<Freedom> freedoms(const PlanarGrid& grid) {
   return f;
 }
 
-bool cell_convex(const PlanarGrid& grid, const Cell& cell, double eps) {
-  for (std::uint8_t k = 0; k < cell.count; ++k) {
-    const Vec2 a = grid.vertices[cell.vertices[k]];
-    const Vec2 b = grid.vertices[cell.vertices[(k + 1) % cell.count]];
-    const Vec2 c = grid.vertices[cell.vertices[(k + 2) % cell.count]];
-    if (!(cross(b - a, c - b) > eps)) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 void relax(PlanarGrid& grid, std::uint32_t iterations) {

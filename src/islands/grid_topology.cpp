@@ -103,16 +103,21 @@ PlanarGrid subdivide(const PlanarGrid& grid) {
   return out;
 }
 
+bool cell_convex(const PlanarGrid& grid, const Cell& cell, double eps) {
+  for (std::uint8_t k = 0; k < cell.count; ++k) {
+    const Vec2 a = grid.vertices[cell.vertices[k]];
+    const Vec2 b = grid.vertices[cell.vertices[(k + 1) % cell.count]];
+    const Vec2 c = grid.vertices[cell.vertices[(k + 2) % cell.count]];
+    if (!(cross(b - a, c - b) > eps)) return false;
+  }
+  return true;
+}
+
 bool cells_convex(const PlanarGrid& grid) {
   const double eps = 1e-9 * grid.cell_m * grid.cell_m;
   for (const Cell& cell : grid.cells) {
     if (cell.count < 3 || cell.count > 4) return false;
-    for (std::uint8_t k = 0; k < cell.count; ++k) {
-      const Vec2 a = grid.vertices[cell.vertices[k]];
-      const Vec2 b = grid.vertices[cell.vertices[(k + 1) % cell.count]];
-      const Vec2 c = grid.vertices[cell.vertices[(k + 2) % cell.count]];
-      if (!(cross(b - a, c - b) > eps)) return false;
-    }
+    if (!cell_convex(grid, cell, eps)) return false;
   }
   return true;
 }

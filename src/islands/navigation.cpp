@@ -23,15 +23,6 @@ Across across(const PlanarGrid& plane, std::uint32_t c, std::uint32_t k) {
   return {e.cells[1 - self], e.slots[1 - self]};
 }
 
-Vec2 centroid(const PlanarGrid& plane, std::uint32_t c) {
-  const Cell& cell = plane.cells[c];
-  Vec2 sum{0, 0};
-  for (std::uint32_t k = 0; k < cell.count; ++k) {
-    sum = sum + plane.vertices[cell.vertices[k]];
-  }
-  return sum * (1.0 / cell.count);
-}
-
 }  // namespace
 
 NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
@@ -47,7 +38,7 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
       const TileInfo& t = tiles.info[solved[id]];
       if (!t.navigable) continue;
       const bool stairs = t.kind == TileKind::stairs;
-      const Vec2 p = centroid(plane, c);
+      const Vec2 p = cell_centroid(plane, plane.cells[c]);
       node_of[id] = static_cast<std::uint32_t>(g.nodes.size());
       g.nodes.push_back(
           {c, layer, {p.x, p.y, grid.layer_m * (layer + (stairs ? 0.5 : 0.0))}, stairs});

@@ -464,13 +464,7 @@ Result<TileSet> build_tile_set() {
   wfc::Model& model = set.model;
   model.name = "islands";
   model.label_count = kGridLabelCount;
-  model.opposite.resize(kGridLabelCount);
-  for (std::uint32_t k = 0; k < 4; ++k) {
-    for (std::uint32_t j = 0; j < 4; ++j)
-      model.opposite[side_label(k, j)] = side_label(j, k);
-  }
-  model.opposite[kUpLabel] = kDownLabel;
-  model.opposite[kDownLabel] = kUpLabel;
+  model.opposite = grid_opposite_labels();
   // 1. Variants: every base tile in its distinct turns, meshed and profiled.
   const std::vector<Shape> shapes = base_shapes();
   set.base_count = static_cast<std::uint32_t>(shapes.size());

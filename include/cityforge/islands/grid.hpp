@@ -110,6 +110,11 @@ void relax(PlanarGrid& grid, std::uint32_t iterations);
 /// Same config and seed give byte-identical grids at any thread count (the build is serial).
 Result<LayeredGrid> build_grid(const GridConfig& config, Seed seed);
 
+/// True when `cell` turns left by more than `eps` (a cross product, m^2) at every corner.
+bool cell_convex(const PlanarGrid& grid, const Cell& cell, double eps);
+/// The mean of a cell's corners.
+Vec2 cell_centroid(const PlanarGrid& grid, const Cell& cell);
+
 /// True when every cell has 3 or 4 corners and turns strictly left at each (convex, area > 0).
 bool cells_convex(const PlanarGrid& grid);
 
@@ -129,5 +134,7 @@ constexpr wfc::Label side_label(std::uint32_t slot, std::uint32_t neighbour_slot
 /// each cell lists its horizontal sides in slot order, then up, then down. Sides off the
 /// outline, above the top layer and below the bottom one are boundary sides.
 wfc::Grid to_wfc_grid(const LayeredGrid& grid);
+/// The opposite of every label of to_wfc_grid (kGridLabelCount entries), for models on it.
+std::vector<wfc::Label> grid_opposite_labels();
 
 }  // namespace cityforge::islands
