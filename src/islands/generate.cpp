@@ -37,6 +37,10 @@ constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, s
 // High points of the first pass's candidates lie this far from the start, in metres.
 constexpr double kHighPointMinM = 3.0;
 constexpr double kHighPointMaxM = 6.5;
+// The beach candidate's flight down to the sand lies this far out, on layer 0.
+constexpr std::uint32_t kBeachCandidate = 5;
+constexpr double kBeachMinM = 5.0;
+constexpr double kBeachMaxM = 9.0;
 constexpr std::uint64_t kHighPointRngId = 0x4869676850ULL;
 // Later passes allow land only this many rings of cells around the kept columns.
 constexpr std::uint32_t kLandRings = 2;
@@ -263,11 +267,17 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     const double r = std::hypot(d.x, d.y);
     if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
   }
+  std::vector<std::uint32_t> shore;  // Farther out, where a beach may be.
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
+    const double r = std::hypot(d.x, d.y);
+    if (r >= kBeachMinM && r <= kBeachMaxM) shore.push_back(c);
+  }
   std::vector<wfc::TileId> stair_tiles;
+  std::vector<wfc::TileId> beach_stairs;
   for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-    if (tiles.info[t].kind == TileKind::stairs && !tiles.info[t].ground_level) {
-      stair_tiles.push_back(t);
-    }
+    if (tiles.info[t].kind != TileKind::stairs) continue;
+    (tiles.info[t].ground_level ? beach_stairs : stair_tiles).push_back(t);
   }
   std::vector<wfc::TileId> solved;
   double best_score = -1.0;
@@ -275,12 +285,18 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
     std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
     if (attempt > 0) {
-      // Odd candidates: a flight of stairs up from the start's level, turned at random; even
-      // ones: a floor one or two levels up.
+      // Odd candidates: a flight of stairs up from the start's level, turned at random (the
+      // fifth: a flight down to a beach farther out); even ones: a floor one or two levels up.
       if (ring.empty() || g.layers <= start_layer + 1) break;
       Rng rng{seed, Stage::islands, kHighPointRngId, attempt};
       const std::uint32_t c = ring[rng.below(static_cast<std::uint32_t>(ring.size()))];
-      if (attempt % 2 == 1 && !stair_tiles.empty()) {
+      if (attempt == kBeachCandidate && !beach_stairs.empty() && !shore.empty()) {
+        // A flight down to the sand: beaches are only kept where units can walk onto them.
+        const std::uint32_t b = shore[rng.below(static_cast<std::uint32_t>(shore.size()))];
+        const wfc::TileId t =
+            beach_stairs[rng.below(static_cast<std::uint32_t>(beach_stairs.size()))];
+        fixed.push_back({g.cell_id(b, 0), t});
+      } else if (attempt % 2 == 1 && !stair_tiles.empty()) {
         const wfc::TileId t =
             stair_tiles[rng.below(static_cast<std::uint32_t>(stair_tiles.size()))];
         fixed.push_back({g.cell_id(c, start_layer), t});
