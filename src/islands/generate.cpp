@@ -153,26 +153,17 @@ std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
   return sets;
 }
 
-/// The model with the pass's weights.
-Result<wfc::CompiledModel> pass_model(const TileSet& tiles, bool first) {
+/// The model with the later passes' weights. The first pass solves the same model with its
+/// per-layer weight sets, which replace these weights in every cell.
+Result<wfc::CompiledModel> later_pass_model(const TileSet& tiles) {
   wfc::Model m = tiles.model;
   for (wfc::TileId t = 0; t < m.tiles.size(); ++t) {
     const TileInfo& info = tiles.info[t];
-    double f = 1.0;
-    if (first) {
-      if (info.kind == TileKind::stairs) {
-        f = kFirstPassStairs;
-      } else if (info.navigable) {
-        f = kFirstPassNavigable;
-      } else if (is_high_ground(info)) {
-        f = kRiseFactor[1];
-      }
-    } else if (info.navigable) {
-      f = kLaterPassNavigable;
+    if (info.navigable) {
+      m.tiles[t].weight *= kLaterPassNavigable;
     } else if (is_land(info) && info.kind != TileKind::house) {
-      f = kLaterPassLand;
+      m.tiles[t].weight *= kLaterPassLand;
     }
-    m.tiles[t].weight *= f;
   }
   return wfc::compile_model(m);
 }
@@ -199,12 +190,10 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   stats.constraints = static_cast<std::uint32_t>(tiles.model.constraints.size());
   stats.times.grid_ms = ms_since(t0);
 
-  // 2. Models for the passes.
+  // 2. The model, compiled once for every pass.
   t0 = Clock::now();
-  Result<wfc::CompiledModel> first_model = pass_model(tiles, true);
-  if (!first_model) return first_model.error();
-  Result<wfc::CompiledModel> later_model = pass_model(tiles, false);
-  if (!later_model) return later_model.error();
+  Result<wfc::CompiledModel> model = later_pass_model(tiles);
+  if (!model) return model.error();
   stats.times.tiles_ms = ms_since(t0);
 
   // 3. First pass: a floor pre-placed at the cell nearest the centre on layer 1 (units start
@@ -236,6 +225,11 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   const std::uint32_t start_layer = 1;
   const wfc::CellId start_id = g.cell_id(start_cell, start_layer);
   const Vec2 start_p = cell_centroid(g.plane, g.plane.cells[start_cell]);
+  std::vector<double> from_start(n_plane);  // Metres from the start cell's centre.
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
+    from_start[c] = std::hypot(d.x, d.y);
+  }
 
   wfc::SolveOptions opt;
   opt.seed = seed;
@@ -253,8 +247,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   opt.order_bias.resize(g.cell_count());
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     for (std::uint32_t c = 0; c < n_plane; ++c) {
-      const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
-      opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * std::hypot(d.x, d.y);
+      opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * from_start[c];
     }
   }
   // Candidates: the plain first pass, then ones with a high point pre-placed a few metres
@@ -262,15 +255,10 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   // largest, counting new levels and stairs extra, is kept (seeds/003, 32:22: "it always tries
   // to extend the navigability").
   std::vector<std::uint32_t> ring;
-  for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
-    const double r = std::hypot(d.x, d.y);
-    if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
-  }
   std::vector<std::uint32_t> shore;  // Farther out, where a beach may be.
   for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
-    const double r = std::hypot(d.x, d.y);
+    const double r = from_start[c];
+    if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
     if (r >= kBeachMinM && r <= kBeachMaxM) shore.push_back(c);
   }
   std::vector<wfc::TileId> stair_tiles;
@@ -285,8 +273,9 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
     std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
     if (attempt > 0) {
-      // Odd candidates: a flight of stairs up from the start's level, turned at random (the
-      // fifth: a flight down to a beach farther out); even ones: a floor one or two levels up.
+      // Odd candidates: a flight of stairs up from the start's level, turned at random (but
+      // candidate kBeachCandidate: a flight down to a beach farther out); even ones: a floor one or
+      // two levels up.
       if (ring.empty() || g.layers <= start_layer + 1) break;
       Rng rng{seed, Stage::islands, kHighPointRngId, attempt};
       const std::uint32_t c = ring[rng.below(static_cast<std::uint32_t>(ring.size()))];
@@ -306,7 +295,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
       }
     }
     opt.object_id = attempt;
-    Result<wfc::Solution> sol = wfc::solve(*first_model, wgrid, fixed, opt);
+    Result<wfc::Solution> sol = wfc::solve(*model, wgrid, fixed, opt);
     if (!sol) {
       if (attempt == 0) first_error = sol.error();
       continue;
@@ -413,10 +402,10 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
       };
     };
     later.allow = allow_with(true);
-    Result<wfc::Solution> again = wfc::solve(*later_model, wgrid, fixed, later);
+    Result<wfc::Solution> again = wfc::solve(*model, wgrid, fixed, later);
     if (!again) {
       later.allow = allow_with(false);
-      again = wfc::solve(*later_model, wgrid, fixed, later);
+      again = wfc::solve(*model, wgrid, fixed, later);
     }
     ++stats.passes;
     if (!again) {
