@@ -5,13 +5,12 @@
 // to achieve the shapes ... of the modules that ended up filling them", cells with air between
 // them "have a bit more leeway" and open up; then "pulling everything upwards but ... tethered
 // where you can go and not on cliff faces", so flat levels curve and cliffs grow.
-// The cell pull is the square fitting of relax() (src/islands/grid_relax.cpp), weighted per cell
-// and with a fixed target size per cell instead of the current one.
+// The cell pull is relax_towards() (src/islands/grid_relax.cpp): relax()'s square fitting,
+// weighted per cell and with a fixed target size per cell instead of the current one.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
-#include <numbers>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -25,36 +24,8 @@ constexpr double kLandWeight = 1.0;    // Land cells hold their regular shape fi
 constexpr double kShoreWeight = 0.6;   // Ground only at sea level (beaches): in between.
 constexpr double kOpenWeight = 0.3;    // Cells of water and air columns give way.
 constexpr double kOpenScale = 1.08;    // ... and would like to be a little larger.
-constexpr double kStep = 0.5;          // Fraction of the mean pull moved per pass.
 constexpr double kLiftFalloffM = 1.5;  // Distance from a rim at which the lift is 63 % up.
 constexpr double kKeepArea = 0.1;      // A moved triangle keeps >= this share of its area.
-
-// How a plane vertex may move: hexagon corners (and the square kind's staircase) not at all,
-// vertices on a straight run of the outline along it, the rest freely.
-struct Mobility {
-  bool fixed = false;
-  bool along = false;
-  Vec2 axis;
-};
-
-std::vector<Mobility> mobility(const PlanarGrid& g) {
-  std::vector<Mobility> m(g.vertices.size());
-  const std::size_t n = g.boundary.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const Vec2 a = g.vertices[g.boundary[(i + n - 1) % n]];
-    const Vec2 p = g.vertices[g.boundary[i]];
-    const Vec2 b = g.vertices[g.boundary[(i + 1) % n]];
-    Mobility& here = m[g.boundary[i]];
-    const Vec2 axis = normalize(b - a);
-    if (g.kind != GridKind::square && std::abs(cross(axis, p - a)) <= 1e-9 * g.cell_m) {
-      here.along = true;
-      here.axis = axis;
-    } else {
-      here.fixed = true;
-    }
-  }
-  return m;
-}
 
 enum class Column : std::uint8_t { open, shore, land };
 
@@ -87,69 +58,22 @@ Vec3 face_normal(const IslandMesh& mesh, std::uint32_t t) {
 void deform_grid(LayeredGrid& grid, const TileSet& tiles, const std::vector<wfc::TileId>& solved,
                  std::uint32_t iterations) {
   PlanarGrid& g = grid.plane;
-  const std::size_t cells = g.cells.size();
-  const std::vector<Mobility> freedom = mobility(g);
-  const double eps = 1e-6 * g.cell_m * g.cell_m;
-  // 1. What each cell wants: how hard it pulls and the size of its regular target, fixed from
-  //    the relaxed grid so land cells do not shrink under the pressure of opening water.
-  std::vector<double> weight(cells);
-  std::vector<double> size(cells);
-  for (std::size_t c = 0; c < cells; ++c) {
+  // What each cell wants: how hard it pulls and the size of its regular target, fixed from the
+  // relaxed grid so land cells do not shrink under the pressure of opening water.
+  std::vector<CellTarget> targets(g.cells.size());
+  for (std::size_t c = 0; c < g.cells.size(); ++c) {
     const Cell& cell = g.cells[c];
     const Column kind = column_kind(grid, tiles, solved, static_cast<std::uint32_t>(c));
     const Vec2 centre = cell_centroid(g, cell);
     double mean = 0.0;
     for (std::uint8_t k = 0; k < cell.count; ++k)
       mean += distance(g.vertices[cell.vertices[k]], centre);
-    weight[c] = kind == Column::land    ? kLandWeight
-                : kind == Column::shore ? kShoreWeight
-                                        : kOpenWeight;
-    size[c] = (kind == Column::open ? kOpenScale : 1.0) * mean / cell.count;
+    targets[c].weight = kind == Column::land    ? kLandWeight
+                        : kind == Column::shore ? kShoreWeight
+                                                : kOpenWeight;
+    targets[c].size = (kind == Column::open ? kOpenScale : 1.0) * mean / cell.count;
   }
-  std::vector<Vec2> pull(g.vertices.size());
-  std::vector<std::uint32_t> count(g.vertices.size());
-  for (std::uint32_t it = 0; it < iterations; ++it) {
-    // 2. Each cell pulls its corners towards its regular polygon of its target size, turned as
-    //    the best fit of its current corners.
-    std::fill(pull.begin(), pull.end(), Vec2{});
-    std::fill(count.begin(), count.end(), 0U);
-    for (std::size_t c = 0; c < cells; ++c) {
-      const Cell& cell = g.cells[c];
-      const double turn = 2.0 * std::numbers::pi / cell.count;
-      const Vec2 centre = cell_centroid(g, cell);
-      Vec2 offset;
-      for (std::uint8_t k = 0; k < cell.count; ++k)
-        offset += rotate(g.vertices[cell.vertices[k]] - centre, -turn * k);
-      offset = normalize(offset) * size[c];
-      for (std::uint8_t k = 0; k < cell.count; ++k) {
-        const std::uint32_t v = cell.vertices[k];
-        pull[v] += (centre + rotate(offset, turn * k) - g.vertices[v]) * weight[c];
-        ++count[v];
-      }
-    }
-    // 3. Move within each vertex's freedom; a vertex among water cells only moves a little.
-    const std::vector<Vec2> before = g.vertices;
-    for (std::size_t v = 0; v < g.vertices.size(); ++v) {
-      if (freedom[v].fixed || count[v] == 0) continue;
-      Vec2 step = pull[v] * (kStep / count[v]);
-      if (freedom[v].along) step = freedom[v].axis * dot(step, freedom[v].axis);
-      g.vertices[v] += step;
-    }
-    // 4. Put back the corners of any cell that stopped being convex (repeat: a put-back corner
-    //    may fold a neighbour that kept its own move); the previous grid was convex.
-    for (bool again = true; again;) {
-      again = false;
-      for (const Cell& cell : g.cells) {
-        if (cell_convex(g, cell, eps)) continue;
-        for (std::uint8_t k = 0; k < cell.count; ++k) {
-          const std::uint32_t v = cell.vertices[k];
-          if (g.vertices[v] == before[v]) continue;
-          g.vertices[v] = before[v];
-          again = true;
-        }
-      }
-    }
-  }
+  relax_towards(g, targets, iterations);
 }
 
 void lift_land(IslandMesh& mesh, double rise_m) {

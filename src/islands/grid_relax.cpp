@@ -45,28 +45,32 @@ std::vector<Freedom> freedoms(const PlanarGrid& grid) {
 
 }  // namespace
 
-void relax(PlanarGrid& grid, std::uint32_t iterations) {
+void relax(PlanarGrid& grid, std::uint32_t iterations) { relax_towards(grid, {}, iterations); }
+
+void relax_towards(PlanarGrid& grid, const std::vector<CellTarget>& targets,
+                   std::uint32_t iterations) {
   const std::vector<Freedom> freedom = freedoms(grid);
   const double eps = 1e-6 * grid.cell_m * grid.cell_m;
+  const CellTarget plain;
   std::vector<Vec2> pull(grid.vertices.size());
   std::vector<std::uint32_t> count(grid.vertices.size());
   for (std::uint32_t it = 0; it < iterations; ++it) {
-    // 1. Every cell pulls its corners towards its best-fit regular polygon.
+    // 1. Every cell pulls its corners towards its regular polygon: the best fit's turn, and
+    //    its own size or the target's.
     std::fill(pull.begin(), pull.end(), Vec2{});
     std::fill(count.begin(), count.end(), 0U);
-    for (const Cell& cell : grid.cells) {
+    for (std::size_t c = 0; c < grid.cells.size(); ++c) {
+      const Cell& cell = grid.cells[c];
+      const CellTarget& target = targets.empty() ? plain : targets[c];
       const double turn = 2.0 * std::numbers::pi / cell.count;
-      Vec2 centre;
-      for (std::uint8_t k = 0; k < cell.count; ++k)
-        centre += grid.vertices[cell.vertices[k]];
-      centre = centre / cell.count;
+      const Vec2 centre = cell_centroid(grid, cell);
       Vec2 offset;
       for (std::uint8_t k = 0; k < cell.count; ++k)
         offset += rotate(grid.vertices[cell.vertices[k]] - centre, -turn * k);
-      offset = offset / cell.count;
+      offset = target.size > 0.0 ? normalize(offset) * target.size : offset / cell.count;
       for (std::uint8_t k = 0; k < cell.count; ++k) {
         const std::uint32_t v = cell.vertices[k];
-        pull[v] += centre + rotate(offset, turn * k) - grid.vertices[v];
+        pull[v] += (centre + rotate(offset, turn * k) - grid.vertices[v]) * target.weight;
         ++count[v];
       }
     }

@@ -106,6 +106,19 @@ PlanarGrid subdivide(const PlanarGrid& grid);
 /// a cell non-convex is undone, so convex input stays convex with positive area.
 void relax(PlanarGrid& grid, std::uint32_t iterations);
 
+/// What one cell wants in relax_towards: how hard it pulls its corners (weight > 0), and the
+/// circumradius of its regular polygon (size; 0 keeps the best fit's own size).
+struct CellTarget {
+  double weight = 1.0;
+  double size = 0.0;
+};
+/// relax() with a target per cell (targets.size() == grid.cells.size(), or empty for all
+/// default): each vertex moves half way to the weighted mean of where its cells' regular
+/// polygons put it. Same outline rules and convexity guard as relax(); relax() is this with
+/// default targets. The islands' deformation uses it (land firm, open water larger and weak).
+void relax_towards(PlanarGrid& grid, const std::vector<CellTarget>& targets,
+                   std::uint32_t iterations);
+
 /// base_grid, then subdivide (config.subdivide) and relax, stacked into config.layers layers.
 /// Same config and seed give byte-identical grids at any thread count (the build is serial).
 Result<LayeredGrid> build_grid(const GridConfig& config, Seed seed);
