@@ -340,8 +340,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
         if (tiles.info[solved[g.cell_id(c, layer)]].kind != TileKind::house) continue;
         const Cell& cell = g.plane.cells[c];
         for (std::uint32_t k = 0; k < cell.count; ++k) {
-          const Edge& e = g.plane.edges[cell.edges[k]];
-          const std::uint32_t o = e.cells[0] == c ? e.cells[1] : e.cells[0];
+          const std::uint32_t o = side_neighbour(g.plane, c, k).cell;
           if (o != kNoCell && keep_column[o] != 0) house_column[c] = 1;
         }
       }

@@ -29,6 +29,12 @@ std::vector<wfc::Label> grid_opposite_labels() {
   return opposite;
 }
 
+SideNeighbour side_neighbour(const PlanarGrid& grid, std::uint32_t cell, std::uint32_t slot) {
+  const Edge& e = grid.edges[grid.cells[cell].edges[slot]];
+  const int self = e.cells[0] == cell && e.slots[0] == slot ? 0 : 1;
+  return {e.cells[1 - self], e.slots[1 - self]};
+}
+
 Vec2 cell_centroid(const PlanarGrid& grid, const Cell& cell) {
   Vec2 sum{0, 0};
   for (std::uint32_t k = 0; k < cell.count; ++k) {
@@ -50,13 +56,11 @@ wfc::Grid to_wfc_grid(const LayeredGrid& grid) {
       g.offsets.push_back(static_cast<std::uint32_t>(g.sides.size()));
       const Cell& cell = plane.cells[c];
       for (std::uint32_t k = 0; k < cell.count; ++k) {
-        const Edge& e = plane.edges[cell.edges[k]];
-        const int self = e.cells[0] == c && e.slots[0] == k ? 0 : 1;
-        const std::uint32_t other = e.cells[1 - self];
-        if (other == kNoCell) {
+        const SideNeighbour n = side_neighbour(plane, c, k);
+        if (n.cell == kNoCell) {
           g.sides.push_back({wfc::kBoundary, side_label(k, k)});
         } else {
-          g.sides.push_back({grid.cell_id(other, layer), side_label(k, e.slots[1 - self])});
+          g.sides.push_back({grid.cell_id(n.cell, layer), side_label(k, n.slot)});
         }
       }
       g.sides.push_back(

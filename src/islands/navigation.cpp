@@ -10,21 +10,6 @@
 
 namespace cityforge::islands {
 
-namespace {
-
-struct Across {
-  std::uint32_t cell = kNoCell;  ///< Plane cell across the side, kNoCell at the outline.
-  std::uint32_t slot = 0;        ///< Its slot facing back.
-};
-
-Across across(const PlanarGrid& plane, std::uint32_t c, std::uint32_t k) {
-  const Edge& e = plane.edges[plane.cells[c].edges[k]];
-  const int self = e.cells[0] == c && e.slots[0] == k ? 0 : 1;
-  return {e.cells[1 - self], e.slots[1 - self]};
-}
-
-}  // namespace
-
 NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
                           const std::vector<wfc::TileId>& solved) {
   const PlanarGrid& plane = grid.plane;
@@ -65,7 +50,7 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
     const TileInfo& t = info_at(node.plane_cell, node.layer);
     const Cell& cell = plane.cells[node.plane_cell];
     for (std::uint32_t k = 0; k < cell.count; ++k) {
-      const Across a = across(plane, node.plane_cell, k);
+      const SideNeighbour a = side_neighbour(plane, node.plane_cell, k);
       if (a.cell == kNoCell) continue;
       const std::uint32_t h = side_height(t, node.layer, k);
       const std::uint32_t lo = node.layer > 0 ? node.layer - 1 : 0;

@@ -84,6 +84,14 @@ struct LayeredGrid {
   }
 };
 
+/// The cell across side `slot` of `cell`, and its slot facing back; cell == kNoCell at the
+/// outline.
+struct SideNeighbour {
+  std::uint32_t cell = kNoCell;
+  std::uint32_t slot = 0;
+};
+SideNeighbour side_neighbour(const PlanarGrid& grid, std::uint32_t cell, std::uint32_t slot);
+
 /// The base pattern of `config.kind` (no subdivision or relaxation), with edges and boundary.
 /// Draws come from Rng{seed, Stage::islands, 0}: the mixed and square kinds turn and shift
 /// their square lattice by it. Errors: config out of its limits.
