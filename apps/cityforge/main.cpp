@@ -312,7 +312,7 @@ nlohmann::ordered_json stats_json(const pipeline::CityConfig& cfg, const pipelin
   // WFC rooftops (seeds/000: 2,600 rooftops from 33 tiles and ~5,000 constraints).
   const std::size_t rooftop_instances = r.rooftops ? r.rooftops->instances.size() : 0;
   if (r.rooftops) {
-    const wfc::RooftopStats& rs = r.rooftops->stats;
+    const rooftops::RooftopStats& rs = r.rooftops->stats;
     ordered_json by_tile = ordered_json::object();
     std::vector<std::size_t> per_tile(r.rooftops->tile_names.size(), 0);
     for (const auto& in : r.rooftops->instances) {

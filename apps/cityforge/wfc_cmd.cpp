@@ -15,7 +15,7 @@
 
 #include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
 namespace cityforge::app {
 namespace {
@@ -240,7 +240,7 @@ Result<wfc::Model> load_wfc_model(const std::string& spec) {
   }
   if (name.ends_with(".json")) name.resize(name.size() - 5);
   // The rooftop model as the city uses it (tiles and the example layouts it learns from).
-  if (name == "rooftop") return wfc::builtin_rooftop_model();
+  if (name == "rooftop") return rooftops::builtin_rooftop_model();
   std::string names;
   for (const auto& [file, text] : wfc::builtin_model_sources()) {
     if (file == "wfc/" + name + ".json") return wfc::parse_model(text, file);

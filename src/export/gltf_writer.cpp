@@ -362,7 +362,7 @@ Result<std::vector<std::uint8_t>> city_glb(
     const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
     const roads::Output* roads, const roads::Config& rules, const freeway::Output* freeway,
     const buildings::Output* buildings, const buildings::StyleLibrary* styles,
-    const dressing::Output* dressing, const wfc::RooftopOutput* rooftops) {
+    const dressing::Output* dressing, const rooftops::RooftopOutput* rooftops) {
   if ((buildings == nullptr) != (styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }

@@ -327,8 +327,8 @@ void read_dressing(Reader& r, const json& j, DressingSettings& c) {
   }
 }
 
-// The `rooftops` object: WFC rooftops on flat roofs (limits as in wfc::RooftopConfig).
-void read_rooftops(Reader& r, const json& j, wfc::RooftopConfig& c) {
+// The `rooftops` object: WFC rooftops on flat roofs (limits as in rooftops::RooftopConfig).
+void read_rooftops(Reader& r, const json& j, rooftops::RooftopConfig& c) {
   const std::string path = "/rooftops";
   if (!r.object(j, path,
                 {"enabled", "cell_m", "level_m", "levels", "min_area_m2", "inset_m",
@@ -820,7 +820,7 @@ std::string config_slice(const CityConfig& c, std::string_view slice) {
     j["occlusion_push_m"] = g.occlusion_push_m;
     j["entrance_depth_m"] = g.entrance_depth_m;
   } else if (slice == "rooftops") {
-    const wfc::RooftopConfig& rt = c.rooftops;
+    const rooftops::RooftopConfig& rt = c.rooftops;
     j = {{"enabled", rt.enabled},
          {"cell_m", rt.cell_m},
          {"level_m", rt.level_m},

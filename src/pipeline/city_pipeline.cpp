@@ -54,13 +54,15 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
   return rules;
 }
 
-Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
-                                               const wfc::RooftopConfig& config, Seed seed) {
-  wfc::RooftopOutput out;
+Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                                    const rooftops::RooftopConfig& config,
+                                                    Seed seed) {
+  rooftops::RooftopOutput out;
   if (config.enabled) {
-    Result<wfc::Model> model = wfc::builtin_rooftop_model();
+    Result<wfc::Model> model = rooftops::builtin_rooftop_model();
     if (!model) return model.error();
-    Result<wfc::RooftopOutput> built = wfc::build_rooftops(buildings, *model, config, seed);
+    Result<rooftops::RooftopOutput> built =
+        rooftops::build_rooftops(buildings, *model, config, seed);
     if (!built) return built.error();
     out = std::move(*built);
   }
@@ -179,7 +181,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
       [&config](const std::vector<Value>& in) -> Result<Value> {
         auto r = build_city_rooftops(as<buildings::Output>(in[0]), config.rooftops, config.seed);
         if (!r) return r.error();
-        return Value(std::make_shared<const wfc::RooftopOutput>(std::move(*r)));
+        return Value(std::make_shared<const rooftops::RooftopOutput>(std::move(*r)));
       }});
   // Set dressing reads every stage before it; a bad biome is a warning, not a failure. Roof
   // tiers with a WFC rooftop get no rooftop biome.
@@ -207,7 +209,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
                   inputs.styles = &as<buildings::StyleLibrary>(in[4]);
                   inputs.lots = &as<lots::Output>(in[5]);
                   inputs.buildings = &as<buildings::Output>(in[6]);
-                  inputs.rooftops = &as<wfc::RooftopOutput>(in[7]);
+                  inputs.rooftops = &as<rooftops::RooftopOutput>(in[7]);
                   auto r = dressing::run(inputs, biomes, config.dressing.rules, config.seed);
                   if (!r) return r.error();
                   r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
@@ -224,7 +226,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.styles = std::static_pointer_cast<const buildings::StyleLibrary>((*values)[5]);
   out.lots = std::static_pointer_cast<const lots::Output>((*values)[6]);
   out.buildings = std::static_pointer_cast<const buildings::Output>((*values)[7]);
-  out.rooftops = std::static_pointer_cast<const wfc::RooftopOutput>((*values)[8]);
+  out.rooftops = std::static_pointer_cast<const rooftops::RooftopOutput>((*values)[8]);
   out.dressing = std::static_pointer_cast<const dressing::Output>((*values)[9]);
   out.stages = std::move(stats);
   return out;

@@ -160,10 +160,10 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
   });
   if (!built) return built.error();
   auto buildings_out = std::make_shared<const buildings::Output>(std::move(*built));
-  Result<wfc::RooftopOutput> roofs = steps.run(
+  Result<rooftops::RooftopOutput> roofs = steps.run(
       "rooftops", [&] { return build_city_rooftops(*buildings_out, rules.rooftops, rules.seed); });
   if (!roofs) return roofs.error();
-  auto rooftops_out = std::make_shared<const wfc::RooftopOutput>(std::move(*roofs));
+  auto rooftops_out = std::make_shared<const rooftops::RooftopOutput>(std::move(*roofs));
 
   // 7. Mapped features and the set dressing.
   osm::FeatureBuild fb =

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cityforge/export/export.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "fixture.hpp"
 
 namespace cityforge::exporter {
@@ -38,20 +38,20 @@ tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
 
 /// Rooftop tiles of the built-in model that the kit draws, placed in a row on a roof at 30 m:
 /// every tile, each in all four colours, every other one mirrored.
-wfc::RooftopOutput some_rooftops(std::size_t* drawn) {
-  wfc::RooftopOutput out;
-  auto model = wfc::builtin_rooftop_model();
+rooftops::RooftopOutput some_rooftops(std::size_t* drawn) {
+  rooftops::RooftopOutput out;
+  auto model = rooftops::builtin_rooftop_model();
   EXPECT_TRUE(model.ok()) << model.error().to_string();
   if (!model) return out;
   out.tile_names = model->base_names;
   *drawn = 0;
   for (std::uint32_t t = 0; t < out.tile_names.size(); ++t) {
-    const auto parts = wfc::rooftop_tile_mesh(out.tile_names[t], 3.0, 3.0);
+    const auto parts = rooftops::rooftop_tile_mesh(out.tile_names[t], 3.0, 3.0);
     bool empty = true;
     for (const Mesh& m : parts)
       empty = empty && m.empty();
-    for (std::uint16_t c = 0; c < wfc::kRooftopColours; ++c) {
-      wfc::RooftopInstance in;
+    for (std::uint16_t c = 0; c < rooftops::kRooftopColours; ++c) {
+      rooftops::RooftopInstance in;
       in.tile = t;
       in.position = {static_cast<float>(20.0 + 3.0 * t), static_cast<float>(20.0 + 3.0 * c), 30.0f};
       in.yaw_rad = static_cast<float>(0.5 * c);
@@ -65,7 +65,8 @@ wfc::RooftopOutput some_rooftops(std::size_t* drawn) {
   return out;
 }
 
-std::vector<std::uint8_t> city_with(const wfc::RooftopOutput& roofs, pipeline::InstanceMode m) {
+std::vector<std::uint8_t> city_with(const rooftops::RooftopOutput& roofs,
+                                    pipeline::InstanceMode m) {
   const layout::Output city = fixture::small_city();
   const terrain::Heightfield ground = fixture::small_ground();
   Config config;
@@ -93,7 +94,7 @@ int validate(const std::vector<std::uint8_t>& glb, const std::string& name) {
 
 TEST(CityGlbRooftops, RooftopsChunksAndOneInstancePerDrawnTile) {
   std::size_t drawn = 0;
-  const wfc::RooftopOutput roofs = some_rooftops(&drawn);
+  const rooftops::RooftopOutput roofs = some_rooftops(&drawn);
   ASSERT_GT(drawn, 10U) << "the kit draws most rooftop tiles";
   const tinygltf::Model m = load(city_with(roofs, pipeline::InstanceMode::ext));
   int top = -1;
@@ -121,12 +122,12 @@ TEST(CityGlbRooftops, RooftopsChunksAndOneInstancePerDrawnTile) {
   std::size_t metal = 0;
   for (const auto& mat : m.materials)
     metal += mat.name.rfind("rooftop.metal.", 0) == 0 ? 1 : 0;
-  EXPECT_EQ(metal, std::size_t{wfc::kRooftopColours});
+  EXPECT_EQ(metal, std::size_t{rooftops::kRooftopColours});
 }
 
 TEST(CityGlbRooftops, EveryInstanceModeValidatesAndIsDeterministic) {
   std::size_t drawn = 0;
-  const wfc::RooftopOutput roofs = some_rooftops(&drawn);
+  const rooftops::RooftopOutput roofs = some_rooftops(&drawn);
   for (const auto mode :
        {pipeline::InstanceMode::ext, pipeline::InstanceMode::nodes, pipeline::InstanceMode::bake}) {
     const auto a = city_with(roofs, mode);
@@ -138,15 +139,15 @@ TEST(CityGlbRooftops, EveryInstanceModeValidatesAndIsDeterministic) {
 
 TEST(CityGlbRooftops, BadInstancesAreErrors) {
   std::size_t drawn = 0;
-  wfc::RooftopOutput roofs = some_rooftops(&drawn);
+  rooftops::RooftopOutput roofs = some_rooftops(&drawn);
   const layout::Output city = fixture::small_city();
   const terrain::Heightfield ground = fixture::small_ground();
-  wfc::RooftopOutput bad_tile = roofs;
+  rooftops::RooftopOutput bad_tile = roofs;
   bad_tile.instances[0].tile = 9999;
   auto a = city_glb(city, ground, {}, nullptr, {}, nullptr, nullptr, nullptr, nullptr, &bad_tile);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().where, "rooftops.instances[0]");
-  wfc::RooftopOutput nan = roofs;
+  rooftops::RooftopOutput nan = roofs;
   for (auto& in : nan.instances)
     in.position[2] = std::nanf("");
   auto b = city_glb(city, ground, {}, nullptr, {}, nullptr, nullptr, nullptr, nullptr, &nan);

@@ -23,9 +23,9 @@
 /// ground cover, leftover zones filled with biomes by a packing scatterer (and rooftops), street
 /// lights with a day / night state, street and park trees, furniture, signals and signs,
 /// parking spots and the audio metadata grid. Everything is instances of the built-in prop kit.
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 struct RooftopOutput;
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops
 
 namespace cityforge::dressing {
 
@@ -332,7 +332,7 @@ struct Inputs {
   /// barriers), placed where mapped.
   const Mapped* mapped = nullptr;
   /// Optional: the WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
-  const wfc::RooftopOutput* rooftops = nullptr;
+  const rooftops::RooftopOutput* rooftops = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

@@ -17,7 +17,7 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/wfc/wfc.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
@@ -67,11 +67,11 @@ Result<std::vector<std::uint8_t>> city_glb(
     const roads::Output* roads = nullptr, const roads::Config& rules = {},
     const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
     const buildings::StyleLibrary* styles = nullptr, const dressing::Output* dressing = nullptr,
-    const wfc::RooftopOutput* rooftops = nullptr);
+    const rooftops::RooftopOutput* rooftops = nullptr);
 /// `cityforge wfc -o out.glb`: a solved square grid (`tiles`: a variant per cell, x fastest).
 /// Cell (x, y, z) is drawn with its floor centre at ((x + 0.5) cell_m, (y + 0.5) cell_m,
 /// z level_m), turned by the variant's quarter turns and mirrored as the variant says. Tiles
-/// the rooftop kit knows get its mesh (wfc::rooftop_tile_mesh, colour 0); others a slab in a
+/// the rooftop kit knows get its mesh (rooftops::rooftop_tile_mesh, colour 0); others a slab in a
 /// colour per base tile with a dark arrow along the tile's +x and a tab on its +y, so rotation
 /// and mirroring are visible. Empty and "air" cells are not drawn. Instances per (base tile,
 /// mirrored) with EXT_mesh_gpu_instancing. Byte identical for identical inputs.

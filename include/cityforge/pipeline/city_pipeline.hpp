@@ -13,8 +13,8 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
 
 namespace cityforge::pipeline {
 
@@ -28,7 +28,7 @@ struct CityResult {
   std::shared_ptr<const lots::Output> lots;
   std::shared_ptr<const buildings::Output> buildings;
   /// WFC rooftops on the flat roofs (empty when config.rooftops.enabled is false).
-  std::shared_ptr<const wfc::RooftopOutput> rooftops;
+  std::shared_ptr<const rooftops::RooftopOutput> rooftops;
   std::shared_ptr<const dressing::Output> dressing;
   std::vector<StageStats> stages;  ///< In stage order.
 };
@@ -42,8 +42,9 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
 
 /// Builds the WFC rooftops of `buildings` with the built-in rooftop model (an empty output with
 /// the model's counts when config.enabled is false); records the cell sizes in the output.
-Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
-                                               const wfc::RooftopConfig& config, Seed seed);
+Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                                    const rooftops::RooftopConfig& config,
+                                                    Seed seed);
 
 /// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
 /// lots -> buildings -> rooftops -> dressing), with an

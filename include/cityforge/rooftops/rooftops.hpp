@@ -17,7 +17,8 @@
 /// the roof polygon, the stair bulkhead pre-placed over the building's core, a solve with the
 /// rooftop model learned from the example layouts in data/wfc/, and a post-solve pass of
 /// neighbour rules (props on walls, colour variation). Meshes come from the built-in kit.
-namespace cityforge::wfc {
+/// The module sits on buildings (the roofs) and wfc (the generic solver).
+namespace cityforge::rooftops {
 
 struct RooftopConfig {
   bool enabled = true;
@@ -55,14 +56,14 @@ struct Rooftop {
   std::uint32_t cells = 0;  ///< Cells inside the roof (grid cells solved).
   /// Cell where the stair bulkhead was pre-placed, as an index into the size_x x size_y x
   /// size_z box (x + size_x * (y + size_y * level)); kBoundary if none.
-  CellId bulkhead = kBoundary;
+  wfc::CellId bulkhead = wfc::kBoundary;
   bool solved = false;  ///< false: no solution; the roof stays bare.
   std::uint32_t first_instance = 0;
   std::uint32_t instance_count = 0;
-  /// With RooftopConfig::keep_cells: the solved variant (Model::tiles index) of every cell of
-  /// the box, indexed like `bulkhead`; kNoTile for cells off the roof (their sides are
+  /// With RooftopConfig::keep_cells: the solved variant (wfc::Model::tiles index) of every cell
+  /// of the box, indexed like `bulkhead`; wfc::kNoTile for cells off the roof (their sides are
   /// boundary, i.e. Empty). Empty otherwise.
-  std::vector<TileId> tiles;
+  std::vector<wfc::TileId> tiles;
 };
 
 struct RooftopStats {
@@ -93,14 +94,15 @@ struct RooftopOutput {
   double level_m = 3.0;
 };
 
-/// The built-in rooftop model: data/wfc/rooftop.json (tiles) with its example layouts,
-/// embedded in the library, parsed and learned.
-Result<Model> builtin_rooftop_model();
+/// The built-in rooftop model: data/wfc/rooftop.json (tiles) with its example layouts, embedded
+/// with the other built-in models in the wfc library (wfc::builtin_model_sources(), so
+/// `cityforge wfc --model builtin:rooftop` finds it by name too), parsed and learned.
+Result<wfc::Model> builtin_rooftop_model();
 
 /// Builds rooftops on the top of every flat tier not covered by a tier above. Each roof is an
 /// independent job (Rng object id = building id * 8 + tier); byte-identical at any thread
 /// count. Roofs whose solve fails stay bare and are counted.
-Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const Model& model,
+Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const wfc::Model& model,
                                      const RooftopConfig& config, Seed seed);
 
 /// Kit mesh of one rooftop base tile (by name) in the tile frame: x and y in [-cell/2, cell/2],
@@ -110,4 +112,4 @@ Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const M
 std::array<Mesh, buildings::kMaterialCount> rooftop_tile_mesh(const std::string& name,
                                                               double cell_m, double level_m);
 
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops

@@ -8,9 +8,9 @@
 #include <tuple>
 #include <vector>
 
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 namespace {
 
 using Parts = std::array<Mesh, buildings::kMaterialCount>;
@@ -18,7 +18,7 @@ using Parts = std::array<Mesh, buildings::kMaterialCount>;
 // Base tile names of the embedded rooftop.json, read without the model parser.
 std::vector<std::string> rooftop_tile_names() {
   std::vector<std::string> names;
-  for (const auto& [file, text] : builtin_model_sources()) {
+  for (const auto& [file, text] : wfc::builtin_model_sources()) {
     if (file == "wfc/rooftop.json") {
       const auto j = nlohmann::json::parse(text);
       for (const auto& t : j.at("tiles")) {
@@ -143,4 +143,4 @@ TEST(RooftopKit, DeterministicAndUnknownNamesEmpty) {
 }
 
 }  // namespace
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops

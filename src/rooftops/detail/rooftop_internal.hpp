@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
 // Shared by rooftops.cpp (grids, solves, instances) and rooftop_rules.cpp (post-solve
 // neighbour rules): one solved roof and what the rules need to read from it.
-namespace cityforge::wfc::detail {
+namespace cityforge::rooftops::detail {
 
 /// Wall props the neighbour rules add, indexed after the model's base tiles in
 /// RooftopOutput::tile_names (their kit meshes hang on the cell's -y face).
@@ -19,18 +19,18 @@ inline const std::vector<std::string>& rooftop_prop_names() {
   return names;
 }
 
-/// Square-grid sides as a bitmask of SquareLabel bits (bit d = label d).
+/// Square-grid sides as a bitmask of wfc::SquareLabel bits (bit d = label d).
 using SideMask = std::uint8_t;
 
 /// Sides of a variant that carry a structure wall (struct_* tiles; 0 for everything else),
 /// in grid labels after the variant's reflection and turns.
-SideMask structure_walls(const Model& model, TileId tile);
+SideMask structure_walls(const wfc::Model& model, wfc::TileId tile);
 
 /// One solved roof: its grid, the solution, and the cells' positions in the roof grid.
 struct SolvedRoof {
-  const Model* model = nullptr;
-  const Grid* grid = nullptr;
-  const std::vector<TileId>* tiles = nullptr;
+  const wfc::Model* model = nullptr;
+  const wfc::Grid* grid = nullptr;
+  const std::vector<wfc::TileId>* tiles = nullptr;
   std::vector<std::uint32_t> cell_x, cell_y, cell_z;  ///< Per cell.
   Seed seed = 0;
   std::uint64_t object_id = 0;
@@ -43,7 +43,7 @@ struct SolvedRoof {
 struct RoofRules {
   std::vector<std::uint16_t> colour;
   struct Prop {
-    CellId cell = 0;
+    wfc::CellId cell = 0;
     std::uint8_t turns = 0;
     std::uint32_t prop = 0;
     std::uint16_t colour = 0;
@@ -52,4 +52,4 @@ struct RoofRules {
 };
 RoofRules apply_rooftop_rules(const SolvedRoof& roof);
 
-}  // namespace cityforge::wfc::detail
+}  // namespace cityforge::rooftops::detail

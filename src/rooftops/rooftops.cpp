@@ -4,7 +4,7 @@
 // derive them from the roof polygon), the stair bulkhead is pre-placed over the building's core,
 // the rooftop model fills the rest, and the neighbour rules add wall props and colours.
 
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
 #include <tbb/parallel_for.h>
 
@@ -14,10 +14,29 @@
 #include <numbers>
 #include <string>
 
-#include "wfc/detail/rooftop_internal.hpp"
+#include "rooftops/detail/rooftop_internal.hpp"
 
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 namespace {
+
+using wfc::CellId;
+using wfc::CompiledModel;
+using wfc::Fixed;
+using wfc::Grid;
+using wfc::kBoundary;
+using wfc::kNegX;
+using wfc::kNegY;
+using wfc::kNegZ;
+using wfc::kNoTile;
+using wfc::kPosX;
+using wfc::kPosY;
+using wfc::kPosZ;
+using wfc::Label;
+using wfc::Model;
+using wfc::Solution;
+using wfc::SolveOptions;
+using wfc::TileId;
+using wfc::TileVariant;
 
 using buildings::Building;
 using buildings::Volume;
@@ -598,4 +617,4 @@ Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const M
   return out;
 }
 
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops

@@ -8,10 +8,25 @@
 #include <array>
 #include <numeric>
 
-#include "wfc/detail/rooftop_internal.hpp"
+#include "rooftops/detail/rooftop_internal.hpp"
 
-namespace cityforge::wfc::detail {
+namespace cityforge::rooftops::detail {
 namespace {
+
+using wfc::CellId;
+using wfc::Grid;
+using wfc::kBoundary;
+using wfc::kNegX;
+using wfc::kNegY;
+using wfc::kNegZ;
+using wfc::kPosX;
+using wfc::kPosY;
+using wfc::kPosZ;
+using wfc::Label;
+using wfc::Model;
+using wfc::Side;
+using wfc::TileId;
+using wfc::TileVariant;
 
 constexpr SideMask bit(Label l) { return static_cast<SideMask>(1U << l); }
 
@@ -184,4 +199,4 @@ RoofRules apply_rooftop_rules(const SolvedRoof& roof) {
   return out;
 }
 
-}  // namespace cityforge::wfc::detail
+}  // namespace cityforge::rooftops::detail

@@ -11,9 +11,9 @@
 #include <numbers>
 
 #include "cityforge/core/mesh_build.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 namespace {
 
 using buildings::Material;
@@ -486,4 +486,4 @@ std::array<Mesh, buildings::kMaterialCount> rooftop_tile_mesh(const std::string&
   return kit.take();
 }
 
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops

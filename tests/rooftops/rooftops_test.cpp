@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -13,8 +13,21 @@
 #include <tuple>
 #include <vector>
 
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 namespace {
+
+using wfc::Constraint;
+using wfc::kNegX;
+using wfc::kNegY;
+using wfc::kNegZ;
+using wfc::kNoTile;
+using wfc::kPosX;
+using wfc::kPosY;
+using wfc::kPosZ;
+using wfc::Label;
+using wfc::Model;
+using wfc::TileId;
+using wfc::TileVariant;
 
 const Model& rooftop_model() {
   static const Model model = [] {
@@ -531,4 +544,4 @@ TEST(Rooftops, OtherLevelsAndCellSizes) {
 }
 
 }  // namespace
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops
