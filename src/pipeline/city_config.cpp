@@ -11,7 +11,7 @@
 #include <set>
 
 #include "cityforge/core/format.hpp"
-#include "core/detail/json_reader.hpp"
+#include "cityforge/core/json_reader.hpp"
 
 namespace cityforge::pipeline {
 namespace {

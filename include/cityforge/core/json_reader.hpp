@@ -2,9 +2,11 @@
 #pragma once
 
 // A strict JSON document walker shared by the readers of user files (the city JSON, building
-// definition files): every key known, every value of the right type, numbers finite and in
-// range, and the first problem kept as an Error naming "<source>: <JSON pointer>" and what was
-// expected and found. Header-only: the modules that read JSON link nlohmann_json themselves.
+// definition files, biomes, WFC models): every key known, every value of the right type,
+// numbers finite and in range, and the first problem kept as an Error naming
+// "<source>: <JSON pointer>" and what was expected and found. Header-only: the modules that read
+// JSON link nlohmann_json themselves. The one public header built on a third-party type
+// (nlohmann::json, the project's JSON document): a reader walks the parsed document.
 
 #include <algorithm>
 #include <cmath>
@@ -18,7 +20,7 @@
 #include "cityforge/core/format.hpp"
 #include "cityforge/core/result.hpp"
 
-namespace cityforge::detail {
+namespace cityforge {
 
 /// "object {"a":1}": the type and (up to 60 characters of) the text of a value, for messages.
 inline std::string describe_json(const nlohmann::json& j) {
@@ -160,4 +162,12 @@ class JsonReader {
   std::optional<Error> m_error;
 };
 
+}  // namespace cityforge
+
+// The names of the time this header was private to core; the readers that still spell them so
+// (pipeline/city_config.cpp, buildings/style_parse.cpp, dressing/biome_parse.cpp) move over
+// with their next rewrite, then these go.
+namespace cityforge::detail {
+using cityforge::describe_json;
+using cityforge::JsonReader;
 }  // namespace cityforge::detail
