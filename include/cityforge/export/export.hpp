@@ -9,6 +9,7 @@
 
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/freeway/freeway.hpp"
@@ -16,8 +17,8 @@
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
-#include "cityforge/terrain/heightfield.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
+#include "cityforge/terrain/heightfield.hpp"
 #include "cityforge/wfc/wfc.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
@@ -129,12 +130,8 @@ Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out);
 /// the surface codes.
 Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out);
 
-/// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
-/// a reader never sees a half-written file. The error names the path.
-Status write_file_atomic(const std::string& path, const void* data, std::size_t size);
-inline Status write_file_atomic(const std::string& path, const std::string& text) {
-  return write_file_atomic(path, text.data(), text.size());
-}
+/// Writes bytes to `path` through a temporary file and an atomic rename (core/atomic_file.hpp).
+using cityforge::write_file_atomic;
 
 /// A SUMO network in netconvert's "plain XML" form: the text of `city.nod.xml`,
 /// `city.edg.xml`, `city.con.xml` and `city.tll.xml`. Schema and ids in docs/sumo.md.

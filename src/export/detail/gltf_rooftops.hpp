@@ -28,7 +28,4 @@ inline constexpr double kRooftopRegionChunks = 4.0;
 Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::RooftopOutput& rooftops,
                          double region_m, InstanceWriter& writer);
 
-/// Serialises a finished model as GLB with one scene `name` holding node 0 (gltf_writer.cpp).
-Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name);
-
 }  // namespace cityforge::exporter::detail

@@ -2,6 +2,8 @@
 // Atomic file replacement: write a temporary file next to the target, flush it to disk, then
 // rename it over the target (rename is atomic within one file system on POSIX).
 
+#include "cityforge/core/atomic_file.hpp"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -9,9 +11,7 @@
 #include <string>
 #include <system_error>
 
-#include "cityforge/export/export.hpp"
-
-namespace cityforge::exporter {
+namespace cityforge {
 
 namespace {
 
@@ -74,4 +74,4 @@ Status write_file_atomic(const std::string& path, const void* data, std::size_t 
   return Ok{};
 }
 
-}  // namespace cityforge::exporter
+}  // namespace cityforge

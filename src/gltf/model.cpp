@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Shared pieces of the glTF writers: buffer views, accessors, primitives, quaternions.
-#include "export/detail/gltf_model.hpp"
-
 #include <algorithm>
 #include <cmath>
 
-namespace cityforge::exporter::detail {
+#include "cityforge/gltf/builder.hpp"
+#include "cityforge/gltf/tinygltf_model.hpp"
+
+namespace cityforge::gltf {
 
 int add_view(tinygltf::Model& model, const void* data, std::size_t bytes, int target) {
   std::vector<unsigned char>& buf = model.buffers[0].data;
@@ -94,4 +95,4 @@ Quat quat_mul(const Quat& a, const Quat& b) {
           a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
 }
 
-}  // namespace cityforge::exporter::detail
+}  // namespace cityforge::gltf

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "cityforge/core/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -6,9 +8,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "cityforge/export/export.hpp"
-
-namespace cityforge::exporter {
+namespace cityforge {
 namespace {
 
 namespace fs = std::filesystem;
@@ -81,4 +81,4 @@ TEST(WriteFileAtomic, FailsCleanlyWhenTheTargetIsAFolder) {
 }
 
 }  // namespace
-}  // namespace cityforge::exporter
+}  // namespace cityforge

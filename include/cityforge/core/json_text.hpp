@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// Private to the export module: hand-written JSON with %.9g numbers (STYLE.md), shared by the
-// GeoJSON and lanes.json writers.
 #pragma once
 
 #include <charconv>
@@ -15,7 +13,9 @@
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/result.hpp"
 
-namespace cityforge::exporter::detail {
+/// Hand-written JSON with %.9g numbers (STYLE.md), for writers whose key order and number
+/// format are part of the file (layout.geojson, lanes.json, the island's JSON files).
+namespace cityforge {
 
 /// Appends JSON text to a string. Numbers are %.9g; the first non-finite number is remembered
 /// with its place and turns the whole export into an error.
@@ -100,4 +100,4 @@ class JsonText {
   std::optional<Error> m_error;
 };
 
-}  // namespace cityforge::exporter::detail
+}  // namespace cityforge
