@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The traffic and crowd of a generated city, built from its folder: lanes.json, the parking
 // spots and props written by `generate` (points/), the building footprints of layout.geojson
-// and shepherds.json. Used by `cityforge simulate` and `cityforge serve --live`.
-#include "city_sim.hpp"
+// and shepherds.json. Used by `cityforge simulate` (run_simulation) and `cityforge serve --live`.
+#include "cityforge/server/city_sim.hpp"
 
 #include <cstring>
 #include <filesystem>
@@ -13,7 +13,7 @@
 
 namespace fs = std::filesystem;
 
-namespace cityforge::app {
+namespace cityforge::server {
 namespace {
 
 /// Parking spots written by `generate` (points/parking_spots.ply): binary little endian,
@@ -213,4 +213,4 @@ void VehicleLod::update(traffic::Simulation& sim, std::span<const traffic::Vehic
   }
 }
 
-}  // namespace cityforge::app
+}  // namespace cityforge::server
