@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The static file server's path and range rules: nothing outside a root is ever named.
-#include <gtest/gtest.h>
-
 #include "server/static_files.hpp"
+
+#include <gtest/gtest.h>
 
 namespace cityforge::server::detail {
 namespace {
