@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The live simulation of `cityforge serve --live` (apps/cityforge/live.cpp, docs/live.md): a
+// The live simulation of `cityforge serve --live` (src/server/live.cpp, docs/live.md): a
 // city's traffic and crowd ticking in real time on their own thread, one stream frame per tick.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
-namespace cityforge::app {
+namespace cityforge::server {
 
 struct LiveOptions {
   std::string dir;  ///< A `generate` output folder.
@@ -116,4 +116,4 @@ class LiveSim {
   std::unique_ptr<Impl> m_impl;
 };
 
-}  // namespace cityforge::app
+}  // namespace cityforge::server

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// A generated city's traffic and crowd, built from its folder (apps/cityforge/city_sim.cpp):
+// A generated city's traffic and crowd, built from its folder (src/server/city_sim.cpp):
 // the set-up shared by `cityforge simulate` and `cityforge serve --live`.
 #pragma once
 
@@ -15,7 +15,7 @@
 #include "cityforge/traffic/recording.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
-namespace cityforge::app {
+namespace cityforge::server {
 
 struct CitySimOptions {
   std::string dir;  ///< A `generate` output folder (lanes.json, points/, layout.geojson, ...).
@@ -73,4 +73,4 @@ class VehicleLod {
   std::vector<std::uint8_t> m_bytes;  // Scratch.
 };
 
-}  // namespace cityforge::app
+}  // namespace cityforge::server

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-// The `wfc` subcommand (apps/cityforge/wfc_cmd.cpp): solve a WFC model on a square grid.
 #pragma once
 
 #include <array>
@@ -10,9 +9,12 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/wfc/wfc.hpp"
 
-namespace cityforge::app {
+/// `cityforge wfc` (docs/wfc.md): one solve of a WFC model on a square grid, written as the tile
+/// names per cell with the solver's stats (.json) or as instanced tiles (.glb), optionally with
+/// every solver step (the trace), for iterating on a tile set as an artist.
+namespace cityforge::exporter {
 
-struct WfcOptions {
+struct WfcRunOptions {
   /// A model JSON path, "builtin:NAME" or a built-in name (data/wfc/NAME.json, e.g. cat,
   /// city_blocks, rooftop).
   std::string model;
@@ -25,21 +27,26 @@ struct WfcOptions {
   std::uint32_t backtracks = 64;   ///< Backtrack budget per attempt.
   std::uint32_t restarts = 3;      ///< Fresh attempts after a failed one.
   double cell_m = 3.0;             ///< Cell size in out.glb (metres; levels as tall).
-  bool quiet = false;
+};
+
+/// What run_wfc wrote.
+struct WfcRunReport {
+  std::string summary;  ///< Console lines, each ending in '\n'.
 };
 
 /// Grid sizes from "X,Y,Z" ("X,Y" and "X" leave the rest 1); every size >= 1 and the cell count
 /// at most 16 M. Errors name --size, what was expected and what was given.
 Result<std::array<std::uint32_t, 3>> parse_wfc_size(const std::string& text);
 
-/// A square grid of `dimensions` (1, 2 or 3) axes, whatever the sizes: a 3D model solves a
-/// one-layer grid with six labels (up and down lead off the grid).
-wfc::Grid square_grid_with_labels(std::uint32_t size_x, std::uint32_t size_y, std::uint32_t size_z,
-                                  std::uint32_t dimensions);
-
-/// Reads a model: a path, "builtin:NAME" or a built-in name.
+/// Reads a model: a path (it has a '/' or ends in .json), "builtin:NAME" or a built-in name
+/// ("rooftop" is the city's rooftop model with its learnt layouts). Errors name the file, or
+/// --model with the built-in names.
 Result<wfc::Model> load_wfc_model(const std::string& spec);
 
-int wfc(const WfcOptions& options);
+/// Checks the options, loads the model, solves it on a square grid with the pre-placed tiles,
+/// checks the solution independently of the solver, then writes options.out (and the trace)
+/// through temporary names. Errors: invalid_input naming the option (-o, --cell, --size,
+/// --fix, --model) or the model file, or when there is no solution within the budget.
+Result<WfcRunReport> run_wfc(const WfcRunOptions& options);
 
-}  // namespace cityforge::app
+}  // namespace cityforge::exporter

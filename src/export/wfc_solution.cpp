@@ -2,7 +2,7 @@
 // `cityforge wfc --model MODEL --size X,Y,Z --seed N -o out.json|out.glb`: one solve of a WFC
 // model on a square grid, for iterating on a tile set as an artist (seeds/000, 39:15-44:07:
 // "you have to be able to step through it"), with --trace writing every step.
-#include "wfc_cmd.hpp"
+#include "cityforge/export/wfc_solution.hpp"
 
 #include <array>
 #include <chrono>
@@ -16,18 +16,12 @@
 #include "cityforge/core/format.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/wfc/wfc.hpp"
 
-namespace cityforge::app {
+namespace cityforge::exporter {
 namespace {
 
-constexpr int kExitInvalidInput = 2;
-constexpr int kExitFailure = 1;
 constexpr std::uint64_t kMaxCells = 16U << 20U;
-
-int fail(const Error& e) {
-  std::fprintf(stderr, "cityforge: error: %s\n", e.to_string().c_str());
-  return e.code == ErrorCode::invalid_input ? kExitInvalidInput : kExitFailure;
-}
 
 Result<std::string> read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -126,7 +120,7 @@ Result<wfc::Fixed> parse_fixed(const std::string& text, const wfc::Model& model,
 }
 
 /// out.json: the grid's tile names (x fastest, then y, then z), counts per base tile, stats.
-std::string solution_json(const WfcOptions& opt, const wfc::Model& model,
+std::string solution_json(const WfcRunOptions& opt, const wfc::Model& model,
                           const std::array<std::uint32_t, 3>& size,
                           const std::vector<wfc::Fixed>& fixed, const wfc::Solution& sol) {
   nlohmann::ordered_json j;
@@ -252,35 +246,35 @@ Result<wfc::Model> load_wfc_model(const std::string& spec) {
                                              "); give a path to a model .json otherwise");
 }
 
-int wfc(const WfcOptions& opt) {
+Result<WfcRunReport> run_wfc(const WfcRunOptions& opt) {
   const auto t_start = std::chrono::steady_clock::now();
   // 1. Arguments that need no model: the output kind and the grid size.
   const bool to_glb = opt.out.ends_with(".glb");
   if (!to_glb && !opt.out.ends_with(".json")) {
-    return fail(Error::invalid_input("-o", "expected a .json or .glb path, got '" + opt.out + "'"));
+    return Error::invalid_input("-o", "expected a .json or .glb path, got '" + opt.out + "'");
   }
   if (!(opt.cell_m >= 0.1 && opt.cell_m <= 100.0)) {
-    return fail(Error::invalid_input(
-        "--cell", "expected a cell size in [0.1, 100] m, got " + format_g9(opt.cell_m)));
+    return Error::invalid_input(
+        "--cell", "expected a cell size in [0.1, 100] m, got " + format_g9(opt.cell_m));
   }
   Result<std::array<std::uint32_t, 3>> size = parse_wfc_size(opt.size);
-  if (!size) return fail(size.error());
+  if (!size) return size.error();
   // 2. The model, and a grid with as many labels as it has.
   Result<wfc::Model> model = load_wfc_model(opt.model);
-  if (!model) return fail(model.error());
+  if (!model) return model.error();
   const std::uint32_t dims = model->label_count / 2;
   if (dims < 1 || dims > 3 || model->label_count % 2 != 0) {
-    return fail(Error::invalid_input(opt.model,
-                                     "expected a square-grid model (2, 4 or 6 labels), "
-                                     "got " +
-                                         std::to_string(model->label_count) + " labels"));
+    return Error::invalid_input(opt.model,
+                                "expected a square-grid model (2, 4 or 6 labels), "
+                                "got " +
+                                    std::to_string(model->label_count) + " labels");
   }
   const std::array<const char*, 3> axis_names{"X", "Y", "Z"};
   for (std::uint32_t k = dims; k < 3; ++k) {
     if ((*size)[k] != 1) {
-      return fail(Error::invalid_input(
-          "--size", "model '" + model->name + "' is " + std::to_string(dims) + "D, so " +
-                        axis_names[k] + " must be 1; got '" + opt.size + "'"));
+      return Error::invalid_input("--size", "model '" + model->name + "' is " +
+                                                std::to_string(dims) + "D, so " + axis_names[k] +
+                                                " must be 1; got '" + opt.size + "'");
     }
   }
   const wfc::Grid grid = wfc::square_grid((*size)[0], (*size)[1], (*size)[2], dims);
@@ -288,7 +282,7 @@ int wfc(const WfcOptions& opt) {
   std::vector<wfc::Fixed> fixed;
   for (const std::string& f : opt.fixed) {
     Result<wfc::Fixed> one = parse_fixed(f, *model, *size);
-    if (!one) return fail(one.error());
+    if (!one) return one.error();
     fixed.push_back(*one);
   }
   // 4. Solve, then check the solution independently of the solver.
@@ -299,20 +293,20 @@ int wfc(const WfcOptions& opt) {
   so.block_size = opt.block;
   so.trace = !opt.trace.empty();
   Result<wfc::Solution> sol = wfc::solve(*model, grid, fixed, so);
-  if (!sol) return fail(sol.error());
+  if (!sol) return sol.error();
   const std::vector<wfc::Violation> bad = wfc::check_solution(*model, grid, sol->tiles);
   if (!bad.empty()) {
-    return fail(Error::internal(
-        "wfc", "the solver returned a grid that violates " + std::to_string(bad.size()) +
-                   " adjacencies (first: cell " + std::to_string(bad.front().cell) + ", label " +
-                   std::to_string(bad.front().label) + "); please report it"));
+    return Error::internal("wfc", "the solver returned a grid that violates " +
+                                      std::to_string(bad.size()) + " adjacencies (first: cell " +
+                                      std::to_string(bad.front().cell) + ", label " +
+                                      std::to_string(bad.front().label) + "); please report it");
   }
   // 5. Everything in memory first, then written through temporary names.
   std::vector<std::uint8_t> bytes;
   if (to_glb) {
     Result<std::vector<std::uint8_t>> glb =
-        exporter::wfc_grid_glb(*model, grid, sol->tiles, opt.cell_m, opt.cell_m);
-    if (!glb) return fail(glb.error());
+        wfc_grid_glb(*model, grid, sol->tiles, opt.cell_m, opt.cell_m);
+    if (!glb) return glb.error();
     bytes = std::move(*glb);
   } else {
     const std::string text = solution_json(opt, *model, *size, fixed, *sol);
@@ -320,17 +314,19 @@ int wfc(const WfcOptions& opt) {
   }
   std::string trace;
   if (!opt.trace.empty()) trace = trace_json(*model, *size, sol->trace);
-  if (Status s = exporter::write_file_atomic(opt.out, bytes.data(), bytes.size()); !s) {
-    return fail(s.error());
+  if (Status s = write_file_atomic(opt.out, bytes.data(), bytes.size()); !s) {
+    return s.error();
   }
   if (!opt.trace.empty()) {
-    if (Status s = exporter::write_file_atomic(opt.trace, trace); !s) return fail(s.error());
+    if (Status s = write_file_atomic(opt.trace, trace); !s) return s.error();
   }
-  if (!opt.quiet) {
+  WfcRunReport report;
+  {  // The summary.
     const double ms =
         1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const wfc::SolveStats& s = sol->stats;
-    std::printf(
+    append_printf(
+        report.summary,
         "%s: model %s (%uD: %zu base tiles, %zu variants, %zu constraints) on %ux%ux%u, seed "
         "%llu: %zu cells solved, %llu observations, %llu backtracks, %u restarts, %u blocks "
         "(%u repaired), 0 violations; %.0f ms\n",
@@ -339,9 +335,11 @@ int wfc(const WfcOptions& opt) {
         static_cast<unsigned long long>(opt.seed), sol->tiles.size(),
         static_cast<unsigned long long>(s.observations),
         static_cast<unsigned long long>(s.backtracks), s.restarts, s.blocks, s.block_repairs, ms);
-    if (!opt.trace.empty()) std::printf("%s: %zu steps\n", opt.trace.c_str(), sol->trace.size());
+    if (!opt.trace.empty()) {
+      append_printf(report.summary, "%s: %zu steps\n", opt.trace.c_str(), sol->trace.size());
+    }
   }
-  return 0;
+  return report;
 }
 
-}  // namespace cityforge::app
+}  // namespace cityforge::exporter

@@ -2,30 +2,22 @@
 // `cityforge island [--seed N] [--size R] [--grid mixed|square|triangle] [--layers L] -o DIR`:
 // one island level after seeds/003 (docs/islands.md): the built-in tile set, the generator, and
 // its files written all or none.
-#include "island_cmd.hpp"
-
-#include <unistd.h>
+#include "cityforge/islands/island_files.hpp"
 
 #include <chrono>
-#include <cstdio>
+#include <cstdint>
 #include <string>
 
+#include "cityforge/core/format.hpp"
 #include "cityforge/islands/io.hpp"
 
-namespace cityforge::app {
+namespace cityforge::islands {
 namespace {
 
-constexpr int kExitInvalidInput = 2;
-constexpr int kExitFailure = 1;
 constexpr std::uint32_t kMinSize = 2;
 constexpr std::uint32_t kMaxSize = 24;
 constexpr std::uint32_t kMinLayers = 2;
 constexpr std::uint32_t kMaxLayers = 12;
-
-int fail(const Error& e) {
-  std::fprintf(stderr, "cityforge: error: %s\n", e.to_string().c_str());
-  return e.code == ErrorCode::invalid_input ? kExitInvalidInput : kExitFailure;
-}
 
 /// A non-negative decimal integer (the whole string, at most 20 digits, no overflow).
 bool parse_u64(const std::string& s, std::uint64_t& out) {
@@ -55,26 +47,16 @@ double ms_since(std::chrono::steady_clock::time_point t) {
   return 1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-/// A progress line on a terminal, rewritten in place; nothing otherwise.
-void progress(bool quiet, const char* what) {
-  if (quiet || isatty(fileno(stderr)) == 0) return;
-  std::fprintf(stderr, "\r\033[K  %s...", what);
-}
-void progress_done(bool quiet) {
-  if (quiet || isatty(fileno(stderr)) == 0) return;
-  std::fprintf(stderr, "\r\033[K");
-}
-
 }  // namespace
 
-Result<islands::IslandConfig> island_config(const IslandOptions& opt) {
-  islands::IslandConfig config;
+Result<IslandConfig> island_config(const IslandRequest& opt) {
+  IslandConfig config;
   if (opt.grid == "mixed") {
-    config.grid.kind = islands::GridKind::mixed;
+    config.grid.kind = GridKind::mixed;
   } else if (opt.grid == "square") {
-    config.grid.kind = islands::GridKind::square;
+    config.grid.kind = GridKind::square;
   } else if (opt.grid == "triangle") {
-    config.grid.kind = islands::GridKind::triangle;
+    config.grid.kind = GridKind::triangle;
   } else {
     return Error::invalid_input("--grid",
                                 "expected mixed, square or triangle, got '" + opt.grid + "'");
@@ -90,56 +72,59 @@ Result<islands::IslandConfig> island_config(const IslandOptions& opt) {
   return config;
 }
 
-int island(const IslandOptions& opt) {
+Result<IslandFilesReport> make_island_files(
+    const IslandRequest& opt, const std::function<void(const std::string&)>& progress_fn) {
+  const auto progress = [&](const char* what) {
+    if (progress_fn) progress_fn(what);
+  };
   const auto t_start = std::chrono::steady_clock::now();
   // 1. Options, all checked before any work.
   if (opt.out.empty()) {
-    return fail(Error::invalid_input("-o", "expected an output folder, e.g. -o island"));
+    return Error::invalid_input("-o", "expected an output folder, e.g. -o island");
   }
   std::uint64_t seed = 0;
   if (!parse_u64(opt.seed, seed)) {
-    return fail(Error::invalid_input(
-        "--seed", "expected a whole number in 0..18446744073709551615, got '" + opt.seed + "'"));
+    return Error::invalid_input(
+        "--seed", "expected a whole number in 0..18446744073709551615, got '" + opt.seed + "'");
   }
-  Result<islands::IslandConfig> config = island_config(opt);
-  if (!config) return fail(config.error());
+  Result<IslandConfig> config = island_config(opt);
+  if (!config) return config.error();
 
   // 2. The tile set and the island.
-  progress(opt.quiet, "tile set");
+  progress("tile set");
   auto t = std::chrono::steady_clock::now();
-  Result<islands::TileSet> tiles = islands::build_tile_set();
-  if (!tiles) return fail(tiles.error());
-  islands::IslandRunInfo run;
+  Result<TileSet> tiles = build_tile_set();
+  if (!tiles) return tiles.error();
+  IslandRunInfo run;
   run.seed = seed;
   run.config = *config;
   run.tile_set_ms = ms_since(t);
-  progress(opt.quiet, "island");
+  progress("island");
   t = std::chrono::steady_clock::now();
-  Result<islands::Island> isl = islands::generate_island(*config, seed, *tiles);
-  progress_done(opt.quiet);
-  if (!isl) return fail(isl.error());
+  Result<Island> isl = generate_island(*config, seed, *tiles);
+  progress("");
+  if (!isl) return isl.error();
   run.generate_ms = ms_since(t);
 
   // 3. The files, all or none.
-  if (Status s = islands::write_island(opt.out, *isl, *tiles, run); !s) return fail(s.error());
+  if (Status s = write_island(opt.out, *isl, *tiles, run); !s) return s.error();
 
   // 4. Summary.
-  if (!opt.quiet) {
-    const islands::IslandStats& s = isl->stats;
-    const islands::PhaseTimes& p = s.times;
-    std::printf(
-        "island seed %llu (%s grid, radius %u, %u layers): %u cells (%u land), %u navigable, "
-        "%u stairs, %u houses, %u triangles, %u solve passes\n"
-        "  ms: tile set %.1f | grid %.1f, tiles %.1f, solve %.1f, navigation %.1f, mesh %.1f, "
-        "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n"
-        "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
-        static_cast<unsigned long long>(seed), islands::grid_kind_name(config->grid.kind),
-        config->grid.radius, config->grid.layers, s.cells, s.land_cells, s.navigable, s.stairs,
-        s.houses, s.triangles, s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms,
-        p.navigation_ms, p.mesh_ms, p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms,
-        ms_since(t_start), opt.out.c_str());
-  }
-  return 0;
+  IslandFilesReport report;
+  const IslandStats& s = isl->stats;
+  const PhaseTimes& p = s.times;
+  append_printf(
+      report.summary,
+      "island seed %llu (%s grid, radius %u, %u layers): %u cells (%u land), %u navigable, "
+      "%u stairs, %u houses, %u triangles, %u solve passes\n"
+      "  ms: tile set %.1f | grid %.1f, tiles %.1f, solve %.1f, navigation %.1f, mesh %.1f, "
+      "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n"
+      "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
+      static_cast<unsigned long long>(seed), grid_kind_name(config->grid.kind), config->grid.radius,
+      config->grid.layers, s.cells, s.land_cells, s.navigable, s.stairs, s.houses, s.triangles,
+      s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms, p.navigation_ms, p.mesh_ms,
+      p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms, ms_since(t_start), opt.out.c_str());
+  return report;
 }
 
-}  // namespace cityforge::app
+}  // namespace cityforge::islands

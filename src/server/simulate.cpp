@@ -1,13 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cityforge simulate OUT_DIR`: the traffic of a generated city, headless. Reads lanes.json and
-// points/parking_spots.ply, runs the fixed tick for --seconds, writes a .cfrec recording and
+// `cityforge simulate OUT_DIR`: the traffic and crowd of a generated city, headless. Reads the
+// city's folder (city_sim.cpp), runs the fixed tick for --seconds, writes a .cfrec recording and
 // sim_stats.json (docs/traffic.md).
-#include "simulate.hpp"
+#include "cityforge/server/simulate.hpp"
 
-#include <tbb/global_control.h>
-#include <tbb/info.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cinttypes>
@@ -20,16 +17,17 @@
 #include <numbers>
 #include <sstream>
 
-#include "city_sim.hpp"
+#include "cityforge/core/format.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/export/export.hpp"
+#include "cityforge/server/city_sim.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
 namespace fs = std::filesystem;
 
-namespace cityforge::app {
+namespace cityforge::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -147,19 +145,12 @@ std::string hex(std::uint64_t h) {
 
 }  // namespace
 
-int simulate(const SimulateOptions& opt) {
+Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   const auto t_start = Clock::now();
-  const bool tty = isatty(fileno(stderr)) != 0 && !opt.quiet;
-  const int threads = opt.threads > 0 ? opt.threads : tbb::info::default_concurrency();
-  tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
-                            static_cast<std::size_t>(threads));
-  const auto fail = [](const Error& e) {
-    std::fprintf(stderr, "cityforge: error: %s\n", e.to_string().c_str());
-    return e.code == ErrorCode::invalid_input ? 2 : 1;
-  };
+  const int threads = opt.threads;
   // 0. Options that need no city: the viewer and the events.
   Result<std::vector<ViewerKey>> viewer = parse_viewer(opt.viewer);
-  if (!viewer) return fail(viewer.error());
+  if (!viewer) return viewer.error();
   CitySimOptions copt;
   copt.dir = opt.dir;
   copt.dt_s = opt.dt_s;
@@ -174,16 +165,17 @@ int simulate(const SimulateOptions& opt) {
   std::vector<crowd::Event> events;
   for (const std::string& e : opt.events) {
     Result<crowd::Event> ev = parse_event(e, ccfg);
-    if (!ev) return fail(ev.error());
+    if (!ev) return ev.error();
     events.push_back(*ev);
   }
   // 1. The city, its traffic and its crowd (city_sim.cpp).
   Result<CitySim> city = build_city_sim(copt);
-  if (!city) return fail(city.error());
+  if (!city) return city.error();
   const traffic::Config& cfg = city->traffic_config;
   traffic::Simulation& sim = *city->traffic;
-  for (const std::string& w : sim.stats().warnings) {
-    std::fprintf(stderr, "cityforge: warning: %s\n", w.c_str());
+  if (opt.warning) {
+    for (const std::string& w : sim.stats().warnings)
+      opt.warning(w);
   }
   // 2. The crowd's viewer and events, and the vehicles' levels of detail.
   crowd::Crowd* people = city->crowd.get();
@@ -209,7 +201,7 @@ int simulate(const SimulateOptions& opt) {
   if (opt.record) {
     info = sim.recording_info(opt.seed);
     Result<traffic::RecordingWriter> w = traffic::RecordingWriter::open(rec_path, info);
-    if (!w) return fail(w.error());
+    if (!w) return w.error();
     writer.emplace(std::move(*w));
   }
   const auto every = static_cast<std::uint64_t>(
@@ -240,7 +232,7 @@ int simulate(const SimulateOptions& opt) {
   auto last_print = Clock::now();
   update_vehicle_lod(sim.samples(false));
   if (writer) {
-    if (Status s = record(); !s) return fail(s.error());
+    if (Status s = record(); !s) return s.error();
   }
   for (std::uint64_t t = 0; t < ticks; ++t) {
     const auto t0 = Clock::now();
@@ -260,7 +252,7 @@ int simulate(const SimulateOptions& opt) {
     }
     if (writer && sim.stats().ticks % every == 0) {
       const auto t1 = Clock::now();
-      if (Status s = record(); !s) return fail(s.error());
+      if (Status s = record(); !s) return s.error();
       record_s += seconds_since(t1);
     }
     if (opt.audit) {
@@ -270,21 +262,22 @@ int simulate(const SimulateOptions& opt) {
       worst.min_gap_m = std::min(worst.min_gap_m, a.min_gap_m);
       worst.bad_positions += a.bad_positions;
     }
-    if (tty && std::chrono::duration<double>(Clock::now() - last_print).count() > 0.25) {
+    if (opt.progress && std::chrono::duration<double>(Clock::now() - last_print).count() > 0.25) {
       last_print = Clock::now();
       const traffic::Stats& s = sim.stats();
-      std::fprintf(stderr,
-                   "\r\033[K  %6.0f / %.0f s simulated, %u vehicles, %.1f m/s, %.0f ticks/s",
-                   sim.time_s(), opt.seconds, s.vehicles_moving, s.mean_speed_mps,
-                   static_cast<double>(t + 1) / std::max(tick_s, 1e-9));
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "%6.0f / %.0f s simulated, %u vehicles, %.1f m/s, %.0f ticks/s", sim.time_s(),
+                    opt.seconds, s.vehicles_moving, s.mean_speed_mps,
+                    static_cast<double>(t + 1) / std::max(tick_s, 1e-9));
+      opt.progress(line);
     }
   }
-  if (tty) std::fprintf(stderr, "\r\033[K");
   std::uint64_t rec_bytes = 0;
   std::uint32_t rec_frames = 0;
   if (writer) {
     rec_frames = writer->frames_written();
-    if (Status s = writer->close(); !s) return fail(s.error());
+    if (Status s = writer->close(); !s) return s.error();
     rec_bytes = writer->bytes_written();
   }
 
@@ -393,47 +386,51 @@ int simulate(const SimulateOptions& opt) {
           .string();
   const std::string text = j.dump(2) + "\n";
   if (Status w = exporter::write_file_atomic(stats_path, text.data(), text.size()); !w) {
-    return fail(w.error());
+    return w.error();
   }
-  if (!opt.quiet) {
-    std::printf("simulated %.0f s (%" PRIu64
+  SimulateReport report;
+  report.stats_path = stats_path;
+  if (writer) report.recording_path = rec_path;
+  std::string& out = report.summary;
+  append_printf(out,
+                "simulated %.0f s (%" PRIu64
                 " ticks of %.3f s) in %.2f s wall: %.0f ticks/s, %.3g vehicle "
                 "updates/s on %d thread%s\n",
                 sim.time_s(), s.ticks, static_cast<double>(cfg.dt_s), tick_s,
                 static_cast<double>(s.ticks) / std::max(tick_s, 1e-9), updates_per_s, threads,
                 threads == 1 ? "" : "s");
-    std::printf(
-        "vehicles: %u moving (%u requested, capacity %u), %u parked; mean speed %.1f m/s "
-        "(%.0f km/h), %.0f km driven\n",
-        s.vehicles_moving, s.vehicles_requested, s.capacity, s.vehicles_parked, s.mean_speed_mps,
-        s.mean_speed_mps * 3.6, s.distance_km);
-    std::printf("throughput: %" PRIu64 " junction entries, %" PRIu64 " trips completed, %" PRIu64
+  append_printf(out,
+                "vehicles: %u moving (%u requested, capacity %u), %u parked; mean speed %.1f m/s "
+                "(%.0f km/h), %.0f km driven\n",
+                s.vehicles_moving, s.vehicles_requested, s.capacity, s.vehicles_parked,
+                s.mean_speed_mps, s.mean_speed_mps * 3.6, s.distance_km);
+  append_printf(out,
+                "throughput: %" PRIu64 " junction entries, %" PRIu64 " trips completed, %" PRIu64
                 " lane changes, %" PRIu64 " stops; %" PRIu64 " red-light entries\n",
                 s.junction_entries, s.trips_completed, s.lane_changes, s.stops, s.red_violations);
-    if (opt.audit) {
-      std::printf("audit: %" PRIu64 " overlaps, %" PRIu64
-                  " conflicting occupancies, min gap %.2f m\n",
-                  audit_overlaps, audit_conflicts, static_cast<double>(worst.min_gap_m));
-    }
-    if (people) {
-      const crowd::Stats& c = people->stats();
-      std::printf(
-          "crowd: %u pedestrians, %.3g pedestrian updates/s (%.2f s wall); now high %u, "
-          "medium %u, low %u, off %u; %" PRIu64 " crossings (%" PRIu64 " jaywalks), %" PRIu64
-          " flee reactions\n",
-          c.pedestrians, crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0.0, crowd_s,
-          c.per_lod[0], c.per_lod[1], c.per_lod[2], c.per_lod[3], c.crossings, c.jaywalks,
-          c.flee_reactions);
-    }
-    if (writer) {
-      std::printf("wrote %s (%u frames, %.1f MB) and %s; setup %.2f s, recording %.2f s\n",
+  if (opt.audit) {
+    append_printf(
+        out, "audit: %" PRIu64 " overlaps, %" PRIu64 " conflicting occupancies, min gap %.2f m\n",
+        audit_overlaps, audit_conflicts, static_cast<double>(worst.min_gap_m));
+  }
+  if (people) {
+    const crowd::Stats& c = people->stats();
+    append_printf(out,
+                  "crowd: %u pedestrians, %.3g pedestrian updates/s (%.2f s wall); now high %u, "
+                  "medium %u, low %u, off %u; %" PRIu64 " crossings (%" PRIu64
+                  " jaywalks), %" PRIu64 " flee reactions\n",
+                  c.pedestrians, crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0.0,
+                  crowd_s, c.per_lod[0], c.per_lod[1], c.per_lod[2], c.per_lod[3], c.crossings,
+                  c.jaywalks, c.flee_reactions);
+  }
+  if (writer) {
+    append_printf(out, "wrote %s (%u frames, %.1f MB) and %s; setup %.2f s, recording %.2f s\n",
                   rec_path.c_str(), rec_frames, static_cast<double>(rec_bytes) / 1e6,
                   stats_path.c_str(), setup_s, record_s);
-    } else {
-      std::printf("wrote %s; setup %.2f s\n", stats_path.c_str(), setup_s);
-    }
+  } else {
+    append_printf(out, "wrote %s; setup %.2f s\n", stats_path.c_str(), setup_s);
   }
-  return 0;
+  return report;
 }
 
-}  // namespace cityforge::app
+}  // namespace cityforge::server

@@ -1,19 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // The traffic and crowd of a generated city, built from its folder: lanes.json, the parking
 // spots and props written by `generate` (points/), the building footprints of layout.geojson
-// and shepherds.json. Used by `cityforge simulate` and `cityforge serve --live`.
-#include "city_sim.hpp"
+// and shepherds.json. Used by `cityforge simulate` (run_simulation) and `cityforge serve --live`.
+#include "cityforge/server/city_sim.hpp"
 
+#include <array>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
+#include "cityforge/core/assert.hpp"
+#include "cityforge/dressing/dressing.hpp"
 #include "cityforge/traffic/network.hpp"
 
 namespace fs = std::filesystem;
 
-namespace cityforge::app {
+namespace cityforge::server {
 namespace {
 
 /// Parking spots written by `generate` (points/parking_spots.ply): binary little endian,
@@ -61,15 +65,20 @@ Result<std::vector<traffic::ParkedVehicle>> read_parking(const std::string& path
 }
 
 /// Street furniture the crowd walks round: props written by `generate` (points/props/*.ply),
-/// with a radius per kind. Missing files are skipped (a city without dressing).
+/// each with its footprint radius from the prop catalogue (dressing::prop_catalog(), the one
+/// source of truth). Missing files are skipped (a city without dressing).
 Result<std::vector<crowd::Obstacle>> read_obstacles(const fs::path& dir) {
-  static const std::pair<const char*, float> kRadius[] = {
-      {"street_tree", 0.6f}, {"street_light", 0.2f},  {"bench", 0.9f},       {"bin", 0.35f},
-      {"hydrant", 0.3f},     {"bus_stop", 1.5f},      {"kiosk", 1.5f},       {"planter", 0.7f},
-      {"signal_pole", 0.2f}, {"stop_sign", 0.15f},    {"yield_sign", 0.15f}, {"parking_lamp", 0.2f},
-      {"fountain", 3.0f},    {"umbrella_table", 1.2f}};
+  static constexpr std::array<std::string_view, 14> kProps = {
+      "street_tree", "street_light", "bench",    "bin",           "hydrant",
+      "bus_stop",    "kiosk",        "planter",  "signal_pole",   "stop_sign",
+      "yield_sign",  "parking_lamp", "fountain", "umbrella_table"};
   std::vector<crowd::Obstacle> out;
-  for (const auto& [name, radius] : kRadius) {
+  for (const std::string_view name : kProps) {
+    const std::int32_t kind = dressing::find_prop(name);
+    CF_ASSERT(kind >= 0, "an obstacle prop missing from the catalogue");
+    if (kind < 0) continue;
+    const auto radius =
+        static_cast<float>(dressing::prop_catalog()[static_cast<std::size_t>(kind)].radius_m);
     const fs::path path = dir / (std::string(name) + ".ply");
     std::ifstream f(path, std::ios::binary);
     if (!f) continue;
@@ -213,4 +222,4 @@ void VehicleLod::update(traffic::Simulation& sim, std::span<const traffic::Vehic
   }
 }
 
-}  // namespace cityforge::app
+}  // namespace cityforge::server
