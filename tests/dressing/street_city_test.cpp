@@ -395,25 +395,6 @@ TEST(ResolveOverlaps, NoOverlapsAndPriorityRespected) {
   EXPECT_EQ(k, kept.size());
 }
 
-TEST(ResolveOverlaps, HigherPriorityWinsAndSurfacesStay) {
-  Item bench;
-  bench.prop = prop("bench");
-  Item light;
-  light.prop = prop("street_light");
-  light.position = {0.5f, 0.0f, 0.0f};
-  Item tile;
-  tile.prop = prop("sidewalk_tile");
-  Item tree;
-  tree.prop = prop("street_tree");
-  tree.position = {10.0f, 0.0f, 0.0f};
-  std::vector<Item> items{bench, tile, light, tree};
-  EXPECT_EQ(detail::resolve_overlaps(items), 1U);
-  ASSERT_EQ(items.size(), 3U);
-  EXPECT_EQ(items[0].prop, tile.prop);
-  EXPECT_EQ(items[1].prop, light.prop);
-  EXPECT_EQ(items[2].prop, tree.prop);
-}
-
 TEST(StreetDressing, SameAtOneAndTwoThreads) {
   auto run = [](int threads) {
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism,

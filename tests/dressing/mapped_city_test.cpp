@@ -349,16 +349,6 @@ TEST(Mapped, NoPlazaOrParkingZonesOnMappedLandOrHugeLeftovers) {
   EXPECT_GT(ground_zones, 0U);
 }
 
-TEST(Mapped, EnumNamesAreDistinct) {
-  std::set<std::string> names;
-  for (std::size_t i = 0; i < kGroundKindCount; ++i)
-    names.insert(to_string(static_cast<GroundKind>(i)));
-  for (std::size_t i = 0; i < kBarrierKindCount; ++i)
-    names.insert(to_string(static_cast<BarrierKind>(i)));
-  EXPECT_EQ(names.size(), kGroundKindCount + kBarrierKindCount);
-  EXPECT_EQ(names.count("unknown"), 0U);
-}
-
 TEST(Mapped, SameInputsGiveIdenticalOutputAtAnyThreadCount) {
   auto bytes = [](const Output& o) {
     std::vector<std::uint8_t> b(o.items.size() * sizeof(Item));
