@@ -41,9 +41,16 @@ struct Exported {
 Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
                              const Origin& origin) {
   Exported out;
-  Result<std::vector<std::uint8_t>> glb = city_glb(
-      *city.layout, *city.terrain, cfg.exports, city.roads.get(), cfg.roads, city.freeway.get(),
-      city.buildings.get(), city.styles.get(), city.dressing.get(), city.rooftops.get());
+  Result<std::vector<std::uint8_t>> glb = city_glb({.terrain = *city.terrain,
+                                                    .layout = *city.layout,
+                                                    .settings = cfg.exports,
+                                                    .roads = city.roads.get(),
+                                                    .road_meshes = city.road_meshes.get(),
+                                                    .freeway = city.freeway.get(),
+                                                    .buildings = city.buildings.get(),
+                                                    .styles = city.styles.get(),
+                                                    .dressing = city.dressing.get(),
+                                                    .rooftops = city.rooftops.get()});
   if (!glb) return glb.error();
   out.glb = std::move(*glb);
   Result<std::string> geojson = layout_geojson(*city.layout, origin, city.lots.get(),

@@ -105,9 +105,9 @@ tinygltf::Material make_material(Part part) {
 // ---- Instanced road bricks (export.road_modules = "instanced") ------------------------------
 
 constexpr const char* kInstancing = "EXT_mesh_gpu_instancing";
-constexpr std::size_t kBrickCount = 9;  // 3 classes x 3 module sizes, brick = class * 3 + size
+using roads::kBrickCount;  // 3 classes x 3 module sizes, brick = class * 3 + size
 
-/// (cy, cx), sorted like the chunks of build_city_meshes.
+/// (cy, cx), sorted like the chunks of chunk_city_meshes.
 using ChunkKey = std::pair<std::int32_t, std::int32_t>;
 
 /// The section modules of each chunk, per brick, in module order.
@@ -138,28 +138,18 @@ Result<BrickInstances> group_instances(const roads::Output& roads, double chunk_
   return out;
 }
 
-/// Brick width per class: the width of the first edge of that class (edges in index order), or
-/// the layout default when the city has none (then the brick is unused anyway).
-double brick_width(const layout::Output& city, std::size_t road_class) {
-  for (const layout::RoadEdge& e : city.network.edges) {
-    if (static_cast<std::size_t>(e.road_class) == road_class && e.width_m > 0.0) return e.width_m;
-  }
-  return layout::Config{}.classes[road_class].width_m;
-}
-
 /// "road_local_20m": the brick's mesh name.
-std::string brick_name(std::size_t brick, const roads::Config& rules) {
+std::string brick_name(std::size_t brick, const roads::Brick& b) {
   return std::string(
              detail::part_name(detail::road_part(static_cast<layout::RoadClass>(brick / 3)))) +
-         "_" + format_g9(rules.module_lengths_m[brick % 3]) + "m";
+         "_" + format_g9(b.length_m) + "m";
 }
 
 /// Each instance is pitched and rolled so the brick runs from the ground at its start to the
 /// ground at its end and leans with the cross slope: a level brick would sink into the ground.
 tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, int mesh,
                              const std::vector<const roads::ModuleInstance*>& modules,
-                             const terrain::Heightfield& ground, const roads::Config& rules,
-                             double width_m) {
+                             const terrain::Heightfield& ground, const roads::Brick& brick) {
   std::vector<float> t;
   std::vector<float> r;
   std::vector<float> s;
@@ -172,12 +162,12 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
     // The brick is first rolled about its own +x (so its cross-section follows the ground's
     // cross slope) and pitched about its own +z (so it ends on the ground at its end):
     // q = q_yaw * q_pitch * q_roll.
-    const double run = rules.module_lengths_m[m->size < 3 ? m->size : 2] * m->scale;
+    const double run = brick.length_m * m->scale;
     const Vec2 start{m->position.x, m->position.y};
     const Vec2 dir{std::cos(m->yaw_rad), std::sin(m->yaw_rad)};
     const double pitch =
         run > 0.0 ? std::atan2(ground.sample(start + dir * run) - m->position.z, run) : 0.0;
-    const double reach = 0.5 * width_m;
+    const double reach = 0.5 * brick.width_m;
     // `cross` is the ground's rise from the left of travel (perp(dir), the brick's -z) to the
     // right (+z) per metre; rolling about +x by -atan(cross) raises +z by that slope.
     const double cross = reach > 0.0 ? (ground.sample(start - perp(dir) * reach) -
@@ -205,9 +195,9 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
 
 /// Adds the used brick meshes and, under each chunk node, one instancing node per brick.
 Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instances,
-                            const std::map<ChunkKey, int>& chunk_node, const layout::Output& city,
-                            const terrain::Heightfield& ground, const Config& config,
-                            const roads::Config& rules,
+                            const std::map<ChunkKey, int>& chunk_node,
+                            const terrain::Heightfield& ground,
+                            const std::array<roads::Brick, kBrickCount>& bricks_built,
                             const std::array<int, kPartCount>& material_of) {
   // 1. One mesh per brick that occurs somewhere, in brick order.
   std::array<int, kBrickCount> mesh_of{};
@@ -218,9 +208,8 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
       used = used || !bricks[b].empty();
     if (!used) continue;
     const auto c = static_cast<layout::RoadClass>(b / 3);
-    const std::string name = brick_name(b, rules);
-    const Mesh brick = detail::road_brick(c, rules.module_lengths_m[b % 3],
-                                          brick_width(city, b / 3), config.road_raise_m, rules);
+    const std::string name = brick_name(b, bricks_built[b]);
+    const Mesh& brick = bricks_built[b].mesh;
     if (brick.indices.empty()) {
       return Error::invalid_input(name, "expected a module length and road width > 0");
     }
@@ -239,9 +228,9 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
     for (std::size_t b = 0; b < kBrickCount; ++b) {
       if (bricks[b].empty()) continue;
       const std::string name =
-          model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, rules);
-      tinygltf::Node node = instance_node(model, name, mesh_of[b], bricks[b], ground, rules,
-                                          brick_width(city, b / 3));
+          model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, bricks_built[b]);
+      tinygltf::Node node =
+          instance_node(model, name, mesh_of[b], bricks[b], ground, bricks_built[b]);
       model.nodes[static_cast<std::size_t>(parent)].children.push_back(
           static_cast<int>(model.nodes.size()));
       model.nodes.push_back(std::move(node));
@@ -253,28 +242,25 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> city_glb(
-    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
-    const roads::Output* roads, const roads::Config& rules, const freeway::Output* freeway,
-    const buildings::Output* buildings, const buildings::StyleLibrary* styles,
-    const dressing::Output* dressing, const rooftops::RooftopOutput* rooftops) {
-  if ((buildings == nullptr) != (styles == nullptr)) {
+Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
+  const Config& config = in.settings;
+  const buildings::Output* buildings = in.buildings;
+  const dressing::Output* dressing = in.dressing;
+  const rooftops::RooftopOutput* rooftops = in.rooftops;
+  if ((buildings == nullptr) != (in.styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
-  Result<std::vector<ChunkMeshes>> built =
-      detail::build_city_meshes(city, ground, config, roads, rules, freeway, buildings,
-                                dressing != nullptr ? &dressing->ground : nullptr);
+  Result<std::vector<ChunkMeshes>> built = detail::chunk_city_meshes(in);
   if (!built) {
     return built.error();
   }
   const std::vector<ChunkMeshes>& chunks = *built;
   // Section modules become instances only when the road stage built one section per edge, as
-  // build_city_meshes then leaves their ribbons out.
-  const bool instanced = config.road_modules == pipeline::RoadModules::instanced &&
-                         roads != nullptr && roads->sections.size() == city.network.edges.size();
+  // chunk_city_meshes then leaves their ribbons out.
+  const bool instanced = detail::instanced_roads(in);
   BrickInstances instances;
   if (instanced) {
-    Result<BrickInstances> grouped = group_instances(*roads, config.chunk_m);
+    Result<BrickInstances> grouped = group_instances(*in.roads, config.chunk_m);
     if (!grouped) return grouped.error();
     instances = std::move(*grouped);
   }
@@ -312,7 +298,7 @@ Result<std::vector<std::uint8_t>> city_glb(
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
     if (rooftops != nullptr) bytes += rooftops->instances.size() * 40;
-    if (instanced && roads != nullptr) bytes += roads->modules.size() * 48;
+    if (instanced) bytes += in.roads->modules.size() * 48;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
 
@@ -377,8 +363,8 @@ Result<std::vector<std::uint8_t>> city_glb(
     model.nodes.push_back(std::move(node));
   }
   if (instanced) {
-    if (Status s = add_instanced_bricks(model, instances, chunk_node, city, ground, config, rules,
-                                        material_of);
+    if (Status s = add_instanced_bricks(model, instances, chunk_node, in.terrain,
+                                        in.road_meshes->bricks, material_of);
         !s) {
       return s.error();
     }
@@ -386,7 +372,7 @@ Result<std::vector<std::uint8_t>> city_glb(
   detail::InstanceWriter writer(model, config.instances);
   if (buildings != nullptr) {
     if (Status st = detail::add_building_nodes(model, building_groups, chunk_node, *buildings,
-                                               *styles, writer);
+                                               *in.styles, writer);
         !st) {
       return st.error();
     }

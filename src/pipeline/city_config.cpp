@@ -682,6 +682,7 @@ Result<CityConfig> parse_city_config(std::string_view text, const std::string& s
   if (c.dressing.biome_files.empty()) c.dressing.biome_sources = dressing::builtin_biome_sources();
   // Markings are draped on the carriageway as the exporter draws it: one road height for both.
   c.roads.road_raise_m = c.exports.road_raise_m;
+  c.roads.block_raise_m = c.exports.block_raise_m;
   // Props stand on the sidewalks and blocks the exporter draws.
   c.dressing.rules.surface_raise_m = c.exports.block_raise_m;
   // 3. Semantics (simple polygons, arteries inside, zones): the layout's own validation, with

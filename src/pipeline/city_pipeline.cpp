@@ -72,7 +72,7 @@ Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& bui
 }
 
 std::vector<std::string> CityPipeline::stage_names() {
-  return {"terrain", "zoning", "layout",    "roads",    "freeway",
+  return {"terrain", "zoning", "layout",    "roads",    "road_meshes", "freeway",
           "styles",  "lots",   "buildings", "rooftops", "dressing"};
 }
 
@@ -215,6 +215,21 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
                   r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
                   return Value(std::make_shared<const dressing::Output>(std::move(*r)));
                 }});
+  // The roads stage's surface meshes: their own node (appended, it runs beside the freeway) so
+  // the road geometry and lane graph stay cheap to rebuild and a raise only re-meshes. It reads
+  // the raises (export keys, copied into config.roads) as well as the road rules.
+  nodes.push_back(StageNode{
+      "road_meshes",
+      1,
+      {0, 2, 3},
+      config_slice(config, "roads") + config_slice(config, "export"),
+      [&config](const std::vector<Value>& in) -> Result<Value> {
+        auto r =
+            roads::build_surface_meshes(as<layout::Output>(in[1]), as<terrain::Heightfield>(in[0]),
+                                        &as<roads::Output>(in[2]), config.roads);
+        if (!r) return r.error();
+        return Value(std::make_shared<const roads::SurfaceMeshes>(std::move(*r)));
+      }});
   std::vector<StageStats> stats;
   Result<std::vector<Value>> values = run_graph(nodes, m_cache, observer, &stats);
   if (!values) return values.error();
@@ -228,6 +243,7 @@ Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observe
   out.buildings = std::static_pointer_cast<const buildings::Output>((*values)[7]);
   out.rooftops = std::static_pointer_cast<const rooftops::RooftopOutput>((*values)[8]);
   out.dressing = std::static_pointer_cast<const dressing::Output>((*values)[9]);
+  out.road_meshes = std::static_pointer_cast<const roads::SurfaceMeshes>((*values)[10]);
   out.stages = std::move(stats);
   return out;
 }

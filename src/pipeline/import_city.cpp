@@ -12,6 +12,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/freeway/freeway.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
 
 namespace cityforge::pipeline {
@@ -138,6 +139,11 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
       "roads", [&] { return roads::run(*layout_out, *terrain_out, rules.roads, rules.seed); });
   if (!rd) return rd.error();
   auto roads_out = std::make_shared<const roads::Output>(std::move(*rd));
+  Result<roads::SurfaceMeshes> meshes = steps.run("road_meshes", [&] {
+    return roads::build_surface_meshes(*layout_out, *terrain_out, roads_out.get(), rules.roads);
+  });
+  if (!meshes) return meshes.error();
+  auto meshes_out = std::make_shared<const roads::SurfaceMeshes>(std::move(*meshes));
   auto fw = std::make_shared<freeway::Output>();
   fw->first_lane_id = static_cast<roads::LaneId>(roads_out->lanes.lanes.size());
 
@@ -202,6 +208,7 @@ Result<ImportResult> import_city(const ImportSettings& settings, Observer* obser
   city.terrain = terrain_out;
   city.layout = layout_out;
   city.roads = roads_out;
+  city.road_meshes = meshes_out;
   city.freeway = fw;
   city.styles = styles_out;
   city.lots = lots_out;

@@ -24,6 +24,7 @@
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "export/fixture.hpp"
 
 namespace cityforge::exporter {
 namespace {
@@ -73,7 +74,9 @@ Config instanced() {
 
 std::vector<std::uint8_t> glb_of(const Config& config) {
   const SmallCity& c = small_city();
-  auto glb = city_glb(c.layout, c.ground, config, &c.roads, roads::Config{});
+  fixture::Extras extras;
+  extras.roads = &c.roads;
+  auto glb = fixture::city_glb_of(c.layout, c.ground, config, extras);
   EXPECT_TRUE(glb.ok()) << glb.error().to_string();
   return glb.ok() ? *glb : std::vector<std::uint8_t>{};
 }

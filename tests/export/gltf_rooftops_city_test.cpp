@@ -71,8 +71,9 @@ std::vector<std::uint8_t> city_with(const rooftops::RooftopOutput& roofs,
   const terrain::Heightfield ground = fixture::small_ground();
   Config config;
   config.instances = m;
-  auto glb =
-      city_glb(city, ground, config, nullptr, {}, nullptr, nullptr, nullptr, nullptr, &roofs);
+  fixture::Extras extras;
+  extras.rooftops = &roofs;
+  auto glb = fixture::city_glb_of(city, ground, config, extras);
   EXPECT_TRUE(glb.ok()) << glb.error().to_string();
   return glb.ok() ? *glb : std::vector<std::uint8_t>{};
 }
@@ -144,13 +145,16 @@ TEST(CityGlbRooftops, BadInstancesAreErrors) {
   const terrain::Heightfield ground = fixture::small_ground();
   rooftops::RooftopOutput bad_tile = roofs;
   bad_tile.instances[0].tile = 9999;
-  auto a = city_glb(city, ground, {}, nullptr, {}, nullptr, nullptr, nullptr, nullptr, &bad_tile);
+  fixture::Extras extras;
+  extras.rooftops = &bad_tile;
+  auto a = fixture::city_glb_of(city, ground, {}, extras);
   ASSERT_FALSE(a.ok());
   EXPECT_EQ(a.error().where, "rooftops.instances[0]");
   rooftops::RooftopOutput nan = roofs;
   for (auto& in : nan.instances)
     in.position[2] = std::nanf("");
-  auto b = city_glb(city, ground, {}, nullptr, {}, nullptr, nullptr, nullptr, nullptr, &nan);
+  extras.rooftops = &nan;
+  auto b = fixture::city_glb_of(city, ground, {}, extras);
   EXPECT_FALSE(b.ok());
 }
 

@@ -20,7 +20,7 @@ TEST(CityGlbValidator, KhronosValidatorReportsNoErrors) {
   if (!fs::exists(tool / "node_modules" / "gltf-validator")) {
     GTEST_SKIP() << "the glTF validator is not installed: run `npm ci` in " << tool.string();
   }
-  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{});
+  auto glb = fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{});
   ASSERT_TRUE(glb.ok()) << glb.error().to_string();
 
   const fs::path dir =

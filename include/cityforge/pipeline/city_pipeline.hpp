@@ -12,6 +12,7 @@
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
@@ -23,6 +24,8 @@ struct CityResult {
   std::shared_ptr<const terrain::Heightfield> terrain;
   std::shared_ptr<const layout::Output> layout;
   std::shared_ptr<const roads::Output> roads;
+  /// The road and block surface meshes of the roads stage (roads::build_surface_meshes).
+  std::shared_ptr<const roads::SurfaceMeshes> road_meshes;
   std::shared_ptr<const freeway::Output> freeway;
   std::shared_ptr<const buildings::StyleLibrary> styles;
   std::shared_ptr<const lots::Output> lots;
@@ -46,8 +49,8 @@ Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& bui
                                                     const rooftops::RooftopConfig& config,
                                                     Seed seed);
 
-/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
-/// lots -> buildings -> rooftops -> dressing), with an
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> road_meshes, freeway;
+/// styles; lots -> buildings -> rooftops -> dressing), with an
 /// in-memory cache: calling run() again after changing one config key re-runs only the stages
 /// downstream of it.
 class CityPipeline {
