@@ -18,10 +18,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using cityforge::clitest::CliRun;
-using cityforge::clitest::slurp;
-using cityforge::clitest::temp_dir;
-using cityforge::clitest::validator_installed;
+using namespace cityforge::clitest;
 
 CliRun run(const std::string& args) { return cityforge::clitest::run_cli(args); }
 

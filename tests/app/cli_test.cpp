@@ -20,11 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using cityforge::clitest::CliRun;
-using cityforge::clitest::run_cli;
-using cityforge::clitest::run_command;
-using cityforge::clitest::slurp;
-using cityforge::clitest::temp_dir;
+using namespace cityforge::clitest;
 
 const char* kValid = R"({
   "boundary": [[0, 0], [900, 0], [900, 800], [0, 800]],

@@ -11,12 +11,7 @@
 #include "cli_run.hpp"
 
 namespace fs = std::filesystem;
-using cityforge::clitest::CliRun;
-using cityforge::clitest::run_cli;
-using cityforge::clitest::slurp;
-using cityforge::clitest::temp_dir;
-using cityforge::clitest::validate_glb;
-using cityforge::clitest::validator_installed;
+using namespace cityforge::clitest;
 
 namespace {
 

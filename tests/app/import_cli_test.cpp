@@ -17,13 +17,7 @@
 #include "app/cli_run.hpp"
 
 namespace fs = std::filesystem;
-using cityforge::clitest::CliRun;
-using cityforge::clitest::run_cli;
-using cityforge::clitest::run_command;
-using cityforge::clitest::slurp;
-using cityforge::clitest::temp_dir;
-using cityforge::clitest::validate_glb;
-using cityforge::clitest::validator_installed;
+using namespace cityforge::clitest;
 
 namespace {
 

@@ -24,7 +24,18 @@ namespace cityforge::islands {
 // ---- Tiles --------------------------------------------------------------------------------
 
 /// Surface materials, also the colour classes of the look.
-enum class Material : std::uint8_t { none, grass, sand, rock, water, path, wall, roof, wood, leaves };
+enum class Material : std::uint8_t {
+  none,
+  grass,
+  sand,
+  rock,
+  water,
+  path,
+  wall,
+  roof,
+  wood,
+  leaves
+};
 
 /// What a tile variant is.
 enum class TileKind : std::uint8_t {
@@ -91,9 +102,9 @@ struct TileSet {
   /// whose profiles match (side k of a next to side j of b when a.side_profile[k] ==
   /// b.side_profile_mirrored[j]; up / down when a.up_profile == b.down_profile). Finalized.
   wfc::Model model;
-  std::vector<TileInfo> info;     ///< Per variant, aligned with model.tiles.
-  std::vector<UnitMesh> meshes;   ///< Per variant.
-  std::uint32_t base_count = 0;   ///< Base tiles (before turning).
+  std::vector<TileInfo> info;       ///< Per variant, aligned with model.tiles.
+  std::vector<UnitMesh> meshes;     ///< Per variant.
+  std::uint32_t base_count = 0;     ///< Base tiles (before turning).
   std::uint32_t profile_count = 0;  ///< Distinct side profiles.
 };
 
@@ -113,9 +124,9 @@ struct IslandConfig {
   /// First passes tried (the plain one, then ones with seeded stairs or a high floor to climb
   /// to); the one reaching most from the start is kept. [1..8]
   std::uint32_t first_pass_candidates = 6;
-  std::uint32_t max_passes = 4;     ///< Reset-and-resolve rounds after the first pass.
+  std::uint32_t max_passes = 4;  ///< Reset-and-resolve rounds after the first pass.
   std::uint32_t deform_iterations = 8;
-  double rise_m = 0.25;             ///< How much walkable land bulges up at most.
+  double rise_m = 0.25;  ///< How much walkable land bulges up at most.
   std::uint32_t smooth_iterations = 6;
   /// Hard-edge vertices (corners of cliffs and houses) move at most this far in smoothing.
   double hard_vertex_max_move_m = 0.12;
@@ -140,7 +151,7 @@ struct NavGraph {
 /// Welded island mesh, before and after deformation and smoothing.
 enum class EdgeRank : std::uint8_t { plain = 0, tile = 1, material = 2, hard = 3 };
 struct IslandMesh {
-  std::vector<Vec3> positions;  ///< Metres, z up.
+  std::vector<Vec3> positions;                          ///< Metres, z up.
   std::vector<std::array<std::uint32_t, 3>> triangles;  ///< Counter-clockwise from outside.
   std::vector<Material> material;                       ///< Per triangle.
   std::vector<std::uint32_t> cell;                      ///< Per triangle: its 3D cell id.
@@ -157,8 +168,8 @@ struct IslandMesh {
 };
 
 struct PhaseTimes {
-  double grid_ms = 0, tiles_ms = 0, solve_ms = 0, navigation_ms = 0, mesh_ms = 0,
-         deform_ms = 0, smooth_ms = 0, colour_ms = 0;
+  double grid_ms = 0, tiles_ms = 0, solve_ms = 0, navigation_ms = 0, mesh_ms = 0, deform_ms = 0,
+         smooth_ms = 0, colour_ms = 0;
 };
 
 struct IslandStats {
@@ -174,8 +185,8 @@ struct IslandStats {
 };
 
 struct Island {
-  LayeredGrid grid;                 ///< After deformation of the plane.
-  std::vector<wfc::TileId> tiles;   ///< Per 3D cell (LayeredGrid::cell_id).
+  LayeredGrid grid;                ///< After deformation of the plane.
+  std::vector<wfc::TileId> tiles;  ///< Per 3D cell (LayeredGrid::cell_id).
   NavGraph nav;
   IslandMesh mesh;
   IslandStats stats;

@@ -35,7 +35,7 @@ struct Network {
   std::vector<LaneId> left;            ///< Same-direction neighbour towards the centre, or kNoLane.
   std::vector<LaneId> right;           ///< Same-direction neighbour towards the curb, or kNoLane.
   std::vector<float> traffic_density;  ///< Layout traffic density 0..1 (spawning, routing).
-  std::vector<float> width_m;             ///< Lane width (sidewalks: the walkable band).
+  std::vector<float> width_m;          ///< Lane width (sidewalks: the walkable band).
   std::vector<float> pedestrian_density;  ///< Layout pedestrian density 0..1 (crowd spawning).
   std::vector<roads::Turn> turn;
   std::vector<std::uint32_t> succ_begin;  ///< size lanes + 1.
