@@ -160,9 +160,6 @@ Status check_config(const Config& config) {
     return Error::invalid_input("export.volume_setback_m",
                                 "expected >= 0, got " + std::to_string(config.volume_setback_m));
   }
-  if (!std::isfinite(config.block_raise_m) || !std::isfinite(config.road_raise_m)) {
-    return Error::invalid_input("export", "block_raise_m and road_raise_m must be finite");
-  }
   return Ok{};
 }
 
@@ -944,6 +941,9 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
   if (Status s = check_inputs(city, ground, config); !s) {
     return s.error();
   }
+  if (!std::isfinite(rules.block_raise_m) || !std::isfinite(rules.road_raise_m)) {
+    return Error::invalid_input("roads", "block_raise_m and road_raise_m must be finite");
+  }
   if (patches != nullptr) {
     for (std::size_t i = 0; i < patches->size(); ++i) {
       const std::string where = "dressing.ground[" + std::to_string(i) + "]";
@@ -977,7 +977,7 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
     // Underground roads of imported places (tunnel=yes) are in the lane graph, not drawn.
     if (instanced || edges[i].tunnel) return Pieces{};
     return split_by_chunk(
-        road_ribbon(edges[i], trimmed(i), ground, config.road_raise_m, crown_m, skirt_m),
+        road_ribbon(edges[i], trimmed(i), ground, rules.road_raise_m, crown_m, skirt_m),
         road_part(edges[i].road_class), chunk_m);
   }));
   if (built) {
@@ -986,13 +986,13 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
     groups.push_back(mesh_items(walks.size(), [&](std::size_t i) {
       layout::Block as_block;
       as_block.area = walks[i];
-      Mesh m = block_surface(as_block, ground, config.block_raise_m);
-      add_curbs(m, walks[i], ground, config.block_raise_m, config.road_raise_m - 0.05);
+      Mesh m = block_surface(as_block, ground, rules.block_raise_m);
+      add_curbs(m, walks[i], ground, rules.block_raise_m, rules.road_raise_m - 0.05);
       return split_by_chunk(cut_along_terrain_edges(std::move(m), ground), Part::sidewalk, chunk_m);
     }));
   } else {
     groups.push_back(mesh_items(edges.size(), [&](std::size_t i) {
-      return split_by_chunk(sidewalk_strips(edges[i], nullptr, ground, config.road_raise_m),
+      return split_by_chunk(sidewalk_strips(edges[i], nullptr, ground, rules.road_raise_m),
                             Part::sidewalk, chunk_m);
     }));
   }
@@ -1000,12 +1000,12 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
     const auto& xs = roads->intersections;
     groups.push_back(mesh_items(xs.size(), [&](std::size_t i) {
       if (xs[i].surface.outer.size() < 3) return Pieces{};
-      return split_by_chunk(junction_surface(xs[i], city, ground, config.road_raise_m),
+      return split_by_chunk(junction_surface(xs[i], city, ground, rules.road_raise_m),
                             road_part(junction_class(xs[i], city)), chunk_m);
     }));
   }
   groups.push_back(mesh_items(blocks.size(), [&](std::size_t i) {
-    return split_by_chunk(block_surface(blocks[i], ground, config.block_raise_m), Part::block,
+    return split_by_chunk(block_surface(blocks[i], ground, rules.block_raise_m), Part::block,
                           chunk_m);
   }));
   if (buildings == nullptr) {
@@ -1035,7 +1035,7 @@ Result<std::vector<ChunkMeshes>> build_city_meshes(
     const auto& ps = *patches;
     groups.push_back(mesh_items(ps.size(), [&](std::size_t i) {
       if (ps[i].area.outer.size() < 3) return Pieces{};
-      return split_by_chunk(ground_patch_mesh(ps[i], ground, config.block_raise_m),
+      return split_by_chunk(ground_patch_mesh(ps[i], ground, rules.block_raise_m),
                             ground_part(ps[i]), chunk_m);
     }));
   }

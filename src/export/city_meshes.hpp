@@ -46,7 +46,7 @@ enum class Part : std::uint8_t {
 };
 inline constexpr std::size_t kPartCount = 22;
 
-/// Ground patches (of areas) stand this far above the block surfaces (export.block_raise_m),
+/// Ground patches (of areas) stand this far above the block surfaces (roads.block_raise_m),
 /// paths this far; water lies flat at its GroundPatch::z_m + block_raise_m + kWaterRaiseM.
 inline constexpr double kGroundPatchRaiseM = 0.03;
 inline constexpr double kPathRaiseM = 0.06;

@@ -208,8 +208,7 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
 /// Adds the used brick meshes and, under each chunk node, one instancing node per brick.
 Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instances,
                             const std::map<ChunkKey, int>& chunk_node, const layout::Output& city,
-                            const terrain::Heightfield& ground, const Config& config,
-                            const roads::Config& rules,
+                            const terrain::Heightfield& ground, const roads::Config& rules,
                             const std::array<int, kPartCount>& material_of) {
   // 1. One mesh per brick that occurs somewhere, in brick order.
   std::array<int, kBrickCount> mesh_of{};
@@ -222,7 +221,7 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
     const auto c = static_cast<layout::RoadClass>(b / 3);
     const std::string name = brick_name(b, rules);
     const Mesh brick = detail::road_brick(c, rules.module_lengths_m[b % 3],
-                                          brick_width(city, b / 3), config.road_raise_m, rules);
+                                          brick_width(city, b / 3), rules.road_raise_m, rules);
     if (brick.indices.empty()) {
       return Error::invalid_input(name, "expected a module length and road width > 0");
     }
@@ -482,7 +481,7 @@ Result<std::vector<std::uint8_t>> city_glb(
     model.nodes.push_back(std::move(node));
   }
   if (instanced) {
-    if (Status s = add_instanced_bricks(model, instances, chunk_node, city, ground, config, rules,
+    if (Status s = add_instanced_bricks(model, instances, chunk_node, city, ground, rules,
                                         material_of);
         !s) {
       return s.error();

@@ -71,15 +71,15 @@ TEST(GroundPatches, DrapeOnTheGroundAndWaterLiesFlat) {
     };
     for (const auto& v : part(detail::Part::ground_grass).positions) {
       ++grass;
-      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.03, 1e-3);
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + roads::Config{}.block_raise_m + 0.03, 1e-3);
     }
     for (const auto& v : part(detail::Part::path).positions) {
       ++path;
-      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.06, 1e-3);
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + roads::Config{}.block_raise_m + 0.06, 1e-3);
     }
     for (const auto& v : part(detail::Part::ground_water).positions) {
       ++water;
-      EXPECT_NEAR(v[2], 6.25 + config.block_raise_m + 0.02, 1e-4);
+      EXPECT_NEAR(v[2], 6.25 + roads::Config{}.block_raise_m + 0.02, 1e-4);
       EXPECT_FALSE(v[0] > 40.01 && v[0] < 49.99 && v[1] > 90.01 && v[1] < 99.99);  // The hole.
     }
     const Mesh& f = part(detail::Part::ground_forest);

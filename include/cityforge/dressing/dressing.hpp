@@ -261,9 +261,6 @@ struct AudioPoint {
 };
 
 struct Config {
-  /// Sidewalks and block ground stand this far above the terrain: the exporter's
-  /// export.block_raise_m, which the pipeline copies here so props stand on what is drawn.
-  double surface_raise_m = 0.15;
   double tile_m = 1.5;                             ///< Sidewalk tile length along the curb. [> 0]
   std::uint32_t tile_variants = 4;                 ///< Seeded tile variants. [>= 1]
   double ground_tile_m = 2.0;                      ///< Ground cover point spacing. [> 0]
@@ -317,22 +314,24 @@ struct Output {
   Stats stats;
 };
 
-/// The stages a dressing run reads. All must outlive the call; `freeway` may be empty.
+/// The outputs of the stages before dressing, as the pipeline hands them (all must outlive the
+/// call). An empty output stands for none: no freeway, no rooftops, no styles.
 struct Inputs {
-  const layout::Output* city = nullptr;
-  const roads::Output* roads = nullptr;
-  const freeway::Output* freeway = nullptr;
-  const lots::Output* lots = nullptr;
-  const buildings::Output* buildings = nullptr;
-  const terrain::Heightfield* ground = nullptr;
-  /// Optional: the buildings' styles (rooftop zones are inset by the style's parapet width +
-  /// 0.5 m; without it by 0.3 + 0.5 m).
-  const buildings::StyleLibrary* styles = nullptr;
-  /// Optional: mapped features of an imported place (ground areas, water, paths, props,
-  /// barriers), placed where mapped.
+  const layout::Output& city;
+  /// Props, tiles and ground cover stand on its surfaces (roads::Output::block_raise_m).
+  const roads::Output& roads;
+  const freeway::Output& freeway;
+  const lots::Output& lots;
+  const buildings::Output& buildings;
+  const terrain::Heightfield& ground;
+  /// The buildings' styles: rooftop zones are inset by the style's parapet width + 0.5 m (a
+  /// building whose style is not in the library by 0.3 + 0.5 m).
+  const buildings::StyleLibrary& styles;
+  /// The WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
+  const wfc::RooftopOutput& rooftops;
+  /// Mapped features of an imported place (ground areas, water, paths, props, barriers),
+  /// placed where mapped; null for a generated city.
   const Mapped* mapped = nullptr;
-  /// Optional: the WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
-  const wfc::RooftopOutput* rooftops = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

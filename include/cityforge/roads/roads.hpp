@@ -28,19 +28,21 @@ struct Config {
   double min_trim_m = 2.0;         ///< Shortest trim at a junction with 3+ legs.
   double crosswalk_width_m = 3.0;  ///< Crosswalk stripe band, just outside the junction.
   double stop_line_gap_m = 1.0;    ///< Stop line this far before the crosswalk.
-  double lane_width_m = 3.3;       ///< Nominal; actual = road width / lanes, clamped.
   double yellow_s = 3.0;           ///< Signal clearance.
   double all_red_s = 1.5;
   double min_green_s = 12.0;
   double pedestrian_walk_s = 7.0;  ///< Walk interval before flashing don't-walk.
-  /// Curb return radius per layout::RoadClass (artery, main, local); layout::Output does not
-  /// carry it per edge. A corner between two classes uses the smaller radius. Same defaults
-  /// as layout::Config. [Limit: >= 0]
+  /// Curb return radius per layout::RoadClass (artery, main, local): the city JSON's
+  /// layout.classes.<class>.corner_radius_m. A corner between two classes uses the smaller
+  /// radius. [Limit: 0..100]
   double corner_radius_m[3] = {9.0, 7.0, 5.0};
   double max_trim_share = 0.9;  ///< The two trims of an edge take at most this share of it.
-  /// Carriageways sit this far above the terrain. Must equal the exporter's road_raise_m (the
-  /// pipeline copies it) so markings land on the drawn surface. [Limit: finite]
+  /// Carriageways sit this far above the terrain: markings, junction surfaces and the exported
+  /// road meshes all use it (the single owner of the road height). [Limit: 0..5]
   double road_raise_m = 0.05;
+  /// Sidewalks and block surfaces (the curb) sit this far above the terrain; Output carries it
+  /// so what stands on them (set dressing) stands on what is drawn. [Limit: 0..5]
+  double block_raise_m = 0.15;
   /// Extra raise per layout::RoadClass (artery, main, local), as the exporter draws them; a
   /// junction surface takes the raise of its highest-class leg.
   double class_raise_m[3] = {0.04, 0.02, 0.0};
@@ -209,6 +211,8 @@ struct Output {
   LaneGraph lanes;
   std::vector<Decal> markings;  ///< Sections in index order; see build_markings.
   GeometryStats geometry_stats;
+  /// Sidewalks and block surfaces stand this far above the terrain (Config::block_raise_m).
+  double block_raise_m = 0.15;
 };
 
 /// Trims every section at its junctions, builds junction and section surfaces. The trim of a leg
