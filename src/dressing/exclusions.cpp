@@ -239,9 +239,7 @@ std::vector<double> hydrant_stations(double length_m, const Config& config,
                           config.hydrant_spacing_m, 2.0);
 }
 
-double sidewalk_z(const Inputs& in, Vec2 p) {
-  return in.ground.sample(p) + in.roads.block_raise_m;
-}
+double sidewalk_z(const Inputs& in, Vec2 p) { return in.ground.sample(p) + in.roads.block_raise_m; }
 
 Ring parking_spot_ring(const ParkingSpot& spot) {
   const Vec2 c{spot.position[0], spot.position[1]};

@@ -222,8 +222,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
           const Vec2 p{st.centre.x + part.offset.x * c - part.offset.y * s,
                        st.centre.y + part.offset.x * s + part.offset.y * c};
           double z = zone.z_m;
-          if (zone.kind != ZoneKind::rooftop)
-            z = in.ground.sample(p) + in.roads.block_raise_m;
+          if (zone.kind != ZoneKind::rooftop) z = in.ground.sample(p) + in.roads.block_raise_m;
           Item item;
           item.prop = part.prop;
           item.position = {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(z)};

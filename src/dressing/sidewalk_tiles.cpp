@@ -312,16 +312,14 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     if (!polygon_contains(sw, ga) && !polygon_contains(sw, gb)) continue;
     Item a;  // x along out_a (to C), y along dir_a (to V): left of out_a is dir_a.
     a.prop = static_cast<std::uint32_t>(in_prop);
-    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y),
-                  z_at(in, kt.pa)};
+    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y), z_at(in, kt.pa)};
     a.yaw_rad = static_cast<float>(std::atan2(ra.out.y, ra.out.x));
     a.scale_x = static_cast<float>(ra.width);
     a.scale_y = static_cast<float>(kt.ta);
     a.owner = owner;
     Item b;  // x along -dir_b (to V), y along out_b (to C): left of -dir_b is out_b.
     b.prop = static_cast<std::uint32_t>(in_prop);
-    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y),
-                  z_at(in, kt.pb)};
+    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y), z_at(in, kt.pb)};
     b.yaw_rad = static_cast<float>(std::atan2(-rb.dir.y, -rb.dir.x));
     b.scale_x = static_cast<float>(kt.tb);
     b.scale_y = static_cast<float>(rb.width);

@@ -179,8 +179,7 @@ SolvedRoofs solved_roofs(const Inputs& in) {
 std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs& in,
                                      const Config& config, const SolvedRoofs& solved) {
   double parapet = kDefaultParapetM;
-  if (b.style < in.styles.styles.size())
-    parapet = in.styles.styles[b.style].parapet_width_m;
+  if (b.style < in.styles.styles.size()) parapet = in.styles.styles[b.style].parapet_width_m;
   const double inset = parapet + kRoofClearM;
   std::vector<LeftoverZone> zones;
   for (std::size_t i = 0; i < b.volumes.size(); ++i) {

@@ -481,8 +481,8 @@ Result<std::vector<std::uint8_t>> city_glb(
     model.nodes.push_back(std::move(node));
   }
   if (instanced) {
-    if (Status s = add_instanced_bricks(model, instances, chunk_node, city, ground, rules,
-                                        material_of);
+    if (Status s =
+            add_instanced_bricks(model, instances, chunk_node, city, ground, rules, material_of);
         !s) {
       return s.error();
     }

@@ -53,8 +53,10 @@ std::string type_of(const detail::Field& f) {
     case Kind::choice: {
       std::string s;
       for (std::size_t i = 0; i < f.names.size(); ++i) {
-        s += std::string(i == 0 ? "" : i + 1 == f.names.size() ? " or " : ", ") + "\"" +
-             f.names[i] + "\"";
+        s += std::string(i == 0                    ? ""
+                         : i + 1 == f.names.size() ? " or "
+                                                   : ", ") +
+             "\"" + f.names[i] + "\"";
       }
       return s;
     }
@@ -206,12 +208,11 @@ std::vector<ConfigKeyDoc> config_key_docs() {
 }
 
 std::string config_docs_table(std::string_view object) {
-  std::string out =
-      "| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
+  std::string out = "| key | type | default | read by | meaning |\n|---|---|---|---|---|\n";
   for (const ConfigKeyDoc& d : config_key_docs()) {
     if (d.object != object) continue;
-    out += "| `" + d.key + "` | " + d.type + " | " + d.default_value + " | " + d.read_by +
-           " | " + d.meaning + " |\n";
+    out += "| `" + d.key + "` | " + d.type + " | " + d.default_value + " | " + d.read_by + " | " +
+           d.meaning + " |\n";
   }
   return out;
 }

@@ -27,25 +27,22 @@ Generate generate_graph(const CityConfig& c) {
         return terrain::run(area, rules, seed);
       });
   // Zoning needs no terrain: it runs beside it (and checks the whole layout input and rules).
-  const auto zoning = add_stage<layout::Zoning>(
-      g, "zoning", reads(), given(c.inputs, c.layout, c.seed),
-      [](const layout::Inputs& in, const layout::Config& rules, Seed seed) {
-        return layout::build_zoning(in, rules, seed);
-      });
+  const auto zoning =
+      add_stage<layout::Zoning>(g, "zoning", reads(), given(c.inputs, c.layout, c.seed),
+                                [](const layout::Inputs& in, const layout::Config& rules,
+                                   Seed seed) { return layout::build_zoning(in, rules, seed); });
   s.layout = add_stage<layout::Output>(
       g, "layout", reads(s.terrain, zoning), given(c.inputs, c.layout, c.seed),
       [](const terrain::Heightfield& ground, const layout::Zoning& zones, const layout::Inputs& in,
-         const layout::Config& rules, Seed seed) {
-        return layout::run(in, ground, zones, rules, seed);
-      });
+         const layout::Config& rules,
+         Seed seed) { return layout::run(in, ground, zones, rules, seed); });
   s.roads = detail::add_roads(g, c, s.terrain, s.layout);
   // Freeways join the roads (ramps reach artery lanes); their own rules are the stage's.
   s.freeway = add_stage<freeway::Output>(
       g, "freeway", reads(s.terrain, s.layout, s.roads), given(c.freeways, c.seed),
       [](const terrain::Heightfield& ground, const layout::Output& city, const roads::Output& rd,
-         const std::vector<freeway::FreewayCurve>& curves, Seed seed) {
-        return freeway::run(curves, city, rd, ground, freeway::Config{}, seed);
-      });
+         const std::vector<freeway::FreewayCurve>& curves,
+         Seed seed) { return freeway::run(curves, city, rd, ground, freeway::Config{}, seed); });
   s.styles = detail::add_styles(g, c);
   // Lots keep out of the freeway's footprint (seeds/000, 14:45).
   s.lots = add_stage<lots::Output>(

@@ -108,11 +108,10 @@ std::string config_text(CellSize c) { return "cell_m=" + json(c.cell_m).dump() +
 StageOutput<roads::Output> add_roads(StageGraph& g, const CityConfig& c,
                                      const StageOutput<terrain::Heightfield>& ground,
                                      const StageOutput<layout::Output>& city) {
-  return add_stage<roads::Output>(g, "roads", reads(city, ground), given(c.roads, c.seed),
-                                  [](const layout::Output& in, const terrain::Heightfield& hf,
-                                     const roads::Config& rules, Seed seed) {
-                                    return roads::run(in, hf, rules, seed);
-                                  });
+  return add_stage<roads::Output>(
+      g, "roads", reads(city, ground), given(c.roads, c.seed),
+      [](const layout::Output& in, const terrain::Heightfield& hf, const roads::Config& rules,
+         Seed seed) { return roads::run(in, hf, rules, seed); });
 }
 
 // Styles are data: parsing them is its own stage, keyed by the texts.
@@ -131,9 +130,8 @@ StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
       given(c.buildings.tag_volumes, c.buildings.generator, c.seed),
       [](const lots::Output& lots, const buildings::StyleLibrary& styles,
          const terrain::Heightfield& ground, const std::vector<buildings::TagVolume>& volumes,
-         const buildings::Config& rules, Seed seed) {
-        return buildings::run(lots, styles, volumes, ground, rules, seed);
-      });
+         const buildings::Config& rules,
+         Seed seed) { return buildings::run(lots, styles, volumes, ground, rules, seed); });
 }
 
 // WFC rooftops on the flat roofs (seeds/000, 43:01): each roof an independent solve.
@@ -148,19 +146,19 @@ StageOutput<wfc::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
 
 // Set dressing reads every stage before it; a bad biome is a warning, not a failure. Roof
 // tiers with a WFC rooftop get no rooftop biome; props stand on the roads stage's surfaces.
-StageOutput<dressing::Output> add_dressing(StageGraph& g, const CityConfig& c,
-                                           const CityStages& s,
-                                           const std::optional<StageOutput<dressing::Mapped>>& mapped) {
+StageOutput<dressing::Output> add_dressing(
+    StageGraph& g, const CityConfig& c, const CityStages& s,
+    const std::optional<StageOutput<dressing::Mapped>>& mapped) {
   return add_stage<dressing::Output>(
       g, "dressing",
       reads(s.terrain, s.layout, s.roads, s.freeway, s.styles, s.lots, s.buildings, s.rooftops,
             mapped),
       given(c.dressing, c.seed),
       [](const terrain::Heightfield& ground, const layout::Output& city, const roads::Output& rd,
-         const freeway::Output& fw, const buildings::StyleLibrary& styles,
-         const lots::Output& lots, const buildings::Output& built,
-         const wfc::RooftopOutput& rooftops, const dressing::Mapped* features,
-         const DressingSettings& rules, Seed seed) -> Result<dressing::Output> {
+         const freeway::Output& fw, const buildings::StyleLibrary& styles, const lots::Output& lots,
+         const buildings::Output& built, const wfc::RooftopOutput& rooftops,
+         const dressing::Mapped* features, const DressingSettings& rules,
+         Seed seed) -> Result<dressing::Output> {
         std::vector<dressing::Biome> biomes;
         std::vector<std::string> warnings;
         for (const auto& [file, text] : rules.biome_sources) {

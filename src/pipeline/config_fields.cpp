@@ -78,8 +78,7 @@ const Table& table_of<layout::Inputs>() {
       aggregate_arity<layout::Inputs>(),
       {
           read_by(custom<&layout::Inputs::boundary>(
-                      "boundary", &read_boundary, &polygon_text, "`[[x, y], ...]`",
-                      "**required**",
+                      "boundary", &read_boundary, &polygon_text, "`[[x, y], ...]`", "**required**",
                       "The city limit: a simple polygon (no self-intersections), >= 1 ha, "
                       "<= 100 km a side."),
                   "terrain, zoning, layout"),
@@ -107,21 +106,18 @@ const Table& table_of<layout::Inputs>() {
 template <>
 const Table& table_of<terrain::Config>() {
   using C = terrain::Config;
-  static const Table t{"terrain::Config",
-                       "terrain",
-                       aggregate_arity<C>(),
-                       {
-                           number<&C::amplitude_m>("amplitude_m", 0, 2000,
-                                                   "Peak deviation from 0; 0 = flat."),
-                           number<&C::scale_m>("scale_m", 1, 1e6,
-                                               "Wavelength of the first noise octave."),
-                           integer<&C::octaves>("octaves", 1, 12, "Noise octaves."),
-                           number<&C::persistence>("persistence", 0.01, 0.99,
-                                                   "Amplitude factor per octave."),
-                           number<&C::cell_m>("cell_m", 1, 1000, "Heightfield grid spacing."),
-                           number<&C::margin_m>("margin_m", 0, 10000,
-                                                "Extra ground around the city's bounds."),
-                       }};
+  static const Table t{
+      "terrain::Config",
+      "terrain",
+      aggregate_arity<C>(),
+      {
+          number<&C::amplitude_m>("amplitude_m", 0, 2000, "Peak deviation from 0; 0 = flat."),
+          number<&C::scale_m>("scale_m", 1, 1e6, "Wavelength of the first noise octave."),
+          integer<&C::octaves>("octaves", 1, 12, "Noise octaves."),
+          number<&C::persistence>("persistence", 0.01, 0.99, "Amplitude factor per octave."),
+          number<&C::cell_m>("cell_m", 1, 1000, "Heightfield grid spacing."),
+          number<&C::margin_m>("margin_m", 0, 10000, "Extra ground around the city's bounds."),
+      }};
   return t;
 }
 
@@ -300,8 +296,7 @@ const Table& table_of<lots::Config>() {
                                       "Lots whose target height is below this may become New "
                                       "York rows of narrow parcels with staggered rear lines "
                                       "(buildings that touch)..."),
-          number<&C::narrow_share>("narrow_share", 0, 1,
-                                   "...this share of them (drawn per lot)."),
+          number<&C::narrow_share>("narrow_share", 0, 1, "...this share of them (drawn per lot)."),
           number<&C::narrow_min_width_m>("narrow_min_width_m", 1, 200,
                                          "Narrowest frontage of those parcels."),
           number<&C::narrow_max_width_m>("narrow_max_width_m", 1, 200,
@@ -392,8 +387,7 @@ const Table& table_of<wfc::RooftopConfig>() {
                               "Cells keep this far inside the roof edge (parapet)."),
           count<&C::backtrack_budget>("backtrack_budget", 100000,
                                       "Backtracking steps per roof before a restart."),
-          count<&C::max_restarts>("max_restarts", 100,
-                                  "Restarts per roof before it stays bare."),
+          count<&C::max_restarts>("max_restarts", 100, "Restarts per roof before it stays bare."),
           hidden<&C::keep_cells>("keep_cells"),
       }};
   return t;
@@ -492,8 +486,8 @@ const Table& table_of<CrowdSettings>() {
       {
           hidden<&C::present>("present"),
           custom<&C::shepherds>("shepherds", &read_shepherds, &shepherds_text,
-                                "`[{name, polygon, count, density, behaviour, variant_mix}]`",
-                                "[]", "Static groups.", kShepherdDocs),
+                                "`[{name, polygon, count, density, behaviour, variant_mix}]`", "[]",
+                                "Static groups.", kShepherdDocs),
           nested<&C::wandering>("wandering"),
       }};
   return t;

@@ -216,11 +216,12 @@ void read_choice(const Field& f, Reader& r, const json& obj, const std::string& 
   }
   std::string names;
   for (std::size_t i = 0; i < f.names.size(); ++i) {
-    names += std::string(i == 0 ? "" : i + 1 == f.names.size() ? " or " : ", ") + "\"" +
-             f.names[i] + "\"";
+    names += std::string(i == 0                    ? ""
+                         : i + 1 == f.names.size() ? " or "
+                                                   : ", ") +
+             "\"" + f.names[i] + "\"";
   }
-  r.fail(path + "/" + key,
-         "expected " + names + ", got " + cityforge::detail::describe_json(v));
+  r.fail(path + "/" + key, "expected " + names + ", got " + cityforge::detail::describe_json(v));
 }
 
 json choice_text(const Field& f, const void* value) {

@@ -122,7 +122,8 @@ void read_freeway(Reader& r, const json& j, const std::string& path, const Polyg
     const std::string pp = path + "/points/" + std::to_string(k);
     if (!p.is_array() || p.size() != 3 || !p[0].is_number() || !p[1].is_number() ||
         !p[2].is_number()) {
-      r.fail(pp, "expected a point [x, y, height_above_ground] of three numbers, got " + describe(p));
+      r.fail(pp,
+             "expected a point [x, y, height_above_ground] of three numbers, got " + describe(p));
       return;
     }
     const Vec3 v{p[0].get<double>(), p[1].get<double>(), p[2].get<double>()};
@@ -155,7 +156,8 @@ void read_shepherd(Reader& r, const json& j, const std::string& sp, std::set<std
   if (!r.failed() && (g.name.empty() || !names.insert(g.name).second)) {
     r.fail(sp + "/name",
            "expected a unique, non-empty group name (it keys the group's random positions), "
-           "got \"" + g.name + "\"");
+           "got \"" +
+               g.name + "\"");
     return;
   }
   Polygon poly{read_points(r, j["polygon"], sp + "/polygon"), {}};

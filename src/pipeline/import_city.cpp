@@ -120,11 +120,11 @@ Import import_graph(const ImportSettings& settings) {
         return made;
       });
   // 3. The road network and its blocks.
-  out.network = add_stage<osm::NetworkBuild>(
-      g, "network", reads(out.place), given(settings.network),
-      [](const Place& place, const osm::NetworkConfig& config) {
-        return osm::build_network(place.extract, place.area, config);
-      });
+  out.network =
+      add_stage<osm::NetworkBuild>(g, "network", reads(out.place), given(settings.network),
+                                   [](const Place& place, const osm::NetworkConfig& config) {
+                                     return osm::build_network(place.extract, place.area, config);
+                                   });
   s.layout = out.network.part<&osm::NetworkBuild::layout>();
   // 4. Cut and fill under the roads, so nothing that drapes on the ground floats or sinks.
   out.condition = add_stage<Conditioned>(
@@ -164,8 +164,7 @@ Import import_graph(const ImportSettings& settings) {
       [](const Place& place, const osm::NetworkBuild& net) -> Result<osm::FeatureBuild> {
         return osm::build_features(place.extract, place.area, net.paths);
       });
-  s.dressing =
-      detail::add_dressing(g, rules, s, out.features.part<&osm::FeatureBuild::mapped>());
+  s.dressing = detail::add_dressing(g, rules, s, out.features.part<&osm::FeatureBuild::mapped>());
   return out;
 }
 

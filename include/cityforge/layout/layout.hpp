@@ -58,10 +58,9 @@ struct Inputs {
 
 /// Layout rules.
 struct Config {
-  std::array<RoadClassSpec, kRoadClassCount> classes{
-      RoadClassSpec{22.0, 3, 5.0, 60.0},  // artery
-      RoadClassSpec{14.0, 2, 4.0, 50.0},  // main
-      RoadClassSpec{9.0, 1, 3.0, 40.0}};  // local
+  std::array<RoadClassSpec, kRoadClassCount> classes{RoadClassSpec{22.0, 3, 5.0, 60.0},  // artery
+                                                     RoadClassSpec{14.0, 2, 4.0, 50.0},  // main
+                                                     RoadClassSpec{9.0, 1, 3.0, 40.0}};  // local
   double block_short_m = 80.0;         ///< Preferred block depth (American: ~80 m). [Limit: > 10]
   double block_long_m = 200.0;         ///< Preferred block length. [Limit: >= block_short_m]
   double block_size_tolerance = 0.25;  ///< Blocks may stretch +-25 % to fit a region. [0..0.9]

@@ -86,9 +86,8 @@ struct StageOutput {
   auto part() const {
     CF_ASSERT(view == nullptr, "a part of a part");
     using Part = std::remove_cvref_t<decltype(std::declval<const T&>().*Member)>;
-    return StageOutput<Part>{node, [](const void* v) -> const void* {
-                               return &(static_cast<const T*>(v)->*Member);
-                             }};
+    return StageOutput<Part>{
+        node, [](const void* v) -> const void* { return &(static_cast<const T*>(v)->*Member); }};
   }
 };
 
@@ -153,12 +152,13 @@ class StageGraph {
     for (const Input& i : inputs) {
       if (i.node != Input::kNone) nodes.push_back(i.node);
     }
-    StageNode node{std::move(name), version, nodes, std::move(config_text),
-                   [nodes, run = std::move(run)](const std::vector<Value>& values) -> Result<Value> {
-                     Result<T> r = run(StageInputs(nodes, values));
-                     if (!r) return r.error();
-                     return Value(std::make_shared<const T>(std::move(*r)));
-                   }};
+    StageNode node{
+        std::move(name), version, nodes, std::move(config_text),
+        [nodes, run = std::move(run)](const std::vector<Value>& values) -> Result<Value> {
+          Result<T> r = run(StageInputs(nodes, values));
+          if (!r) return r.error();
+          return Value(std::make_shared<const T>(std::move(*r)));
+        }};
     m_nodes.push_back(std::move(node));
     return StageOutput<T>{m_nodes.size() - 1};
   }
