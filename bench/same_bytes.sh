@@ -48,12 +48,12 @@ run wfc_roof "$exe" wfc --model builtin:rooftop --size 6,4,2 --fix 2,1,0=bulkhea
 strip_stats() {
   python3 - "$1" <<'EOF'
 import json, sys
-VOLATILE = {"timings", "stages", "wall_s", "peak_rss_mb", "peak_rss_kb", "threads", "total_s",
+VOLATILE = {"timings", "stages", "wall_s", "peak_rss_mb", "peak_rss_kb", "threads", "total_s", "peak_rss_mib",
             "elapsed_s", "seconds", "time_s", "generated_at", "ms", "solve_ms", "ms_per_island"}
 def clean(v):
     if isinstance(v, dict):
         return {k: clean(x) for k, x in v.items() if k not in VOLATILE and not k.endswith("_s")
-                and not k.endswith("_ms")}
+                and not k.endswith("_ms") and not k.endswith("_mib")}
     if isinstance(v, list):
         return [clean(x) for x in v]
     return v

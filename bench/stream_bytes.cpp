@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size and speed of the live stream (traffic::StreamEncoder, docs/live.md) on a generated city:
 // the traffic and the crowd built as `cityforge simulate` / `serve --live` build them
-// (apps/cityforge/city_sim), one frame encoded per 0.1 s tick, every frame decoded again. Prints
+// (server::build_city_sim), one frame encoded per 0.1 s tick, every frame decoded again. Prints
 // bytes per agent per frame (all frames, key frames, delta frames), encode and decode time per
 // frame, and the same run's .cfrec recording for comparison. Two streams are encoded side by
 // side: with the parked cars in every frame, and without them (what `serve --live` sends).
@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "../apps/cityforge/city_sim.hpp"
+#include "cityforge/server/city_sim.hpp"
 #include "cityforge/traffic/recording.hpp"
 #include "cityforge/traffic/stream.hpp"
 
@@ -113,7 +113,7 @@ struct Stream {
 
 int main(int argc, char** argv) {
   CLI::App app{"stream_bytes: size and speed of the live stream on a generated city"};
-  app::CitySimOptions opt;
+  server::CitySimOptions opt;
   opt.vehicles = 5000;
   opt.pedestrians = 15000;
   double seconds = 60;
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
 
   // 1. The city, as serve --live builds it; the viewer stands at the origin as in simulate.
   const auto t_setup = Clock::now();
-  Result<app::CitySim> city = app::build_city_sim(opt);
+  Result<server::CitySim> city = server::build_city_sim(opt);
   if (!city) {
     std::fprintf(stderr, "stream_bytes: %s\n", city.error().to_string().c_str());
     return 1;
@@ -141,7 +141,7 @@ int main(int argc, char** argv) {
   crowd::Crowd* people = city->crowd.get();
   const crowd::Viewer viewer;
   if (people) people->set_viewer(viewer);
-  app::VehicleLod vehicle_lod(opt.lod);
+  server::VehicleLod vehicle_lod(opt.lod);
   const traffic::RecordingInfo info = sim.recording_info(opt.seed);
   traffic::StreamConfig sc;
   sc.origin = info.origin;

@@ -13,7 +13,7 @@
 
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/wfc/wfc.hpp"
 
 using namespace cityforge;
@@ -116,11 +116,11 @@ const Metropolis& metropolis() {
 
 void BM_WfcRooftopsMetropolis(benchmark::State& state) {
   const Metropolis& m = metropolis();
-  auto model = wfc::builtin_rooftop_model();
+  auto model = rooftops::builtin_rooftop_model();
   if (!model) std::abort();
-  wfc::RooftopStats stats;
+  rooftops::RooftopStats stats;
   for (auto _ : state) {
-    auto out = wfc::build_rooftops(m.buildings, *model, m.config.rooftops, m.config.seed);
+    auto out = rooftops::build_rooftops(m.buildings, *model, m.config.rooftops, m.config.seed);
     if (!out) std::abort();
     stats = out->stats;
     benchmark::DoNotOptimize(out);

@@ -4,11 +4,8 @@
 #   ln -sf ../../scripts/check.sh .git/hooks/pre-commit
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
-files=$(git ls-files '*.cpp' '*.hpp' | grep -v '^tools/' || true)
-if ! clang-format --dry-run --Werror $files >/dev/null 2>&1; then
-  echo "check: clang-format would change files; run: clang-format -i \$(git ls-files '*.cpp' '*.hpp')" >&2
-  exit 1
-fi
+bash scripts/check_format.sh >/dev/null || { bash scripts/check_format.sh | tail -5; exit 1; }
+python3 scripts/check_layering.py >/dev/null || { python3 scripts/check_layering.py; exit 1; }
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
 ctest --preset release -j "$(nproc)"

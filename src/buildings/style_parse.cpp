@@ -14,8 +14,8 @@
 
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_reader.hpp"
 #include "cityforge/lots/lots.hpp"
-#include "core/detail/json_reader.hpp"
 
 namespace cityforge::buildings {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_reader.hpp"
 #include "cityforge/dressing/dressing.hpp"
-#include "core/detail/json_reader.hpp"
 
 namespace cityforge::dressing {
 namespace {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "dressing/detail.hpp"
 
@@ -136,6 +137,11 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
       ++st.patches_by_kind[static_cast<std::size_t>(g.kind)];
     }
   }
+  // 7. The ground patches' meshes, on the surfaces the props stand on.
+  Result<std::vector<Mesh>> meshes =
+      ground_patch_meshes(out.ground, in.ground, in.roads.block_raise_m);
+  if (!meshes) return meshes.error();
+  out.ground_meshes = std::move(*meshes);
   return out;
 }
 

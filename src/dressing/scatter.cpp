@@ -14,7 +14,7 @@
 #include <string>
 
 #include "cityforge/core/format.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -247,7 +247,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
   //    With WFC rooftops the open roofs are theirs and only the rings left around upper tiers
   //    are rooftop zones: a rooftop biome fitting none of those says nothing about the biome.
   const bool wfc_roofs = std::any_of(in.rooftops.rooftops.begin(), in.rooftops.rooftops.end(),
-                                     [](const wfc::Rooftop& r) { return r.solved; });
+                                     [](const rooftops::Rooftop& r) { return r.solved; });
   for (std::size_t i = 0; i < biomes.size(); ++i) {
     if (fits[i] != 0) continue;
     const Biome& b = biomes[i];

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -168,7 +168,7 @@ using SolvedRoofs = std::vector<std::pair<buildings::BuildingId, std::uint32_t>>
 
 SolvedRoofs solved_roofs(const Inputs& in) {
   SolvedRoofs out;
-  for (const wfc::Rooftop& r : in.rooftops.rooftops) {
+  for (const rooftops::Rooftop& r : in.rooftops.rooftops) {
     if (r.solved) out.emplace_back(r.building, r.volume);
   }
   std::sort(out.begin(), out.end());

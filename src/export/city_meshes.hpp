@@ -6,13 +6,11 @@
 #include <cstdint>
 #include <vector>
 
-#include "cityforge/buildings/buildings.hpp"
 #include "cityforge/core/mesh.hpp"
 #include "cityforge/core/result.hpp"
+#include "cityforge/dressing/dressing.hpp"
 #include "cityforge/export/export.hpp"
-#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
-#include "cityforge/terrain/heightfield.hpp"
 
 /// Private to the export module: the triangle meshes city.glb is made of, cut into chunks.
 namespace cityforge::exporter::detail {
@@ -46,12 +44,6 @@ enum class Part : std::uint8_t {
 };
 inline constexpr std::size_t kPartCount = 22;
 
-/// Ground patches (of areas) stand this far above the block surfaces (roads.block_raise_m),
-/// paths this far; water lies flat at its GroundPatch::z_m + block_raise_m + kWaterRaiseM.
-inline constexpr double kGroundPatchRaiseM = 0.03;
-inline constexpr double kPathRaiseM = 0.06;
-inline constexpr double kWaterRaiseM = 0.02;
-
 /// The part of a ground patch.
 Part ground_part(const dressing::GroundPatch& patch);
 
@@ -69,37 +61,21 @@ struct ChunkMeshes {
   std::array<Mesh, kPartCount> parts;
 };
 
-/// Builds the terrain, road ribbons (per class), sidewalk strips, block surfaces and block volumes
-/// of a city and assigns each triangle to the chunk of its centroid. Within a chunk and part,
-/// triangles keep the order terrain chunks, then edges, then blocks by index; chunks are sorted by
-/// (cy, cx) and only non-empty chunks are returned. Degenerate triangles are dropped. Items are
-/// meshed in parallel into their own slots and merged in index order: identical output at any
-/// thread count. Fails when an input coordinate or setting is not finite (or out of range).
-/// With `roads`, carriageways follow the trimmed sections (crowned, with skirts, per `rules`),
-/// sidewalks stop at the junction mouths and junction surfaces are added in the part of their
-/// widest leg; without, ribbons follow whole edges. With `freeway`, its deck, barriers and
-/// pillars are added (part `freeway`) and block volumes keep out of the deck footprints.
-/// With `buildings`, the block volumes are left out (the buildings replace them) and the
-/// building roofs are added (parts `roof` and `parapet`).
-/// With `patches` (the set dressing's Output::ground of an imported place), each patch is
-/// triangulated and draped on the ground (triangles bisected down to two terrain cells, like the
-/// block surfaces) kGroundPatchRaiseM above the block surfaces, paths kPathRaiseM, water flat;
-/// none (or an empty list) leaves the meshes as they were.
-Result<std::vector<ChunkMeshes>> build_city_meshes(
-    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
-    const roads::Output* roads = nullptr, const roads::Config& rules = {},
-    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
-    const std::vector<dressing::GroundPatch>* patches = nullptr);
+/// Whether the section carriageways are written as instanced road bricks: with
+/// export.road_modules = "instanced", a road stage output of one section per edge and its
+/// meshes (whose bricks are used).
+bool instanced_roads(const CityGlbInputs& in);
 
-/// A road brick in its module frame (engine axes): a slab from x = 0 to length_m along +x,
-/// width_m wide across y (centred on y = 0, +y left of travel), its curbs at z = raise_m plus the
-/// class raise of the baked ribbons and its centre line crown_m higher; skirts hang skirt_m below
-/// both curbs. Flat-shaded. city_glb turns it y-up like every mesh: +x along the road, +y up, +z
-/// to the right of travel.
-Mesh road_brick(layout::RoadClass c, double length_m, double width_m, double raise_m,
-                const roads::Config& rules);
-
-/// The class of a junction's widest leg (artery before main before local).
-layout::RoadClass junction_class(const roads::Intersection& x, const layout::Output& city);
+/// Cuts the meshes of `in` into chunks: every triangle goes to the chunk of its centroid.
+/// Within a chunk and part, triangles keep the order terrain chunks (terrain::mesh_chunks of
+/// in.terrain), carriageways (left out when instanced: export.road_modules = "instanced" with a
+/// road stage output of one section per edge), sidewalks, junctions, block surfaces, then block
+/// volumes (without buildings) or the buildings' roofs, ground patches, markings, freeway decks
+/// and barriers, pillars; each by item index. Chunks are sorted by (cy, cx) and only non-empty
+/// chunks are returned. Degenerate triangles are dropped. Items are cut in parallel into their
+/// own slots and merged in that fixed order: identical output at any thread count. Fails on a
+/// bad chunk_m or terrain grid, on a vertex that is not finite (as float32) or too far from the
+/// origin for chunk_m, and on meshes that do not match their items in count.
+Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in);
 
 }  // namespace cityforge::exporter::detail

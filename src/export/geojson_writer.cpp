@@ -14,14 +14,12 @@
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/json_text.hpp"
 #include "cityforge/export/export.hpp"
-#include "export/detail/json_text.hpp"
 
 namespace cityforge::exporter {
 
 namespace {
-
-using detail::JsonText;
 
 /// Local metres -> WGS84 for imported places (null for invented cities: coordinates stay local).
 using ToWgs84 = std::function<std::pair<double, double>(Vec2)>;

@@ -28,7 +28,7 @@ using buildings::kMaterialCount;
 /// Linear base colours per kit material and colour variant (the post-solve colour variation
 /// of seeds/000: the same tank in four paints), with roughness and metalness per material.
 struct Paint {
-  std::array<std::array<double, 3>, wfc::kRooftopColours> rgb;
+  std::array<std::array<double, 3>, rooftops::kRooftopColours> rgb;
   double roughness;
   double metallic;
 };
@@ -70,7 +70,7 @@ class Paints {
  public:
   explicit Paints(tinygltf::Model& model) : m_model(model) {}
   int get(std::size_t material, std::uint16_t colour) {
-    const std::uint16_t c = colour < wfc::kRooftopColours ? colour : 0;
+    const std::uint16_t c = colour < rooftops::kRooftopColours ? colour : 0;
     auto [it, fresh] =
         m_index.try_emplace({material, c}, static_cast<int>(m_model.materials.size()));
     if (fresh) {
@@ -95,7 +95,7 @@ class Paints {
 /// The kit mesh of a tile, mirrored if asked, one part per kit material in `colour`.
 KitMesh rooftop_kit(const std::string& tile, bool reflected, std::uint16_t colour, double cell_m,
                     double level_m, Paints& paints) {
-  std::array<Mesh, kMaterialCount> parts = wfc::rooftop_tile_mesh(tile, cell_m, level_m);
+  std::array<Mesh, kMaterialCount> parts = rooftops::rooftop_tile_mesh(tile, cell_m, level_m);
   KitMesh kit;
   kit.name = "rooftop." + tile + (reflected ? ".m" : "") + ".c" + std::to_string(colour);
   for (std::size_t m = 0; m < kMaterialCount; ++m) {
@@ -110,7 +110,7 @@ using KitKey = std::tuple<std::uint32_t, bool, std::uint16_t>;  // tile, reflect
 
 }  // namespace
 
-Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOutput& rooftops,
+Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::RooftopOutput& rooftops,
                          double region_m, InstanceWriter& writer) {
   if (rooftops.instances.empty()) return Ok{};
   if (!(rooftops.cell_m > 0.0) || !(rooftops.level_m > 0.0)) {
@@ -122,7 +122,7 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
   Paints paints(model);
   std::map<KitKey, KitMesh> kits;
   for (std::size_t i = 0; i < rooftops.instances.size(); ++i) {
-    const wfc::RooftopInstance& in = rooftops.instances[i];
+    const rooftops::RooftopInstance& in = rooftops.instances[i];
     if (in.tile >= rooftops.tile_names.size()) {
       return Error::invalid_input("rooftops.instances[" + std::to_string(i) + "]",
                                   "tile " + std::to_string(in.tile) + " is not one of the " +
@@ -137,7 +137,7 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
   // 2. Group: region -> kit -> instance indices (input order); tiles with no mesh are left out.
   std::map<ChunkKey, std::map<KitKey, std::vector<std::uint32_t>>> groups;
   for (std::size_t i = 0; i < rooftops.instances.size(); ++i) {
-    const wfc::RooftopInstance& in = rooftops.instances[i];
+    const rooftops::RooftopInstance& in = rooftops.instances[i];
     const KitKey key{in.tile, in.reflected, in.colour};
     if (kits.at(key).parts.empty()) continue;
     const double cx = std::floor(in.position[0] / region_m);
@@ -169,7 +169,7 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOut
       placements.reserve(list.size());
       InstanceAttribute building{"_BUILDING", true, {}, {}};
       for (const std::uint32_t i : list) {
-        const wfc::RooftopInstance& in = rooftops.instances[i];
+        const rooftops::RooftopInstance& in = rooftops.instances[i];
         placements.push_back(Placement{in.position, in.yaw_rad, {1.0f, 1.0f, 1.0f}});
         building.floats.push_back(static_cast<float>(in.building));
       }

@@ -27,10 +27,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
-#include <ostream>
-#include <streambuf>
 #include <string>
 #include <utility>
 #include <vector>
@@ -62,6 +59,7 @@ using detail::Part;
 using detail::Quat;
 using detail::quat_axis;
 using detail::quat_mul;
+using detail::serialise_glb;
 using detail::to_y_up;
 
 /// Base colour (linear RGB) and roughness per part; nothing but water is metallic.
@@ -107,9 +105,9 @@ tinygltf::Material make_material(Part part) {
 // ---- Instanced road bricks (export.road_modules = "instanced") ------------------------------
 
 constexpr const char* kInstancing = "EXT_mesh_gpu_instancing";
-constexpr std::size_t kBrickCount = 9;  // 3 classes x 3 module sizes, brick = class * 3 + size
+using roads::kBrickCount;  // 3 classes x 3 module sizes, brick = class * 3 + size
 
-/// (cy, cx), sorted like the chunks of build_city_meshes.
+/// (cy, cx), sorted like the chunks of chunk_city_meshes.
 using ChunkKey = std::pair<std::int32_t, std::int32_t>;
 
 /// The section modules of each chunk, per brick, in module order.
@@ -140,28 +138,18 @@ Result<BrickInstances> group_instances(const roads::Output& roads, double chunk_
   return out;
 }
 
-/// Brick width per class: the width of the first edge of that class (edges in index order), or
-/// the layout default when the city has none (then the brick is unused anyway).
-double brick_width(const layout::Output& city, std::size_t road_class) {
-  for (const layout::RoadEdge& e : city.network.edges) {
-    if (static_cast<std::size_t>(e.road_class) == road_class && e.width_m > 0.0) return e.width_m;
-  }
-  return layout::Config{}.classes[road_class].width_m;
-}
-
 /// "road_local_20m": the brick's mesh name.
-std::string brick_name(std::size_t brick, const roads::Config& rules) {
+std::string brick_name(std::size_t brick, const roads::Brick& b) {
   return std::string(
              detail::part_name(detail::road_part(static_cast<layout::RoadClass>(brick / 3)))) +
-         "_" + format_g9(rules.module_lengths_m[brick % 3]) + "m";
+         "_" + format_g9(b.length_m) + "m";
 }
 
 /// Each instance is pitched and rolled so the brick runs from the ground at its start to the
 /// ground at its end and leans with the cross slope: a level brick would sink into the ground.
 tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, int mesh,
                              const std::vector<const roads::ModuleInstance*>& modules,
-                             const terrain::Heightfield& ground, const roads::Config& rules,
-                             double width_m) {
+                             const terrain::Heightfield& ground, const roads::Brick& brick) {
   std::vector<float> t;
   std::vector<float> r;
   std::vector<float> s;
@@ -174,12 +162,12 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
     // The brick is first rolled about its own +x (so its cross-section follows the ground's
     // cross slope) and pitched about its own +z (so it ends on the ground at its end):
     // q = q_yaw * q_pitch * q_roll.
-    const double run = rules.module_lengths_m[m->size < 3 ? m->size : 2] * m->scale;
+    const double run = brick.length_m * m->scale;
     const Vec2 start{m->position.x, m->position.y};
     const Vec2 dir{std::cos(m->yaw_rad), std::sin(m->yaw_rad)};
     const double pitch =
         run > 0.0 ? std::atan2(ground.sample(start + dir * run) - m->position.z, run) : 0.0;
-    const double reach = 0.5 * width_m;
+    const double reach = 0.5 * brick.width_m;
     // `cross` is the ground's rise from the left of travel (perp(dir), the brick's -z) to the
     // right (+z) per metre; rolling about +x by -atan(cross) raises +z by that slope.
     const double cross = reach > 0.0 ? (ground.sample(start - perp(dir) * reach) -
@@ -207,8 +195,9 @@ tinygltf::Node instance_node(tinygltf::Model& model, const std::string& name, in
 
 /// Adds the used brick meshes and, under each chunk node, one instancing node per brick.
 Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instances,
-                            const std::map<ChunkKey, int>& chunk_node, const layout::Output& city,
-                            const terrain::Heightfield& ground, const roads::Config& rules,
+                            const std::map<ChunkKey, int>& chunk_node,
+                            const terrain::Heightfield& ground,
+                            const std::array<roads::Brick, kBrickCount>& bricks_built,
                             const std::array<int, kPartCount>& material_of) {
   // 1. One mesh per brick that occurs somewhere, in brick order.
   std::array<int, kBrickCount> mesh_of{};
@@ -219,9 +208,8 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
       used = used || !bricks[b].empty();
     if (!used) continue;
     const auto c = static_cast<layout::RoadClass>(b / 3);
-    const std::string name = brick_name(b, rules);
-    const Mesh brick = detail::road_brick(c, rules.module_lengths_m[b % 3],
-                                          brick_width(city, b / 3), rules.road_raise_m, rules);
+    const std::string name = brick_name(b, bricks_built[b]);
+    const Mesh& brick = bricks_built[b].mesh;
     if (brick.indices.empty()) {
       return Error::invalid_input(name, "expected a module length and road width > 0");
     }
@@ -240,9 +228,9 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
     for (std::size_t b = 0; b < kBrickCount; ++b) {
       if (bricks[b].empty()) continue;
       const std::string name =
-          model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, rules);
-      tinygltf::Node node = instance_node(model, name, mesh_of[b], bricks[b], ground, rules,
-                                          brick_width(city, b / 3));
+          model.nodes[static_cast<std::size_t>(parent)].name + "." + brick_name(b, bricks_built[b]);
+      tinygltf::Node node =
+          instance_node(model, name, mesh_of[b], bricks[b], ground, bricks_built[b]);
       model.nodes[static_cast<std::size_t>(parent)].children.push_back(
           static_cast<int>(model.nodes.size()));
       model.nodes.push_back(std::move(node));
@@ -252,133 +240,27 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
   return Ok{};
 }
 
-/// A stream buffer appending to a byte vector: the GLB is written once, straight into the
-/// result (a city's BIN chunk is hundreds of MB; every copy shows in time and peak memory).
-class ByteSink final : public std::streambuf {
- public:
-  explicit ByteSink(std::vector<std::uint8_t>& out) : m_out(out) {}
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    m_out.insert(m_out.end(), reinterpret_cast<const std::uint8_t*>(s),
-                 reinterpret_cast<const std::uint8_t*>(s) + n);
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (!traits_type::eq_int_type(c, traits_type::eof())) {
-      m_out.push_back(static_cast<std::uint8_t>(traits_type::to_char_type(c)));
-    }
-    return traits_type::not_eof(c);
-  }
-
- private:
-  std::vector<std::uint8_t>& m_out;
-};
-
-/// Adds the one scene `name` (holding node 0, the root) and serialises the model as GLB. The BIN
-/// chunk is padded to 4 bytes; an empty buffer is left out. tinygltf writes the JSON; the GLB
-/// container is assembled here so the BIN chunk (hundreds of MB for a city) is copied once,
-/// straight into the result (tinygltf's own GLB writer copies it twice more).
-Result<std::vector<std::uint8_t>> serialise(tinygltf::Model& model, const std::string& name) {
-  tinygltf::Scene scene;
-  scene.name = name;
-  scene.nodes.push_back(0);
-  model.scenes.push_back(std::move(scene));
-  model.defaultScene = 0;
-  std::vector<unsigned char> bin = std::move(model.buffers[0].data);
-  model.buffers[0].data.clear();
-  bin.resize((bin.size() + 3) / 4 * 4, 0);
-  if (bin.empty()) {
-    model.buffers.clear();
-  }
-  // 1. The JSON, through tinygltf (with an empty buffer, whose byteLength is patched below).
-  std::vector<std::uint8_t> glb_json;
-  {
-    ByteSink sink(glb_json);
-    std::ostream out(&sink);
-    tinygltf::TinyGLTF writer;
-    if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false,
-                                       /*writeBinary=*/true) ||
-        !out || glb_json.size() < 20) {
-      return Error::internal(name + ".glb", "tinygltf failed to serialise the model");
-    }
-  }
-  const auto u32_at = [&](std::size_t at) {
-    std::uint32_t v = 0;
-    std::memcpy(&v, glb_json.data() + at, 4);
-    return v;
-  };
-  const std::uint32_t json_len = u32_at(12);
-  if (20 + std::size_t{json_len} > glb_json.size()) {
-    return Error::internal(name + ".glb", "tinygltf wrote a truncated JSON chunk");
-  }
-  std::string json(glb_json.begin() + 20, glb_json.begin() + 20 + json_len);
-  while (!json.empty() && json.back() == ' ')
-    json.pop_back();
-  if (!bin.empty()) {
-    const std::string from = "\"buffers\":[{\"byteLength\":0}]";
-    const auto at = json.find(from);
-    if (at == std::string::npos) {
-      return Error::internal(name + ".glb", "no buffer entry to give its byteLength");
-    }
-    json.replace(at, from.size(),
-                 "\"buffers\":[{\"byteLength\":" + std::to_string(bin.size()) + "}]");
-  }
-  json.resize((json.size() + 3) / 4 * 4, ' ');
-  // 2. The container: header, JSON chunk, BIN chunk.
-  const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size());
-  if (total > 0xFFFFFFFFULL) {
-    return Error::invalid_input(name + ".glb", "the city is larger than a GLB can hold (4 GiB)");
-  }
-  std::vector<std::uint8_t> bytes;
-  bytes.reserve(total);
-  const auto put32 = [&](std::uint32_t v) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
-    bytes.insert(bytes.end(), p, p + 4);
-  };
-  put32(0x46546C67U);  // "glTF"
-  put32(2);
-  put32(static_cast<std::uint32_t>(total));
-  put32(static_cast<std::uint32_t>(json.size()));
-  put32(0x4E4F534AU);  // "JSON"
-  bytes.insert(bytes.end(), json.begin(), json.end());
-  if (!bin.empty()) {
-    put32(static_cast<std::uint32_t>(bin.size()));
-    put32(0x004E4942U);  // "BIN\0"
-    bytes.insert(bytes.end(), bin.begin(), bin.end());
-  }
-  return bytes;
-}
-
 }  // namespace
 
-Result<std::vector<std::uint8_t>> detail::serialise_glb(tinygltf::Model& model,
-                                                        const std::string& name) {
-  return serialise(model, name);
-}
-
-Result<std::vector<std::uint8_t>> city_glb(
-    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
-    const roads::Output* roads, const roads::Config& rules, const freeway::Output* freeway,
-    const buildings::Output* buildings, const buildings::StyleLibrary* styles,
-    const dressing::Output* dressing, const wfc::RooftopOutput* rooftops) {
-  if ((buildings == nullptr) != (styles == nullptr)) {
+Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
+  const Config& config = in.settings;
+  const buildings::Output* buildings = in.buildings;
+  const dressing::Output* dressing = in.dressing;
+  const rooftops::RooftopOutput* rooftops = in.rooftops;
+  if ((buildings == nullptr) != (in.styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
-  Result<std::vector<ChunkMeshes>> built =
-      detail::build_city_meshes(city, ground, config, roads, rules, freeway, buildings,
-                                dressing != nullptr ? &dressing->ground : nullptr);
+  Result<std::vector<ChunkMeshes>> built = detail::chunk_city_meshes(in);
   if (!built) {
     return built.error();
   }
   const std::vector<ChunkMeshes>& chunks = *built;
   // Section modules become instances only when the road stage built one section per edge, as
-  // build_city_meshes then leaves their ribbons out.
-  const bool instanced = config.road_modules == pipeline::RoadModules::instanced &&
-                         roads != nullptr && roads->sections.size() == city.network.edges.size();
+  // chunk_city_meshes then leaves their ribbons out.
+  const bool instanced = detail::instanced_roads(in);
   BrickInstances instances;
   if (instanced) {
-    Result<BrickInstances> grouped = group_instances(*roads, config.chunk_m);
+    Result<BrickInstances> grouped = group_instances(*in.roads, config.chunk_m);
     if (!grouped) return grouped.error();
     instances = std::move(*grouped);
   }
@@ -416,7 +298,7 @@ Result<std::vector<std::uint8_t>> city_glb(
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
     if (rooftops != nullptr) bytes += rooftops->instances.size() * 40;
-    if (instanced && roads != nullptr) bytes += roads->modules.size() * 48;
+    if (instanced) bytes += in.roads->modules.size() * 48;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
 
@@ -481,8 +363,8 @@ Result<std::vector<std::uint8_t>> city_glb(
     model.nodes.push_back(std::move(node));
   }
   if (instanced) {
-    if (Status s =
-            add_instanced_bricks(model, instances, chunk_node, city, ground, rules, material_of);
+    if (Status s = add_instanced_bricks(model, instances, chunk_node, in.terrain,
+                                        in.road_meshes->bricks, material_of);
         !s) {
       return s.error();
     }
@@ -490,7 +372,7 @@ Result<std::vector<std::uint8_t>> city_glb(
   detail::InstanceWriter writer(model, config.instances);
   if (buildings != nullptr) {
     if (Status st = detail::add_building_nodes(model, building_groups, chunk_node, *buildings,
-                                               *styles, writer);
+                                               *in.styles, writer);
         !st) {
       return st.error();
     }
@@ -508,7 +390,7 @@ Result<std::vector<std::uint8_t>> city_glb(
     }
   }
   if (Status st = writer.finish(); !st) return st.error();
-  return serialise(model, "city");
+  return serialise_glb(model, "city");
 }
 
 Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building,
@@ -569,7 +451,7 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
       !s) {
     return s.error();
   }
-  return serialise(model, "building");
+  return serialise_glb(model, "building");
 }
 
 }  // namespace cityforge::exporter

@@ -4,13 +4,11 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/json_text.hpp"
 #include "cityforge/export/export.hpp"
-#include "export/detail/json_text.hpp"
 
 namespace cityforge::exporter {
 namespace {
-
-using detail::JsonText;
 
 const char* turn_name(roads::Turn t) {
   switch (t) {

@@ -4,7 +4,8 @@
 // so the ramps join lane ends; pieces meet exactly because all lanes share the centre line's
 // stations. Ids: per freeway, forward pieces, backward pieces, the two end turnarounds, then
 // ramps (off, on) in site order.
-#include "roads/detail/lanes.hpp"
+
+#include "cityforge/roads/lanes.hpp"
 
 #include <algorithm>
 
@@ -52,7 +53,7 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
         lane.tags = roads::kVehicle | roads::kFreeway;
         lane.points = cut(lines[static_cast<std::size_t>(i)], cut_at[p], cut_at[p + 1]);
         lane.width_m = config.lane_width_m;
-        lane.length_m = roads::detail::polyline3_length(lane.points);
+        lane.length_m = roads::polyline3_length(lane.points);
         lane.speed_limit_mps = speed;
         lane.lane_index = i;
         lane.forward = fwd;
@@ -97,10 +98,10 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
     turn.id = next_id();
     turn.tags = roads::kVehicle | roads::kFreeway | roads::kIntersection;
     turn.turn = roads::Turn::u_turn;
-    turn.points = roads::detail::bezier_connector(a.back(), tangent_at_end(a), b.front(),
-                                                  tangent_at_start(b), std::max(gap, 5.0), 1.0);
+    turn.points = roads::bezier_connector(a.back(), tangent_at_end(a), b.front(),
+                                          tangent_at_start(b), std::max(gap, 5.0), 1.0);
     turn.width_m = config.lane_width_m;
-    turn.length_m = roads::detail::polyline3_length(turn.points);
+    turn.length_m = roads::polyline3_length(turn.points);
     turn.speed_limit_mps = std::min(speed, 30.0 / 3.6);
     turn.lane_index = n - 1;
     turn.forward = dir == 0;
@@ -126,7 +127,7 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
       lane.tags = roads::kVehicle | roads::kRamp;
       lane.points = off ? r.off_points : r.on_points;
       lane.width_m = config.ramp_lane_width_m;
-      lane.length_m = roads::detail::polyline3_length(lane.points);
+      lane.length_m = roads::polyline3_length(lane.points);
       lane.speed_limit_mps = ramp_speed;
       lane.lane_index = 0;
       lane.forward = r.forward;

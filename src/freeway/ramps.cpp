@@ -12,8 +12,8 @@
 #include <cstdio>
 
 #include "cityforge/core/polyline.hpp"
+#include "cityforge/roads/lanes.hpp"
 #include "freeway/detail.hpp"
-#include "roads/detail/lanes.hpp"
 
 namespace cityforge::freeway::detail {
 namespace {
@@ -46,7 +46,7 @@ Vec2 end_tangent(const roads::Lane& l) {
 // A ramp between a and b with end tangents; empty if too short or too steep.
 std::vector<Vec3> ramp_curve(Vec3 a, Vec2 ta, Vec3 b, Vec2 tb, const Config& config) {
   const double chord = distance(xy(a), xy(b));
-  std::vector<Vec3> pts = roads::detail::bezier_connector(a, ta, b, tb, chord / 3.0, kRampSpacingM);
+  std::vector<Vec3> pts = roads::bezier_connector(a, ta, b, tb, chord / 3.0, kRampSpacingM);
   const double len = plan_length(pts);
   if (len < config.min_ramp_length_m) return {};
   if (std::fabs(b.z - a.z) > config.max_ramp_grade * len) return {};

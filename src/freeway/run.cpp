@@ -116,6 +116,9 @@ Result<Output> run(const std::vector<FreewayCurve>& curves, const layout::Output
   }
   out.deck_chunks = detail::chunk_triangles(deck, config.chunk_m);
   out.barrier_chunks = detail::chunk_triangles(barriers, config.chunk_m);
+  out.pillar_meshes.reserve(out.pillars.size());
+  for (const Pillar& p : out.pillars)
+    out.pillar_meshes.push_back(pillar_mesh(p));
   return out;
 }
 

@@ -18,19 +18,16 @@
 #include <utility>
 #include <vector>
 
-#include "cityforge/export/export.hpp"
+#include "cityforge/core/atomic_file.hpp"
+#include "cityforge/core/json_text.hpp"
+#include "cityforge/gltf/builder.hpp"
 #include "cityforge/islands/io.hpp"
-#include "export/detail/gltf_model.hpp"
-#include "export/detail/gltf_rooftops.hpp"
-#include "export/detail/json_text.hpp"
-#include "export/detail/tinygltf.hpp"
 
 namespace cityforge::islands {
 
 namespace {
 
 namespace fs = std::filesystem;
-using exporter::detail::JsonText;
 
 static_assert(std::endian::native == std::endian::little,
               "glTF buffers are little endian; this writer copies memory as is");
@@ -167,7 +164,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
       const Vec3 n = normalize(sum);
       VertexKey key;
       key.position = v;
-      key.normal = exporter::detail::to_y_up(
+      key.normal = gltf::to_y_up(
           {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)});
       key.colour = painted ? mesh.corner_colour[t][k] : plain_colour(m);
       for (float& c : key.colour) {
@@ -180,7 +177,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
       const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(ids.size()));
       if (added) {
         const Vec3 p = mesh.positions[v];
-        out.positions.push_back(exporter::detail::to_y_up(
+        out.positions.push_back(gltf::to_y_up(
             {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z)}));
         out.normals.push_back(key.normal);
         out.colours.push_back(key.colour);
@@ -194,41 +191,15 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
   return out;
 }
 
-/// A float VEC3 accessor over its own view (with min/max for positions).
-int add_vec3(tinygltf::Model& model, const std::vector<std::array<float, 3>>& v, bool bounds) {
-  const int view = exporter::detail::add_view(model, v.data(), v.size() * sizeof(v[0]),
-                                              TINYGLTF_TARGET_ARRAY_BUFFER);
-  const int acc = exporter::detail::add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT,
-                                                 TINYGLTF_TYPE_VEC3, v.size());
-  if (bounds) {
-    std::vector<double> lo(3, 0.0), hi(3, 0.0);
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      for (std::size_t k = 0; k < 3; ++k) {
-        // Exact float values as doubles: the validator compares them with the data.
-        const double x = v[i][k];
-        lo[k] = i == 0 ? x : std::min(lo[k], x);
-        hi[k] = i == 0 ? x : std::max(hi[k], x);
-      }
-    }
-    model.accessors[static_cast<std::size_t>(acc)].minValues = lo;
-    model.accessors[static_cast<std::size_t>(acc)].maxValues = hi;
-  }
-  return acc;
-}
-
-tinygltf::Primitive add_triangles(tinygltf::Model& model, const LandArrays& a, int material,
-                                  bool colours) {
-  tinygltf::Primitive prim;
-  prim.mode = TINYGLTF_MODE_TRIANGLES;
+/// One triangle primitive over the arrays: positions (with min/max), normals, colours when
+/// asked, uint32 indices.
+gltf::Primitive add_triangles(gltf::Builder& gb, const LandArrays& a, int material, bool colours) {
+  gltf::Primitive prim;
   prim.material = material;
-  prim.attributes["POSITION"] = add_vec3(model, a.positions, true);
-  prim.attributes["NORMAL"] = add_vec3(model, a.normals, false);
-  if (colours) prim.attributes["COLOR_0"] = add_vec3(model, a.colours, false);
-  const int idx_view = exporter::detail::add_view(model, a.indices.data(), a.indices.size() * 4,
-                                                  TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
-  prim.indices =
-      exporter::detail::add_accessor(model, idx_view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,
-                                     TINYGLTF_TYPE_SCALAR, a.indices.size());
+  prim.attributes["POSITION"] = gb.add_vec3(a.positions, true);
+  prim.attributes["NORMAL"] = gb.add_vec3(a.normals, false);
+  if (colours) prim.attributes["COLOR_0"] = gb.add_vec3(a.colours, false);
+  prim.indices = gb.add_indices(a.indices);
   return prim;
 }
 
@@ -319,59 +290,30 @@ Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandR
     return Error::invalid_input("island.glb", "the grid has a non-finite vertex or layer height");
   }
 
-  tinygltf::Model model;
-  model.asset.version = "2.0";
-  model.asset.generator = "cityforge";
-  {
-    tinygltf::Value::Object extras;
-    extras["generator"] = tinygltf::Value(std::string("cityforge island"));
-    extras["seed"] = tinygltf::Value(std::to_string(run.seed));
-    extras["grid"] = tinygltf::Value(std::string(grid_kind_name(run.config.grid.kind)));
-    extras["size"] = tinygltf::Value(static_cast<int>(run.config.grid.radius));
-    extras["layers"] = tinygltf::Value(static_cast<int>(island.grid.layers));
-    extras["cell_m"] = tinygltf::Value(run.config.grid.cell_m);
-    extras["layer_m"] = tinygltf::Value(island.grid.layer_m);
-    model.asset.extras = tinygltf::Value(std::move(extras));
-  }
-  model.buffers.emplace_back();
+  gltf::Builder gb;
+  gb.set_extras({{"generator", std::string("cityforge island")},
+                 {"seed", std::to_string(run.seed)},
+                 {"grid", std::string(grid_kind_name(run.config.grid.kind))},
+                 {"size", static_cast<int>(run.config.grid.radius)},
+                 {"layers", static_cast<int>(island.grid.layers)},
+                 {"cell_m", run.config.grid.cell_m},
+                 {"layer_m", island.grid.layer_m}});
 
   // Materials: the land's colours are in its vertices; the sea is see-through.
-  tinygltf::Material land_mat;
-  land_mat.name = "island";
-  land_mat.pbrMetallicRoughness.baseColorFactor = {1.0, 1.0, 1.0, 1.0};
-  land_mat.pbrMetallicRoughness.metallicFactor = 0.0;
-  land_mat.pbrMetallicRoughness.roughnessFactor = 0.9;
-  model.materials.push_back(land_mat);
-  tinygltf::Material sea_mat;
-  sea_mat.name = "sea";
-  sea_mat.pbrMetallicRoughness.baseColorFactor = {kSea[0], kSea[1], kSea[2], kSea[3]};
-  sea_mat.pbrMetallicRoughness.metallicFactor = 0.0;
-  sea_mat.pbrMetallicRoughness.roughnessFactor = 0.2;
-  sea_mat.alphaMode = "BLEND";
-  model.materials.push_back(sea_mat);
+  gb.add_material({.name = "island", .metallic = 0.0, .roughness = 0.9});
+  gb.add_material(
+      {.name = "sea", .base_colour = kSea, .metallic = 0.0, .roughness = 0.2, .blend = true});
 
-  tinygltf::Mesh land_mesh;
-  land_mesh.name = "land";
-  land_mesh.primitives.push_back(add_triangles(model, *land, 0, true));
-  model.meshes.push_back(std::move(land_mesh));
-  tinygltf::Mesh sea_mesh;
-  sea_mesh.name = "sea";
-  sea_mesh.primitives.push_back(add_triangles(
-      model, sea_arrays(kSeaRadiusFactor * radius, kSeaLevelLayers * island.grid.layer_m), 1,
-      false));
-  model.meshes.push_back(std::move(sea_mesh));
+  gb.add_mesh("land", {add_triangles(gb, *land, 0, true)});
+  gb.add_mesh("sea",
+              {add_triangles(
+                  gb, sea_arrays(kSeaRadiusFactor * radius, kSeaLevelLayers * island.grid.layer_m),
+                  1, false)});
 
-  tinygltf::Node root;
-  root.name = "island";
-  root.children = {1, 2};
-  tinygltf::Node land_node;
-  land_node.name = "land";
-  land_node.mesh = 0;
-  tinygltf::Node sea_node;
-  sea_node.name = "sea";
-  sea_node.mesh = 1;
-  model.nodes = {root, land_node, sea_node};
-  return exporter::detail::serialise_glb(model, "island");
+  gb.add_node({.name = "island", .children = {1, 2}});
+  gb.add_node({.name = "land", .mesh = 0});
+  gb.add_node({.name = "sea", .mesh = 1});
+  return gb.glb("island");
 }
 
 Result<std::string> island_nav_json(const Island& island) {
@@ -594,7 +536,7 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
   };
   for (const auto& [name, body] : files) {
     const std::string tmp = (fs::path(dir) / name).string() + suffix;
-    if (Status s = exporter::write_file_atomic(tmp, body.data(), body.size()); !s) {
+    if (Status s = write_file_atomic(tmp, body.data(), body.size()); !s) {
       discard();
       if (access(dir.c_str(), W_OK) != 0) {
         return Error::invalid_input(dir, "the output folder is not writable");

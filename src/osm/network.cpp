@@ -28,7 +28,6 @@
 #include <string>
 
 #include "cityforge/core/planar_graph.hpp"
-#include "layout/detail.hpp"
 #include "osm/network_detail.hpp"
 
 namespace cityforge::osm {
@@ -592,14 +591,6 @@ Result<NetworkBuild> build_network(const Extract& extract, const Aabb2& area,
     for (std::size_t i = 0; i + 1 < e.points.size(); ++i)
       segs.push_back({e.points[i], e.points[i + 1], e.id});
   }
-  const Ring& r = lay.boundary.outer;
-  for (std::size_t i = 0; i < r.size(); ++i)
-    segs.push_back({r[i], r[(i + 1) % r.size()], layout::detail::kTagBoundary});
-  const PlanarGraph pg = build_planar_graph(segs, 1e-6);
-  std::vector<layout::EdgeId> graph_to_road(pg.edges.size(), layout::detail::kNoEdge);
-  for (std::size_t i = 0; i < pg.edges.size(); ++i) {
-    if (pg.edges[i].tag != layout::detail::kTagBoundary) graph_to_road[i] = pg.edges[i].tag;
-  }
   layout::Inputs in;
   in.boundary = lay.boundary;
   const layout::Config lconfig;
@@ -614,8 +605,7 @@ Result<NetworkBuild> build_network(const Extract& extract, const Aabb2& area,
   };
   lay.height_field = constant(lconfig.default_height_m);
   lay.density_field = constant(0.5);
-  lay.blocks = layout::detail::build_blocks(pg, graph_to_road, net, in, lconfig, lay.height_field,
-                                            lay.density_field);
+  lay.blocks = layout::network_blocks(segs, net, in, lconfig, lay.height_field, lay.density_field);
 
   // 8. Warnings.
   if (!unknown.empty()) {

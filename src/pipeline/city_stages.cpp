@@ -49,13 +49,13 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
   return rules;
 }
 
-Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
-                                               const wfc::RooftopConfig& config, Seed seed) {
-  wfc::RooftopOutput out;
+Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                               const rooftops::RooftopConfig& config, Seed seed) {
+  rooftops::RooftopOutput out;
   if (config.enabled) {
-    Result<wfc::Model> model = wfc::builtin_rooftop_model();
+    Result<wfc::Model> model = rooftops::builtin_rooftop_model();
     if (!model) return model.error();
-    Result<wfc::RooftopOutput> built = wfc::build_rooftops(buildings, *model, config, seed);
+    Result<rooftops::RooftopOutput> built = rooftops::build_rooftops(buildings, *model, config, seed);
     if (!built) return built.error();
     out = std::move(*built);
   }
@@ -114,6 +114,16 @@ StageOutput<roads::Output> add_roads(StageGraph& g, const CityConfig& c,
          Seed seed) { return roads::run(in, hf, rules, seed); });
 }
 
+StageOutput<roads::SurfaceMeshes> add_road_meshes(StageGraph& g, const CityConfig& c,
+                                                  const CityStages& s) {
+  return add_stage<roads::SurfaceMeshes>(
+      g, "road_meshes", reads(s.layout, s.terrain, s.roads), given(c.roads),
+      [](const layout::Output& city, const terrain::Heightfield& ground, const roads::Output& rd,
+         const roads::Config& rules) {
+        return roads::build_surface_meshes(city, ground, &rd, rules);
+      });
+}
+
 // Styles are data: parsing them is its own stage, keyed by the texts.
 StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig& c) {
   return add_stage<buildings::StyleLibrary>(
@@ -135,11 +145,11 @@ StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
 }
 
 // WFC rooftops on the flat roofs (seeds/000, 43:01): each roof an independent solve.
-StageOutput<wfc::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
+StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
                                              const CityStages& s) {
-  return add_stage<wfc::RooftopOutput>(
+  return add_stage<rooftops::RooftopOutput>(
       g, "rooftops", reads(s.buildings), given(c.rooftops, c.seed),
-      [](const buildings::Output& built, const wfc::RooftopConfig& rules, Seed seed) {
+      [](const buildings::Output& built, const rooftops::RooftopConfig& rules, Seed seed) {
         return build_city_rooftops(built, rules, seed);
       });
 }
@@ -156,7 +166,7 @@ StageOutput<dressing::Output> add_dressing(
       given(c.dressing, c.seed),
       [](const terrain::Heightfield& ground, const layout::Output& city, const roads::Output& rd,
          const freeway::Output& fw, const buildings::StyleLibrary& styles, const lots::Output& lots,
-         const buildings::Output& built, const wfc::RooftopOutput& rooftops,
+         const buildings::Output& built, const rooftops::RooftopOutput& rooftops,
          const dressing::Mapped* features, const DressingSettings& rules,
          Seed seed) -> Result<dressing::Output> {
         std::vector<dressing::Biome> biomes;
@@ -190,6 +200,7 @@ CityResult city_result(const StageValues& values, const CityStages& s,
   out.terrain = values.get(s.terrain);
   out.layout = values.get(s.layout);
   out.roads = values.get(s.roads);
+  out.road_meshes = values.get(s.road_meshes);
   out.freeway = values.get(s.freeway);
   out.styles = values.get(s.styles);
   out.lots = values.get(s.lots);

@@ -371,10 +371,10 @@ const Table& table_of<BuildingSettings>() {
 }
 
 template <>
-const Table& table_of<wfc::RooftopConfig>() {
-  using C = wfc::RooftopConfig;
+const Table& table_of<rooftops::RooftopConfig>() {
+  using C = rooftops::RooftopConfig;
   static const Table t{
-      "wfc::RooftopConfig",
+      "rooftops::RooftopConfig",
       "rooftops",
       aggregate_arity<C>(),
       {

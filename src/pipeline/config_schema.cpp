@@ -60,7 +60,7 @@ bool known_keys(Reader& r, const json& j, const std::string& path,
                 const std::vector<std::string>& allowed) {
   if (r.failed()) return false;
   if (!j.is_object()) {
-    r.fail(path, "expected an object, got " + cityforge::detail::describe_json(j));
+    r.fail(path, "expected an object, got " + cityforge::describe_json(j));
     return false;
   }
   for (const auto& item : j.items()) {
@@ -193,7 +193,7 @@ void read_boolean(const Field&, Reader& r, const json& obj, const std::string& k
   if (r.failed() || !obj.contains(key)) return;
   const json& v = obj[key];
   if (!v.is_boolean()) {
-    r.fail(path + "/" + key, "expected true or false, got " + cityforge::detail::describe_json(v));
+    r.fail(path + "/" + key, "expected true or false, got " + cityforge::describe_json(v));
     return;
   }
   *static_cast<bool*>(value) = v.get<bool>();
@@ -221,7 +221,7 @@ void read_choice(const Field& f, Reader& r, const json& obj, const std::string& 
                                                    : ", ") +
              "\"" + f.names[i] + "\"";
   }
-  r.fail(path + "/" + key, "expected " + names + ", got " + cityforge::detail::describe_json(v));
+  r.fail(path + "/" + key, "expected " + names + ", got " + cityforge::describe_json(v));
 }
 
 json choice_text(const Field& f, const void* value) {

@@ -14,7 +14,7 @@ namespace {
 
 std::string fmt(double v) { return format_g9(v); }
 
-std::string describe(const json& j) { return cityforge::detail::describe_json(j); }
+std::string describe(const json& j) { return cityforge::describe_json(j); }
 
 // obj[key], or null when absent.
 const json* value_of(const json& obj, const std::string& key) {

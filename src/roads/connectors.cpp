@@ -8,7 +8,7 @@
 #include "cityforge/core/polyline.hpp"
 #include "roads/detail/lanes.hpp"
 
-namespace cityforge::roads::detail {
+namespace cityforge::roads {
 namespace {
 
 Vec2 xy(Vec3 p) { return {p.x, p.y}; }
@@ -88,7 +88,7 @@ double polyline3_length(const std::vector<Vec3>& points) {
   return total;
 }
 
-bool lanes_cross(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
+bool detail::lanes_cross(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   if (a.size() < 2 || b.size() < 2) return false;
   constexpr double kShared = 0.05;
   const bool same_start = distance(xy(a.front()), xy(b.front())) < kShared;
@@ -105,4 +105,4 @@ bool lanes_cross(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   return false;
 }
 
-}  // namespace cityforge::roads::detail
+}  // namespace cityforge::roads

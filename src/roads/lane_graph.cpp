@@ -274,8 +274,8 @@ LaneId Builder::add_connector(std::uint32_t index, LaneId from, LaneId to, Turn 
   const double handle = turn == Turn::u_turn ? gap * 2.0 / 3.0 + 0.5 : std::max(gap / 3.0, 0.3);
   Lane lane;
   lane.tags = kVehicle | kIntersection | (yield ? kYield : 0U);
-  lane.points = detail::bezier_connector(p0, end_tangent(a.points), p3, start_tangent(b.points),
-                                         handle, kConnectorSpacingM);
+  lane.points = bezier_connector(p0, end_tangent(a.points), p3, start_tangent(b.points), handle,
+                                 kConnectorSpacingM);
   lane.width_m = std::min(a.width_m, b.width_m);
   double limit = std::min(a.speed_limit_mps, b.speed_limit_mps);
   if (turn == Turn::right) limit = std::min(limit, 20.0 / 3.6);
@@ -459,8 +459,8 @@ void Builder::build_junction(std::uint32_t index) {
     const double gap = distance(xy(p0), xy(p3));
     Lane lane;
     lane.tags = kSidewalk;
-    lane.points = detail::bezier_connector(p0, t0, p3, t3, nl == 1 ? gap * 2.0 / 3.0 : gap / 3.0,
-                                           kConnectorSpacingM);
+    lane.points =
+        bezier_connector(p0, t0, p3, t3, nl == 1 ? gap * 2.0 / 3.0 : gap / 3.0, kConnectorSpacingM);
     lane.width_m = std::min(m_graph.lanes[wa].width_m, m_graph.lanes[wb].width_m);
     lane.speed_limit_mps = kWalkSpeedMps;
     lane.intersection = static_cast<std::int32_t>(index);
@@ -521,7 +521,7 @@ void Builder::finish_lanes() {
       std::sort(list->begin(), list->end());
       list->erase(std::unique(list->begin(), list->end()), list->end());
     }
-    lane.length_m = detail::polyline3_length(lane.points);
+    lane.length_m = polyline3_length(lane.points);
   }
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The road surface height: the same draping rule the glTF exporter uses for carriageways
-// (src/export/city_meshes.cpp), so decals and other dressing can sit exactly on the road.
+// The road surface height: the draping rule of the carriageway and junction meshes
+// (surface_mesh.cpp), so decals and other dressing can sit exactly on the road.
 #include <algorithm>
 #include <cmath>
 
 #include "cityforge/core/polyline.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
 
 namespace cityforge::roads {
@@ -12,11 +13,6 @@ namespace {
 
 // Same mitre limit as polyline_offset, so mitred points match the section outline.
 constexpr double kMitreLimit = 4.0;
-
-double class_raise(const Config& config, layout::RoadClass c) {
-  const auto k = static_cast<std::size_t>(c);
-  return k < 3 ? config.class_raise_m[k] : 0.0;
-}
 
 /// The mitred offset direction at vertex v of a deduplicated line, scaled so that offsetting
 /// by lateral_m along it keeps lateral_m from both segments' lines (as polyline_offset does).
@@ -32,6 +28,23 @@ Vec2 mitre_at(const Polyline& line, std::size_t v) {
 }
 
 }  // namespace
+
+double class_raise(const Config& config, layout::RoadClass c) {
+  const auto k = static_cast<std::size_t>(c);
+  return k < 3 ? config.class_raise_m[k] : 0.0;
+}
+
+double road_surface_raise(const Config& config, layout::RoadClass c) {
+  return config.road_raise_m + class_raise(config, c);
+}
+
+layout::RoadClass junction_class(const Intersection& x, const layout::Output& city) {
+  auto best = layout::RoadClass::local;
+  for (const Leg& leg : x.legs) {
+    best = std::min(best, city.network.edges[leg.edge].road_class);  // artery < main < local
+  }
+  return best;
+}
 
 Vec2 section_point(const Output& roads, std::uint32_t section, double lateral_m, double s_m) {
   const Polyline line = polyline_dedupe(roads.sections[section].centre);
@@ -61,18 +74,14 @@ double road_surface_z(const layout::Output& city, const Output& roads,
   const double half = 0.5 * edge.width_m;
   const double crown =
       half > 0.0 ? config.crown_m * std::max(0.0, 1.0 - std::abs(lateral_m) / half) : 0.0;
-  return ground.sample(p) + config.road_raise_m + class_raise(config, edge.road_class) + crown;
+  return ground.sample(p) + road_surface_raise(config, edge.road_class) + crown;
 }
 
 double junction_surface_z(const layout::Output& city, const Output& roads,
                           const terrain::Heightfield& ground, const Config& config,
                           std::uint32_t intersection, Vec2 p) {
-  // The highest class is the lowest enum value (artery < main < local).
-  auto best = layout::RoadClass::local;
-  for (const Leg& leg : roads.intersections[intersection].legs) {
-    best = std::min(best, city.network.edges[leg.edge].road_class);
-  }
-  return ground.sample(p) + config.road_raise_m + class_raise(config, best);
+  return ground.sample(p) +
+         road_surface_raise(config, junction_class(roads.intersections[intersection], city));
 }
 
 }  // namespace cityforge::roads

@@ -78,7 +78,7 @@ Status validate_grid(const Grid& grid) {
     }
     for (std::uint32_t s = grid.offsets[c]; s < grid.offsets[c + 1]; ++s) {
       const Side& side = grid.sides[s];
-      // Built only on failure: grids are validated once per rooftop solve.
+      // Built only on failure: every solve validates its grid, and callers solve thousands.
       const auto at = [&] { return "cell " + std::to_string(c) + " side " + std::to_string(s); };
       if (side.label >= grid.label_count) {
         return Error::invalid_input(

@@ -10,8 +10,8 @@
 #include <string>
 #include <tuple>
 
+#include "cityforge/core/json_reader.hpp"
 #include "cityforge/wfc/wfc.hpp"
-#include "core/detail/json_reader.hpp"
 #include "wfc/detail/learn.hpp"
 #include "wfc/detail/symmetry.hpp"
 
@@ -19,7 +19,7 @@ namespace cityforge::wfc {
 namespace {
 
 using nlohmann::json;
-using Reader = cityforge::detail::JsonReader;
+using Reader = cityforge::JsonReader;
 
 constexpr const char* kDirections[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
 
@@ -67,8 +67,7 @@ std::string unknown_tile(const Model& model, const std::string& name) {
 void read_bool(Reader& r, const json& obj, const char* key, const std::string& p, bool& out) {
   if (r.failed() || !obj.contains(key)) return;
   if (!obj[key].is_boolean()) {
-    r.fail(p + "/" + key,
-           "expected true or false, got " + cityforge::detail::describe_json(obj[key]));
+    r.fail(p + "/" + key, "expected true or false, got " + cityforge::describe_json(obj[key]));
     return;
   }
   out = obj[key].get<bool>();
@@ -103,7 +102,7 @@ void read_tile(Reader& r, const json& j, const std::string& p, std::uint32_t dim
       if (!s[a].is_number_integer() || s[a].get<std::int64_t>() < 1 ||
           s[a].get<std::int64_t>() > 8) {
         r.fail(ptr(p + "/size", a),
-               "expected a cell count 1..8, got " + cityforge::detail::describe_json(s[a]));
+               "expected a cell count 1..8, got " + cityforge::describe_json(s[a]));
         return;
       }
       def.size[a] = static_cast<std::uint8_t>(s[a].get<std::int64_t>());
@@ -112,8 +111,8 @@ void read_tile(Reader& r, const json& j, const std::string& p, std::uint32_t dim
   if (j.contains("profiles")) {
     const json& pr = j["profiles"];
     if (!pr.is_object()) {
-      r.fail(p + "/profiles", "expected an object of direction: profile, got " +
-                                  cityforge::detail::describe_json(pr));
+      r.fail(p + "/profiles",
+             "expected an object of direction: profile, got " + cityforge::describe_json(pr));
       return;
     }
     def.profiles.assign(2 * dims, "");
@@ -214,8 +213,8 @@ void read_example(Reader& r, const Model& model, const json& j, const std::strin
   if (j.contains("legend")) {
     const json& lg = j["legend"];
     if (!lg.is_object()) {
-      r.fail(p + "/legend", "expected an object of character: tile name, got " +
-                                cityforge::detail::describe_json(lg));
+      r.fail(p + "/legend",
+             "expected an object of character: tile name, got " + cityforge::describe_json(lg));
       return;
     }
     for (const auto& item : lg.items()) {
@@ -257,7 +256,7 @@ void read_example(Reader& r, const Model& model, const json& j, const std::strin
       if (!s[a].is_number_integer() || s[a].get<std::int64_t>() < 1 ||
           s[a].get<std::int64_t>() > 100000) {
         r.fail(ptr(p + "/size", a),
-               "expected a cell count >= 1, got " + cityforge::detail::describe_json(s[a]));
+               "expected a cell count >= 1, got " + cityforge::describe_json(s[a]));
         return;
       }
       size[a] = static_cast<std::uint32_t>(s[a].get<std::int64_t>());
@@ -334,8 +333,7 @@ Result<Model> parse_model(std::string_view json_text, std::string_view where) {
   }
   int dims_int = 0;
   if (!doc["dimensions"].is_number_integer()) {
-    r.fail("/dimensions",
-           "expected 1, 2 or 3, got " + cityforge::detail::describe_json(doc["dimensions"]));
+    r.fail("/dimensions", "expected 1, 2 or 3, got " + cityforge::describe_json(doc["dimensions"]));
   }
   r.integer(doc, "dimensions", "", dims_int, 1, 3);
   std::string empty;
@@ -369,8 +367,7 @@ Result<Model> parse_model(std::string_view json_text, std::string_view where) {
     for (std::size_t i = 0; i < cs.size() && !r.failed(); ++i) {
       const std::string p = ptr("/constraints", i);
       if (!cs[i].is_array() || cs[i].size() != 3) {
-        r.fail(p, "expected [key, direction, adjacent], got " +
-                      cityforge::detail::describe_json(cs[i]));
+        r.fail(p, "expected [key, direction, adjacent], got " + cityforge::describe_json(cs[i]));
         break;
       }
       std::string key, dir, adj;

@@ -9,7 +9,8 @@
 // (the "support" of the neighbour's options): a neighbour option survives iff its support
 // count is non-zero, which is the bit of the union. The union is computed from nibble tables,
 // one OR per non-zero group of four options, which beats per-option counters (AC-4) when a
-// cell has dozens of options and thousands of constraints, as the rooftop model does.
+// cell has dozens of options and thousands of constraints, as 3D models learned from example
+// layouts have.
 
 #include <algorithm>
 #include <bit>

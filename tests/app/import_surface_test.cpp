@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Issue 9 acceptance: with a DEM, the drawn road surfaces of an imported place stay within 0.2 m
-// of the terrain they cut. Checked on the meshes city.glb is made of (the exporter's chunk
-// meshes), not on a formula: every up-facing road, sidewalk and junction triangle, at its corners,
-// edge midpoints and centroid, against the drawn terrain triangles under it. Andorra la Vella on
-// SRTM (steep valley sides); map data © OpenStreetMap contributors (ODbL).
+// of the terrain they cut. Checked on the meshes city.glb is made of (the roads stage's surface
+// meshes as the exporter cuts them into chunks), not on a formula: every up-facing road, sidewalk
+// and junction triangle, at its corners, edge midpoints and centroid, against the drawn terrain
+// triangles under it. Andorra la Vella on SRTM (steep valley sides); map data © OpenStreetMap
+// contributors (ODbL).
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -51,8 +52,12 @@ TEST(ImportedRoadSurfaces, StayWithinTwentyCentimetresOfTheTerrainAndDoNotOverla
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const pipeline::CityResult& city = r->city;
   const terrain::Heightfield& hf = *city.terrain;
-  auto chunks = exporter::detail::build_city_meshes(*city.layout, hf, cfg->exports,
-                                                    city.roads.get(), cfg->roads);
+  ASSERT_NE(city.road_meshes, nullptr);
+  auto chunks = exporter::detail::chunk_city_meshes({.terrain = hf,
+                                                     .layout = *city.layout,
+                                                     .settings = cfg->exports,
+                                                     .roads = city.roads.get(),
+                                                     .road_meshes = city.road_meshes.get()});
   ASSERT_TRUE(chunks.ok()) << chunks.error().to_string();
   using exporter::detail::Part;
   std::size_t samples = 0;

@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
-#include <tbb/global_control.h>
 
-#include <chrono>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 
 #include "city_fixture.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing {
 namespace {
-
-using testing::shared_city;
 
 /// A flat 300 x 300 m city: one residential block, one park block, buildings as given.
 struct Synthetic {
@@ -105,43 +99,6 @@ TEST(AudioGrid, NarrowStreetReverbsMoreThanThePark) {
   EXPECT_GE(street->reverb, 0.5f);  // Walls on both sides: about 14 of 16 rays.
   EXPECT_EQ(park->reverb, 0.0f);    // Nothing within 40 m.
   EXPECT_GT(street->reverb, park->reverb);
-}
-
-TEST(AudioGrid, CitySurfacesAndDeterminism) {
-  const auto& city = shared_city();
-  ASSERT_TRUE(city.error.empty()) << city.error;
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<AudioPoint> one;
-  {
-    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 1);
-    one = detail::audio_grid(city.inputs(), Config{});
-  }
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<AudioPoint> two;
-  {
-    tbb::global_control c(tbb::global_control::max_allowed_parallelism, 2);
-    two = detail::audio_grid(city.inputs(), Config{});
-  }
-  ASSERT_EQ(one.size(), two.size());
-  EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size() * sizeof(AudioPoint)), 0);
-  std::size_t by_surface[6] = {};
-  double reverb = 0.0;
-  for (const AudioPoint& p : one) {
-    ++by_surface[static_cast<int>(p.surface)];
-    EXPECT_GE(p.reverb, 0.0f);
-    EXPECT_LE(p.reverb, 1.0f);
-    reverb += p.reverb;
-  }
-  std::printf(
-      "audio points %zu (%.3f s, 1 thread): road %zu sidewalk %zu plaza %zu park %zu "
-      "ground %zu; mean reverb %.3f\n",
-      one.size(), secs, by_surface[0], by_surface[1], by_surface[2], by_surface[3], by_surface[4],
-      reverb / static_cast<double>(one.size()));
-  // 600 x 500 m at 3 m, minus the buildings.
-  EXPECT_GT(one.size(), 15000U);
-  EXPECT_LT(one.size(), 600U * 500U / 9U);
-  for (int k : {0, 1, 2, 3, 4})
-    EXPECT_GT(by_surface[k], 100U) << to_string(static_cast<Surface>(k));
 }
 
 }  // namespace

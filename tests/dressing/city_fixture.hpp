@@ -17,7 +17,7 @@
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 
 namespace cityforge::dressing::testing {
 
@@ -30,7 +30,7 @@ struct Nothing {
   buildings::Output buildings;
   terrain::Heightfield ground;
   buildings::StyleLibrary styles;
-  wfc::RooftopOutput rooftops;
+  rooftops::RooftopOutput rooftops;
   Inputs inputs() const {
     return Inputs{.city = city,
                   .roads = roads,

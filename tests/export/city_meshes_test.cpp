@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The chunked meshes behind city.glb: chunk assignment, orientation, volumes, determinism.
+// The chunked meshes behind city.glb (the road stage's surface meshes and the block volumes, cut
+// into chunks by the exporter): chunk assignment, orientation, draping, volumes, determinism.
 #include "export/city_meshes.hpp"
 
 #include <gtest/gtest.h>
@@ -36,7 +37,7 @@ std::size_t triangles(const std::vector<ChunkMeshes>& chunks, Part part) {
 }
 
 std::vector<ChunkMeshes> build(const layout::Output& city, const Config& config = {}) {
-  auto built = build_city_meshes(city, small_ground(), config);
+  auto built = fixture::chunks_of(city, small_ground(), config);
   EXPECT_TRUE(built.ok()) << built.error().to_string();
   return built.ok() ? *built : std::vector<ChunkMeshes>{};
 }
@@ -163,9 +164,12 @@ TEST(CityMeshes, RejectsBadGround) {
   flat.nx = 1;
   flat.ny = 5;
   flat.heights.resize(5);
-  auto built = build_city_meshes(small_city(), flat, Config{});
+  auto built = chunk_city_meshes({.terrain = flat, .layout = small_city(), .settings = Config{}});
   ASSERT_FALSE(built.ok());
   EXPECT_EQ(built.error().where, "terrain");
+  auto meshes = roads::build_surface_meshes(small_city(), flat, nullptr, roads::Config{});
+  ASSERT_FALSE(meshes.ok());
+  EXPECT_EQ(meshes.error().where, "terrain");
 }
 
 }  // namespace
@@ -180,7 +184,7 @@ TEST(CityMeshes, BlockSurfacesDrapeInsideTheBlock) {
   const auto ground = fixture::small_ground();
   const Config config;
   std::size_t checked = 0;
-  const auto chunks = detail::build_city_meshes(fixture::small_city(), ground, config);
+  const auto chunks = fixture::chunks_of(fixture::small_city(), ground, config);
   ASSERT_TRUE(chunks.ok());
   for (const detail::ChunkMeshes& chunk : *chunks) {
     const Mesh& m = chunk.parts[static_cast<std::size_t>(detail::Part::block)];

@@ -5,8 +5,11 @@
 #include <string>
 #include <utility>
 
+#include "cityforge/export/export.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "export/city_meshes.hpp"
 
 /// A tiny hand-made city for the export tests: a 300 m square, one road of each class plus a
 /// second local road, four blocks (one in a park, one with a hole) and one downtown zone, on a
@@ -94,6 +97,68 @@ inline terrain::Heightfield small_ground() {
     }
   }
   return g;
+}
+
+/// The meshes city.glb is made of for a city without buildings, built as the stages that own
+/// them do: the road and block surfaces (roads::build_surface_meshes, the raises of `rules`) and
+/// the block volumes.
+struct CityMeshes {
+  roads::SurfaceMeshes roads;
+  std::vector<Mesh> volumes;
+};
+
+inline Result<CityMeshes> city_meshes(const layout::Output& city,
+                                      const terrain::Heightfield& ground, const Config& config,
+                                      const roads::Output* built = nullptr,
+                                      roads::Config rules = {}) {
+  Result<roads::SurfaceMeshes> surfaces = roads::build_surface_meshes(city, ground, built, rules);
+  if (!surfaces) return surfaces.error();
+  Result<std::vector<Mesh>> volumes =
+      roads::build_block_volumes(city, ground, config.volume_setback_m);
+  if (!volumes) return volumes.error();
+  return CityMeshes{std::move(*surfaces), std::move(*volumes)};
+}
+
+/// What else city_glb_of and chunks_of pass on (all optional).
+struct Extras {
+  const roads::Output* roads = nullptr;
+  roads::Config rules;
+  const dressing::Output* dressing = nullptr;
+  const rooftops::RooftopOutput* rooftops = nullptr;
+};
+
+/// city_glb of `city` with its meshes built first (city_meshes); the first error of either.
+inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
+                                                     const terrain::Heightfield& ground,
+                                                     const Config& config,
+                                                     const Extras& extras = {}) {
+  Result<CityMeshes> meshes = city_meshes(city, ground, config, extras.roads, extras.rules);
+  if (!meshes) return meshes.error();
+  return city_glb({.terrain = ground,
+                   .layout = city,
+                   .settings = config,
+                   .roads = extras.roads,
+                   .road_meshes = &meshes->roads,
+                   .block_volumes = &meshes->volumes,
+                   .dressing = extras.dressing,
+                   .rooftops = extras.rooftops});
+}
+
+/// The chunk meshes behind city_glb_of.
+inline Result<std::vector<detail::ChunkMeshes>> chunks_of(const layout::Output& city,
+                                                          const terrain::Heightfield& ground,
+                                                          const Config& config,
+                                                          const Extras& extras = {}) {
+  Result<CityMeshes> meshes = city_meshes(city, ground, config, extras.roads, extras.rules);
+  if (!meshes) return meshes.error();
+  return detail::chunk_city_meshes({.terrain = ground,
+                                    .layout = city,
+                                    .settings = config,
+                                    .roads = extras.roads,
+                                    .road_meshes = &meshes->roads,
+                                    .block_volumes = &meshes->volumes,
+                                    .dressing = extras.dressing,
+                                    .rooftops = extras.rooftops});
 }
 
 }  // namespace cityforge::exporter::fixture

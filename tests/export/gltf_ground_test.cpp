@@ -30,15 +30,35 @@ Polygon rect(double x0, double y0, double x1, double y1) {
   return Polygon{{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}}, {}};
 }
 
-dressing::Output with_patches() {
-  dressing::Output out;
-  out.ground.push_back({GroundKind::grass, false, rect(215, 175, 285, 285), 0.0});
-  out.ground.push_back({GroundKind::forest, false, rect(120, 20, 180, 130), 0.0});  // 2 chunks
+std::vector<GroundPatch> patches() {
+  std::vector<GroundPatch> out;
+  out.push_back({GroundKind::grass, false, rect(215, 175, 285, 285), 0.0});
+  out.push_back({GroundKind::forest, false, rect(120, 20, 180, 130), 0.0});  // 2 chunks
   Polygon pond = rect(20, 70, 80, 120);
   pond.holes.push_back({{40, 90}, {40, 100}, {50, 100}, {50, 90}});
-  out.ground.push_back({GroundKind::water, false, pond, 6.25});
-  out.ground.push_back({GroundKind::grass, true, rect(220, 160, 280, 163), 0.0});  // A path.
+  out.push_back({GroundKind::water, false, pond, 6.25});
+  out.push_back({GroundKind::grass, true, rect(220, 160, 280, 163), 0.0});  // A path.
   return out;
+}
+
+/// The set dressing's ground of an imported place: its patches and their meshes, on the block
+/// surfaces of the default road settings (roads.block_raise_m, which dressing reads from
+/// roads::Output::block_raise_m).
+dressing::Output with_patches() {
+  dressing::Output out;
+  out.ground = patches();
+  auto meshes =
+      dressing::ground_patch_meshes(out.ground, fixture::small_ground(),
+                                    roads::Config{}.block_raise_m);
+  EXPECT_TRUE(meshes.ok()) << meshes.error().to_string();
+  if (meshes.ok()) out.ground_meshes = std::move(*meshes);
+  return out;
+}
+
+fixture::Extras dressed(const dressing::Output& d) {
+  fixture::Extras e;
+  e.dressing = &d;
+  return e;
 }
 
 tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
@@ -57,8 +77,7 @@ TEST(GroundPatches, DrapeOnTheGroundAndWaterLiesFlat) {
   const auto ground = fixture::small_ground();
   const Config config{};
   const dressing::Output d = with_patches();
-  auto built =
-      detail::build_city_meshes(city, ground, config, nullptr, {}, nullptr, nullptr, &d.ground);
+  auto built = fixture::chunks_of(city, ground, config, dressed(d));
   ASSERT_TRUE(built.ok()) << built.error().to_string();
   std::size_t grass = 0;
   std::size_t water = 0;
@@ -104,8 +123,8 @@ TEST(GroundPatches, DrapeOnTheGroundAndWaterLiesFlat) {
 
 TEST(GroundPatches, OneMaterialPerKindWaterSlightlyMetallic) {
   const dressing::Output d = with_patches();
-  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
-                      nullptr, nullptr, nullptr, &d);
+  auto glb =
+      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d));
   ASSERT_TRUE(glb.ok()) << glb.error().to_string();
   const tinygltf::Model m = load(*glb);
   std::set<std::string> names;
@@ -123,17 +142,17 @@ TEST(GroundPatches, OneMaterialPerKindWaterSlightlyMetallic) {
 
 TEST(GroundPatches, NoPatchesLeaveTheFileAsItWas) {
   const dressing::Output empty;
-  auto a = city_glb(fixture::small_city(), fixture::small_ground(), Config{});
-  auto b = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
-                    nullptr, nullptr, &empty);
+  auto a = fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{});
+  auto b = fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{},
+                                dressed(empty));
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(*a, *b);
   const dressing::Output d = with_patches();
-  auto c = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
-                    nullptr, nullptr, &d);
-  auto c2 = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {}, nullptr,
-                     nullptr, nullptr, &d);
+  auto c =
+      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d));
+  auto c2 =
+      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d));
   ASSERT_TRUE(c.ok());
   ASSERT_TRUE(c2.ok());
   EXPECT_NE(*a, *c);
@@ -141,18 +160,21 @@ TEST(GroundPatches, NoPatchesLeaveTheFileAsItWas) {
 }
 
 TEST(GroundPatches, NonFiniteInputIsRejected) {
+  std::vector<GroundPatch> bad = patches();
+  bad[1].area.outer[2].x = std::numeric_limits<double>::quiet_NaN();
+  auto meshes = dressing::ground_patch_meshes(bad, fixture::small_ground(), 0.15);
+  ASSERT_FALSE(meshes.ok());
+  EXPECT_NE(meshes.error().to_string().find("dressing.ground[1]"), std::string::npos)
+      << meshes.error().to_string();
+  bad = patches();
+  bad[2].z_m = std::numeric_limits<double>::infinity();
+  EXPECT_FALSE(dressing::ground_patch_meshes(bad, fixture::small_ground(), 0.15).ok());
+  // Patches without their meshes are a caller's bug, not drawn as nothing.
   dressing::Output d = with_patches();
-  d.ground[1].area.outer[2].x = std::numeric_limits<double>::quiet_NaN();
-  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
-                      nullptr, nullptr, nullptr, &d);
-  ASSERT_FALSE(glb.ok());
-  EXPECT_NE(glb.error().to_string().find("dressing.ground[1]"), std::string::npos)
-      << glb.error().to_string();
-  d = with_patches();
-  d.ground[2].z_m = std::numeric_limits<double>::infinity();
-  EXPECT_FALSE(city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
-                        nullptr, nullptr, nullptr, &d)
-                   .ok());
+  d.ground_meshes.pop_back();
+  EXPECT_FALSE(
+      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d))
+          .ok());
 }
 
 TEST(GroundPatches, KhronosValidatorReportsNoErrors) {
@@ -161,8 +183,8 @@ TEST(GroundPatches, KhronosValidatorReportsNoErrors) {
     GTEST_SKIP() << "the glTF validator is not installed: run `npm ci` in " << tool.string();
   }
   const dressing::Output d = with_patches();
-  auto glb = city_glb(fixture::small_city(), fixture::small_ground(), Config{}, nullptr, {},
-                      nullptr, nullptr, nullptr, &d);
+  auto glb =
+      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d));
   ASSERT_TRUE(glb.ok()) << glb.error().to_string();
   const fs::path dir =
       fs::temp_directory_path() / ("cityforge-ground-validator-" + std::to_string(::getpid()));

@@ -53,13 +53,13 @@ std::vector<std::array<float, 3>> read_vec3(const tinygltf::Model& m, int access
 }
 
 std::vector<detail::ChunkMeshes> meshes() {
-  auto built = detail::build_city_meshes(small_city(), small_ground(), Config{});
+  auto built = fixture::chunks_of(small_city(), small_ground(), Config{});
   EXPECT_TRUE(built.ok()) << built.error().to_string();
   return *built;
 }
 
 TEST(CityGlb, HasGlbHeaderAndChunks) {
-  auto glb = city_glb(small_city(), small_ground(), Config{});
+  auto glb = fixture::city_glb_of(small_city(), small_ground(), Config{});
   ASSERT_TRUE(glb.ok()) << glb.error().to_string();
   const std::vector<std::uint8_t>& b = *glb;
   ASSERT_GE(b.size(), 28U);
@@ -78,7 +78,7 @@ TEST(CityGlb, HasGlbHeaderAndChunks) {
 
 TEST(CityGlb, ReadsBackWithOneNodeAndMeshPerChunk) {
   const auto chunks = meshes();
-  auto glb = city_glb(small_city(), small_ground(), Config{});
+  auto glb = fixture::city_glb_of(small_city(), small_ground(), Config{});
   ASSERT_TRUE(glb.ok());
   const tinygltf::Model m = load(*glb);
 
@@ -161,7 +161,7 @@ TEST(CityGlb, ReadsBackWithOneNodeAndMeshPerChunk) {
 
 TEST(CityGlb, ConvertsToYUp) {
   const auto chunks = meshes();
-  auto glb = city_glb(small_city(), small_ground(), Config{});
+  auto glb = fixture::city_glb_of(small_city(), small_ground(), Config{});
   ASSERT_TRUE(glb.ok());
   const tinygltf::Model m = load(*glb);
   // Every vertex of every primitive is (x, z, -y) of the engine vertex, normals too.
@@ -205,14 +205,14 @@ TEST(CityGlb, ConvertsToYUp) {
 }
 
 TEST(CityGlb, ByteIdenticalAcrossCallsAndThreadCounts) {
-  auto a = city_glb(small_city(), small_ground(), Config{});
-  auto b = city_glb(small_city(), small_ground(), Config{});
+  auto a = fixture::city_glb_of(small_city(), small_ground(), Config{});
+  auto b = fixture::city_glb_of(small_city(), small_ground(), Config{});
   ASSERT_TRUE(a.ok());
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(*a, *b);
   tbb::task_arena one(1);
   one.execute([&] {
-    auto c = city_glb(small_city(), small_ground(), Config{});
+    auto c = fixture::city_glb_of(small_city(), small_ground(), Config{});
     ASSERT_TRUE(c.ok());
     EXPECT_EQ(*a, *c);
   });
@@ -223,7 +223,7 @@ TEST(CityGlb, RejectsNonFiniteInput) {
   {
     auto city = small_city();
     city.network.edges[1].points[1].y = nan;
-    auto glb = city_glb(city, small_ground(), Config{});
+    auto glb = fixture::city_glb_of(city, small_ground(), Config{});
     ASSERT_FALSE(glb.ok());
     EXPECT_EQ(glb.error().code, ErrorCode::invalid_input);
     EXPECT_EQ(glb.error().where, "network.edges[1].points[1]");
@@ -231,36 +231,36 @@ TEST(CityGlb, RejectsNonFiniteInput) {
   {
     auto city = small_city();
     city.blocks[2].area.outer[0].x = std::numeric_limits<double>::infinity();
-    auto glb = city_glb(city, small_ground(), Config{});
+    auto glb = fixture::city_glb_of(city, small_ground(), Config{});
     ASSERT_FALSE(glb.ok());
     EXPECT_EQ(glb.error().where, "blocks[2].area.outer[0]");
   }
   {
     auto city = small_city();
     city.blocks[0].target_height_m = nan;
-    EXPECT_FALSE(city_glb(city, small_ground(), Config{}).ok());
+    EXPECT_FALSE(fixture::city_glb_of(city, small_ground(), Config{}).ok());
   }
   {
     auto ground = small_ground();
     ground.heights[17] = std::numeric_limits<float>::quiet_NaN();
-    auto glb = city_glb(small_city(), ground, Config{});
+    auto glb = fixture::city_glb_of(small_city(), ground, Config{});
     ASSERT_FALSE(glb.ok());
     EXPECT_EQ(glb.error().where, "terrain.heights[17]");
   }
   {
     Config config;
     config.chunk_m = 0.0;
-    EXPECT_FALSE(city_glb(small_city(), small_ground(), config).ok());
+    EXPECT_FALSE(fixture::city_glb_of(small_city(), small_ground(), config).ok());
   }
   {
     auto city = small_city();
     city.blocks[1].target_height_m = 1e300;  // finite, but not as float32
-    EXPECT_FALSE(city_glb(city, small_ground(), Config{}).ok());
+    EXPECT_FALSE(fixture::city_glb_of(city, small_ground(), Config{}).ok());
   }
 }
 
 TEST(CityGlb, EmptyCityIsTerrainOnly) {
-  auto glb = city_glb(layout::Output{}, small_ground(), Config{});
+  auto glb = fixture::city_glb_of(layout::Output{}, small_ground(), Config{});
   ASSERT_TRUE(glb.ok());
   const tinygltf::Model m = load(*glb);
   ASSERT_EQ(m.materials.size(), 1U);

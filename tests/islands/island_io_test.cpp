@@ -16,8 +16,8 @@
 #include <string>
 
 #include "app/cli_run.hpp"
+#include "cityforge/gltf/tinygltf_model.hpp"
 #include "cityforge/islands/io.hpp"
-#include "export/detail/tinygltf.hpp"
 
 namespace cityforge::islands {
 namespace {

@@ -10,29 +10,12 @@
 #include <set>
 
 #include "layout_checks.hpp"
+#include "layout_fixture.hpp"
 
 namespace cityforge::layout {
 namespace {
 
-Inputs small_city() {
-  Inputs in;
-  in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
-  in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
-  Zone res;
-  res.kind = ZoneKind::residential;
-  res.area.outer = in.boundary.outer;
-  res.min_height_m = 8;
-  res.max_height_m = 15;
-  Zone down;
-  down.kind = ZoneKind::downtown;
-  down.area.outer = {{400, 350}, {800, 350}, {800, 750}, {400, 750}};
-  down.min_height_m = 40;
-  down.max_height_m = 150;
-  down.density = 0.9;
-  in.zones = {res, down};
-  return in;
-}
+using test::small_city;
 
 terrain::Heightfield flat_ground(const Inputs& in) {
   return *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{0.0}, 1);
@@ -191,19 +174,6 @@ TEST(LayoutRun, CollinearBoundaryPointsAndWaterHoles) {
   }
 }
 
-TEST(LayoutRun, SameSeedSameLayoutAtAnyThreadCountOtherSeedDiffers) {
-  const Inputs in = small_city();
-  terrain::Config hills;
-  hills.amplitude_m = 20;
-  auto layout_hash = [&](int threads, Seed seed) {
-    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-    const terrain::Heightfield g = *terrain::run(ring_bounds(in.boundary.outer), hills, seed);
-    return test::hash_output(*run(in, g, Config{}, seed));
-  };
-  EXPECT_EQ(layout_hash(1, 11), layout_hash(2, 11));
-  EXPECT_NE(layout_hash(2, 11), layout_hash(2, 12));
-}
-
 TEST(LayoutRun, ZoningShapesTheSkyline) {
   const Inputs in = small_city();
   const Output out = *run(in, flat_ground(in), Config{}, 2);
@@ -214,41 +184,6 @@ TEST(LayoutRun, ZoningShapesTheSkyline) {
   for (const RoadEdge& e : out.network.edges) {
     EXPECT_GE(e.traffic_density, 0.0);
     EXPECT_LE(e.traffic_density, 1.0);
-  }
-}
-
-}  // namespace
-}  // namespace cityforge::layout
-
-namespace cityforge::layout {
-namespace {
-
-// Invariants over many seeds and hilly terrain: planar, connected, simple blocks clear of roads.
-TEST(LayoutRun, InvariantsHoldOverManySeeds) {
-  Inputs in;
-  in.boundary.outer = {{0, 0}, {1400, 100}, {1500, 900}, {900, 1300}, {100, 1150}, {-80, 600}};
-  in.arteries.push_back({"a", {{20, 560}, {700, 640}, {1420, 500}}});
-  in.arteries.push_back({"b", {{700, 60}, {640, 700}, {800, 1250}}});
-  in.arteries.push_back({"c", {{150, 150}, {1100, 1000}}});
-  Zone z;
-  z.area.outer = in.boundary.outer;
-  in.zones = {z};
-  terrain::Config hills;
-  hills.amplitude_m = 25;
-  hills.scale_m = 500;
-  for (Seed seed = 1; seed <= 40; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const terrain::Heightfield g = *terrain::run(ring_bounds(in.boundary.outer), hills, seed);
-    Config cfg;
-    cfg.block_long_m = 120 + 10.0 * static_cast<double>(seed % 9);
-    const Result<Output> r = run(in, g, cfg, seed);
-    ASSERT_TRUE(r.ok()) << r.error().to_string();
-    ASSERT_EQ(test::first_crossing(r->network), "");
-    ASSERT_TRUE(test::is_connected(r->network));
-    for (const Block& b : r->blocks) {
-      ASSERT_TRUE(b.area.holes.empty()) << "block " << b.id;
-      ASSERT_TRUE(ring_self_intersections(b.area.outer).empty()) << "block " << b.id;
-    }
   }
 }
 

@@ -368,7 +368,7 @@ std::map<std::string, std::uint64_t> fingerprints(const CityResult& c) {
     h = floats(i.position, h);
   f["buildings"] = h;
   h = 0;
-  for (const wfc::RooftopInstance& i : c.rooftops->instances)
+  for (const rooftops::RooftopInstance& i : c.rooftops->instances)
     h = floats(i.position, h);
   f["rooftops"] = h;
   h = 0;

@@ -28,9 +28,9 @@ const char* kCity = R"({
   ]
 })";
 
-std::uint64_t hash_rooftops(const wfc::RooftopOutput& o) {
+std::uint64_t hash_rooftops(const rooftops::RooftopOutput& o) {
   std::uint64_t h = 0;
-  for (const wfc::RooftopInstance& in : o.instances) {
+  for (const rooftops::RooftopInstance& in : o.instances) {
     h = hash_bytes(in.position.data(), sizeof(float) * 3, h);
     h = hash_bytes(&in.yaw_rad, sizeof in.yaw_rad, h);
     h = hash_combine(h, in.tile);
@@ -38,7 +38,7 @@ std::uint64_t hash_rooftops(const wfc::RooftopOutput& o) {
     h = hash_combine(h, in.reflected ? 1U : 0U);
     h = hash_combine(h, in.building);
   }
-  for (const wfc::Rooftop& r : o.rooftops) {
+  for (const rooftops::Rooftop& r : o.rooftops) {
     h = hash_combine(h, r.building);
     h = hash_combine(h, r.volume);
     h = hash_combine(h, r.solved ? 1U : 0U);
@@ -75,7 +75,7 @@ TEST_F(RooftopsCity, StageRunsAfterBuildingsAndBeforeDressing) {
 TEST_F(RooftopsCity, FlatRoofsGetSolvedRooftopsStandingOnThem) {
   ASSERT_NE(s_city, nullptr);
   ASSERT_NE(s_city->rooftops, nullptr);
-  const wfc::RooftopOutput& r = *s_city->rooftops;
+  const rooftops::RooftopOutput& r = *s_city->rooftops;
   EXPECT_GT(r.stats.rooftops, 10U);
   EXPECT_EQ(r.stats.rooftops + r.stats.failed, r.rooftops.size());
   EXPECT_LT(r.stats.failed * 10, r.stats.rooftops + 1) << "at most ~10 % of roofs fail";
@@ -84,17 +84,17 @@ TEST_F(RooftopsCity, FlatRoofsGetSolvedRooftopsStandingOnThem) {
   EXPECT_FALSE(r.instances.empty());
   EXPECT_DOUBLE_EQ(r.cell_m, s_config->rooftops.cell_m);
   const auto& bs = s_city->buildings->buildings;
-  for (const wfc::Rooftop& roof : r.rooftops) {
+  for (const rooftops::Rooftop& roof : r.rooftops) {
     ASSERT_LT(roof.building, bs.size());
     ASSERT_LT(roof.volume, bs[roof.building].volumes.size());
     ASSERT_LE(roof.first_instance + roof.instance_count, r.instances.size());
     for (std::uint32_t i = roof.first_instance; i < roof.first_instance + roof.instance_count;
          ++i) {
-      const wfc::RooftopInstance& in = r.instances[i];
+      const rooftops::RooftopInstance& in = r.instances[i];
       EXPECT_EQ(in.building, roof.building);
       EXPECT_GE(in.position[2], roof.z_m - 1e-3) << "tile below its roof";
       EXPECT_LT(in.tile, r.tile_names.size());
-      EXPECT_LT(in.colour, wfc::kRooftopColours);
+      EXPECT_LT(in.colour, rooftops::kRooftopColours);
     }
   }
 }

@@ -22,4 +22,8 @@ inline std::string format_g9(double v) {
   return s;
 }
 
+/// Appends what printf(format, ...) prints: for console lines built by library code (summaries
+/// the command line prints).
+void append_printf(std::string& out, const char* format, ...) __attribute__((format(printf, 2, 3)));
+
 }  // namespace cityforge

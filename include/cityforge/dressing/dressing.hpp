@@ -23,9 +23,9 @@
 /// ground cover, leftover zones filled with biomes by a packing scatterer (and rooftops), street
 /// lights with a day / night state, street and park trees, furniture, signals and signs,
 /// parking spots and the audio metadata grid. Everything is instances of the built-in prop kit.
-namespace cityforge::wfc {
+namespace cityforge::rooftops {
 struct RooftopOutput;
-}  // namespace cityforge::wfc
+}  // namespace cityforge::rooftops
 
 namespace cityforge::dressing {
 
@@ -222,13 +222,32 @@ struct Mapped {
 };
 
 /// A drawn ground patch (from a mapped area or path), clipped off road and sidewalk surfaces and
-/// building footprints; the exporter triangulates and drapes it (water stays flat at z_m).
+/// building footprints; ground_patch_mesh triangulates and drapes it (water stays flat at z_m).
 struct GroundPatch {
   GroundKind kind = GroundKind::grass;
   bool path = false;  ///< A path strip (drawn paved, above the ground areas).
   Polygon area;
   double z_m = 0.0;  ///< Water: the surface height (lowest ground on its shore); else unused.
 };
+
+/// Ground patches (of areas) stand this far above the block surfaces (roads::Output::
+/// block_raise_m), paths this far; water lies flat at its GroundPatch::z_m + block_raise_m +
+/// kWaterRaiseM.
+inline constexpr double kGroundPatchRaiseM = 0.03;
+inline constexpr double kPathRaiseM = 0.06;
+inline constexpr double kWaterRaiseM = 0.02;
+
+/// A ground patch's mesh: triangulated and draped on the ground like a block surface
+/// (roads::draped_surface: triangles bisected down to two terrain cells) kGroundPatchRaiseM above
+/// block_raise_m, paths kPathRaiseM; water flat (normals up). Empty for areas of < 3 points.
+Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& ground,
+                       double block_raise_m);
+
+/// ground_patch_mesh of every patch, in order (in parallel, identical at any thread count).
+/// Fails (invalid_input, "dressing.ground[i]...") on a non-finite point or water height.
+Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
+                                              const terrain::Heightfield& ground,
+                                              double block_raise_m);
 
 /// A leftover zone: block ground with neither sidewalk nor building (or a flat roof).
 struct LeftoverZone {
@@ -308,6 +327,7 @@ struct Output {
   std::vector<ParkingSpot> parking;
   std::vector<AudioPoint> audio;
   std::vector<GroundPatch> ground;  ///< Mapped areas and paths (imported places only).
+  std::vector<Mesh> ground_meshes;  ///< ground_patch_mesh of each `ground` patch, same order.
   /// Problems that did not stop the city (a biome larger than every zone of its kind...),
   /// each naming the file and what was expected.
   std::vector<std::string> warnings;
@@ -328,7 +348,7 @@ struct Inputs {
   /// building whose style is not in the library by 0.3 + 0.5 m).
   const buildings::StyleLibrary& styles;
   /// The WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
-  const wfc::RooftopOutput& rooftops;
+  const rooftops::RooftopOutput& rooftops;
   /// Mapped features of an imported place (ground areas, water, paths, props, barriers),
   /// placed where mapped; null for a generated city.
   const Mapped* mapped = nullptr;

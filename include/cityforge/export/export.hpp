@@ -9,15 +9,18 @@
 
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
+#include "cityforge/core/atomic_file.hpp"
+#include "cityforge/core/mesh.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
 #include "cityforge/wfc/wfc.hpp"
 
 /// Writers for everything a user gets out of a run. `export` is a C++ keyword, so the namespace
@@ -39,19 +42,43 @@ struct Origin {
   std::string attribution;  ///< Data credit (metadata), e.g. "© OpenStreetMap contributors".
 };
 
-/// Builds `city.glb` (glTF 2.0 binary) in memory. With `roads`, carriageways follow the
-/// trimmed sections (crowned, with skirts) and junction surfaces fill the junctions: one node per
-/// chunk_m x chunk_m chunk (named "chunk_<cx>_<cy>", ordered by (cy, cx)), each with one mesh whose
-/// primitives are the terrain, the road ribbons per class, block surfaces and block volumes that
-/// fall in it (triangles are assigned by centroid). Converts z-up engine coordinates to glTF's y-up
-/// (x, z, -y). Positions are float32 with min/max, normals float32, indices uint32. Byte
+/// What city.glb is made of: the stage outputs (references where required, null pointers for
+/// what is left out) and the export settings. Every mesh comes built by the stage that owns it
+/// (terrain::mesh_chunks aside); city_glb only cuts them into chunks and writes them.
+struct CityGlbInputs {
+  const terrain::Heightfield& terrain;  ///< Drawn as the terrain mesh (terrain::mesh_chunks).
+  const layout::Output& layout;
+  const Config& settings;  ///< The `export` object: chunk size, road modules, instance mode.
+  /// The road stage: its section modules become instanced bricks with
+  /// settings.road_modules == instanced (when it holds one section per layout edge).
+  const roads::Output* roads = nullptr;
+  /// The road and block surface meshes (roads::build_surface_meshes); null: none drawn.
+  const roads::SurfaceMeshes* road_meshes = nullptr;
+  /// Placeholder block volumes (roads::build_block_volumes), drawn only without `buildings`.
+  const std::vector<Mesh>* block_volumes = nullptr;
+  /// Deck and barrier chunks and pillar meshes (part "freeway").
+  const freeway::Output* freeway = nullptr;
+  /// Roofs baked into the chunks, facade modules instanced; needs `styles`.
+  const buildings::Output* buildings = nullptr;
+  const buildings::StyleLibrary* styles = nullptr;
+  /// Props instanced per category and chunk; its ground patch meshes baked (one part per kind).
+  const dressing::Output* dressing = nullptr;
+  const rooftops::RooftopOutput* rooftops = nullptr;  ///< WFC rooftop tiles, instanced per region.
+};
+
+/// Builds `city.glb` (glTF 2.0 binary) in memory: one node per chunk_m x chunk_m chunk (named
+/// "chunk_<cx>_<cy>", ordered by (cy, cx)), each with one mesh whose primitives are the parts
+/// (terrain, road surfaces per class, sidewalks, blocks, volumes or roofs, ground patches,
+/// markings, freeway) that fall in it (triangles are assigned by centroid; see
+/// detail::chunk_city_meshes in city_meshes.hpp). Converts z-up engine coordinates to glTF's
+/// y-up (x, z, -y). Positions are float32 with min/max, normals float32, indices uint32. Byte
 /// identical for identical inputs. Fails (never emits NaN) if any coordinate is not finite.
-/// With config.road_modules == instanced and `roads` built, the section carriageways are written
-/// as the road bricks that occur (one mesh per class x module length; width of the first edge of
-/// the class) instanced per chunk with EXT_mesh_gpu_instancing (in extensionsUsed only);
-/// junction surfaces stay baked. Instances are rigid: a module starts at the terrain height of
-/// its start and is pitched and rolled to follow the ground to its end and across, but does not
-/// bend as the baked ribbons do. See gltf_writer.cpp.
+/// With settings.road_modules == instanced and `roads` built, the section carriageways are
+/// written as the road bricks of `road_meshes` that occur (one mesh per class x module length)
+/// instanced per chunk with EXT_mesh_gpu_instancing (in extensionsUsed only); junction surfaces
+/// stay baked. Instances are rigid: a module starts at the terrain height of its start and is
+/// pitched and rolled to follow the ground to its end and across, but does not bend as the
+/// baked ribbons do. See gltf_writer.cpp.
 /// With `buildings` (and their `styles`), the block volumes give way to the buildings: roofs
 /// are baked into the chunk meshes (materials "roof" and "parapet") and every facade module is
 /// instanced per chunk (see gltf_buildings.cpp): one mesh per module that occurs, made by the
@@ -60,18 +87,13 @@ struct Origin {
 /// With `rooftops`, the WFC rooftop tiles follow under the root as "rooftops" -> region (4 x 4
 /// chunks) -> instances of each (tile, mirrored, colour) kit mesh, colour variants as materials
 /// (gltf_rooftops.cpp).
-/// config.instances chooses how instances are written: EXT_mesh_gpu_instancing (ext), one node
-/// per instance (nodes) or baked into one mesh per chunk (bake) (gltf_instances.cpp).
-Result<std::vector<std::uint8_t>> city_glb(
-    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
-    const roads::Output* roads = nullptr, const roads::Config& rules = {},
-    const freeway::Output* freeway = nullptr, const buildings::Output* buildings = nullptr,
-    const buildings::StyleLibrary* styles = nullptr, const dressing::Output* dressing = nullptr,
-    const wfc::RooftopOutput* rooftops = nullptr);
+/// settings.instances chooses how instances are written: EXT_mesh_gpu_instancing (ext), one
+/// node per instance (nodes) or baked into one mesh per chunk (bake) (gltf_instances.cpp).
+Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in);
 /// `cityforge wfc -o out.glb`: a solved square grid (`tiles`: a variant per cell, x fastest).
 /// Cell (x, y, z) is drawn with its floor centre at ((x + 0.5) cell_m, (y + 0.5) cell_m,
 /// z level_m), turned by the variant's quarter turns and mirrored as the variant says. Tiles
-/// the rooftop kit knows get its mesh (wfc::rooftop_tile_mesh, colour 0); others a slab in a
+/// the rooftop kit knows get its mesh (rooftops::rooftop_tile_mesh, colour 0); others a slab in a
 /// colour per base tile with a dark arrow along the tile's +x and a tab on its +y, so rotation
 /// and mirroring are visible. Empty and "air" cells are not drawn. Instances per (base tile,
 /// mirrored) with EXT_mesh_gpu_instancing. Byte identical for identical inputs.
@@ -129,12 +151,8 @@ Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out);
 /// the surface codes.
 Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out);
 
-/// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
-/// a reader never sees a half-written file. The error names the path.
-Status write_file_atomic(const std::string& path, const void* data, std::size_t size);
-inline Status write_file_atomic(const std::string& path, const std::string& text) {
-  return write_file_atomic(path, text.data(), text.size());
-}
+/// Writes bytes to `path` through a temporary file and an atomic rename (core/atomic_file.hpp).
+using cityforge::write_file_atomic;
 
 /// A SUMO network in netconvert's "plain XML" form: the text of `city.nod.xml`,
 /// `city.edg.xml`, `city.con.xml` and `city.tll.xml`. Schema and ids in docs/sumo.md.

@@ -119,6 +119,7 @@ struct Output {
   /// Deck pillars by freeway, then station; then ramp pillars (where the ramp underside is more
   /// than ramp_pillar_above_m above the terrain, off the deck) in `ramps` order, then station.
   std::vector<Pillar> pillars;
+  std::vector<Mesh> pillar_meshes;  ///< pillar_mesh of each of `pillars`, same order.
   /// Deck outlines in plan by freeway, then the elevated ramp outlines in `ramps` order.
   std::vector<Polygon> footprints;
   roads::LaneId first_lane_id = 0;  ///< = the roads graph's lane count.
@@ -129,6 +130,10 @@ struct Output {
   std::vector<LaneLink> links;        ///< Existing <-> new lane links to add.
   std::vector<std::string> warnings;  ///< Ramp sites skipped, and why.
 };
+
+/// A pillar as a 2 x 2 m box turned by its yaw, flat-shaded walls (no caps) from half a metre
+/// below its base (so it never floats on a slope) up to the deck underside.
+Mesh pillar_mesh(const Pillar& pillar);
 
 /// Smallest curve radius in metres allowed at design speed v: v^2 / (127 (e + f)).
 double min_radius_m(double design_speed_kmh, const Config& config);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/planar_graph.hpp"
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/result.hpp"
@@ -203,6 +204,15 @@ Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Z
 /// The same, building the zoning fields itself.
 Result<Output> run(const Inputs& in, const terrain::Heightfield& ground, const Config& config,
                    Seed seed);
+
+/// Blocks of a road network built elsewhere (imported places), by the rules of generated
+/// cities: the faces of the planar graph of `road_segments` (each tagged with the EdgeId of its
+/// road in `net`, so bridges or tunnels left out bound no block) and of in.boundary, noded with
+/// a 1e-6 m snap, minus road and sidewalk width, inside the boundary, off in.water; target
+/// heights and densities from `height` and `density`. Deterministic.
+std::vector<Block> network_blocks(const std::vector<TaggedSegment>& road_segments,
+                                  const RoadNetwork& net, const Inputs& in, const Config& config,
+                                  const Field& height, const Field& density);
 
 /// Total road length in metres per class.
 std::array<double, kRoadClassCount> road_length_by_class(const RoadNetwork& net);

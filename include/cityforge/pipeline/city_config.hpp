@@ -14,8 +14,8 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
 
 namespace cityforge::pipeline {
 
@@ -125,7 +125,7 @@ struct CityConfig {
   BuildingSettings buildings;  ///< The `buildings` object.
   DressingSettings dressing;   ///< The `dressing` object.
   /// The `rooftops` object: WFC rooftops on flat roofs (enabled by default).
-  wfc::RooftopConfig rooftops;
+  rooftops::RooftopConfig rooftops;
   ExportSettings exports;
   CrowdSettings crowd;  ///< The `crowd` object.
 };

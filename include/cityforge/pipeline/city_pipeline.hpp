@@ -12,9 +12,10 @@
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
-#include "cityforge/wfc/rooftops.hpp"
 
 namespace cityforge::pipeline {
 
@@ -23,12 +24,14 @@ struct CityResult {
   std::shared_ptr<const terrain::Heightfield> terrain;
   std::shared_ptr<const layout::Output> layout;
   std::shared_ptr<const roads::Output> roads;
+  /// The road and block surface meshes of the roads stage (roads::build_surface_meshes).
+  std::shared_ptr<const roads::SurfaceMeshes> road_meshes;
   std::shared_ptr<const freeway::Output> freeway;
   std::shared_ptr<const buildings::StyleLibrary> styles;
   std::shared_ptr<const lots::Output> lots;
   std::shared_ptr<const buildings::Output> buildings;
   /// WFC rooftops on the flat roofs (empty when config.rooftops.enabled is false).
-  std::shared_ptr<const wfc::RooftopOutput> rooftops;
+  std::shared_ptr<const rooftops::RooftopOutput> rooftops;
   std::shared_ptr<const dressing::Output> dressing;
   std::vector<StageStats> stages;  ///< In stage order.
 };
@@ -42,16 +45,17 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
 
 /// Builds the WFC rooftops of `buildings` with the built-in rooftop model (an empty output with
 /// the model's counts when config.enabled is false); records the cell sizes in the output.
-Result<wfc::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
-                                               const wfc::RooftopConfig& config, Seed seed);
+Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
+                                                    const rooftops::RooftopConfig& config,
+                                                    Seed seed);
 
 struct ImportSettings;
 struct ImportResult;
 
-/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway; styles;
-/// lots -> buildings -> rooftops -> dressing), with an in-memory cache: calling run() again
-/// after changing one config key re-runs only the stages that read it and those downstream of
-/// them. Each stage is handed exactly the config values it reads, and their canonical text is
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> road_meshes, freeway;
+/// styles; lots -> buildings -> rooftops -> dressing), with an in-memory cache: calling run()
+/// again after changing one config key re-runs only the stages that read it and those downstream
+/// of them. Each stage is handed exactly the config values it reads, and their canonical text is
 /// its cache key (docs/city-config.md says which stages read each key).
 class CityPipeline {
  public:

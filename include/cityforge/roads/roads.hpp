@@ -37,14 +37,15 @@ struct Config {
   /// radius. [Limit: 0..100]
   double corner_radius_m[3] = {9.0, 7.0, 5.0};
   double max_trim_share = 0.9;  ///< The two trims of an edge take at most this share of it.
-  /// Carriageways sit this far above the terrain: markings, junction surfaces and the exported
-  /// road meshes all use it (the single owner of the road height). [Limit: 0..5]
+  /// Carriageway curbs (before the class raise) sit this far above the terrain: markings,
+  /// junction surfaces and the drawn road surface (meshes.hpp) all use it (the single owner of
+  /// the road height). [Limit: 0..5]
   double road_raise_m = 0.05;
-  /// Sidewalks and block surfaces (the curb) sit this far above the terrain; Output carries it
-  /// so what stands on them (set dressing) stands on what is drawn. [Limit: 0..5]
+  /// Sidewalks and block surfaces (the curb tops) sit this far above the terrain; Output carries
+  /// it so what stands on them (set dressing) stands on what is drawn. [Limit: 0..5]
   double block_raise_m = 0.15;
-  /// Extra raise per layout::RoadClass (artery, main, local), as the exporter draws them; a
-  /// junction surface takes the raise of its highest-class leg.
+  /// Extra raise per layout::RoadClass (artery, main, local), see road_surface_raise in
+  /// meshes.hpp; a junction surface takes the raise of its highest-class leg.
   double class_raise_m[3] = {0.04, 0.02, 0.0};
   /// Markings float this far above the road surface so they do not z-fight with it. [>= 0]
   double marking_lift_m = 0.01;
@@ -253,19 +254,19 @@ std::vector<Polygon> build_sidewalks(const layout::Output& city, const Output& g
 /// at arc length s_m from its `from` end (clamped to the line): on the segment holding s, the
 /// same fraction of the way between the two vertices offset by lateral_m (mitred at interior
 /// vertices as polyline_offset does), so points trace polyline_offset(centre, lateral_m) and the
-/// exporter's carriageway strips.
+/// carriageway meshes' strips.
 Vec2 section_point(const Output& roads, std::uint32_t section, double lateral_m, double s_m);
 
 /// Height of the finished road surface at section_point(roads, section, lateral_m, s_m), by the
-/// exporter's draping rule: ground.sample(p) + road_raise_m + class_raise_m[class] +
+/// carriageway meshes' draping rule (meshes.hpp): ground.sample(p) + road_surface_raise(class) +
 /// crown_m * max(0, 1 - |lateral_m| / half width) (the crown falls linearly from the centre
 /// line to the curbs). Metres.
 double road_surface_z(const layout::Output& city, const Output& roads,
                       const terrain::Heightfield& ground, const Config& config,
                       std::uint32_t section, double lateral_m, double s_m);
 
-/// Height of junction `intersection`'s flat surface at p: ground.sample(p) + road_raise_m +
-/// the class raise of its highest-class leg (no crown). Metres.
+/// Height of junction `intersection`'s flat surface at p: ground.sample(p) +
+/// road_surface_raise(junction_class) (no crown). Metres.
 double junction_surface_z(const layout::Output& city, const Output& roads,
                           const terrain::Heightfield& ground, const Config& config,
                           std::uint32_t intersection, Vec2 p);

@@ -47,6 +47,11 @@ struct Config {
 /// thread count (rows are computed in parallel into their own slots).
 Result<Heightfield> run(const Aabb2& area, const Config& config, Seed seed);
 
+/// Fails (invalid_input, where "terrain" or "terrain.heights[i]") unless the grid has >= 2 x 2
+/// samples, nx * ny heights, all finite, a finite origin and a finite cell_m > 0: what every
+/// consumer that samples or meshes a heightfield it did not make checks first.
+Status validate(const Heightfield& hf);
+
 /// One chunk of terrain mesh: the grid cells whose lower-left sample falls inside the chunk.
 struct TerrainChunk {
   std::int32_t cx = 0;  ///< Chunk column: floor(x / chunk_m).

@@ -238,9 +238,9 @@ struct Compiled;
 }
 
 /// A model compiled for solving (adjacency bitsets and support tables), built once and shared
-/// by many solves: the rooftops solve thousands of small grids with one model, and compiling
-/// costs about as much as solving a 150-cell grid. Immutable; copies share the data, so one
-/// CompiledModel may serve solves on many threads at once.
+/// by many solves: a caller that solves thousands of small grids with one model (a city's
+/// rooftops) compiles it once, as compiling costs about as much as solving a 150-cell grid.
+/// Immutable; copies share the data, so one CompiledModel may serve solves on many threads at once.
 class CompiledModel {
  public:
   CompiledModel() = default;

@@ -124,7 +124,7 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
                                              std::size_t* triangles);
 
 /// One trapezoid swept by a wavefront edge of the straight skeleton between two events: the
-/// edge's segment a0 -> b0 at time t0 and a1 <- b1 at time t1 (roof_shapes.cpp). The face of
+/// edge's segment a0 -> b0 at time t0 and a1 <- b1 at time t1 (straight_skeleton.cpp). The face of
 /// original edge `edge` (outer ring edges first, then each hole's) is the union of its quads.
 struct SkeletonQuad {
   std::uint32_t edge = 0;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "cityforge/core/result.hpp"
-#include "cityforge/wfc/rooftops.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/wfc/wfc.hpp"
 #include "export/detail/gltf_instances.hpp"
 #include "export/detail/tinygltf.hpp"
@@ -25,10 +25,7 @@ inline constexpr double kRooftopRegionChunks = 4.0;
 /// with _BUILDING in ext mode). Colour variants are materials: one per (kit material, colour)
 /// used. Tiles whose kit mesh is empty (Empty, air) are left out. Fails on a non-finite
 /// instance or a tile index outside tile_names.
-Status add_rooftop_nodes(tinygltf::Model& model, int root, const wfc::RooftopOutput& rooftops,
+Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::RooftopOutput& rooftops,
                          double region_m, InstanceWriter& writer);
-
-/// Serialises a finished model as GLB with one scene `name` holding node 0 (gltf_writer.cpp).
-Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name);
 
 }  // namespace cityforge::exporter::detail

@@ -16,6 +16,7 @@
 #include "cityforge/osm/osm.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
+#include "cityforge/roads/meshes.hpp"
 #include "pipeline/detail/config_schema.hpp"
 
 namespace cityforge::pipeline::detail {
@@ -88,21 +89,26 @@ struct CityStages {
   StageOutput<terrain::Heightfield> terrain;
   StageOutput<layout::Output> layout;
   StageOutput<roads::Output> roads;
+  StageOutput<roads::SurfaceMeshes> road_meshes;
   StageOutput<freeway::Output> freeway;
   StageOutput<buildings::StyleLibrary> styles;
   StageOutput<lots::Output> lots;
   StageOutput<buildings::Output> buildings;
-  StageOutput<wfc::RooftopOutput> rooftops;
+  StageOutput<rooftops::RooftopOutput> rooftops;
   StageOutput<dressing::Output> dressing;
 };
 
 StageOutput<roads::Output> add_roads(StageGraph& g, const CityConfig& c,
                                      const StageOutput<terrain::Heightfield>& ground,
                                      const StageOutput<layout::Output>& city);
+/// The road and block surface meshes of the roads stage: their own stage (beside the freeway) so
+/// a raise only re-meshes; handed the road rules (their raises, crown, skirt, module lengths).
+StageOutput<roads::SurfaceMeshes> add_road_meshes(StageGraph& g, const CityConfig& c,
+                                                  const CityStages& s);
 StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig& c);
 StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
                                              const CityStages& s);
-StageOutput<wfc::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
+StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
                                              const CityStages& s);
 /// Set dressing on everything before it (and the mapped features of an import).
 StageOutput<dressing::Output> add_dressing(

@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "cityforge/pipeline/city_config.hpp"
-#include "core/detail/json_reader.hpp"
+#include "cityforge/core/json_reader.hpp"
 
 namespace cityforge::pipeline::detail {
 
 using json = nlohmann::json;
-using Reader = cityforge::detail::JsonReader;
+using Reader = cityforge::JsonReader;
 
 /// What a field is; the kind picks its reader, its canonical text and its docs type.
 enum class Kind : std::uint8_t {
@@ -122,7 +122,7 @@ const Table& table_of<buildings::Config>();
 template <>
 const Table& table_of<BuildingSettings>();
 template <>
-const Table& table_of<wfc::RooftopConfig>();
+const Table& table_of<rooftops::RooftopConfig>();
 template <>
 const Table& table_of<DressingSettings>();
 template <>

@@ -6,20 +6,12 @@
 #include <vector>
 
 #include "cityforge/core/vec.hpp"
+#include "cityforge/roads/lanes.hpp"
 #include "cityforge/roads/roads.hpp"
 
-/// Private helpers of the lane graph: connector curves and signal plans.
+/// Private helpers of the lane graph: crossing tests and signal plans (the connector curves are
+/// public: cityforge/roads/lanes.hpp).
 namespace cityforge::roads::detail {
-
-/// A cubic Bezier from p0 (leaving along unit tangent t0) to p3 (arriving along unit tangent
-/// t3), control points handle_m along the tangents. Sampled at most spacing_m apart in arc
-/// length, plus one sample very close to each end so the polyline's end segments follow the
-/// tangents within 0.25 degrees. z is interpolated linearly between the ends.
-std::vector<Vec3> bezier_connector(Vec3 p0, Vec2 t0, Vec3 p3, Vec2 t3, double handle_m,
-                                   double spacing_m);
-
-/// Length of a 3D polyline in metres.
-double polyline3_length(const std::vector<Vec3>& points);
 
 /// Whether two lane polylines cross in the plane. Touching at an end point that both lines
 /// share (a diverge or a merge, within 5 cm) does not count.

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/islands/island.hpp"
+
+/// `cityforge island` (docs/islands.md): one island level from a seed, its files written all
+/// or none (io.hpp).
+namespace cityforge::islands {
+
+/// The options as typed: numbers are checked here, so every bad value is an invalid_input
+/// error naming its option.
+struct IslandRequest {
+  std::string seed = "1";      ///< Decimal, 0 .. 2^64-1.
+  std::string size = "6";      ///< Hexagon radius in base cells, 2..24.
+  std::string grid = "mixed";  ///< mixed, square or triangle.
+  std::string layers = "5";    ///< Layers of cells, 2..12.
+  std::string out;             ///< Output folder (created if missing); required.
+};
+
+/// The generator's config from the request (grid, size, layers), or an error naming the option
+/// (--grid, --size, --layers) with what was expected and what was given.
+Result<IslandConfig> island_config(const IslandRequest& request);
+
+/// What make_island_files wrote.
+struct IslandFilesReport {
+  std::string summary;  ///< Console lines, each ending in '\n'.
+};
+
+/// Checks every option before any work, builds the tile set and the island, and writes
+/// island.glb, island_nav.json, island_tiles.json and stats.json into request.out (all or
+/// none, write_island). `progress` (optional) is told the phase that starts ("tile set",
+/// "island") and "" when the work is done. Errors: invalid_input naming the option, or when
+/// there is no island within the solver's budget; io when a file cannot be written.
+Result<IslandFilesReport> make_island_files(
+    const IslandRequest& request, const std::function<void(const std::string&)>& progress = {});
+
+}  // namespace cityforge::islands

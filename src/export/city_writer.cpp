@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Apache-2.0
+// The city folder of `cityforge generate` and `cityforge import`: every output exported into
+// memory, then each file written through a temporary name and a rename, stats.json last.
+#include "cityforge/export/city_writer.hpp"
+
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <utility>
+
+#include "cityforge/dressing/dressing.hpp"
+#include "cityforge/freeway/freeway.hpp"
+#include "cityforge/osm/osm.hpp"
+#include "cityforge/pipeline/city_stats.hpp"
+#include "cityforge/pipeline/config_file.hpp"
+
+namespace cityforge::exporter {
+namespace {
+
+namespace fs = std::filesystem;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// The city's own outputs, in memory.
+struct Exported {
+  std::vector<std::uint8_t> glb;
+  std::string geojson;
+  std::string svg;
+  std::vector<std::uint8_t> building_ply;
+  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> prop_plys;
+  std::vector<std::uint8_t> parking;
+  std::vector<std::uint8_t> audio;
+  roads::Output with_freeway;  ///< The lane graph of lanes.json: streets and freeway.
+  std::string lanes;
+  SumoFiles sumo;
+  std::vector<std::uint8_t> modules_ply;
+};
+
+Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
+                             const Origin& origin) {
+  Exported out;
+  Result<std::vector<std::uint8_t>> glb = city_glb({.terrain = *city.terrain,
+                                                    .layout = *city.layout,
+                                                    .settings = cfg.exports,
+                                                    .roads = city.roads.get(),
+                                                    .road_meshes = city.road_meshes.get(),
+                                                    .freeway = city.freeway.get(),
+                                                    .buildings = city.buildings.get(),
+                                                    .styles = city.styles.get(),
+                                                    .dressing = city.dressing.get(),
+                                                    .rooftops = city.rooftops.get()});
+  if (!glb) return glb.error();
+  out.glb = std::move(*glb);
+  Result<std::string> geojson = layout_geojson(*city.layout, origin, city.lots.get(),
+                                               city.buildings.get(), city.styles.get());
+  if (!geojson) return geojson.error();
+  out.geojson = std::move(*geojson);
+  out.svg = map_svg(*city.layout, city.buildings.get());
+  Result<std::vector<std::uint8_t>> building_ply =
+      building_modules_ply(*city.buildings, *city.styles);
+  if (!building_ply) return building_ply.error();
+  out.building_ply = std::move(*building_ply);
+  // One point cloud per prop that occurs, parking spots and the audio grid.
+  const dressing::Output& dressed = *city.dressing;
+  for (std::uint32_t p = 0; p < dressed.stats.items_by_prop.size(); ++p) {
+    if (dressed.stats.items_by_prop[p] == 0) continue;
+    Result<std::vector<std::uint8_t>> ply = prop_ply(dressed, p);
+    if (!ply) return ply.error();
+    out.prop_plys.emplace_back("points/props/" + dressing::prop_catalog()[p].id + ".ply",
+                               std::move(*ply));
+  }
+  Result<std::vector<std::uint8_t>> parking = parking_ply(dressed);
+  if (!parking) return parking.error();
+  out.parking = std::move(*parking);
+  Result<std::vector<std::uint8_t>> audio = audio_ply(dressed);
+  if (!audio) return audio.error();
+  out.audio = std::move(*audio);
+  // One lane graph: the streets' lanes with the freeway and its ramps joined to them.
+  out.with_freeway = *city.roads;
+  out.with_freeway.lanes = freeway::merged_lanes(city.roads->lanes, *city.freeway);
+  Result<std::string> lanes = lanes_json(out.with_freeway, *city.layout);
+  if (!lanes) return lanes.error();
+  out.lanes = std::move(*lanes);
+  // SUMO drives our own lanes, connectors and signal plans (not netconvert's guesses).
+  Result<SumoFiles> sumo = sumo_plain_xml(*city.layout, *city.roads);
+  if (!sumo) return sumo.error();
+  out.sumo = std::move(*sumo);
+  Result<std::vector<std::uint8_t>> modules_ply =
+      road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m);
+  if (!modules_ply) return modules_ply.error();
+  out.modules_ply = std::move(*modules_ply);
+  return out;
+}
+
+/// Every file of `ex` into `dir` (created with its subfolders), each through a temporary name.
+Status write_exported(const fs::path& dir, const Exported& ex) {
+  for (const char* sub : {"", "sumo", "points", "points/props"}) {
+    std::error_code ec;
+    fs::create_directories(dir / sub, ec);
+    if (ec) return Error::io((dir / sub).string(), "cannot create the folder: " + ec.message());
+  }
+  auto write = [&](const char* rel, const void* data, std::size_t size) {
+    return write_file_atomic((dir / rel).string(), data, size);
+  };
+  auto write_text = [&](const char* rel, const std::string& body) {
+    return write(rel, body.data(), body.size());
+  };
+  for (const Status& s :
+       {write("city.glb", ex.glb.data(), ex.glb.size()), write_text("layout.geojson", ex.geojson),
+        write_text("map.svg", ex.svg), write_text("lanes.json", ex.lanes),
+        write("points/road_modules.ply", ex.modules_ply.data(), ex.modules_ply.size()),
+        write("points/building_modules.ply", ex.building_ply.data(), ex.building_ply.size()),
+        write("points/parking_spots.ply", ex.parking.data(), ex.parking.size()),
+        write("points/audio.ply", ex.audio.data(), ex.audio.size()),
+        write_text("sumo/city.nod.xml", ex.sumo.nodes),
+        write_text("sumo/city.edg.xml", ex.sumo.edges),
+        write_text("sumo/city.con.xml", ex.sumo.connections),
+        write_text("sumo/city.tll.xml", ex.sumo.tll)}) {
+    if (!s) return s;
+  }
+  for (const auto& [rel, bytes] : ex.prop_plys) {
+    if (Status s = write(rel.c_str(), bytes.data(), bytes.size()); !s) return s;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
+                                   const pipeline::CityResult& city,
+                                   const CityWriteOptions& options, const Origin& origin,
+                                   const pipeline::ImportReport* import) {
+  const CityLog& log = options.log;
+  // 1. Export into memory: the "export" step.
+  std::vector<pipeline::StageStats> stages = city.stages;
+  const auto t_export = std::chrono::steady_clock::now();
+  pipeline::reset_peak_rss();
+  if (log.stages != nullptr) log.stages->stage_started("export");
+  Result<Exported> ex = export_city(config, city, origin);
+  if (!ex) return ex.error();
+  pipeline::StageStats step;
+  step.name = "export";
+  step.wall_s = seconds_since(t_export);
+  step.peak_rss_kb = pipeline::peak_rss_kb();
+  if (log.stages != nullptr) log.stages->stage_finished(step);
+  stages.push_back(step);
+
+  // 2. Write: each file through a temporary name and a rename; the extra files; stats.json last.
+  const fs::path dir(options.out_dir);
+  if (Status s = write_exported(dir, *ex); !s) return s.error();
+  if (options.extra_files) {
+    Result<std::vector<CityFile>> extra =
+        options.extra_files(config, ex->with_freeway, dir.string(), log);
+    if (!extra) return extra.error();
+    for (const CityFile& f : *extra) {
+      if (Status s = write_file_atomic((dir / f.path).string(), f.bytes); !s) return s.error();
+    }
+  }
+  const pipeline::CityStats stats = pipeline::city_stats(config, city, stages, options.threads,
+                                                         seconds_since(options.started), import);
+  if (Status s = write_file_atomic((dir / "stats.json").string(), stats.json); !s) {
+    return s.error();
+  }
+  CityWriteReport report;
+  report.sumo_note = options.sumo_convert ? convert_for_sumo((dir / "sumo").string())
+                                          : "SUMO conversion skipped (--no-sumo)";
+  if (log.warning) {
+    for (const std::string& w : city.dressing->warnings)
+      log.warning(w);
+  }
+
+  // 3. The summary.
+  std::string text = stats.summary;
+  text += "\nwrote " + options.out_dir +
+          "/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
+          "points/{road,building}_modules.ply, points/props/*.ply, "
+          "points/{parking_spots,audio}.ply, sumo/city.{nod,edg,con,tll}.xml\n";
+  text += "SUMO: " + report.sumo_note + "; drive it with sumo-gui -n " + options.out_dir +
+          "/sumo/city.net.xml\n";
+  text += "look at it: open " + options.out_dir + "/map.svg in a browser, or load " +
+          options.out_dir +
+          "/city.glb in any glTF viewer\n"
+          "(three.js / Babylon.js sandboxes read its instancing; Blender 3.4 shows one copy of "
+          "each instanced module: add --instances nodes (small cities) or --instances bake, then "
+          "File > Import > glTF 2.0).\n";
+  report.summary = std::move(text);
+  return report;
+}
+
+Result<CityWriteReport> generate_city(const pipeline::CityConfig& config, const std::string& source,
+                                      const CityWriteOptions& options) {
+  pipeline::CityPipeline pipe;
+  Result<pipeline::CityResult> city = pipe.run(config, options.log.stages);
+  if (!city) return pipeline::with_config_source(city.error(), source);
+  return write_city(config, *city, options);
+}
+
+Result<CityWriteReport> import_place(const pipeline::ImportSettings& request,
+                                     const CityWriteOptions& options) {
+  pipeline::ImportSettings settings = request;
+  settings.rules.name = fs::path(request.osm_path).filename().string();
+  pipeline::CityPipeline pipe;
+  Result<pipeline::ImportResult> imported = pipe.import(settings, options.log.stages);
+  if (!imported) return imported.error();
+  if (options.log.warning) {
+    for (const std::string& w : imported->report.warnings)
+      options.log.warning(w);
+  }
+  // Geo-reference and credit travel with every output.
+  const pipeline::ImportReport& report = imported->report;
+  pipeline::CityConfig config = settings.rules;
+  config.exports.attribution = pipeline::kOsmAttribution;
+  config.exports.georeferenced = true;
+  config.exports.origin_lon_deg = report.lon0;
+  config.exports.origin_lat_deg = report.lat0;
+  config.exports.local_crs = report.local_crs;
+  Origin origin;
+  origin.georeferenced = true;
+  origin.lon_deg = report.lon0;
+  origin.lat_deg = report.lat0;
+  origin.local_crs = report.local_crs;
+  origin.attribution = pipeline::kOsmAttribution;
+  std::shared_ptr<const osm::Projection> proj = imported->projection;
+  origin.to_wgs84 = [proj](Vec2 p) { return proj->to_wgs84(p); };
+  Result<CityWriteReport> written = write_city(config, imported->city, options, origin, &report);
+  if (!written) return written.error();
+  written->summary += std::string("map data ") + pipeline::kOsmAttribution +
+                      " (ODbL); the import's census is in " + options.out_dir +
+                      "/stats.json \"import\"\n";
+  return written;
+}
+
+}  // namespace cityforge::exporter

@@ -1,4 +1,0 @@
-// SPDX-License-Identifier: Apache-2.0
-// The one translation unit that compiles tinygltf's implementation.
-#define TINYGLTF_IMPLEMENTATION
-#include "export/detail/tinygltf.hpp"

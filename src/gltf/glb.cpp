@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0
+// GLB serialisation: tinygltf writes the JSON, the container is assembled here.
+// Based on: The Khronos Group, glTF 2.0 Specification (GLB file format: header, JSON and BIN
+// chunks, 4-byte alignment).
+// tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
+// to round-trip), so the output is byte identical for identical inputs.
+#include <bit>
+#include <cstring>
+#include <ostream>
+#include <streambuf>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cityforge/gltf/tinygltf_model.hpp"
+
+namespace cityforge::gltf {
+namespace {
+
+static_assert(std::endian::native == std::endian::little,
+              "GLB headers are little endian; this writer copies memory as is");
+
+/// A stream buffer appending to a byte vector: the GLB is written once, straight into the
+/// result (a city's BIN chunk is hundreds of MB; every copy shows in time and peak memory).
+class ByteSink final : public std::streambuf {
+ public:
+  explicit ByteSink(std::vector<std::uint8_t>& out) : m_out(out) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    m_out.insert(m_out.end(), reinterpret_cast<const std::uint8_t*>(s),
+                 reinterpret_cast<const std::uint8_t*>(s) + n);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      m_out.push_back(static_cast<std::uint8_t>(traits_type::to_char_type(c)));
+    }
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  std::vector<std::uint8_t>& m_out;
+};
+
+}  // namespace
+
+// The container is assembled here, not by tinygltf, so the BIN chunk (hundreds of MB for a city)
+// is copied once, straight into the result (tinygltf's own GLB writer copies it twice more).
+Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name) {
+  tinygltf::Scene scene;
+  scene.name = name;
+  scene.nodes.push_back(0);
+  model.scenes.push_back(std::move(scene));
+  model.defaultScene = 0;
+  std::vector<unsigned char> bin = std::move(model.buffers[0].data);
+  model.buffers[0].data.clear();
+  bin.resize((bin.size() + 3) / 4 * 4, 0);
+  if (bin.empty()) {
+    model.buffers.clear();
+  }
+  // 1. The JSON, through tinygltf (with an empty buffer, whose byteLength is patched below).
+  std::vector<std::uint8_t> glb_json;
+  {
+    ByteSink sink(glb_json);
+    std::ostream out(&sink);
+    tinygltf::TinyGLTF writer;
+    if (!writer.WriteGltfSceneToStream(&model, out, /*prettyPrint=*/false,
+                                       /*writeBinary=*/true) ||
+        !out || glb_json.size() < 20) {
+      return Error::internal(name + ".glb", "tinygltf failed to serialise the model");
+    }
+  }
+  const auto u32_at = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    std::memcpy(&v, glb_json.data() + at, 4);
+    return v;
+  };
+  const std::uint32_t json_len = u32_at(12);
+  if (20 + std::size_t{json_len} > glb_json.size()) {
+    return Error::internal(name + ".glb", "tinygltf wrote a truncated JSON chunk");
+  }
+  std::string json(glb_json.begin() + 20, glb_json.begin() + 20 + json_len);
+  while (!json.empty() && json.back() == ' ')
+    json.pop_back();
+  if (!bin.empty()) {
+    const std::string from = "\"buffers\":[{\"byteLength\":0}]";
+    const auto at = json.find(from);
+    if (at == std::string::npos) {
+      return Error::internal(name + ".glb", "no buffer entry to give its byteLength");
+    }
+    json.replace(at, from.size(),
+                 "\"buffers\":[{\"byteLength\":" + std::to_string(bin.size()) + "}]");
+  }
+  json.resize((json.size() + 3) / 4 * 4, ' ');
+  // 2. The container: header, JSON chunk, BIN chunk.
+  const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size());
+  if (total > 0xFFFFFFFFULL) {
+    return Error::invalid_input(name + ".glb", "the city is larger than a GLB can hold (4 GiB)");
+  }
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(total);
+  const auto put32 = [&](std::uint32_t v) {
+    const auto* p = reinterpret_cast<const std::uint8_t*>(&v);
+    bytes.insert(bytes.end(), p, p + 4);
+  };
+  put32(0x46546C67U);  // "glTF"
+  put32(2);
+  put32(static_cast<std::uint32_t>(total));
+  put32(static_cast<std::uint32_t>(json.size()));
+  put32(0x4E4F534AU);  // "JSON"
+  bytes.insert(bytes.end(), json.begin(), json.end());
+  if (!bin.empty()) {
+    put32(static_cast<std::uint32_t>(bin.size()));
+    put32(0x004E4942U);  // "BIN\0"
+    bytes.insert(bytes.end(), bin.begin(), bin.end());
+  }
+  return bytes;
+}
+
+}  // namespace cityforge::gltf

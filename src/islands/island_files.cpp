@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cityforge island [--seed N] [--size R] [--grid mixed|square|triangle] [--layers L] -o DIR`:
+// one island level after seeds/003 (docs/islands.md): the built-in tile set, the generator, and
+// its files written all or none.
+#include "cityforge/islands/island_files.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "cityforge/core/format.hpp"
+#include "cityforge/islands/io.hpp"
+
+namespace cityforge::islands {
+namespace {
+
+constexpr std::uint32_t kMinSize = 2;
+constexpr std::uint32_t kMaxSize = 24;
+constexpr std::uint32_t kMinLayers = 2;
+constexpr std::uint32_t kMaxLayers = 12;
+
+/// A non-negative decimal integer (the whole string, at most 20 digits, no overflow).
+bool parse_u64(const std::string& s, std::uint64_t& out) {
+  if (s.empty() || s.size() > 20) return false;
+  out = 0;
+  for (const char c : s) {
+    if (c < '0' || c > '9') return false;
+    const auto d = static_cast<std::uint64_t>(c - '0');
+    if (out > (UINT64_MAX - d) / 10) return false;
+    out = out * 10 + d;
+  }
+  return true;
+}
+
+Result<std::uint32_t> parse_in_range(const std::string& option, const std::string& text,
+                                     std::uint32_t lo, std::uint32_t hi, const char* what) {
+  std::uint64_t v = 0;
+  if (!parse_u64(text, v) || v < lo || v > hi) {
+    return Error::invalid_input(option, std::string("expected ") + what + ", a whole number in " +
+                                            std::to_string(lo) + ".." + std::to_string(hi) +
+                                            ", got '" + text + "'");
+  }
+  return static_cast<std::uint32_t>(v);
+}
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return 1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+Result<IslandConfig> island_config(const IslandRequest& opt) {
+  IslandConfig config;
+  if (opt.grid == "mixed") {
+    config.grid.kind = GridKind::mixed;
+  } else if (opt.grid == "square") {
+    config.grid.kind = GridKind::square;
+  } else if (opt.grid == "triangle") {
+    config.grid.kind = GridKind::triangle;
+  } else {
+    return Error::invalid_input("--grid",
+                                "expected mixed, square or triangle, got '" + opt.grid + "'");
+  }
+  Result<std::uint32_t> size =
+      parse_in_range("--size", opt.size, kMinSize, kMaxSize, "the island's radius in cells");
+  if (!size) return size.error();
+  config.grid.radius = *size;
+  Result<std::uint32_t> layers =
+      parse_in_range("--layers", opt.layers, kMinLayers, kMaxLayers, "the number of layers");
+  if (!layers) return layers.error();
+  config.grid.layers = *layers;
+  return config;
+}
+
+Result<IslandFilesReport> make_island_files(
+    const IslandRequest& opt, const std::function<void(const std::string&)>& progress_fn) {
+  const auto progress = [&](const char* what) {
+    if (progress_fn) progress_fn(what);
+  };
+  const auto t_start = std::chrono::steady_clock::now();
+  // 1. Options, all checked before any work.
+  if (opt.out.empty()) {
+    return Error::invalid_input("-o", "expected an output folder, e.g. -o island");
+  }
+  std::uint64_t seed = 0;
+  if (!parse_u64(opt.seed, seed)) {
+    return Error::invalid_input(
+        "--seed", "expected a whole number in 0..18446744073709551615, got '" + opt.seed + "'");
+  }
+  Result<IslandConfig> config = island_config(opt);
+  if (!config) return config.error();
+
+  // 2. The tile set and the island.
+  progress("tile set");
+  auto t = std::chrono::steady_clock::now();
+  Result<TileSet> tiles = build_tile_set();
+  if (!tiles) return tiles.error();
+  IslandRunInfo run;
+  run.seed = seed;
+  run.config = *config;
+  run.tile_set_ms = ms_since(t);
+  progress("island");
+  t = std::chrono::steady_clock::now();
+  Result<Island> isl = generate_island(*config, seed, *tiles);
+  progress("");
+  if (!isl) return isl.error();
+  run.generate_ms = ms_since(t);
+
+  // 3. The files, all or none.
+  if (Status s = write_island(opt.out, *isl, *tiles, run); !s) return s.error();
+
+  // 4. Summary.
+  IslandFilesReport report;
+  const IslandStats& s = isl->stats;
+  const PhaseTimes& p = s.times;
+  append_printf(
+      report.summary,
+      "island seed %llu (%s grid, radius %u, %u layers): %u cells (%u land), %u navigable, "
+      "%u stairs, %u houses, %u triangles, %u solve passes\n"
+      "  ms: tile set %.1f | grid %.1f, tiles %.1f, solve %.1f, navigation %.1f, mesh %.1f, "
+      "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n"
+      "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
+      static_cast<unsigned long long>(seed), grid_kind_name(config->grid.kind), config->grid.radius,
+      config->grid.layers, s.cells, s.land_cells, s.navigable, s.stairs, s.houses, s.triangles,
+      s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms, p.navigation_ms, p.mesh_ms,
+      p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms, ms_since(t_start), opt.out.c_str());
+  return report;
+}
+
+}  // namespace cityforge::islands

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: Apache-2.0
+// HTTP/1.1 for `cityforge serve` (Boost.Beast over Boost.Asio): static files with single byte
+// ranges so a viewer can seek in big recordings, every path resolved and checked against its
+// root (static_files.cpp), the live figures at /live/stats, /live upgrades to the hub.
+#include "http.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <array>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "static_files.hpp"
+
+namespace cityforge::server::detail {
+namespace {
+
+constexpr std::size_t kMaxHeaderBytes = 8 * 1024;  ///< Request line + headers.
+constexpr std::size_t kMaxBodyBytes = 0;           ///< GET / HEAD carry no body.
+constexpr int kIdleTimeoutMs = 30'000;  ///< A keep-alive connection waiting for a request.
+constexpr std::size_t kChunkBytes = 64 * 1024;
+
+/// Closes our side, then reads (and drops) what the client still sends for a short while, so
+/// that closing with unread input does not reset the connection before it reads our error.
+void linger_close(tcp::socket& socket) {
+  boost::system::error_code ec;
+  socket.shutdown(tcp::socket::shutdown_send, ec);
+  std::array<char, 4096> sink{};
+  for (std::size_t total = 0; total < 256 * 1024;) {
+    pollfd pfd{socket.native_handle(), POLLIN, 0};
+    if (::poll(&pfd, 1, 500) <= 0) return;
+    const std::size_t n = socket.read_some(asio::buffer(sink), ec);
+    if (ec || n == 0) return;
+    total += n;
+  }
+}
+
+}  // namespace
+
+void Server::session(tcp::socket& socket) {
+  boost::beast::flat_buffer buffer(kMaxHeaderBytes);
+  for (;;) {
+    // An idle keep-alive connection holds a thread: let it go after a while.
+    if (buffer.size() == 0) {
+      pollfd pfd{socket.native_handle(), POLLIN, 0};
+      if (::poll(&pfd, 1, kIdleTimeoutMs) <= 0) return;
+    }
+    http::request_parser<http::empty_body> parser;
+    parser.header_limit(kMaxHeaderBytes);
+    parser.body_limit(kMaxBodyBytes);
+    boost::system::error_code ec;
+    http::read(socket, buffer, parser, ec);
+    if (ec == http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
+        ec == asio::error::bad_descriptor) {
+      return;
+    }
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
+      send_simple(socket, http::status::request_header_fields_too_large, 11, "request too large\n",
+                  false);
+      linger_close(socket);
+      return;
+    }
+    if (ec == http::error::body_limit) {
+      send_simple(socket, http::status::payload_too_large, 11, "no request body allowed\n", false);
+      linger_close(socket);
+      return;
+    }
+    if (ec) {
+      send_simple(socket, http::status::bad_request, 11, "malformed request\n", false);
+      linger_close(socket);
+      return;
+    }
+    http::request<http::empty_body>& req = parser.get();
+    if (websocket::is_upgrade(req)) {
+      const std::string_view t(req.target().data(), req.target().size());
+      if (m_live && t.substr(0, t.find('?')) == "/live") {
+        if (m_live->accept(std::move(socket), parser.release())) return;
+        send_simple(socket, http::status::service_unavailable, 11, "too many live clients\n",
+                    false);
+        return;
+      }
+      send_simple(socket, http::status::not_found, 11, "not found\n", false);
+      return;
+    }
+    if (!respond(socket, req)) return;
+  }
+}
+
+void Server::send_simple(tcp::socket& socket, http::status status, unsigned version,
+                         std::string_view body, bool keep_alive) {
+  http::response<http::string_body> res{status, version};
+  res.set(http::field::server, "cityforge");
+  res.set(http::field::content_type, "text/plain; charset=utf-8");
+  if (status == http::status::method_not_allowed) res.set(http::field::allow, "GET, HEAD");
+  res.keep_alive(keep_alive);
+  res.body() = std::string(body);
+  res.prepare_payload();
+  boost::system::error_code ignored;
+  http::write(socket, res, ignored);
+}
+
+std::string Server::index_page() const {
+  std::string html =
+      "<!doctype html><meta charset=\"utf-8\"><title>cityforge</title>\n<h1>cityforge</h1>\n"
+      "<p>No viewer folder given (<code>--root</code>); the city files:</p>\n<ul>\n";
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(m_city, ec)) {
+    if (e.is_regular_file(ec)) names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  for (const std::string& n : names)
+    html += "<li><a href=\"/city/" + n + "\">" + n + "</a></li>\n";
+  return html + "</ul>\n";
+}
+
+std::string Server::live_stats() const {
+  const LiveStats st = m_live->sim().stats();
+  nlohmann::ordered_json j;
+  j["ticks"] = st.ticks;
+  j["time_s"] = st.time_s;
+  j["ticks_per_s"] = st.ticks_per_s;
+  j["target_ticks_per_s"] = st.target_ticks_per_s;
+  j["ticks_behind"] = st.ticks_behind;
+  j["wall_s"] = st.wall_s;
+  j["clients"] = m_live->clients();
+  j["frames"] = st.frames;
+  j["frames_sent"] = m_live->frames_sent.load();
+  j["frames_dropped"] = m_live->frames_dropped.load();
+  j["bytes_sent"] = m_live->bytes_sent.load();
+  j["frame_bytes"] = st.frame_bytes;
+  j["bytes_per_frame"] = st.frames > 0 ? static_cast<double>(st.frame_bytes) / st.frames : 0.0;
+  j["bytes_per_agent_per_frame"] =
+      st.agent_samples > 0 ? static_cast<double>(st.frame_bytes) / st.agent_samples : 0.0;
+  j["agents"] = st.agents;
+  j["vehicles"] = st.vehicles;
+  j["pedestrians"] = st.pedestrians;
+  j["closed_oversize"] = m_live->closed_oversize.load();
+  j["closed_malformed"] = m_live->closed_malformed.load();
+  j["closed_rate"] = m_live->closed_rate.load();
+  j["closed_binary"] = m_live->closed_binary.load();
+  j["weather"] = st.weather;
+  j["fog"] = st.fog;
+  j["players"] = st.players;
+  if (st.players > 0) {
+    j["player"] = {
+        {"lane", st.player_lane}, {"s_m", st.player_s_m}, {"speed_mps", st.player_speed_mps}};
+  } else {
+    j["player"] = nullptr;
+  }
+  return j.dump() + "\n";
+}
+
+/// Maps a request target to a regular file inside its root, or sets `why` (404 / 403).
+std::optional<fs::path> Server::resolve(std::string_view target, http::status* why) const {
+  *why = http::status::not_found;
+  const std::size_t q = target.find_first_of("?#");
+  if (q != std::string_view::npos) target = target.substr(0, q);
+  if (target.empty() || target.front() != '/') {
+    *why = http::status::bad_request;
+    return std::nullopt;
+  }
+  const std::optional<std::string> decoded = url_decode(target);
+  if (!decoded) {
+    *why = http::status::bad_request;
+    return std::nullopt;
+  }
+  std::string_view path = *decoded;
+  const fs::path* root = nullptr;
+  constexpr std::string_view kCity = "/city/";
+  if (path.substr(0, kCity.size()) == kCity) {
+    root = &m_city;
+    path.remove_prefix(kCity.size());
+  } else if (m_viewer) {
+    root = &*m_viewer;
+  } else {
+    return std::nullopt;
+  }
+  const std::optional<fs::path> rel = safe_relative(path);
+  if (!rel) {
+    *why = http::status::forbidden;
+    return std::nullopt;
+  }
+  std::error_code ec;
+  fs::path full = fs::weakly_canonical(*root / *rel, ec);
+  if (ec) return std::nullopt;
+  if (!inside(*root, full)) {  // A symlink leading out.
+    *why = http::status::forbidden;
+    return std::nullopt;
+  }
+  if (root != &m_city && fs::is_directory(full, ec)) {
+    full = fs::weakly_canonical(full / "index.html", ec);
+    if (ec || !inside(*root, full)) {
+      *why = http::status::forbidden;
+      return std::nullopt;
+    }
+  }
+  if (!fs::is_regular_file(full, ec)) return std::nullopt;
+  return full;
+}
+
+bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>& req) {
+  const bool keep_alive = req.keep_alive();
+  const unsigned version = req.version();
+  const bool head = req.method() == http::verb::head;
+  if (req.method() != http::verb::get && !head) {
+    send_simple(socket, http::status::method_not_allowed, version, "GET and HEAD only\n",
+                keep_alive);
+    return keep_alive;
+  }
+  const std::string_view target(req.target().data(), req.target().size());
+  if (m_live && target.substr(0, target.find('?')) == "/live/stats") {
+    http::response<http::string_body> res{http::status::ok, version};
+    res.set(http::field::server, "cityforge");
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+    res.body() = head ? std::string() : live_stats();
+    res.prepare_payload();
+    boost::system::error_code ec;
+    http::write(socket, res, ec);
+    return keep_alive && !ec;
+  }
+  if (!m_viewer && (target == "/" || target == "/index.html")) {
+    http::response<http::string_body> res{http::status::ok, version};
+    res.set(http::field::server, "cityforge");
+    res.set(http::field::content_type, "text/html; charset=utf-8");
+    res.keep_alive(keep_alive);
+    res.body() = head ? std::string() : index_page();
+    res.prepare_payload();
+    boost::system::error_code ec;
+    http::write(socket, res, ec);
+    return keep_alive && !ec;
+  }
+  http::status why{};
+  const std::optional<fs::path> file = resolve(target, &why);
+  if (!file) {
+    const std::string_view body = why == http::status::forbidden   ? "forbidden\n"
+                                  : why == http::status::not_found ? "not found\n"
+                                                                   : "bad request\n";
+    send_simple(socket, why, version, body, keep_alive);
+    return keep_alive;
+  }
+  std::ifstream in(*file, std::ios::binary);
+  std::error_code fec;
+  const std::uint64_t size = fs::file_size(*file, fec);
+  if (!in || fec) {
+    send_simple(socket, http::status::not_found, version, "not found\n", keep_alive);
+    return keep_alive;
+  }
+
+  // 1. Headers, with the range when one is asked for and satisfiable.
+  http::response<http::empty_body> res{http::status::ok, version};
+  res.set(http::field::server, "cityforge");
+  const std::string_view type = content_type(*file);
+  res.set(http::field::content_type, boost::beast::string_view(type.data(), type.size()));
+  res.set(http::field::accept_ranges, "bytes");
+  res.set(http::field::cache_control, "no-cache");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.keep_alive(keep_alive);
+  ByteRange range{0, size == 0 ? 0 : size - 1};
+  std::uint64_t length = size;
+  const auto range_field = req.find(http::field::range);
+  if (range_field != req.end()) {
+    const std::string_view value(range_field->value().data(), range_field->value().size());
+    switch (parse_range(value, size, &range)) {
+      case RangeResult::ok:
+        res.result(http::status::partial_content);
+        length = range.last - range.first + 1;
+        res.set(http::field::content_range, "bytes " + std::to_string(range.first) + "-" +
+                                                std::to_string(range.last) + "/" +
+                                                std::to_string(size));
+        break;
+      case RangeResult::unsatisfiable:
+        res.result(http::status::range_not_satisfiable);
+        res.set(http::field::content_range, "bytes */" + std::to_string(size));
+        length = 0;
+        break;
+      case RangeResult::none:
+        break;
+    }
+  }
+  res.set(http::field::content_length, std::to_string(length));
+  boost::system::error_code ec;
+  http::response_serializer<http::empty_body> sr{res};
+  http::write_header(socket, sr, ec);
+  if (ec) return false;
+  if (head || res.result() == http::status::range_not_satisfiable) return keep_alive;
+
+  // 2. The bytes, in chunks: memory stays bounded and a vanished client stops the loop.
+  in.seekg(static_cast<std::streamoff>(range.first));
+  std::vector<char> chunk(kChunkBytes);
+  std::uint64_t left = length;
+  while (left > 0) {
+    const auto n = static_cast<std::streamsize>(std::min<std::uint64_t>(left, chunk.size()));
+    in.read(chunk.data(), n);
+    if (in.gcount() != n) return false;  // File shrank under us: the length is now a lie.
+    asio::write(socket, asio::buffer(chunk.data(), static_cast<std::size_t>(n)), ec);
+    if (ec) return false;
+    left -= static_cast<std::uint64_t>(n);
+  }
+  return keep_alive;
+}
+
+}  // namespace cityforge::server::detail

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: Apache-2.0
+// The live simulation of `cityforge serve --live` (docs/live.md): the city's traffic and crowd
+// (built as `simulate` builds them, city_sim.cpp) tick on one thread at 1 / dt_s x speed ticks
+// per wall second. Each tick ends with one stream frame (traffic::StreamEncoder) that the server
+// hands, unchanged, to every client. Clients steer the shared environment (weather, densities,
+// clock), the levels of detail (the latest viewer) and their own car, which is snapped to the
+// nearest vehicle lane and kept there as a traffic obstacle and a crowd hazard.
+#include "cityforge/server/live.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <thread>
+
+#include "cityforge/core/spatial_hash.hpp"
+#include "cityforge/crowd/crowd.hpp"
+#include "cityforge/roads/roads.hpp"
+#include "cityforge/server/city_sim.hpp"
+#include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/stream.hpp"
+
+namespace cityforge::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kDt = 0.1;                 ///< Tick length, seconds.
+constexpr int kMaxCatchUp = 5;              ///< Ticks run back to back when behind, then skip.
+constexpr double kVehicleLodEveryS = 0.25;  ///< Simulated time between vehicle LOD updates.
+constexpr float kPlayerLengthM = 4.5f;
+constexpr float kPlayerHazardRadiusM = 3.0f;
+constexpr double kPlayerSnapM = 8.0;     ///< Farther from any vehicle lane: off the road.
+constexpr double kPlayerTimeoutS = 2.0;  ///< Wall seconds without an update: the car goes.
+constexpr std::uint32_t kPlayerIdBase = 1U << 24U;  ///< Above any vehicle entity index.
+constexpr double kGridCellM = 8.0;
+
+/// Vehicle lane centre-line segments in the project's uniform grid (core SpatialHash), so a
+/// query looks at the cells round the point only.
+class LaneGrid {
+ public:
+  struct Snap {
+    traffic::LaneId lane = traffic::kNoLane;
+    float s_m = 0;
+    double distance_m = 0;
+  };
+
+  explicit LaneGrid(const traffic::Network& net) : m_net(net), m_hash(kGridCellM) {
+    for (traffic::LaneId lane = 0; lane < net.lane_count(); ++lane) {
+      if (!net.is(lane, roads::kVehicle)) continue;
+      for (std::uint32_t i = net.point_begin[lane]; i + 1 < net.point_begin[lane + 1]; ++i) {
+        Aabb2 box;
+        box.add({net.points[i].x, net.points[i].y});
+        box.add({net.points[i + 1].x, net.points[i + 1].y});
+        m_hash.insert(static_cast<std::uint32_t>(m_segments.size()), box);
+        m_segments.push_back({lane, i});
+      }
+    }
+  }
+
+  /// The nearest vehicle lane point within `max_m`, preferring lanes that run along
+  /// `heading_rad` (a lane against it costs up to 12 m more, so the right carriageway wins).
+  std::optional<Snap> nearest(double x, double y, double heading_rad, double max_m) const {
+    std::optional<Snap> best;
+    double best_cost = 1e300;
+    const double hx = std::cos(heading_rad);
+    const double hy = std::sin(heading_rad);
+    std::vector<std::uint32_t> ids;
+    m_hash.query_radius({x, y}, max_m, ids);
+    for (const std::uint32_t id : ids) {
+      const Entry& e = m_segments[id];
+      const Vec3 a = m_net.points[e.point];
+      const Vec3 b = m_net.points[e.point + 1];
+      const double dx = b.x - a.x;
+      const double dy = b.y - a.y;
+      const double len2 = dx * dx + dy * dy;
+      const double u =
+          len2 > 0 ? std::clamp(((x - a.x) * dx + (y - a.y) * dy) / len2, 0.0, 1.0) : 0.0;
+      const double d = std::hypot(a.x + dx * u - x, a.y + dy * u - y);
+      if (d > max_m) continue;
+      const double len = std::sqrt(len2);
+      const double along = len > 0 ? (dx * hx + dy * hy) / len : 1.0;
+      const double cost = d + 6.0 * (1.0 - along);
+      // Ties (a shared end point of two lanes) go to the lower lane id: deterministic.
+      if (cost < best_cost || (cost == best_cost && best && e.lane < best->lane)) {
+        best_cost = cost;
+        const float s0 = m_net.point_s[e.point];
+        const float s1 = m_net.point_s[e.point + 1];
+        best = Snap{e.lane, s0 + static_cast<float>(u) * (s1 - s0), d};
+      }
+    }
+    return best;
+  }
+
+ private:
+  struct Entry {
+    traffic::LaneId lane;
+    std::uint32_t point;  ///< Segment from points[point] to points[point + 1].
+  };
+  const traffic::Network& m_net;
+  SpatialHash m_hash;  ///< Segment index -> cells its bounding box overlaps.
+  std::vector<Entry> m_segments;
+};
+
+/// A client's car.
+struct Player {
+  std::uint32_t slot = 0;  ///< Stream id kPlayerIdBase + slot.
+  Vec3 position;           ///< As reported, moved on by speed each tick.
+  double heading_rad = 0;
+  double speed_mps = 0;                     ///< Along the heading; negative when reversing.
+  traffic::LaneId lane = traffic::kNoLane;  ///< Snapped lane, or none (off the road).
+  float s_m = 0;
+  std::optional<std::uint32_t> obstacle;
+  Clock::time_point last_update;
+};
+
+double wrap_hour(double h) {
+  h = std::fmod(h, 24.0);
+  return h < 0 ? h + 24.0 : h;
+}
+
+}  // namespace
+
+struct LiveSim::Impl {
+  LiveOptions opt;
+  CitySim city;
+  VehicleLod vehicle_lod{true};
+  traffic::RecordingInfo info;
+  std::optional<traffic::StreamEncoder> encoder;
+  std::optional<LaneGrid> grid;
+  std::shared_ptr<const std::string> hello;
+
+  // The shared environment (simulation thread), its message (guarded).
+  traffic::WeatherKind weather = traffic::WeatherKind::clear;
+  bool fog = false;
+  double hour = 12;  ///< At sim time hour_at_s.
+  double hour_at_s = 0;
+  double day_length_s = 1200;  ///< Simulated seconds per 24 h of the viewers' clock.
+  std::uint32_t vehicles = 0;
+  std::uint32_t pedestrians = 0;
+  mutable std::mutex env_mutex;
+  std::shared_ptr<const std::string> env_text;
+
+  // Control messages from any thread.
+  std::mutex control_mutex;
+  std::vector<std::pair<std::uint64_t, Control>> controls;
+  std::vector<std::uint64_t> gone;
+
+  // Simulation thread state.
+  crowd::Viewer viewer;
+  std::map<std::uint64_t, Player> players;  // By client.
+  double next_vehicle_lod_s = 0;
+  std::vector<traffic::VehicleSample> agents;
+  std::vector<traffic::LightState> lights;
+  std::vector<traffic::WalkState> walks;
+  FrameSink frame_sink;
+  TextSink env_sink;
+
+  std::thread thread;
+  std::mutex run_mutex;
+  std::condition_variable run_cv;
+  bool stopping = false;
+
+  mutable std::mutex stats_mutex;
+  LiveStats stats;
+
+  void run();
+  void step(double ticks_per_s);
+  void apply_controls();
+  void apply(std::uint64_t client, const Control& c, bool* env_changed);
+  void drop_player(std::uint64_t client);
+  void move_players();
+  void publish_env();
+  double hour_now() const {
+    return wrap_hour(hour + (city.traffic->time_s() - hour_at_s) / day_length_s * 24.0);
+  }
+};
+
+LiveSim::LiveSim(std::unique_ptr<Impl> impl) : m_impl(std::move(impl)) {}
+LiveSim::~LiveSim() { stop(); }
+
+Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
+  auto impl = std::make_unique<Impl>();
+  impl->opt = options;
+  CitySimOptions copt;
+  copt.dir = options.dir;
+  copt.dt_s = kDt;
+  copt.vehicles = options.vehicles;
+  copt.pedestrians = options.pedestrians;
+  copt.seed = options.seed;
+  Result<CitySim> city = build_city_sim(copt);
+  if (!city) return city.error();
+  impl->city = std::move(*city);
+  traffic::Simulation& sim = *impl->city.traffic;
+  impl->info = sim.recording_info(options.seed);
+  traffic::StreamConfig sc;
+  sc.origin = impl->info.origin;  // The network's bounding box minimum.
+  sc.step_m = 0.02f;
+  sc.key_every = 10;
+  impl->encoder.emplace(sc);
+  impl->grid.emplace(sim.network());
+  impl->vehicles = sim.stats().vehicles_moving;
+  impl->pedestrians = impl->city.crowd ? impl->city.crowd->size() : 0;
+
+  const double frame_hz = 1.0 / kDt;  // Per simulated second; "speed" scales it to wall time.
+  const nlohmann::ordered_json h = nlohmann::ordered_json::parse(traffic::stream_hello_json(
+      sc, kDt, frame_hz, impl->info.signal_lanes, impl->info.crosswalk_lanes, kLiveMaxMessageBytes,
+      kLiveMessagesPerS));
+  nlohmann::ordered_json hello;
+  hello["type"] = "hello";
+  for (const auto& [k, v] : h.items())
+    hello[k] = v;
+  hello["max_message_burst"] = kLiveMessageBurst;
+  hello["speed"] = options.speed;
+  hello["vehicles_max"] = sim.stats().capacity;
+  hello["pedestrians_max"] = impl->pedestrians;
+  hello["player_id_base"] = kPlayerIdBase;
+  impl->hello = std::make_shared<const std::string>(hello.dump());
+  impl->publish_env();
+  return std::unique_ptr<LiveSim>(new LiveSim(std::move(impl)));
+}
+
+void LiveSim::start(FrameSink frames, TextSink env) {
+  m_impl->frame_sink = std::move(frames);
+  m_impl->env_sink = std::move(env);
+  m_impl->thread = std::thread([this] { m_impl->run(); });
+}
+
+void LiveSim::stop() {
+  {
+    std::lock_guard lock(m_impl->run_mutex);
+    m_impl->stopping = true;
+  }
+  m_impl->run_cv.notify_all();
+  if (m_impl->thread.joinable()) m_impl->thread.join();
+}
+
+std::shared_ptr<const std::string> LiveSim::hello() const { return m_impl->hello; }
+
+std::shared_ptr<const std::string> LiveSim::env() const {
+  std::lock_guard lock(m_impl->env_mutex);
+  return m_impl->env_text;
+}
+
+void LiveSim::post(std::uint64_t client, const Control& control) {
+  std::lock_guard lock(m_impl->control_mutex);
+  m_impl->controls.emplace_back(client, control);
+}
+
+void LiveSim::client_gone(std::uint64_t client) {
+  std::lock_guard lock(m_impl->control_mutex);
+  m_impl->gone.push_back(client);
+}
+
+LiveStats LiveSim::stats() const {
+  std::lock_guard lock(m_impl->stats_mutex);
+  return m_impl->stats;
+}
+
+std::string LiveSim::summary() const {
+  const traffic::Simulation& sim = *m_impl->city.traffic;
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "live: %u vehicles (capacity %u), %u pedestrians, %.0f ticks/s (dt %.1f s x "
+                "speed %g), stream at /live, figures at /live/stats",
+                sim.stats().vehicles_moving, sim.stats().capacity, m_impl->pedestrians,
+                m_impl->opt.speed / kDt, kDt, m_impl->opt.speed);
+  return buf;
+}
+
+// Ticks on a fixed wall-clock schedule. When a tick ends after its successor was due, the next
+// ones run back to back (at most kMaxCatchUp); beyond that the debt is given up and counted, so
+// a slow machine runs slower than real time instead of ever more behind.
+void LiveSim::Impl::run() {
+  const auto period =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(kDt / opt.speed));
+  const auto t0 = Clock::now();
+  auto due = t0;
+  auto rate_mark = t0;
+  std::uint64_t rate_ticks = 0;
+  double ticks_per_s = 0;
+  int catch_up = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(run_mutex);
+      if (run_cv.wait_until(lock, due, [this] { return stopping; })) return;
+    }
+    apply_controls();
+    step(ticks_per_s);
+    const auto now = Clock::now();
+    const std::uint64_t ticks = city.traffic->stats().ticks;
+    if (now - rate_mark >= std::chrono::seconds(1)) {
+      ticks_per_s = static_cast<double>(ticks - rate_ticks) /
+                    std::chrono::duration<double>(now - rate_mark).count();
+      rate_mark = now;
+      rate_ticks = ticks;
+    }
+    due += period;
+    std::uint64_t skipped = 0;
+    if (now > due) {
+      if (++catch_up > kMaxCatchUp) {
+        skipped = static_cast<std::uint64_t>((now - due) / period);
+        due += period * static_cast<std::int64_t>(skipped);
+        catch_up = 0;
+      }
+    } else {
+      catch_up = 0;
+    }
+    std::lock_guard lock(stats_mutex);
+    stats.ticks = ticks;
+    stats.time_s = city.traffic->time_s();
+    stats.ticks_per_s = ticks_per_s;
+    stats.target_ticks_per_s = opt.speed / kDt;
+    stats.ticks_behind += skipped;
+    stats.wall_s = std::chrono::duration<double>(now - t0).count();
+  }
+}
+
+void LiveSim::Impl::step(double ticks_per_s) {
+  traffic::Simulation& sim = *city.traffic;
+  crowd::Crowd* people = city.crowd.get();
+  // 1. Players move on, then the simulations tick.
+  move_players();
+  sim.tick();
+  if (people) {
+    people->set_viewer(viewer);
+    people->tick(&sim);
+  }
+  // 2. Levels of detail of the vehicles from the latest viewer.
+  std::vector<traffic::VehicleSample> moving = sim.samples(false);
+  if (sim.time_s() + 1e-9 >= next_vehicle_lod_s) {
+    vehicle_lod.update(sim, moving, viewer);
+    next_vehicle_lod_s = sim.time_s() + kVehicleLodEveryS;
+  }
+  // 3. The frame: moving vehicles, players, pedestrians, lights and walks.
+  agents = std::move(moving);
+  for (traffic::VehicleSample& v : agents)
+    v.lod = vehicle_lod.level(v.id);
+  for (const auto& [client, p] : players) {
+    traffic::VehicleSample s;
+    s.id = kPlayerIdBase + p.slot;
+    s.kind = traffic::EntityKind::player;
+    s.position = p.position;
+    s.heading_rad = p.heading_rad;
+    s.speed_mps = std::abs(p.speed_mps);  // The stream carries speeds >= 0.
+    agents.push_back(s);
+  }
+  if (people) {
+    const std::vector<traffic::VehicleSample> peds = people->samples();
+    agents.insert(agents.end(), peds.begin(), peds.end());
+  }
+  sim.lights(info.signal_lanes, lights);
+  sim.walks(info.crosswalk_lanes, walks);
+  auto bytes = std::make_shared<std::vector<std::uint8_t>>(encoder->encode(
+      sim.stats().ticks, sim.time_s(), static_cast<float>(ticks_per_s), agents, lights, walks));
+  LiveFrame frame;
+  frame.key = encoder->last_was_key();
+  frame.seq = encoder->next_seq() - 1;
+  {
+    std::lock_guard lock(stats_mutex);
+    ++stats.frames;
+    stats.frame_bytes += bytes->size();
+    stats.agent_samples += agents.size();
+    stats.agents = static_cast<std::uint32_t>(agents.size());
+    stats.vehicles = sim.stats().vehicles_moving;
+    stats.pedestrians = pedestrians;
+    stats.weather = traffic::to_string(weather);
+    stats.fog = fog;
+    stats.players = static_cast<std::uint32_t>(players.size());
+    stats.player_lane = -1;
+    if (!players.empty()) {
+      const Player& p = players.begin()->second;
+      stats.player_lane = p.lane == traffic::kNoLane ? -1 : static_cast<std::int64_t>(p.lane);
+      stats.player_s_m = p.s_m;
+      stats.player_speed_mps = p.speed_mps;
+    }
+  }
+  frame.bytes = std::move(bytes);
+  if (frame_sink) frame_sink(frame);
+}
+
+void LiveSim::Impl::apply_controls() {
+  std::vector<std::pair<std::uint64_t, Control>> todo;
+  std::vector<std::uint64_t> left;
+  {
+    std::lock_guard lock(control_mutex);
+    todo.swap(controls);
+    left.swap(gone);
+  }
+  bool env_changed = false;
+  for (const auto& [client, c] : todo)
+    apply(client, c, &env_changed);
+  for (std::uint64_t client : left)
+    drop_player(client);
+  // Players whose client went quiet.
+  const auto now = Clock::now();
+  for (auto it = players.begin(); it != players.end();) {
+    const auto next = std::next(it);
+    if (now - it->second.last_update > std::chrono::duration<double>(kPlayerTimeoutS)) {
+      drop_player(it->first);
+    }
+    it = next;
+  }
+  if (env_changed) publish_env();
+}
+
+void LiveSim::Impl::apply(std::uint64_t client, const Control& c, bool* env_changed) {
+  traffic::Simulation& sim = *city.traffic;
+  crowd::Crowd* people = city.crowd.get();
+  switch (c.kind) {
+    case Control::Kind::viewer:
+      viewer.position = Vec3{c.x, c.y, c.z};
+      viewer.yaw_rad = c.yaw_deg * std::numbers::pi / 180.0;
+      return;
+    case Control::Kind::weather:
+      weather = c.weather;
+      fog = c.fog;
+      sim.set_weather(traffic::weather_effect(weather, fog));
+      if (people) people->set_weather(crowd::weather_effect(weather, fog));
+      *env_changed = true;
+      return;
+    case Control::Kind::density:
+      if (c.vehicles) {
+        const double cap = sim.stats().capacity;
+        sim.set_vehicle_count(static_cast<std::uint32_t>(std::min(*c.vehicles, cap)));
+        vehicles = static_cast<std::uint32_t>(std::min(*c.vehicles, cap));
+      }
+      if (c.pedestrians && people) {
+        pedestrians = static_cast<std::uint32_t>(
+            std::min(*c.pedestrians, static_cast<double>(people->size())));
+        people->set_active_count(pedestrians);
+      }
+      *env_changed = true;
+      return;
+    case Control::Kind::time:
+      if (c.hour) {
+        hour = wrap_hour(*c.hour);
+      } else {
+        hour = hour_now();
+      }
+      hour_at_s = sim.time_s();
+      if (c.day_length_s) day_length_s = *c.day_length_s;
+      *env_changed = true;
+      return;
+    case Control::Kind::player_off:
+      drop_player(client);
+      return;
+    case Control::Kind::player:
+      break;
+  }
+  // The player's car: pose as reported, snapped to the nearest lane for the traffic.
+  auto [it, added] = players.try_emplace(client);
+  Player& p = it->second;
+  if (added) {  // The lowest free slot: ids stay small and are reused.
+    std::vector<bool> taken(players.size(), false);
+    for (const auto& [other, q] : players)
+      if (other != client && q.slot < taken.size()) taken[q.slot] = true;
+    p.slot =
+        static_cast<std::uint32_t>(std::find(taken.begin(), taken.end(), false) - taken.begin());
+  }
+  p.position = Vec3{c.x, c.y, c.z};
+  p.heading_rad = c.heading_rad;
+  p.speed_mps = c.speed_mps;  // Negative: reversing.
+  p.last_update = Clock::now();
+  const std::optional<LaneGrid::Snap> snap = grid->nearest(c.x, c.y, c.heading_rad, kPlayerSnapM);
+  const auto speed = static_cast<float>(std::max(0.0, p.speed_mps));  // Traffic: >= 0.
+  if (!snap) {
+    if (p.obstacle) sim.remove_obstacle(*p.obstacle);
+    p.obstacle.reset();
+    p.lane = traffic::kNoLane;
+    return;
+  }
+  p.lane = snap->lane;
+  p.s_m = snap->s_m;
+  if (p.obstacle) {
+    sim.move_obstacle(*p.obstacle, p.lane, p.s_m, speed);
+  } else {
+    p.obstacle = sim.add_obstacle(p.lane, p.s_m, kPlayerLengthM, speed);
+  }
+}
+
+void LiveSim::Impl::drop_player(std::uint64_t client) {
+  const auto it = players.find(client);
+  if (it == players.end()) return;
+  if (it->second.obstacle) city.traffic->remove_obstacle(*it->second.obstacle);
+  players.erase(it);
+}
+
+// Between updates a car goes on at its speed: along its heading for the stream, along its lane
+// for the traffic (held at the lane's end until the next update snaps it again).
+void LiveSim::Impl::move_players() {
+  traffic::Simulation& sim = *city.traffic;
+  std::vector<crowd::Hazard> hazards;
+  for (auto& [client, p] : players) {
+    const double d = p.speed_mps * kDt;
+    p.position.x += std::cos(p.heading_rad) * d;
+    p.position.y += std::sin(p.heading_rad) * d;
+    if (p.obstacle && p.lane != traffic::kNoLane) {
+      p.s_m = std::clamp(p.s_m + static_cast<float>(d), 0.0f, sim.network().length_m[p.lane]);
+      sim.move_obstacle(*p.obstacle, p.lane, p.s_m, static_cast<float>(std::max(0.0, p.speed_mps)));
+    }
+    crowd::Hazard h;
+    h.position = p.position;
+    h.velocity = Vec2{std::cos(p.heading_rad) * p.speed_mps, std::sin(p.heading_rad) * p.speed_mps};
+    h.radius_m = kPlayerHazardRadiusM;
+    hazards.push_back(h);
+  }
+  if (city.crowd) city.crowd->set_hazards(hazards);
+}
+
+void LiveSim::Impl::publish_env() {
+  nlohmann::ordered_json e;
+  e["type"] = "env";
+  e["weather"] = traffic::to_string(weather);
+  e["fog"] = fog;
+  e["vehicles"] = vehicles;
+  e["pedestrians"] = pedestrians;
+  e["hour"] = hour_now();
+  e["day_length_s"] = day_length_s;
+  e["time_s"] = city.traffic->time_s();
+  auto text = std::make_shared<const std::string>(e.dump());
+  {
+    std::lock_guard lock(env_mutex);
+    env_text = text;
+  }
+  if (env_sink) env_sink(std::move(text));
+}
+
+}  // namespace cityforge::server

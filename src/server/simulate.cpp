@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cityforge simulate OUT_DIR`: the traffic and crowd of a generated city, headless. Reads the
+// city's folder (city_sim.cpp), runs the fixed tick for --seconds, writes a .cfrec recording and
+// sim_stats.json (docs/traffic.md).
+#include "cityforge/server/simulate.hpp"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <sstream>
+
+#include "cityforge/core/format.hpp"
+#include "cityforge/crowd/crowd.hpp"
+#include "cityforge/export/export.hpp"
+#include "cityforge/server/city_sim.hpp"
+#include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/recording.hpp"
+#include "cityforge/traffic/traffic.hpp"
+
+namespace fs = std::filesystem;
+
+namespace cityforge::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// The viewer: fixed, or a path of timed key points (linear between them, held at the ends).
+struct ViewerKey {
+  double t = 0;
+  crowd::Viewer v;
+};
+
+Result<std::vector<ViewerKey>> parse_viewer(const std::string& spec) {
+  std::vector<ViewerKey> keys;
+  if (spec.empty()) return std::vector<ViewerKey>{ViewerKey{}};
+  const auto parse_numbers = [](const std::string& text, char sep, std::vector<double>& out) {
+    out.clear();
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, sep)) {
+      if (sep == ' ' && item.empty()) continue;
+      char* end = nullptr;
+      const double v = std::strtod(item.c_str(), &end);
+      if (end == item.c_str() || *end != '\0' || !std::isfinite(v)) return false;
+      out.push_back(v);
+    }
+    return true;
+  };
+  std::vector<double> n;
+  const auto key = [](double t, const std::vector<double>& v, std::size_t at) {
+    ViewerKey k;
+    k.t = t;
+    k.v.position = Vec3{v[at], v[at + 1], v[at + 2]};
+    k.v.yaw_rad = v[at + 3] * std::numbers::pi / 180.0;
+    return k;
+  };
+  if (!fs::exists(spec)) {
+    if (!parse_numbers(spec, ',', n) || n.size() != 4) {
+      return Error::invalid_input("--viewer " + spec,
+                                  "expected x,y,z,yaw_deg (four numbers) or an existing file of "
+                                  "\"t x y z yaw_deg\" lines");
+    }
+    keys.push_back(key(0, n, 0));
+    return keys;
+  }
+  std::ifstream f(spec);
+  std::string line;
+  for (int no = 1; std::getline(f, line); ++no) {
+    std::replace(line.begin(), line.end(), '\t', ' ');
+    if (line.find_first_not_of(' ') == std::string::npos ||
+        line[line.find_first_not_of(' ')] == '#')
+      continue;
+    if (!parse_numbers(line, ' ', n) || n.size() != 5) {
+      return Error::invalid_input(spec + ":" + std::to_string(no),
+                                  "expected \"t x y z yaw_deg\" (five numbers)");
+    }
+    if (!keys.empty() && n[0] <= keys.back().t) {
+      return Error::invalid_input(spec + ":" + std::to_string(no),
+                                  "times must increase from line to line");
+    }
+    keys.push_back(key(n[0], n, 1));
+  }
+  if (keys.empty()) return Error::invalid_input(spec, "no viewer key points in the file");
+  return keys;
+}
+
+crowd::Viewer viewer_at(const std::vector<ViewerKey>& keys, double t) {
+  if (t <= keys.front().t) return keys.front().v;
+  if (t >= keys.back().t) return keys.back().v;
+  const auto it = std::upper_bound(keys.begin(), keys.end(), t,
+                                   [](double x, const ViewerKey& k) { return x < k.t; });
+  const ViewerKey& b = *it;
+  const ViewerKey& a = *(it - 1);
+  const double u = (t - a.t) / (b.t - a.t);
+  crowd::Viewer v;
+  v.position = a.v.position + (b.v.position - a.v.position) * u;
+  double dy = std::remainder(b.v.yaw_rad - a.v.yaw_rad, 2 * std::numbers::pi);
+  v.yaw_rad = a.v.yaw_rad + dy * u;
+  return v;
+}
+
+Result<crowd::Event> parse_event(const std::string& spec, const crowd::Config& c) {
+  const auto bad = [&]() {
+    return Error::invalid_input("--event " + spec,
+                                "expected flee@x,y,t[,radius_m[,duration_s]] with numbers, "
+                                "t >= 0, radius and duration > 0");
+  };
+  if (spec.rfind("flee@", 0) != 0) return bad();
+  std::vector<double> n;
+  std::stringstream ss(spec.substr(5));
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    char* end = nullptr;
+    const double v = std::strtod(item.c_str(), &end);
+    if (end == item.c_str() || *end != '\0' || !std::isfinite(v)) return bad();
+    n.push_back(v);
+  }
+  if (n.size() < 3 || n.size() > 5 || n[2] < 0) return bad();
+  crowd::Event e;
+  e.position = Vec2{n[0], n[1]};
+  e.time_s = n[2];
+  e.radius_m = n.size() > 3 ? static_cast<float>(n[3]) : c.flee_radius_m;
+  e.duration_s = n.size() > 4 ? static_cast<float>(n[4]) : c.flee_duration_s;
+  if (!(e.radius_m > 0) || !(e.duration_s > 0)) return bad();
+  return e;
+}
+
+std::string hex(std::uint64_t h) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%016" PRIx64, h);
+  return buf;
+}
+
+}  // namespace
+
+Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
+  const auto t_start = Clock::now();
+  const int threads = opt.threads;
+  // 0. Options that need no city: the viewer and the events.
+  Result<std::vector<ViewerKey>> viewer = parse_viewer(opt.viewer);
+  if (!viewer) return viewer.error();
+  CitySimOptions copt;
+  copt.dir = opt.dir;
+  copt.dt_s = opt.dt_s;
+  copt.vehicles = opt.vehicles;
+  copt.trip_share = opt.trip_share;
+  copt.parked_share = opt.parked_share;
+  copt.record_hz = opt.record_hz;
+  copt.seed = opt.seed;
+  copt.pedestrians = opt.pedestrians;
+  copt.lod = opt.lod;
+  const crowd::Config ccfg = crowd_config(copt);
+  std::vector<crowd::Event> events;
+  for (const std::string& e : opt.events) {
+    Result<crowd::Event> ev = parse_event(e, ccfg);
+    if (!ev) return ev.error();
+    events.push_back(*ev);
+  }
+  // 1. The city, its traffic and its crowd (city_sim.cpp).
+  Result<CitySim> city = build_city_sim(copt);
+  if (!city) return city.error();
+  const traffic::Config& cfg = city->traffic_config;
+  traffic::Simulation& sim = *city->traffic;
+  if (opt.warning) {
+    for (const std::string& w : sim.stats().warnings)
+      opt.warning(w);
+  }
+  // 2. The crowd's viewer and events, and the vehicles' levels of detail.
+  crowd::Crowd* people = city->crowd.get();
+  if (people) {
+    people->set_viewer(viewer_at(*viewer, 0));
+    for (const crowd::Event& e : events)
+      people->add_event(e);
+  }
+  VehicleLod vehicle_lod(opt.lod);
+  const crowd::LodConfig& vlod_cfg = vehicle_lod.config();
+  double next_vlod_s = 0;
+  const auto update_vehicle_lod = [&](const std::vector<traffic::VehicleSample>& vs) {
+    vehicle_lod.update(sim, vs, viewer_at(*viewer, sim.time_s()));
+  };
+  double crowd_s = 0;
+  const double setup_s = seconds_since(t_start);
+
+  // 3. The recording.
+  const std::string rec_path =
+      opt.out.empty() ? (fs::path(opt.dir) / "traffic.cfrec").string() : opt.out;
+  std::optional<traffic::RecordingWriter> writer;
+  traffic::RecordingInfo info;
+  if (opt.record) {
+    info = sim.recording_info(opt.seed);
+    Result<traffic::RecordingWriter> w = traffic::RecordingWriter::open(rec_path, info);
+    if (!w) return w.error();
+    writer.emplace(std::move(*w));
+  }
+  const auto every = static_cast<std::uint64_t>(
+      std::max(1.0, std::round(info.frame_interval_s / static_cast<double>(cfg.dt_s))));
+  std::vector<traffic::LightState> lights;
+  std::vector<traffic::WalkState> walks;
+  const auto record = [&]() -> Status {
+    sim.lights(info.signal_lanes, lights);
+    sim.walks(info.crosswalk_lanes, walks);
+    std::vector<traffic::VehicleSample> samples = sim.samples(false);
+    for (traffic::VehicleSample& v : samples) {
+      v.lod = vehicle_lod.level(v.id);
+    }
+    if (people) {
+      const std::vector<traffic::VehicleSample> peds = people->samples();
+      samples.insert(samples.end(), peds.begin(), peds.end());
+    }
+    return writer->write_frame(sim.stats().ticks, sim.time_s(), samples, lights, walks);
+  };
+
+  // 4. Tick.
+  const auto ticks = static_cast<std::uint64_t>(std::llround(opt.seconds / opt.dt_s));
+  double tick_s = 0;
+  double record_s = 0;
+  traffic::Audit worst;
+  std::uint64_t audit_overlaps = 0;
+  std::uint64_t audit_conflicts = 0;
+  auto last_print = Clock::now();
+  update_vehicle_lod(sim.samples(false));
+  if (writer) {
+    if (Status s = record(); !s) return s.error();
+  }
+  for (std::uint64_t t = 0; t < ticks; ++t) {
+    const auto t0 = Clock::now();
+    sim.tick();
+    tick_s += seconds_since(t0);
+    if (people) {
+      const auto t1 = Clock::now();
+      people->set_viewer(viewer_at(*viewer, sim.time_s()));
+      people->tick(&sim);
+      crowd_s += seconds_since(t1);
+    }
+    if (sim.time_s() + 1e-9 >= next_vlod_s) {
+      const auto t1 = Clock::now();
+      update_vehicle_lod(sim.samples(false));
+      next_vlod_s = sim.time_s() + 0.25;
+      tick_s += seconds_since(t1);
+    }
+    if (writer && sim.stats().ticks % every == 0) {
+      const auto t1 = Clock::now();
+      if (Status s = record(); !s) return s.error();
+      record_s += seconds_since(t1);
+    }
+    if (opt.audit) {
+      const traffic::Audit a = traffic::audit(sim);
+      audit_overlaps += a.overlaps;
+      audit_conflicts += a.conflicts;
+      worst.min_gap_m = std::min(worst.min_gap_m, a.min_gap_m);
+      worst.bad_positions += a.bad_positions;
+    }
+    if (opt.progress && std::chrono::duration<double>(Clock::now() - last_print).count() > 0.25) {
+      last_print = Clock::now();
+      const traffic::Stats& s = sim.stats();
+      char line[160];
+      std::snprintf(line, sizeof line,
+                    "%6.0f / %.0f s simulated, %u vehicles, %.1f m/s, %.0f ticks/s", sim.time_s(),
+                    opt.seconds, s.vehicles_moving, s.mean_speed_mps,
+                    static_cast<double>(t + 1) / std::max(tick_s, 1e-9));
+      opt.progress(line);
+    }
+  }
+  std::uint64_t rec_bytes = 0;
+  std::uint32_t rec_frames = 0;
+  if (writer) {
+    rec_frames = writer->frames_written();
+    if (Status s = writer->close(); !s) return s.error();
+    rec_bytes = writer->bytes_written();
+  }
+
+  // 5. Figures.
+  const traffic::Stats& s = sim.stats();
+  const double updates_per_s = tick_s > 0 ? static_cast<double>(s.vehicle_updates) / tick_s : 0;
+  nlohmann::ordered_json j;
+  j["format"] = "cityforge-sim-stats";
+  j["version"] = 1;
+  j["city"] = opt.dir;
+  j["seed"] = opt.seed;
+  j["threads"] = threads;
+  j["dt_s"] = cfg.dt_s;
+  j["ticks"] = s.ticks;
+  j["simulated_s"] = sim.time_s();
+  j["setup_s"] = setup_s;
+  j["wall_s"] = tick_s;
+  j["record_s"] = record_s;
+  j["ticks_per_wall_s"] = tick_s > 0 ? static_cast<double>(s.ticks) / tick_s : 0;
+  j["vehicle_updates"] = s.vehicle_updates;
+  j["vehicle_updates_per_s"] = updates_per_s;
+  j["vehicles_requested"] = s.vehicles_requested;
+  j["capacity"] = s.capacity;
+  j["vehicles_moving"] = s.vehicles_moving;
+  j["vehicles_parked"] = s.vehicles_parked;
+  j["vehicles_pooled"] = s.vehicles_pooled;
+  j["mean_speed_mps"] = s.mean_speed_mps;
+  j["distance_km"] = s.distance_km;
+  j["stops"] = s.stops;
+  j["trips_started"] = s.trips_started;
+  j["trips_completed"] = s.trips_completed;
+  j["reroutes"] = s.reroutes;
+  j["lane_changes"] = s.lane_changes;
+  j["lane_changes_aborted"] = s.lane_changes_aborted;
+  j["junction_entries"] = s.junction_entries;
+  j["entries_on_yellow"] = s.entries_on_yellow;
+  j["red_violations"] = s.red_violations;
+  j["clearing_on_red"] = s.clearing_on_red;
+  j["emergency_stops"] = s.emergency_stops;
+  j["state_hash"] = hex(sim.state_hash());
+  const auto lod_json = [](const std::array<std::uint32_t, crowd::kLods>& n) {
+    nlohmann::ordered_json o;
+    for (std::size_t k = 0; k < crowd::kLods; ++k)
+      o[crowd::to_string(static_cast<crowd::Lod>(k))] = n[k];
+    return o;
+  };
+  j["vehicles_per_lod"] = lod_json(vehicle_lod.per_lod());
+  j["vehicles_per_lod_max"] = lod_json(vehicle_lod.per_lod_max());
+  j["vehicle_lod_budget"] = {{"high", vlod_cfg.budget_high},
+                             {"medium", vlod_cfg.budget_medium},
+                             {"low", vlod_cfg.budget_low},
+                             {"enabled", vlod_cfg.enabled}};
+  j["crowd_wall_s"] = crowd_s;
+  // Traffic and crowd together: what a live city costs per tick.
+  j["city_ticks_per_wall_s"] =
+      tick_s + crowd_s > 0 ? static_cast<double>(s.ticks) / (tick_s + crowd_s) : 0;
+  if (people) {
+    const crowd::Stats& c = people->stats();
+    nlohmann::ordered_json cj;
+    cj["pedestrians"] = c.pedestrians;
+    cj["pedestrian_updates"] = c.updates;
+    cj["pedestrian_updates_per_s"] = crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0;
+    cj["ticks_per_wall_s"] = crowd_s > 0 ? static_cast<double>(c.ticks) / crowd_s : 0;
+    cj["per_lod"] = lod_json(c.per_lod);
+    cj["per_lod_max"] = lod_json(c.per_lod_max);
+    cj["lod_budget"] = {{"high", ccfg.lod.budget_high},
+                        {"medium", ccfg.lod.budget_medium},
+                        {"low", ccfg.lod.budget_low},
+                        {"enabled", ccfg.lod.enabled}};
+    nlohmann::ordered_json beh;
+    for (std::size_t k = 0; k < crowd::kBehaviours; ++k)
+      beh[crowd::to_string(static_cast<crowd::Behaviour>(k))] = c.per_behaviour[k];
+    cj["per_behaviour"] = beh;
+    cj["crossings"] = c.crossings;
+    cj["jaywalks"] = c.jaywalks;
+    cj["lane_transitions"] = c.lane_transitions;
+    cj["flee_reactions"] = c.flee_reactions;
+    cj["hazard_reactions"] = c.hazard_reactions;
+    cj["indoors"] = c.indoors;
+    cj["lod_changes"] = c.lod_changes;
+    cj["pool_slots"] = people->pool().slots();
+    cj["pool_mismatches"] = c.pool_mismatches;
+    cj["neighbour_queries"] = c.neighbour_queries;
+    cj["obstacles"] = c.obstacles;
+    cj["walk_lanes"] = people->walk_network().lanes.size();
+    cj["sidewalks_left_out"] = people->walk_network().excluded.size();
+    cj["shepherd_members"] = c.shepherd_members;
+    cj["wandering_members"] = c.wandering_members;
+    cj["memory_bytes"] = c.bytes;
+    cj["memory_per_off_agent_bytes"] = c.memory_per_off_agent_bytes;
+    cj["state_hash"] = hex(people->state_hash());
+    j["crowd"] = cj;
+  }
+  if (opt.audit) {
+    j["audit"] = {{"overlaps", audit_overlaps},
+                  {"conflicts", audit_conflicts},
+                  {"bad_positions", worst.bad_positions},
+                  {"min_gap_m", worst.min_gap_m}};
+  }
+  if (writer) {
+    j["recording"] = {{"path", rec_path}, {"frames", rec_frames}, {"bytes", rec_bytes}};
+  }
+  j["warnings"] = s.warnings;
+  const std::string stats_path =
+      ((opt.record ? fs::path(rec_path).parent_path() : fs::path(opt.dir)) / "sim_stats.json")
+          .string();
+  const std::string text = j.dump(2) + "\n";
+  if (Status w = exporter::write_file_atomic(stats_path, text.data(), text.size()); !w) {
+    return w.error();
+  }
+  SimulateReport report;
+  report.stats_path = stats_path;
+  if (writer) report.recording_path = rec_path;
+  std::string& out = report.summary;
+  append_printf(out,
+                "simulated %.0f s (%" PRIu64
+                " ticks of %.3f s) in %.2f s wall: %.0f ticks/s, %.3g vehicle "
+                "updates/s on %d thread%s\n",
+                sim.time_s(), s.ticks, static_cast<double>(cfg.dt_s), tick_s,
+                static_cast<double>(s.ticks) / std::max(tick_s, 1e-9), updates_per_s, threads,
+                threads == 1 ? "" : "s");
+  append_printf(out,
+                "vehicles: %u moving (%u requested, capacity %u), %u parked; mean speed %.1f m/s "
+                "(%.0f km/h), %.0f km driven\n",
+                s.vehicles_moving, s.vehicles_requested, s.capacity, s.vehicles_parked,
+                s.mean_speed_mps, s.mean_speed_mps * 3.6, s.distance_km);
+  append_printf(out,
+                "throughput: %" PRIu64 " junction entries, %" PRIu64 " trips completed, %" PRIu64
+                " lane changes, %" PRIu64 " stops; %" PRIu64 " red-light entries\n",
+                s.junction_entries, s.trips_completed, s.lane_changes, s.stops, s.red_violations);
+  if (opt.audit) {
+    append_printf(
+        out, "audit: %" PRIu64 " overlaps, %" PRIu64 " conflicting occupancies, min gap %.2f m\n",
+        audit_overlaps, audit_conflicts, static_cast<double>(worst.min_gap_m));
+  }
+  if (people) {
+    const crowd::Stats& c = people->stats();
+    append_printf(out,
+                  "crowd: %u pedestrians, %.3g pedestrian updates/s (%.2f s wall); now high %u, "
+                  "medium %u, low %u, off %u; %" PRIu64 " crossings (%" PRIu64
+                  " jaywalks), %" PRIu64 " flee reactions\n",
+                  c.pedestrians, crowd_s > 0 ? static_cast<double>(c.updates) / crowd_s : 0.0,
+                  crowd_s, c.per_lod[0], c.per_lod[1], c.per_lod[2], c.per_lod[3], c.crossings,
+                  c.jaywalks, c.flee_reactions);
+  }
+  if (writer) {
+    append_printf(out, "wrote %s (%u frames, %.1f MB) and %s; setup %.2f s, recording %.2f s\n",
+                  rec_path.c_str(), rec_frames, static_cast<double>(rec_bytes) / 1e6,
+                  stats_path.c_str(), setup_s, record_s);
+  } else {
+    append_printf(out, "wrote %s; setup %.2f s\n", stats_path.c_str(), setup_s);
+  }
+  return report;
+}
+
+}  // namespace cityforge::server

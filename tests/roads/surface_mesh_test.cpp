@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// The road stage's surface meshes: one mesh per item, draped by the one road rule (the same
+// road_surface_raise as road_surface_z), inputs checked, identical at any thread count.
+#include <gtest/gtest.h>
+#include <tbb/task_arena.h>
+
+#include <cmath>
+#include <limits>
+
+#include "cityforge/roads/meshes.hpp"
+#include "roads/hand_networks.hpp"
+
+namespace cityforge::roads {
+namespace {
+
+using layout::RoadClass;
+
+/// A plane rising east and north, 10 m cells: draped surfaces are exact on it.
+terrain::Heightfield sloped_ground() {
+  terrain::Heightfield g;
+  g.origin = {-200.0, -200.0};
+  g.cell_m = 10.0;
+  g.nx = 41;
+  g.ny = 41;
+  g.heights.resize(std::size_t{g.nx} * g.ny);
+  for (std::uint32_t j = 0; j < g.ny; ++j) {
+    for (std::uint32_t i = 0; i < g.nx; ++i) {
+      g.heights[std::size_t{j} * g.nx + i] = static_cast<float>(5.0 + 0.2 * i + 0.1 * j);
+    }
+  }
+  return g;
+}
+
+/// A four-way junction of an artery and a local road, one block in its north-east corner.
+struct Crossing {
+  terrain::Heightfield ground = sloped_ground();
+  layout::Output city;
+  Output roads;
+};
+
+Crossing crossing() {
+  Crossing c;
+  c.city = test::star({0, 90, 180, 270}, {RoadClass::artery, RoadClass::local});
+  layout::Block block;
+  block.area.outer = {{30, 30}, {110, 30}, {110, 110}, {30, 110}};
+  block.frontage = {0, 1};
+  block.target_height_m = 20.0;
+  c.city.blocks.push_back(block);
+  auto r = run(c.city, c.ground, Config{}, 1);
+  EXPECT_TRUE(r.ok()) << r.error().to_string();
+  if (r.ok()) c.roads = std::move(*r);
+  return c;
+}
+
+TEST(RoadsSurfaceMeshes, OneMeshPerItem) {
+  const Crossing c = crossing();
+  auto m = build_surface_meshes(c.city, c.ground, &c.roads, Config{});
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  ASSERT_EQ(m->carriageways.size(), c.city.network.edges.size());
+  for (std::size_t i = 0; i < m->carriageways.size(); ++i) {
+    EXPECT_EQ(m->carriageways[i].road_class, c.city.network.edges[i].road_class);
+    EXPECT_FALSE(m->carriageways[i].mesh.empty()) << "edge " << i;
+  }
+  ASSERT_EQ(m->junctions.size(), c.roads.intersections.size());
+  EXPECT_FALSE(m->junctions[0].mesh.empty());
+  EXPECT_EQ(m->junctions[0].road_class, RoadClass::artery);  // Its widest leg.
+  EXPECT_EQ(m->sidewalks.size(), c.roads.sidewalks.size());
+  EXPECT_EQ(m->markings.size(), c.roads.markings.size());
+  ASSERT_EQ(m->blocks.size(), 1U);
+  EXPECT_FALSE(m->blocks[0].empty());
+  // Bricks: 3 classes x 3 lengths, the width of the first edge of each class.
+  EXPECT_EQ(m->bricks[0].width_m, c.city.network.edges[0].width_m);
+  EXPECT_EQ(m->bricks[7].length_m, Config{}.module_lengths_m[1]);
+  EXPECT_FALSE(m->bricks[8].mesh.empty());
+
+  // Without a road stage output: whole-edge ribbons and sidewalk strips per edge, nothing else.
+  auto raw = build_surface_meshes(c.city, c.ground, nullptr, Config{});
+  ASSERT_TRUE(raw.ok());
+  EXPECT_EQ(raw->sidewalks.size(), c.city.network.edges.size());
+  EXPECT_TRUE(raw->junctions.empty());
+  EXPECT_TRUE(raw->markings.empty());
+}
+
+TEST(RoadsSurfaceMeshes, TunnelsAreNotDrawn) {
+  Crossing c = crossing();
+  c.city.network.edges[2].tunnel = true;
+  auto m = build_surface_meshes(c.city, c.ground, &c.roads, Config{});
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->carriageways[2].mesh.empty());
+  EXPECT_FALSE(m->carriageways[1].mesh.empty());
+}
+
+// The meshes and road_surface_z / junction_surface_z drape by one rule: curbs at
+// ground + road_surface_raise, the crown crown_m above, skirts skirt_m below the curbs.
+TEST(RoadsSurfaceMeshes, SurfacesDrapeByTheOneRoadRule) {
+  const Crossing c = crossing();
+  const Config config;
+  EXPECT_DOUBLE_EQ(road_surface_raise(config, RoadClass::artery), config.road_raise_m + 0.04);
+  EXPECT_DOUBLE_EQ(road_surface_raise(config, RoadClass::local), config.road_raise_m);
+  auto m = build_surface_meshes(c.city, c.ground, &c.roads, config);
+  ASSERT_TRUE(m.ok());
+  for (std::size_t e = 0; e < m->carriageways.size(); ++e) {
+    const double raise = road_surface_raise(config, c.city.network.edges[e].road_class);
+    std::size_t crowned = 0;
+    for (const auto& v : m->carriageways[e].mesh.positions) {
+      const double above = v[2] - c.ground.sample({v[0], v[1]});
+      const bool skirt = std::abs(above - (raise - config.skirt_m)) < 1e-3;
+      EXPECT_TRUE(skirt || (above > raise - 1e-3 && above < raise + config.crown_m + 1e-3))
+          << "edge " << e << ": " << above << " m above the ground";
+      crowned += std::abs(above - (raise + config.crown_m)) < 1e-3 ? 1 : 0;
+    }
+    EXPECT_GT(crowned, 0U) << "edge " << e;
+  }
+  const Mesh& junction = m->junctions[0].mesh;
+  for (const auto& v : junction.positions) {
+    EXPECT_NEAR(v[2], junction_surface_z(c.city, c.roads, c.ground, config, 0, {v[0], v[1]}), 1e-3);
+  }
+  for (const auto& v : m->blocks[0].positions) {
+    EXPECT_NEAR(v[2], c.ground.sample({v[0], v[1]}) + config.block_raise_m, 1e-3);
+  }
+}
+
+TEST(RoadsSurfaceMeshes, RejectsNonFiniteInput) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Crossing c = crossing();
+  {
+    layout::Output city = c.city;
+    city.network.edges[1].points[0].y = nan;
+    auto m = build_surface_meshes(city, c.ground, nullptr, Config{});
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.error().where, "network.edges[1].points[0]");
+  }
+  {
+    layout::Output city = c.city;
+    city.blocks[0].area.outer[1].x = std::numeric_limits<double>::infinity();
+    auto m = build_surface_meshes(city, c.ground, nullptr, Config{});
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.error().where, "blocks[0].area.outer[1]");
+  }
+  {
+    Config config;
+    config.block_raise_m = nan;
+    EXPECT_FALSE(build_surface_meshes(c.city, c.ground, nullptr, config).ok());
+  }
+  {
+    terrain::Heightfield ground = c.ground;
+    ground.heights[17] = std::numeric_limits<float>::quiet_NaN();
+    auto m = build_surface_meshes(c.city, ground, nullptr, Config{});
+    ASSERT_FALSE(m.ok());
+    EXPECT_EQ(m.error().where, "terrain.heights[17]");
+  }
+  EXPECT_FALSE(build_block_volumes(c.city, c.ground, -1.0).ok());
+}
+
+TEST(RoadsSurfaceMeshes, BlockVolumesRiseToTheTargetHeightExceptInParks) {
+  Crossing c = crossing();
+  auto v = build_block_volumes(c.city, c.ground, 3.0);
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(v->size(), 1U);
+  float lo = 1e9f;
+  float hi = -1e9f;
+  for (const auto& p : (*v)[0].positions) {
+    lo = std::min(lo, p[2]);
+    hi = std::max(hi, p[2]);
+  }
+  EXPECT_NEAR(hi - lo, 20.0, 1e-3);
+  c.city.blocks[0].zone = layout::ZoneKind::park;
+  v = build_block_volumes(c.city, c.ground, 3.0);
+  ASSERT_TRUE(v.ok());
+  EXPECT_TRUE((*v)[0].empty());
+}
+
+TEST(RoadsSurfaceMeshes, IdenticalAtAnyThreadCount) {
+  const Crossing c = crossing();
+  auto a = build_surface_meshes(c.city, c.ground, &c.roads, Config{});
+  Result<SurfaceMeshes> b = Error::internal("test", "not run");
+  tbb::task_arena one(1);
+  one.execute([&] { b = build_surface_meshes(c.city, c.ground, &c.roads, Config{}); });
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(b.ok());
+  ASSERT_EQ(a->carriageways.size(), b->carriageways.size());
+  for (std::size_t i = 0; i < a->carriageways.size(); ++i) {
+    EXPECT_EQ(a->carriageways[i].mesh.positions, b->carriageways[i].mesh.positions);
+    EXPECT_EQ(a->carriageways[i].mesh.indices, b->carriageways[i].mesh.indices);
+  }
+  ASSERT_EQ(a->sidewalks.size(), b->sidewalks.size());
+  for (std::size_t i = 0; i < a->sidewalks.size(); ++i) {
+    EXPECT_EQ(a->sidewalks[i].positions, b->sidewalks[i].positions);
+    EXPECT_EQ(a->sidewalks[i].normals, b->sidewalks[i].normals);
+  }
+}
+
+}  // namespace
+}  // namespace cityforge::roads
