@@ -50,12 +50,14 @@ std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& libr
 }
 
 Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
-                                               const rooftops::RooftopConfig& config, Seed seed) {
+                                                    const rooftops::RooftopConfig& config,
+                                                    Seed seed) {
   rooftops::RooftopOutput out;
   if (config.enabled) {
     Result<wfc::Model> model = rooftops::builtin_rooftop_model();
     if (!model) return model.error();
-    Result<rooftops::RooftopOutput> built = rooftops::build_rooftops(buildings, *model, config, seed);
+    Result<rooftops::RooftopOutput> built =
+        rooftops::build_rooftops(buildings, *model, config, seed);
     if (!built) return built.error();
     out = std::move(*built);
   }
@@ -146,7 +148,7 @@ StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
 
 // WFC rooftops on the flat roofs (seeds/000, 43:01): each roof an independent solve.
 StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
-                                             const CityStages& s) {
+                                                  const CityStages& s) {
   return add_stage<rooftops::RooftopOutput>(
       g, "rooftops", reads(s.buildings), given(c.rooftops, c.seed),
       [](const buildings::Output& built, const rooftops::RooftopConfig& rules, Seed seed) {

@@ -16,8 +16,8 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
-#include "cityforge/terrain/heightfield.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
+#include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::dressing::testing {
 

@@ -47,9 +47,8 @@ std::vector<GroundPatch> patches() {
 dressing::Output with_patches() {
   dressing::Output out;
   out.ground = patches();
-  auto meshes =
-      dressing::ground_patch_meshes(out.ground, fixture::small_ground(),
-                                    roads::Config{}.block_raise_m);
+  auto meshes = dressing::ground_patch_meshes(out.ground, fixture::small_ground(),
+                                              roads::Config{}.block_raise_m);
   EXPECT_TRUE(meshes.ok()) << meshes.error().to_string();
   if (meshes.ok()) out.ground_meshes = std::move(*meshes);
   return out;

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cityforge/freeway/freeway.hpp"
-
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -9,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "cityforge/freeway/freeway.hpp"
 #include "freeway/detail.hpp"
 
 namespace cityforge::freeway {

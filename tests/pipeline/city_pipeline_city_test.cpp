@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "cityforge/pipeline/city_pipeline.hpp"
-
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -9,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 
 namespace cityforge::pipeline {

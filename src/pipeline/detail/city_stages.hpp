@@ -109,7 +109,7 @@ StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig&
 StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
                                              const CityStages& s);
 StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
-                                             const CityStages& s);
+                                                  const CityStages& s);
 /// Set dressing on everything before it (and the mapped features of an import).
 StageOutput<dressing::Output> add_dressing(
     StageGraph& g, const CityConfig& c, const CityStages& s,

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/core/json_reader.hpp"
+#include "cityforge/pipeline/city_config.hpp"
 
 namespace cityforge::pipeline::detail {
 
