@@ -69,14 +69,14 @@ void BM_Dressing(benchmark::State& state) {
     auto b = dressing::parse_biome(text, file);
     if (b) biomes.push_back(std::move(*b));
   }
-  dressing::Inputs in;
-  in.city = p.city.layout.get();
-  in.roads = p.city.roads.get();
-  in.freeway = p.city.freeway.get();
-  in.lots = p.city.lots.get();
-  in.buildings = p.city.buildings.get();
-  in.styles = p.city.styles.get();
-  in.ground = p.city.terrain.get();
+  const dressing::Inputs in{.city = *p.city.layout,
+                            .roads = *p.city.roads,
+                            .freeway = *p.city.freeway,
+                            .lots = *p.city.lots,
+                            .buildings = *p.city.buildings,
+                            .ground = *p.city.terrain,
+                            .styles = *p.city.styles,
+                            .rooftops = *p.city.rooftops};
   std::size_t items = 0;
   for (auto _ : state) {
     auto out = dressing::run(in, biomes, p.config.dressing.rules, p.config.seed);

@@ -180,8 +180,8 @@ enum Tag : std::uint8_t { kBuilding = 0, kRoad = 1, kSidewalk = 2, kBlock = 3 };
 
 std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   std::vector<AudioPoint> out;
-  if (in.city == nullptr || in.ground == nullptr || !(config.audio_grid_m > 0.0)) return out;
-  const Polygon& boundary = in.city->boundary;
+  if (!(config.audio_grid_m > 0.0)) return out;
+  const Polygon& boundary = in.city.boundary;
   if (boundary.outer.size() < 3) return out;
   const double g = config.audio_grid_m;
   const double radius = std::max(0.0, config.audio_radius_m);
@@ -192,23 +192,19 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   PolygonGrid grid;
   grid.init(box, 16.0);
   std::vector<const Polygon*> footprints;
-  if (in.buildings != nullptr) {
-    for (const buildings::Building& b : in.buildings->buildings) {
-      if (b.volumes.empty()) continue;
-      grid.add(b.volumes[0].footprint, kBuilding, 0);
-      footprints.push_back(&b.volumes[0].footprint);
-    }
+  for (const buildings::Building& b : in.buildings.buildings) {
+    if (b.volumes.empty()) continue;
+    grid.add(b.volumes[0].footprint, kBuilding, 0);
+    footprints.push_back(&b.volumes[0].footprint);
   }
-  if (in.roads != nullptr) {
-    for (const roads::Section& s : in.roads->sections)
-      grid.add(s.surface, kRoad, 0);
-    for (const roads::Intersection& j : in.roads->intersections)
-      grid.add(j.surface, kRoad, 0);
-    for (const Polygon& s : in.roads->sidewalks)
-      grid.add(s, kSidewalk, 0);
-  }
-  for (std::size_t b = 0; b < in.city->blocks.size(); ++b)
-    grid.add(in.city->blocks[b].area, kBlock, static_cast<std::uint32_t>(b));
+  for (const roads::Section& s : in.roads.sections)
+    grid.add(s.surface, kRoad, 0);
+  for (const roads::Intersection& j : in.roads.intersections)
+    grid.add(j.surface, kRoad, 0);
+  for (const Polygon& s : in.roads.sidewalks)
+    grid.add(s, kSidewalk, 0);
+  for (std::size_t b = 0; b < in.city.blocks.size(); ++b)
+    grid.add(in.city.blocks[b].area, kBlock, static_cast<std::uint32_t>(b));
 
   // 2. The building distance field for the rays (reaching radius beyond the boundary).
   Aabb2 field_box = box;
@@ -238,13 +234,13 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
       if (tag == kBuilding) continue;
       AudioPoint pt;
       pt.position = {static_cast<float>(p.x), static_cast<float>(p.y),
-                     static_cast<float>(in.ground->sample(p))};
+                     static_cast<float>(in.ground.sample(p))};
       if (tag == kRoad) {
         pt.surface = Surface::road;
       } else if (tag == kSidewalk) {
         pt.surface = Surface::sidewalk;
       } else if (tag == kBlock) {
-        const layout::ZoneKind z = in.city->blocks[which].zone;
+        const layout::ZoneKind z = in.city.blocks[which].zone;
         if (z == layout::ZoneKind::park) {
           pt.surface = Surface::park;
         } else if (z == layout::ZoneKind::downtown || z == layout::ZoneKind::commercial) {

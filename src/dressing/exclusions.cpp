@@ -82,13 +82,13 @@ void Areas::add(Polygon poly, std::uint32_t kind) {
 
 Areas::Areas(const Inputs& in, const Config& config) {
   // 1. Junction surfaces and carriageways.
-  for (const roads::Intersection& j : in.roads->intersections)
+  for (const roads::Intersection& j : in.roads.intersections)
     add(j.surface, kAreaJunction);
-  for (const roads::Section& s : in.roads->sections)
+  for (const roads::Section& s : in.roads.sections)
     add(s.surface, kAreaCarriageway);
   // 2. Crosswalk bands: each crosswalk lane's chord buffered by half its width (flat ends: the
   //    lanes run from sidewalk centre to sidewalk centre).
-  for (const roads::Lane& lane : in.roads->lanes.lanes) {
+  for (const roads::Lane& lane : in.roads.lanes.lanes) {
     if ((lane.tags & roads::kCrosswalk) == 0U || lane.points.size() < 2) continue;
     const Vec2 a{lane.points.front().x, lane.points.front().y};
     const Vec2 b{lane.points.back().x, lane.points.back().y};
@@ -96,7 +96,7 @@ Areas::Areas(const Inputs& in, const Config& config) {
     add(rect(a, b, lane.width_m * 0.5), kAreaCrosswalk);
   }
   // 3. Entrance exclusion boxes.
-  for (const buildings::Entrance& e : in.buildings->entrances) {
+  for (const buildings::Entrance& e : in.buildings.entrances) {
     EntranceBox box;
     box.centre = {e.exclusion_centre[0], e.exclusion_centre[1]};
     box.along = {std::cos(e.yaw_rad), std::sin(e.yaw_rad)};
@@ -111,12 +111,12 @@ Areas::Areas(const Inputs& in, const Config& config) {
     add(std::move(poly), kAreaEntrance);
   }
   // 4. Building base footprints, then the sidewalks.
-  for (const buildings::Building& b : in.buildings->buildings) {
+  for (const buildings::Building& b : in.buildings.buildings) {
     for (const buildings::Volume& v : b.volumes) {
       if (v.layer == 0) add(v.footprint, kAreaBuilding);
     }
   }
-  for (const Polygon& s : in.roads->sidewalks)
+  for (const Polygon& s : in.roads.sidewalks)
     add(s, kAreaSidewalk);
 }
 
@@ -239,9 +239,7 @@ std::vector<double> hydrant_stations(double length_m, const Config& config,
                           config.hydrant_spacing_m, 2.0);
 }
 
-double sidewalk_z(const Inputs& in, const Config& config, Vec2 p) {
-  return in.ground->sample(p) + config.surface_raise_m;
-}
+double sidewalk_z(const Inputs& in, Vec2 p) { return in.ground.sample(p) + in.roads.block_raise_m; }
 
 Ring parking_spot_ring(const ParkingSpot& spot) {
   const Vec2 c{spot.position[0], spot.position[1]};

@@ -64,8 +64,8 @@ std::vector<double> bus_stations(double length_m, double light_spacing_m, double
 
 void along_sidewalks(const Inputs& in, const Config& config, Seed seed, const Areas& areas,
                      const Props& pr, std::size_t i, std::vector<Item>& out) {
-  const roads::Section& sec = in.roads->sections[i];
-  const layout::RoadEdge& edge = in.city->network.edges[sec.edge];
+  const roads::Section& sec = in.roads.sections[i];
+  const layout::RoadEdge& edge = in.city.network.edges[sec.edge];
   const double sw = edge.sidewalk_width_m;
   if (sw <= 0.0 || sec.centre.size() < 2) return;
   const double length = polyline_length(sec.centre);
@@ -102,7 +102,7 @@ void along_sidewalks(const Inputs& in, const Config& config, Seed seed, const Ar
                                     k.prop == pr.bench ? kBenchHalfM : radius, kEntranceMarginM,
                                     k.lateral + 0.5, sw + 3.0))
           continue;
-        out.push_back(make_item(k.prop, f.p, sidewalk_z(in, config, f.p), f.to_road, sec.edge));
+        out.push_back(make_item(k.prop, f.p, sidewalk_z(in, f.p), f.to_road, sec.edge));
       }
     }
   }
@@ -112,8 +112,8 @@ void along_sidewalks(const Inputs& in, const Config& config, Seed seed, const Ar
 // the approach side, whose disc is clear; false when none within kSearchMaxM.
 bool corner_spot(const Inputs& in, const Areas& areas, const roads::Leg& leg, double start_m,
                  double lateral, double radius, CurbFrame* f, Vec2* toward_traffic) {
-  const roads::Section& sec = in.roads->sections[leg.edge];
-  const layout::RoadEdge& edge = in.city->network.edges[leg.edge];
+  const roads::Section& sec = in.roads.sections[leg.edge];
+  const layout::RoadEdge& edge = in.city.network.edges[leg.edge];
   if (edge.sidewalk_width_m <= 0.0 || sec.centre.size() < 2) return false;
   const double length = polyline_length(sec.centre);
   // Right-hand traffic approaching the junction drives on the right of its travel direction:
@@ -129,9 +129,9 @@ bool corner_spot(const Inputs& in, const Areas& areas, const roads::Leg& leg, do
   return false;
 }
 
-void junction_signs(const Inputs& in, const Config& config, const Areas& areas, const Props& pr,
+void junction_signs(const Inputs& in, const Areas& areas, const Props& pr,
                     const std::set<std::uint32_t>& planned, std::size_t j, std::vector<Item>& out) {
-  const roads::Intersection& x = in.roads->intersections[j];
+  const roads::Intersection& x = in.roads.intersections[j];
   const auto owner = static_cast<std::uint32_t>(j);
   const bool signal = x.control == roads::Control::signal && planned.count(owner) > 0;
   std::int32_t sign = -1;
@@ -148,16 +148,16 @@ void junction_signs(const Inputs& in, const Config& config, const Areas& areas, 
         continue;
       // The arm (+x) reaches over the approach lanes; the head hangs at its end facing the
       // approaching traffic. One head per leg: the lane graph's movement groups are per leg.
-      const double half = in.city->network.edges[leg.edge].width_m * 0.5;
+      const double half = in.city.network.edges[leg.edge].width_m * 0.5;
       const double reach = std::min(pole.length_m - 0.3, half + kNearCurbM - 0.5);
-      out.push_back(make_item(pr.pole, f.p, sidewalk_z(in, config, f.p), f.to_road, owner));
+      out.push_back(make_item(pr.pole, f.p, sidewalk_z(in, f.p), f.to_road, owner));
       const Vec2 hp = f.p + f.to_road * reach;
-      const double hz = sidewalk_z(in, config, f.p) + pole.height_m - def(pr.head).height_m - 0.3;
+      const double hz = sidewalk_z(in, f.p) + pole.height_m - def(pr.head).height_m - 0.3;
       out.push_back(make_item(pr.head, hp, hz, toward, owner));
     } else {
       if (!corner_spot(in, areas, leg, kSignStartM, kNearCurbM, def(sign).radius_m, &f, &toward))
         continue;
-      out.push_back(make_item(sign, f.p, sidewalk_z(in, config, f.p), toward, owner));
+      out.push_back(make_item(sign, f.p, sidewalk_z(in, f.p), toward, owner));
     }
   }
 }
@@ -168,10 +168,10 @@ void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<It
   const Areas areas(in, config);
   const Props pr;
   std::set<std::uint32_t> planned;
-  for (const roads::SignalPlan& plan : in.roads->lanes.signals)
+  for (const roads::SignalPlan& plan : in.roads.lanes.signals)
     planned.insert(plan.intersection);
-  const std::size_t ns = in.roads->sections.size();
-  const std::size_t nj = in.roads->intersections.size();
+  const std::size_t ns = in.roads.sections.size();
+  const std::size_t nj = in.roads.intersections.size();
   std::vector<std::vector<Item>> slots(ns + nj);
   tbb::parallel_for(std::size_t{0}, ns + nj, [&](std::size_t i) {
     if (i < ns) {
@@ -179,7 +179,7 @@ void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<It
       if (in.mapped != nullptr && !in.mapped->procedural_furniture) return;
       along_sidewalks(in, config, seed, areas, pr, i, slots[i]);
     } else {
-      junction_signs(in, config, areas, pr, planned, i - ns, slots[i]);
+      junction_signs(in, areas, pr, planned, i - ns, slots[i]);
     }
   });
   for (const auto& slot : slots)

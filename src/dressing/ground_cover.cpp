@@ -78,23 +78,18 @@ void cells_inside(const Polygon& poly, double cell, std::vector<std::array<std::
 }  // namespace
 
 void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out) {
-  if (in.city == nullptr || in.ground == nullptr) return;
   const std::int32_t prop = find_prop("ground_tile");
   if (prop < 0 || !(config.ground_tile_m > 0.0)) return;
   const double cell = config.ground_tile_m;
-  const auto& blocks = in.city->blocks;
+  const auto& blocks = in.city.blocks;
   // 1. What covers the ground: building base footprints and sidewalks, hashed by box.
   std::vector<const Polygon*> covers;
-  if (in.buildings != nullptr) {
-    for (const buildings::Building& b : in.buildings->buildings) {
-      if (!b.volumes.empty() && b.volumes[0].footprint.outer.size() >= 3)
-        covers.push_back(&b.volumes[0].footprint);
-    }
+  for (const buildings::Building& b : in.buildings.buildings) {
+    if (!b.volumes.empty() && b.volumes[0].footprint.outer.size() >= 3)
+      covers.push_back(&b.volumes[0].footprint);
   }
-  if (in.roads != nullptr) {
-    for (const Polygon& s : in.roads->sidewalks) {
-      if (s.outer.size() >= 3) covers.push_back(&s);
-    }
+  for (const Polygon& s : in.roads.sidewalks) {
+    if (s.outer.size() >= 3) covers.push_back(&s);
   }
   SpatialHash hash(32.0);
   for (std::size_t i = 0; i < covers.size(); ++i)
@@ -153,7 +148,7 @@ void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector
       Item item;
       item.prop = static_cast<std::uint32_t>(prop);
       item.position = {static_cast<float>(p.x), static_cast<float>(p.y),
-                       static_cast<float>(in.ground->sample(p) + config.surface_raise_m)};
+                       static_cast<float>(in.ground.sample(p) + in.roads.block_raise_m)};
       item.yaw_rad = yaw;
       item.scale_x = static_cast<float>(cell);
       item.scale_y = static_cast<float>(cell);

@@ -13,15 +13,15 @@
 namespace cityforge::dressing {
 
 Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& ground,
-                       double surface_raise_m) {
+                       double block_raise_m) {
   if (patch.area.outer.size() < 3) return {};
   if (patch.kind != GroundKind::water || patch.path) {
     return roads::draped_surface(patch.area, ground,
-                                 surface_raise_m + (patch.path ? kPathRaiseM : kGroundPatchRaiseM));
+                                 block_raise_m + (patch.path ? kPathRaiseM : kGroundPatchRaiseM));
   }
   Mesh m;
   const Triangulation t = triangulate(patch.area);
-  const double z = patch.z_m + surface_raise_m + kWaterRaiseM;
+  const double z = patch.z_m + block_raise_m + kWaterRaiseM;
   for (const Vec2& p : t.points) {
     m.positions.push_back(
         {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(z)});
@@ -33,7 +33,7 @@ Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& gro
 
 Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
                                               const terrain::Heightfield& ground,
-                                              double surface_raise_m) {
+                                              double block_raise_m) {
   for (std::size_t i = 0; i < patches.size(); ++i) {
     const std::string where = "dressing.ground[" + std::to_string(i) + "]";
     if (Status s = roads::check_finite(patches[i].area, where); !s) return s.error();
@@ -45,7 +45,7 @@ Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& pa
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, patches.size()),
                     [&](const tbb::blocked_range<std::size_t>& range) {
                       for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        out[i] = ground_patch_mesh(patches[i], ground, surface_raise_m);
+                        out[i] = ground_patch_mesh(patches[i], ground, block_raise_m);
                       }
                     });
   return out;

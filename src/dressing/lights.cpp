@@ -16,8 +16,8 @@ void street_lights(const Inputs& in, const Config& config, Seed /*seed*/, std::v
   if (prop < 0) return;
   const double radius = prop_catalog()[static_cast<std::size_t>(prop)].radius_m;
   const Areas areas(in, config);
-  const auto& edges = in.city->network.edges;
-  const auto& sections = in.roads->sections;
+  const auto& edges = in.city.network.edges;
+  const auto& sections = in.roads.sections;
   std::vector<std::vector<Item>> slots(sections.size());
   // Every section is its own job; lights stand at exact stations (no jitter), so the spacing
   // along a side is the class spacing times the number of stations skipped.
@@ -35,7 +35,7 @@ void street_lights(const Inputs& in, const Config& config, Seed /*seed*/, std::v
         Item item;
         item.prop = static_cast<std::uint32_t>(prop);
         item.position = {static_cast<float>(f.p.x), static_cast<float>(f.p.y),
-                         static_cast<float>(sidewalk_z(in, config, f.p))};
+                         static_cast<float>(sidewalk_z(in, f.p))};
         item.yaw_rad = static_cast<float>(std::atan2(f.to_road.y, f.to_road.x));
         item.owner = static_cast<std::uint32_t>(sec.edge);
         item.state = 1;

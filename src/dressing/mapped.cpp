@@ -114,17 +114,17 @@ struct Obstacles {
 
 Obstacles obstacles(const Inputs& in) {
   Obstacles o;
-  const auto& edges = in.city->network.edges;
-  for (const roads::Section& s : in.roads->sections) {
+  const auto& edges = in.city.network.edges;
+  for (const roads::Section& s : in.roads.sections) {
     // The ground goes on under bridges, and over tunnels.
     if (s.edge < edges.size() && (edges[s.edge].bridge || edges[s.edge].tunnel)) continue;
     o.add(s.surface, false);
   }
-  for (const roads::Intersection& x : in.roads->intersections)
+  for (const roads::Intersection& x : in.roads.intersections)
     o.add(x.surface, false);
-  for (const Polygon& w : in.roads->sidewalks)
+  for (const Polygon& w : in.roads.sidewalks)
     o.add(w, false);
-  for (const buildings::Building& b : in.buildings->buildings) {
+  for (const buildings::Building& b : in.buildings.buildings) {
     for (const buildings::Volume& v : b.volumes) {
       if (v.layer == 0) o.add(v.footprint, false);
     }
@@ -175,7 +175,7 @@ struct RoadHit {
 class Roads {
  public:
   explicit Roads(const Inputs& in) : m_in(in) {
-    const auto& secs = in.roads->sections;
+    const auto& secs = in.roads.sections;
     for (std::size_t i = 0; i < secs.size(); ++i) {
       if (secs[i].centre.size() < 2) continue;
       Aabb2 b{secs[i].centre.front(), secs[i].centre.front()};
@@ -191,9 +191,9 @@ class Roads {
     std::vector<std::uint32_t> ids;
     m_hash.query_radius(p, kRoadSearchM, ids);
     for (std::uint32_t id : ids) {
-      const Polyline& c = m_in.roads->sections[id].centre;
-      const auto& edges = m_in.city->network.edges;
-      const std::size_t e = m_in.roads->sections[id].edge;
+      const Polyline& c = m_in.roads.sections[id].centre;
+      const auto& edges = m_in.city.network.edges;
+      const std::size_t e = m_in.roads.sections[id].edge;
       if (e < edges.size() && edges[e].tunnel) continue;
       for (std::size_t k = 0; k + 1 < c.size(); ++k) {
         const Vec2 d = c[k + 1] - c[k];
@@ -244,7 +244,7 @@ std::vector<GroundPatch> mapped_ground(const Inputs& in) {
       if (a.area.outer.size() < 3) return;
       const bool water = a.kind == GroundKind::water;
       slots[i] = clip(a.area, obs, !water);
-      const double z = water ? lowest_shore(a.area, *in.ground) : 0.0;
+      const double z = water ? lowest_shore(a.area, in.ground) : 0.0;
       for (GroundPatch& g : slots[i]) {
         g.kind = a.kind;
         g.z_m = z;
@@ -315,7 +315,7 @@ void mapped_plants(const Inputs& in, const Config& config, Seed seed,
       return true;
     });
     for (const Vec2& p : pts) {
-      Item it = make_item(static_cast<std::uint32_t>(prop), p, sidewalk_z(in, config, p),
+      Item it = make_item(static_cast<std::uint32_t>(prop), p, sidewalk_z(in, p),
                           rng.uniform(0.0, 2.0 * std::numbers::pi), static_cast<std::uint32_t>(i));
       it.variant = static_cast<std::uint8_t>(rng.next_u32() % kVariants);
       slots[i].push_back(it);
@@ -330,7 +330,7 @@ void mapped_props(const Inputs& in, const Config& config, std::vector<Item>& out
   const Roads roads(in);
   const auto& catalog = prop_catalog();
   const auto& props = in.mapped->props;
-  const auto& edges = in.city->network.edges;
+  const auto& edges = in.city.network.edges;
   for (std::size_t i = 0; i < props.size(); ++i) {
     const MappedProp& mp = props[i];
     if (mp.prop >= catalog.size() || !std::isfinite(mp.position.x) || !std::isfinite(mp.position.y))
@@ -340,12 +340,12 @@ void mapped_props(const Inputs& in, const Config& config, std::vector<Item>& out
     const bool tree = catalog[mp.prop].category == Category::vegetation;
     // Bus stops, lamps, hydrants are often mapped on the way itself: stand them on the curb side.
     if (!tree && road.found && areas.inside(p, kAreaCarriageway | kAreaJunction)) {
-      const std::size_t e = in.roads->sections[road.section].edge;
+      const std::size_t e = in.roads.sections[road.section].edge;
       const double half = e < edges.size() ? edges[e].width_m * 0.5 : 3.0;
       const double sw = e < edges.size() ? edges[e].sidewalk_width_m : 0.0;
       Vec2 away = p - road.point;
       if (length(away) < 1e-6) {
-        const Polyline& c = in.roads->sections[road.section].centre;
+        const Polyline& c = in.roads.sections[road.section].centre;
         away = perp(normalize(c.back() - c.front())) * -1.0;  // The right-hand side.
       }
       p = road.point + normalize(away) * (half + std::min(kCurbSetbackM, sw * 0.5));
@@ -356,7 +356,7 @@ void mapped_props(const Inputs& in, const Config& config, std::vector<Item>& out
       const Vec2 to = r.point - p;
       if (length(to) > 1e-6) yaw = std::atan2(to.y, to.x);
     }
-    Item it = make_item(mp.prop, p, sidewalk_z(in, config, p), yaw, static_cast<std::uint32_t>(i));
+    Item it = make_item(mp.prop, p, sidewalk_z(in, p), yaw, static_cast<std::uint32_t>(i));
     if (catalog[mp.prop].id == "street_light") it.state = 1;
     out.push_back(it);
   }
@@ -390,7 +390,7 @@ void mapped_barriers(const Inputs& in, const Config& config, std::vector<Item>& 
         const Vec2 mid = a + (c - a) * ((j + 0.5) / n);
         if (b.kind != BarrierKind::kerb && areas.inside(mid, kAreaCarriageway | kAreaJunction))
           continue;
-        Item it = make_item(static_cast<std::uint32_t>(prop), mid, sidewalk_z(in, config, mid), yaw,
+        Item it = make_item(static_cast<std::uint32_t>(prop), mid, sidewalk_z(in, mid), yaw,
                             static_cast<std::uint32_t>(i));
         it.scale_x = static_cast<float>(piece / def.length_m);
         it.scale_z = static_cast<float>(scale_z);

@@ -43,8 +43,8 @@ void section_spots(const Inputs& in, const Config& config, const Areas& areas,
                    const std::vector<Vec2>& hydrants, const SpatialHash& hydrant_hash,
                    const std::vector<roads::LaneId>& lanes, std::size_t i,
                    std::vector<ParkingSpot>& out) {
-  const roads::Section& sec = in.roads->sections[i];
-  const layout::RoadEdge& edge = in.city->network.edges[sec.edge];
+  const roads::Section& sec = in.roads.sections[i];
+  const layout::RoadEdge& edge = in.city.network.edges[sec.edge];
   if (edge.road_class == layout::RoadClass::artery || sec.centre.size() < 2) return;
   const double length = polyline_length(sec.centre);
   const double len = config.parking_spot_m;
@@ -52,16 +52,16 @@ void section_spots(const Inputs& in, const Config& config, const Areas& areas,
       std::max(config.parking_clear_crosswalk_m, config.parking_clear_intersection_m);
   std::vector<std::uint32_t> near;
   for (int side : {-1, 1}) {
-    const roads::LaneId lane = curb_lane(*in.roads, i, side, lanes);
+    const roads::LaneId lane = curb_lane(in.roads, i, side, lanes);
     if (lane == roads::kNoLane) continue;
-    const bool forward = in.roads->lanes.lanes[lane].forward;
+    const bool forward = in.roads.lanes.lanes[lane].forward;
     for (double s0 = 0.0; s0 + len <= length;) {
       const CurbFrame f = curb_frame(sec.centre, side, edge.width_m * 0.5, s0 + len * 0.5,
                                      -kParkingSpotWidthM * 0.5);
       ParkingSpot spot;
       const Vec2 dir = forward ? f.tangent : -f.tangent;
       spot.position = {static_cast<float>(f.p.x), static_cast<float>(f.p.y),
-                       static_cast<float>(in.ground->sample(f.p))};
+                       static_cast<float>(in.ground.sample(f.p))};
       spot.yaw_rad = static_cast<float>(std::atan2(dir.y, dir.x));
       spot.length_m = static_cast<float>(len);
       spot.edge = sec.edge;
@@ -108,9 +108,9 @@ std::vector<ParkingSpot> parking_spots(const Inputs& in, const Config& config,
     hydrants.push_back(p);
   }
   // 2. Vehicle lanes by section (ascending ids).
-  const std::size_t ns = in.roads->sections.size();
+  const std::size_t ns = in.roads.sections.size();
   std::vector<std::vector<roads::LaneId>> by_section(ns);
-  for (const roads::Lane& lane : in.roads->lanes.lanes) {
+  for (const roads::Lane& lane : in.roads.lanes.lanes) {
     if ((lane.tags & roads::kVehicle) == 0U || (lane.tags & roads::kIntersection) != 0U) continue;
     if (lane.section < 0 || static_cast<std::size_t>(lane.section) >= ns) continue;
     by_section[static_cast<std::size_t>(lane.section)].push_back(lane.id);

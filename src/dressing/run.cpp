@@ -11,11 +11,7 @@
 namespace cityforge::dressing {
 namespace {
 
-Status check(const Inputs& in, const Config& c) {
-  if (in.city == nullptr || in.roads == nullptr || in.lots == nullptr || in.buildings == nullptr ||
-      in.ground == nullptr) {
-    return Error::internal("dressing", "inputs missing (city, roads, lots, buildings, ground)");
-  }
+Status check(const Config& c) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
   struct Rule {
     bool ok;
@@ -52,7 +48,7 @@ Status check(const Inputs& in, const Config& c) {
 
 Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Config& config,
                    Seed seed) {
-  if (Status s = check(in, config); !s) return s.error();
+  if (Status s = check(config); !s) return s.error();
   Output out;
   const std::vector<PropDef>& catalog = prop_catalog();
   // 1. Streets first: what stands on sidewalks and at junctions.
@@ -111,7 +107,7 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   } else {
     // Imported places can be whole valleys: at most ~250,000 audio points.
     Config coarse = config;
-    const Aabb2 b = in.ground->bounds();
+    const Aabb2 b = in.ground.bounds();
     const double area = (b.max.x - b.min.x) * (b.max.y - b.min.y);
     coarse.audio_grid_m = std::max(config.audio_grid_m, std::sqrt(area / 2.5e5));
     out.audio = detail::audio_grid(in, coarse);
@@ -143,7 +139,7 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   }
   // 7. The ground patches' meshes, on the surfaces the props stand on.
   Result<std::vector<Mesh>> meshes =
-      ground_patch_meshes(out.ground, *in.ground, config.surface_raise_m);
+      ground_patch_meshes(out.ground, in.ground, in.roads.block_raise_m);
   if (!meshes) return meshes.error();
   out.ground_meshes = std::move(*meshes);
   return out;

@@ -168,7 +168,7 @@ struct ZoneResult {
 }  // namespace
 
 void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& biomes,
-                    const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out,
+                    const Inputs& in, const Config& /*config*/, Seed seed, std::vector<Item>& out,
                     std::vector<std::string>& warnings) {
   std::vector<ZoneResult> results(zones.size());
   // 1. Per zone (independent jobs): draw biomes by weight until one fits, stamp its best grid.
@@ -222,8 +222,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
           const Vec2 p{st.centre.x + part.offset.x * c - part.offset.y * s,
                        st.centre.y + part.offset.x * s + part.offset.y * c};
           double z = zone.z_m;
-          if (zone.kind != ZoneKind::rooftop)
-            z = (in.ground != nullptr ? in.ground->sample(p) : 0.0) + config.surface_raise_m;
+          if (zone.kind != ZoneKind::rooftop) z = in.ground.sample(p) + in.roads.block_raise_m;
           Item item;
           item.prop = part.prop;
           item.position = {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(z)};
@@ -247,8 +246,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
   // 3. A biome never placed although zones of its kind exist: does it fit any of them at all?
   //    With WFC rooftops the open roofs are theirs and only the rings left around upper tiers
   //    are rooftop zones: a rooftop biome fitting none of those says nothing about the biome.
-  const bool wfc_roofs = in.rooftops != nullptr &&
-                         std::any_of(in.rooftops->rooftops.begin(), in.rooftops->rooftops.end(),
+  const bool wfc_roofs = std::any_of(in.rooftops.rooftops.begin(), in.rooftops.rooftops.end(),
                                      [](const rooftops::Rooftop& r) { return r.solved; });
   for (std::size_t i = 0; i < biomes.size(); ++i) {
     if (fits[i] != 0) continue;

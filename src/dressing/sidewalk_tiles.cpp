@@ -14,8 +14,8 @@
 // - inside (concave): the two curb lines meet at C; the kite (Pa, V, Pb, C) between the block
 //   corner V and C is two right triangles "sidewalk_corner_in", scaled non-uniformly, and the
 //   runs' tiles stop at Pa and start at Pb.
-// Tile origins sit Config::surface_raise_m above the terrain (the exporter draws sidewalks at
-// its block_raise_m; the tile kit puts its top 2 cm above the origin).
+// Tile origins sit roads::Output::block_raise_m above the terrain (the sidewalks are drawn at
+// that height; the tile kit puts its top 2 cm above the origin).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -156,14 +156,14 @@ struct Slot {
   double length_m = 0.0;
 };
 
-float z_at(const Inputs& in, const Config& config, Vec2 p) {
-  return static_cast<float>(in.ground->sample(p) + config.surface_raise_m);
+float z_at(const Inputs& in, Vec2 p) {
+  return static_cast<float>(in.ground.sample(p) + in.roads.block_raise_m);
 }
 
 void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint32_t s,
                    std::int32_t block, Slot& slot, bool want_runs) {
-  const Polygon& sw = in.roads->sidewalks[s];
-  const Ring ring = ring_remove_degenerate(in.city->blocks[block].area.outer, 1e-3, 1e-3);
+  const Polygon& sw = in.roads.sidewalks[s];
+  const Ring ring = ring_remove_degenerate(in.city.blocks[block].area.outer, 1e-3, 1e-3);
   std::vector<Run> runs = split_runs(ring);
   const std::size_t nr = runs.size();
   if (nr == 0) return;
@@ -289,7 +289,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
         Item item;
         item.prop = static_cast<std::uint32_t>(tile_prop);
         item.position = {static_cast<float>(origin.x), static_cast<float>(origin.y),
-                         z_at(in, config, origin)};
+                         z_at(in, origin)};
         item.yaw_rad = static_cast<float>(std::atan2(-r.dir.y, -r.dir.x));
         item.scale_x = static_cast<float>(piece);
         item.scale_y = static_cast<float>(w);
@@ -312,16 +312,14 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     if (!polygon_contains(sw, ga) && !polygon_contains(sw, gb)) continue;
     Item a;  // x along out_a (to C), y along dir_a (to V): left of out_a is dir_a.
     a.prop = static_cast<std::uint32_t>(in_prop);
-    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y),
-                  z_at(in, config, kt.pa)};
+    a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y), z_at(in, kt.pa)};
     a.yaw_rad = static_cast<float>(std::atan2(ra.out.y, ra.out.x));
     a.scale_x = static_cast<float>(ra.width);
     a.scale_y = static_cast<float>(kt.ta);
     a.owner = owner;
     Item b;  // x along -dir_b (to V), y along out_b (to C): left of -dir_b is out_b.
     b.prop = static_cast<std::uint32_t>(in_prop);
-    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y),
-                  z_at(in, config, kt.pb)};
+    b.position = {static_cast<float>(kt.pb.x), static_cast<float>(kt.pb.y), z_at(in, kt.pb)};
     b.yaw_rad = static_cast<float>(std::atan2(-rb.dir.y, -rb.dir.x));
     b.scale_x = static_cast<float>(kt.tb);
     b.scale_y = static_cast<float>(rb.width);
@@ -363,7 +361,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
       if (r < 0.05 || r >= reach) continue;
       Item item;
       item.prop = static_cast<std::uint32_t>(out_prop);
-      item.position = {static_cast<float>(v.x), static_cast<float>(v.y), z_at(in, config, v)};
+      item.position = {static_cast<float>(v.x), static_cast<float>(v.y), z_at(in, v)};
       item.yaw_rad = static_cast<float>(ang);
       item.scale_x = static_cast<float>(r);
       item.scale_y = static_cast<float>(2.0 * r * std::tan(0.5 * step));
@@ -378,19 +376,18 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
 
 double sidewalk_tiles(const Inputs& in, const Config& config, Seed seed, std::vector<Item>& out,
                       std::vector<TileRun>* runs) {
-  if (in.city == nullptr || in.roads == nullptr || in.ground == nullptr) return 0.0;
   if (find_prop("sidewalk_tile") < 0 || find_prop("sidewalk_corner_out") < 0 ||
       find_prop("sidewalk_corner_in") < 0) {
     return 0.0;
   }
-  const auto& sidewalks = in.roads->sidewalks;
-  std::vector<Aabb2> block_boxes(in.city->blocks.size());
+  const auto& sidewalks = in.roads.sidewalks;
+  std::vector<Aabb2> block_boxes(in.city.blocks.size());
   for (std::size_t b = 0; b < block_boxes.size(); ++b)
-    block_boxes[b] = ring_bounds(in.city->blocks[b].area.outer);
+    block_boxes[b] = ring_bounds(in.city.blocks[b].area.outer);
   std::vector<Slot> slots(sidewalks.size());
   tbb::parallel_for(std::size_t{0}, sidewalks.size(), [&](std::size_t s) {
     if (sidewalks[s].outer.size() < 3) return;
-    const std::int32_t block = match_block(sidewalks[s], *in.city, block_boxes);
+    const std::int32_t block = match_block(sidewalks[s], in.city, block_boxes);
     if (block < 0) return;
     tile_sidewalk(in, config, seed, static_cast<std::uint32_t>(s), block, slots[s],
                   runs != nullptr);

@@ -76,8 +76,8 @@ struct Fixtures {
 void street_trees(const Inputs& in, const Config& config, Seed seed, const Areas& areas,
                   const Fixtures& fixtures, std::size_t i, std::vector<Item>& out) {
   static const std::int32_t prop = find_prop("street_tree");
-  const roads::Section& sec = in.roads->sections[i];
-  const layout::RoadEdge& edge = in.city->network.edges[sec.edge];
+  const roads::Section& sec = in.roads.sections[i];
+  const layout::RoadEdge& edge = in.city.network.edges[sec.edge];
   const double sw = edge.sidewalk_width_m;
   if (prop < 0 || sw <= kMinTreeSidewalkM || sec.centre.size() < 2) return;
   const double radius = prop_catalog()[static_cast<std::size_t>(prop)].radius_m;
@@ -101,7 +101,7 @@ void street_trees(const Inputs& in, const Config& config, Seed seed, const Areas
       if (fixtures.near(f.p, kClearOfLightsM)) continue;
       if (areas.hits(f.p, radius, kAreaForbidden) || !areas.inside(f.p, kAreaSidewalk)) continue;
       const double yaw = std::atan2(f.to_road.y, f.to_road.x);
-      out.push_back(make_item(prop, f.p, sidewalk_z(in, config, f.p), yaw, sec.edge, variant));
+      out.push_back(make_item(prop, f.p, sidewalk_z(in, f.p), yaw, sec.edge, variant));
     }
   }
 }
@@ -174,7 +174,7 @@ void park_plants(const Inputs& in, const Config& config, Seed seed, const Areas&
                  std::size_t b, std::vector<Item>& out) {
   static const std::int32_t tree = find_prop("park_tree");
   static const std::int32_t bush = find_prop("bush");
-  const layout::Block& block = in.city->blocks[b];
+  const layout::Block& block = in.city.blocks[b];
   if (block.zone != layout::ZoneKind::park || tree < 0 || bush < 0) return;
   const double tree_r = prop_catalog()[static_cast<std::size_t>(tree)].radius_m;
   const double bush_r = prop_catalog()[static_cast<std::size_t>(bush)].radius_m;
@@ -197,13 +197,13 @@ void park_plants(const Inputs& in, const Config& config, Seed seed, const Areas&
   for (const Vec2& p : trees) {
     const double yaw = rng.uniform(0.0, 2.0 * std::numbers::pi);
     const auto variant = static_cast<std::uint8_t>(rng.next_u32() % kVariants);
-    out.push_back(make_item(tree, p, in.ground->sample(p), yaw, block.id, variant));
+    out.push_back(make_item(tree, p, in.ground.sample(p), yaw, block.id, variant));
   }
   for (const Vec2& p : bushes) {
     const double yaw = rng.uniform(0.0, 2.0 * std::numbers::pi);
     const auto variant = static_cast<std::uint8_t>(rng.next_u32() % kVariants);
     if (!rng.chance(0.5)) continue;
-    out.push_back(make_item(bush, p, in.ground->sample(p), yaw, block.id, variant));
+    out.push_back(make_item(bush, p, in.ground.sample(p), yaw, block.id, variant));
   }
 }
 
@@ -230,8 +230,8 @@ void vegetation(const Inputs& in, const Config& config, Seed seed, const std::ve
       fixtures.points.push_back(p);
     }
   }
-  const std::size_t ns = in.roads->sections.size();
-  const std::size_t nb = in.city->blocks.size();
+  const std::size_t ns = in.roads.sections.size();
+  const std::size_t nb = in.city.blocks.size();
   std::vector<std::vector<Item>> slots(ns + nb);
   tbb::parallel_for(std::size_t{0}, ns + nb, [&](std::size_t i) {
     if (i < ns) {

@@ -93,30 +93,26 @@ std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& 
   const Aabb2 bounds = ring_bounds(block.area.outer);
   // 1. Block minus the (buffered) building bases standing on it.
   std::vector<Polygon> cut;
-  if (in.buildings != nullptr) {
-    for (const buildings::Building& b : in.buildings->buildings) {
-      if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
-      if (!boxes_overlap(bounds, ring_bounds(b.volumes[0].footprint.outer))) continue;
-      for (Polygon& p : polygon_offset(b.volumes[0].footprint, kFootprintBufferM))
-        cut.push_back(std::move(p));
-    }
+  for (const buildings::Building& b : in.buildings.buildings) {
+    if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
+    if (!boxes_overlap(bounds, ring_bounds(b.volumes[0].footprint.outer))) continue;
+    for (Polygon& p : polygon_offset(b.volumes[0].footprint, kFootprintBufferM))
+      cut.push_back(std::move(p));
   }
   std::vector<Polygon> pieces =
       cut.empty() ? std::vector<Polygon>{block.area} : polygon_difference(block.area, cut);
   // 2. Split off what lies under a freeway deck (minus the pillars).
   std::vector<Polygon> under_fp;
   std::vector<Polygon> pillars;
-  if (in.freeway != nullptr) {
-    for (const Polygon& fp : in.freeway->footprints) {
-      if (fp.outer.size() >= 3 && boxes_overlap(bounds, ring_bounds(fp.outer)))
-        under_fp.push_back(fp);
-    }
-    for (const freeway::Pillar& p : in.freeway->pillars) {
-      const Vec2 o{p.base.x, p.base.y};
-      if (o.x >= bounds.min.x - 5 && o.x <= bounds.max.x + 5 && o.y >= bounds.min.y - 5 &&
-          o.y <= bounds.max.y + 5) {
-        pillars.push_back(pillar_square(p));
-      }
+  for (const Polygon& fp : in.freeway.footprints) {
+    if (fp.outer.size() >= 3 && boxes_overlap(bounds, ring_bounds(fp.outer)))
+      under_fp.push_back(fp);
+  }
+  for (const freeway::Pillar& p : in.freeway.pillars) {
+    const Vec2 o{p.base.x, p.base.y};
+    if (o.x >= bounds.min.x - 5 && o.x <= bounds.max.x + 5 && o.y >= bounds.min.y - 5 &&
+        o.y <= bounds.max.y + 5) {
+      pillars.push_back(pillar_square(p));
     }
   }
   const double min_area = config.min_zone_area_m2;
@@ -172,8 +168,7 @@ using SolvedRoofs = std::vector<std::pair<buildings::BuildingId, std::uint32_t>>
 
 SolvedRoofs solved_roofs(const Inputs& in) {
   SolvedRoofs out;
-  if (in.rooftops == nullptr) return out;
-  for (const rooftops::Rooftop& r : in.rooftops->rooftops) {
+  for (const rooftops::Rooftop& r : in.rooftops.rooftops) {
     if (r.solved) out.emplace_back(r.building, r.volume);
   }
   std::sort(out.begin(), out.end());
@@ -184,8 +179,7 @@ SolvedRoofs solved_roofs(const Inputs& in) {
 std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs& in,
                                      const Config& config, const SolvedRoofs& solved) {
   double parapet = kDefaultParapetM;
-  if (in.styles != nullptr && b.style < in.styles->styles.size())
-    parapet = in.styles->styles[b.style].parapet_width_m;
+  if (b.style < in.styles.styles.size()) parapet = in.styles.styles[b.style].parapet_width_m;
   const double inset = parapet + kRoofClearM;
   std::vector<LeftoverZone> zones;
   for (std::size_t i = 0; i < b.volumes.size(); ++i) {
@@ -227,8 +221,7 @@ std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs&
 
 std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config) {
   std::vector<LeftoverZone> out;
-  if (in.city == nullptr) return out;
-  const auto& blocks = in.city->blocks;
+  const auto& blocks = in.city.blocks;
   std::vector<std::vector<LeftoverZone>> ground(blocks.size());
   tbb::parallel_for(std::size_t{0}, blocks.size(),
                     [&](std::size_t i) { ground[i] = block_zones(blocks[i], in, config); });
@@ -236,16 +229,14 @@ std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config)
     for (LeftoverZone& z : g)
       out.push_back(std::move(z));
   }
-  if (in.buildings != nullptr) {
-    const auto& bs = in.buildings->buildings;
-    const SolvedRoofs solved = solved_roofs(in);
-    std::vector<std::vector<LeftoverZone>> roofs(bs.size());
-    tbb::parallel_for(std::size_t{0}, bs.size(),
-                      [&](std::size_t i) { roofs[i] = roof_zones(bs[i], in, config, solved); });
-    for (auto& r : roofs) {
-      for (LeftoverZone& z : r)
-        out.push_back(std::move(z));
-    }
+  const auto& bs = in.buildings.buildings;
+  const SolvedRoofs solved = solved_roofs(in);
+  std::vector<std::vector<LeftoverZone>> roofs(bs.size());
+  tbb::parallel_for(std::size_t{0}, bs.size(),
+                    [&](std::size_t i) { roofs[i] = roof_zones(bs[i], in, config, solved); });
+  for (auto& r : roofs) {
+    for (LeftoverZone& z : r)
+      out.push_back(std::move(z));
   }
   return out;
 }

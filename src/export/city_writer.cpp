@@ -201,7 +201,8 @@ Result<CityWriteReport> import_place(const pipeline::ImportSettings& request,
                                      const CityWriteOptions& options) {
   pipeline::ImportSettings settings = request;
   settings.rules.name = fs::path(request.osm_path).filename().string();
-  Result<pipeline::ImportResult> imported = pipeline::import_city(settings, options.log.stages);
+  pipeline::CityPipeline pipe;
+  Result<pipeline::ImportResult> imported = pipe.import(settings, options.log.stages);
   if (!imported) return imported.error();
   if (options.log.warning) {
     for (const std::string& w : imported->report.warnings)

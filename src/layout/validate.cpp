@@ -81,9 +81,6 @@ Status check_class(const RoadClassSpec& c, const std::string& where) {
   if (!(c.speed_limit_kmh > 0 && c.speed_limit_kmh <= 300)) {
     return bad("speed_limit_kmh", c.speed_limit_kmh, "0 < speed <= 300 km/h");
   }
-  if (!(c.corner_radius_m >= 0 && c.corner_radius_m <= 100)) {
-    return bad("corner_radius_m", c.corner_radius_m, "0..100 m");
-  }
   return Ok{};
 }
 

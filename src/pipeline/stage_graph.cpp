@@ -7,6 +7,8 @@
 #include <tbb/task_group.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -116,6 +118,22 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
   }
   if (stats) *stats = std::move(local);
   return values;
+}
+
+const void* StageInputs::value(std::size_t node) const {
+  for (std::size_t k = 0; k < m_nodes.size(); ++k) {
+    if (m_nodes[k] == node) return m_values[k].get();
+  }
+  // A stage reading an output it did not declare would miss it in its cache key.
+  std::fprintf(stderr, "cityforge: internal error: a stage read an undeclared input\n");
+  std::abort();
+}
+
+Result<StageValues> StageGraph::run(StageCache& cache, Observer* observer,
+                                    std::vector<StageStats>* stats) const {
+  Result<std::vector<Value>> values = run_graph(m_nodes, cache, observer, stats);
+  if (!values) return values.error();
+  return StageValues(std::move(*values));
 }
 
 std::int64_t peak_rss_kb() {

@@ -19,6 +19,7 @@ Result<Output> run(const layout::Output& city, const terrain::Heightfield& groun
   out.lanes = std::move(lanes).value();
   // 4. Markings on the finished sections and lanes.
   out.markings = build_markings(city, out, ground, config);
+  out.block_raise_m = config.block_raise_m;
   return out;
 }
 

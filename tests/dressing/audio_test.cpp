@@ -16,12 +16,15 @@ struct Synthetic {
   buildings::Output buildings;
   roads::Output roads;
   Inputs inputs() const {
-    Inputs in;
-    in.city = &city;
-    in.roads = &roads;
-    in.buildings = &buildings;
-    in.ground = &ground;
-    return in;
+    const testing::Nothing& none = testing::nothing();
+    return Inputs{.city = city,
+                  .roads = roads,
+                  .freeway = none.freeway,
+                  .lots = none.lots,
+                  .buildings = buildings,
+                  .ground = ground,
+                  .styles = none.styles,
+                  .rooftops = none.rooftops};
   }
 };
 

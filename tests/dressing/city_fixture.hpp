@@ -16,9 +16,36 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::dressing::testing {
+
+/// Empty stage outputs for the inputs a test does not build (an empty output stands for none).
+struct Nothing {
+  layout::Output city;
+  roads::Output roads;
+  freeway::Output freeway;
+  lots::Output lots;
+  buildings::Output buildings;
+  terrain::Heightfield ground;
+  buildings::StyleLibrary styles;
+  rooftops::RooftopOutput rooftops;
+  Inputs inputs() const {
+    return Inputs{.city = city,
+                  .roads = roads,
+                  .freeway = freeway,
+                  .lots = lots,
+                  .buildings = buildings,
+                  .ground = ground,
+                  .styles = styles,
+                  .rooftops = rooftops};
+  }
+};
+inline const Nothing& nothing() {
+  static const Nothing s_nothing;
+  return s_nothing;
+}
 
 struct City {
   terrain::Heightfield ground;
@@ -30,15 +57,17 @@ struct City {
   buildings::Output buildings;
   std::string error;  ///< Non-empty when a stage failed.
 
-  Inputs inputs() const {
-    Inputs in;
-    in.city = &layout;
-    in.roads = &roads;
-    in.freeway = &freeway;
-    in.lots = &lots;
-    in.buildings = &buildings;
-    in.ground = &ground;
-    return in;
+  /// Without styles (rooftop zones get the default parapet) and rooftops.
+  Inputs inputs() const { return inputs_with(layout, nothing().styles); }
+  Inputs inputs_with(const layout::Output& city, const buildings::StyleLibrary& with) const {
+    return Inputs{.city = city,
+                  .roads = roads,
+                  .freeway = freeway,
+                  .lots = lots,
+                  .buildings = buildings,
+                  .ground = ground,
+                  .styles = with,
+                  .rooftops = nothing().rooftops};
   }
 };
 

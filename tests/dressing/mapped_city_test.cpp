@@ -210,7 +210,7 @@ TEST(Mapped, PropsStandWhereMappedAndFaceTheRoad) {
   for (const Item& it : out.items) {
     if (it.prop == prop("bench") && distance(xy(it), s.bench) < 1e-3) {
       ++benches_at;
-      EXPECT_NEAR(it.position[2], c.ground.sample(s.bench) + config.surface_raise_m, 1e-3);
+      EXPECT_NEAR(it.position[2], c.ground.sample(s.bench) + c.roads.block_raise_m, 1e-3);
       // Facing the nearest road: a step along the facing gets closer to a section centre line.
       double before = 1e18;
       double after = 1e18;
@@ -253,13 +253,11 @@ TEST(Mapped, UnlitRoadsGetNoStreetLights) {
   layout::Output unlit = c.layout;
   for (layout::RoadEdge& e : unlit.network.edges)
     e.lit = false;
-  Inputs in = c.inputs();
   std::vector<Item> lights;
-  detail::street_lights(in, Config{}, kSeed, lights);
+  detail::street_lights(c.inputs(), Config{}, kSeed, lights);
   EXPECT_GT(lights.size(), 0U);
-  in.city = &unlit;
   lights.clear();
-  detail::street_lights(in, Config{}, kSeed, lights);
+  detail::street_lights(c.inputs_with(unlit, testing::nothing().styles), Config{}, kSeed, lights);
   EXPECT_TRUE(lights.empty());
 }
 
@@ -274,7 +272,7 @@ TEST(Mapped, BarriersAreChainsOfSegmentsAlongThePolyline) {
     if (it.prop != prop("barrier_fence")) continue;
     ++pieces;
     EXPECT_LT(polyline_distance(s.fence, xy(it)), 1e-3);
-    EXPECT_NEAR(it.position[2], c.ground.sample(xy(it)) + Config{}.surface_raise_m, 1e-3);
+    EXPECT_NEAR(it.position[2], c.ground.sample(xy(it)) + c.roads.block_raise_m, 1e-3);
     EXPECT_LE(it.scale_x * fence.length_m, 3.0 + 1e-6);
     EXPECT_FLOAT_EQ(it.scale_z, 1.0f);
     length += it.scale_x * fence.length_m;

@@ -35,8 +35,7 @@ struct Scattered {
 
 Scattered scatter(const std::vector<Biome>& biomes, Seed seed = 11) {
   const auto& city = shared_city();
-  Inputs in = city.inputs();
-  in.styles = &city.styles;
+  const Inputs in = city.inputs_with(city.layout, city.styles);
   Scattered s;
   s.zones = detail::leftover_zones(in, Config{});
   detail::scatter_biomes(s.zones, biomes, in, Config{}, seed, s.items, s.warnings);
@@ -86,8 +85,8 @@ TEST(Scatter, PacksARotatedRectangleOnItsGrid) {
   std::vector<LeftoverZone> zones{z};
   std::vector<Item> items;
   std::vector<std::string> warnings;
-  detail::scatter_biomes(zones, {box_biome(4, 4, 1, ZoneKind::rooftop)}, Inputs{}, Config{}, 1,
-                         items, warnings);
+  detail::scatter_biomes(zones, {box_biome(4, 4, 1, ZoneKind::rooftop)},
+                         testing::nothing().inputs(), Config{}, 1, items, warnings);
   EXPECT_EQ(zones[0].stamps, 8U);
   ASSERT_EQ(items.size(), 8U);
   EXPECT_TRUE(warnings.empty());
@@ -99,8 +98,8 @@ TEST(Scatter, PacksARotatedRectangleOnItsGrid) {
   // A biome wider than the zone fits nowhere: one warning naming file and sizes, no items.
   zones[0].stamps = 0;
   items.clear();
-  detail::scatter_biomes(zones, {box_biome(30, 4, 1, ZoneKind::rooftop)}, Inputs{}, Config{}, 1,
-                         items, warnings);
+  detail::scatter_biomes(zones, {box_biome(30, 4, 1, ZoneKind::rooftop)},
+                         testing::nothing().inputs(), Config{}, 1, items, warnings);
   EXPECT_TRUE(items.empty());
   ASSERT_EQ(warnings.size(), 1U);
   EXPECT_NE(warnings[0].find("biomes/box.json: biome 'box' (30 x 4 m) fits no rooftop zone; "

@@ -22,12 +22,16 @@ struct HandMade {
   terrain::Heightfield ground;
   layout::Output city;
   roads::Output roads;
-  Inputs inputs() const {
-    Inputs in;
-    in.city = &city;
-    in.roads = &roads;
-    in.ground = &ground;
-    return in;
+  Inputs inputs(const buildings::Output& built = testing::nothing().buildings) const {
+    const testing::Nothing& none = testing::nothing();
+    return Inputs{.city = city,
+                  .roads = roads,
+                  .freeway = none.freeway,
+                  .lots = none.lots,
+                  .buildings = built,
+                  .ground = ground,
+                  .styles = none.styles,
+                  .rooftops = none.rooftops};
   }
 };
 
@@ -148,8 +152,7 @@ TEST(GroundCover, RectangleMinusBuildingIsMostlyTiled) {
   b.volumes.push_back(v);
   bo.buildings.push_back(b);
   h.roads.sidewalks.clear();
-  Inputs in = h.inputs();
-  in.buildings = &bo;
+  const Inputs in = h.inputs(bo);
   std::vector<Item> items;
   detail::ground_cover(in, Config{}, 3, items);
   const double free_m2 = 40.0 * 30.0 - 100.0;

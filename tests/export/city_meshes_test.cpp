@@ -81,7 +81,7 @@ TEST(CityMeshes, RoadsDrapeOnTheGround) {
     for (const auto& [p, above] : parts) {
       const Mesh& m = chunk.parts[static_cast<std::size_t>(p)];
       for (const auto& v : m.positions) {
-        EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.road_raise_m + above, 1e-3);
+        EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + roads::Config{}.road_raise_m + above, 1e-3);
         ++checked;
       }
       // Segments are at most 10 m long along the road: ribbons are densely sampled.
@@ -196,7 +196,7 @@ TEST(CityMeshes, BlockSurfacesDrapeInsideTheBlock) {
         y += v[1] / 3;
         z += v[2] / 3;
       }
-      EXPECT_NEAR(z, ground.sample({x, y}) + config.block_raise_m, 0.1);
+      EXPECT_NEAR(z, ground.sample({x, y}) + roads::Config{}.block_raise_m, 0.1);
       ++checked;
     }
   }

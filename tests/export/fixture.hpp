@@ -100,8 +100,8 @@ inline terrain::Heightfield small_ground() {
 }
 
 /// The meshes city.glb is made of for a city without buildings, built as the stages that own
-/// them do: the road and block surfaces (roads::build_surface_meshes, raises copied from the
-/// export settings as the pipeline does) and the block volumes.
+/// them do: the road and block surfaces (roads::build_surface_meshes, the raises of `rules`) and
+/// the block volumes.
 struct CityMeshes {
   roads::SurfaceMeshes roads;
   std::vector<Mesh> volumes;
@@ -111,8 +111,6 @@ inline Result<CityMeshes> city_meshes(const layout::Output& city,
                                       const terrain::Heightfield& ground, const Config& config,
                                       const roads::Output* built = nullptr,
                                       roads::Config rules = {}) {
-  rules.road_raise_m = config.road_raise_m;
-  rules.block_raise_m = config.block_raise_m;
   Result<roads::SurfaceMeshes> surfaces = roads::build_surface_meshes(city, ground, built, rules);
   if (!surfaces) return surfaces.error();
   Result<std::vector<Mesh>> volumes =

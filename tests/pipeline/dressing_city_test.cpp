@@ -161,13 +161,21 @@ TEST_F(DressingCity, IdenticalWithOneAndTwoThreads) {
   EXPECT_EQ(hash_output(*r->dressing), hash_output(*s_city->dressing));
 }
 
-// Props stand on the surfaces the exporter draws: the block raise reaches the dressing rules.
-TEST(DressingConfig, PropsFollowTheExportedBlockRaise) {
+// Props stand on the surfaces the roads stage draws: its block raise, read from its output.
+TEST(DressingConfig, PropsStandOnTheRoadsStageBlockRaise) {
   std::string text = kCity;
-  text.insert(text.rfind('}'), R"(, "export": {"block_raise_m": 0.4})");
+  text.insert(text.rfind('}'), R"(, "roads": {"block_raise_m": 0.4})");
   auto cfg = parse_city_config(text, "dressed.json");
   ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
-  EXPECT_DOUBLE_EQ(cfg->dressing.rules.surface_raise_m, 0.4);
+  EXPECT_DOUBLE_EQ(cfg->roads.block_raise_m, 0.4);
+  // The key's old place is rejected naming the new one.
+  std::string old = kCity;
+  old.insert(old.rfind('}'), R"(, "export": {"block_raise_m": 0.4})");
+  auto moved = parse_city_config(old, "dressed.json");
+  ASSERT_FALSE(moved.ok());
+  EXPECT_EQ(moved.error().where, "dressed.json: /export/block_raise_m");
+  EXPECT_NE(moved.error().message.find("/roads/block_raise_m"), std::string::npos)
+      << moved.error().message;
 }
 
 // A bad biome is a clear warning naming its file; the rest of the city still generates.

@@ -230,23 +230,24 @@ struct GroundPatch {
   double z_m = 0.0;  ///< Water: the surface height (lowest ground on its shore); else unused.
 };
 
-/// Ground patches (of areas) stand this far above the block surfaces (Config::surface_raise_m),
-/// paths this far; water lies flat at its GroundPatch::z_m + surface_raise_m + kWaterRaiseM.
+/// Ground patches (of areas) stand this far above the block surfaces (roads::Output::
+/// block_raise_m), paths this far; water lies flat at its GroundPatch::z_m + block_raise_m +
+/// kWaterRaiseM.
 inline constexpr double kGroundPatchRaiseM = 0.03;
 inline constexpr double kPathRaiseM = 0.06;
 inline constexpr double kWaterRaiseM = 0.02;
 
 /// A ground patch's mesh: triangulated and draped on the ground like a block surface
 /// (roads::draped_surface: triangles bisected down to two terrain cells) kGroundPatchRaiseM above
-/// surface_raise_m, paths kPathRaiseM; water flat (normals up). Empty for areas of < 3 points.
+/// block_raise_m, paths kPathRaiseM; water flat (normals up). Empty for areas of < 3 points.
 Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& ground,
-                       double surface_raise_m);
+                       double block_raise_m);
 
 /// ground_patch_mesh of every patch, in order (in parallel, identical at any thread count).
 /// Fails (invalid_input, "dressing.ground[i]...") on a non-finite point or water height.
 Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
                                               const terrain::Heightfield& ground,
-                                              double surface_raise_m);
+                                              double block_raise_m);
 
 /// A leftover zone: block ground with neither sidewalk nor building (or a flat roof).
 struct LeftoverZone {
@@ -279,9 +280,6 @@ struct AudioPoint {
 };
 
 struct Config {
-  /// Sidewalks and block ground stand this far above the terrain: the exporter's
-  /// export.block_raise_m, which the pipeline copies here so props stand on what is drawn.
-  double surface_raise_m = 0.15;
   double tile_m = 1.5;                             ///< Sidewalk tile length along the curb. [> 0]
   std::uint32_t tile_variants = 4;                 ///< Seeded tile variants. [>= 1]
   double ground_tile_m = 2.0;                      ///< Ground cover point spacing. [> 0]
@@ -336,22 +334,24 @@ struct Output {
   Stats stats;
 };
 
-/// The stages a dressing run reads. All must outlive the call; `freeway` may be empty.
+/// The outputs of the stages before dressing, as the pipeline hands them (all must outlive the
+/// call). An empty output stands for none: no freeway, no rooftops, no styles.
 struct Inputs {
-  const layout::Output* city = nullptr;
-  const roads::Output* roads = nullptr;
-  const freeway::Output* freeway = nullptr;
-  const lots::Output* lots = nullptr;
-  const buildings::Output* buildings = nullptr;
-  const terrain::Heightfield* ground = nullptr;
-  /// Optional: the buildings' styles (rooftop zones are inset by the style's parapet width +
-  /// 0.5 m; without it by 0.3 + 0.5 m).
-  const buildings::StyleLibrary* styles = nullptr;
-  /// Optional: mapped features of an imported place (ground areas, water, paths, props,
-  /// barriers), placed where mapped.
+  const layout::Output& city;
+  /// Props, tiles and ground cover stand on its surfaces (roads::Output::block_raise_m).
+  const roads::Output& roads;
+  const freeway::Output& freeway;
+  const lots::Output& lots;
+  const buildings::Output& buildings;
+  const terrain::Heightfield& ground;
+  /// The buildings' styles: rooftop zones are inset by the style's parapet width + 0.5 m (a
+  /// building whose style is not in the library by 0.3 + 0.5 m).
+  const buildings::StyleLibrary& styles;
+  /// The WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
+  const rooftops::RooftopOutput& rooftops;
+  /// Mapped features of an imported place (ground areas, water, paths, props, barriers),
+  /// placed where mapped; null for a generated city.
   const Mapped* mapped = nullptr;
-  /// Optional: the WFC rooftops; roof tiers with a solved rooftop get no rooftop biome zone.
-  const rooftops::RooftopOutput* rooftops = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

@@ -20,13 +20,13 @@ enum class RoadClass : std::uint8_t { artery = 0, main = 1, local = 2 };
 inline constexpr std::size_t kRoadClassCount = 3;
 const char* to_string(RoadClass c);
 
-/// Geometry and traffic rules for one road class.
+/// Geometry and traffic rules for one road class. Its curb return radius is the roads stage's
+/// (roads::Config::corner_radius_m; the city JSON keeps it at layout.classes.<class>).
 struct RoadClassSpec {
   double width_m = 10.0;          ///< Carriageway width, curb to curb. [Limit: > 0]
   int lanes_per_direction = 1;    ///< [Limit: 1..6]
   double sidewalk_width_m = 3.0;  ///< Each side. [Limit: >= 0]
   double speed_limit_kmh = 50.0;  ///< [Limit: > 0]
-  double corner_radius_m = 6.0;   ///< Curb return radius at junctions. [Limit: >= 0]
 };
 
 enum class ZoneKind : std::uint8_t { downtown, commercial, residential, industrial, park };
@@ -59,10 +59,9 @@ struct Inputs {
 
 /// Layout rules.
 struct Config {
-  std::array<RoadClassSpec, kRoadClassCount> classes{
-      RoadClassSpec{22.0, 3, 5.0, 60.0, 9.0},  // artery
-      RoadClassSpec{14.0, 2, 4.0, 50.0, 7.0},  // main
-      RoadClassSpec{9.0, 1, 3.0, 40.0, 5.0}};  // local
+  std::array<RoadClassSpec, kRoadClassCount> classes{RoadClassSpec{22.0, 3, 5.0, 60.0},  // artery
+                                                     RoadClassSpec{14.0, 2, 4.0, 50.0},  // main
+                                                     RoadClassSpec{9.0, 1, 3.0, 40.0}};  // local
   double block_short_m = 80.0;         ///< Preferred block depth (American: ~80 m). [Limit: > 10]
   double block_long_m = 200.0;         ///< Preferred block length. [Limit: >= block_short_m]
   double block_size_tolerance = 0.25;  ///< Blocks may stretch +-25 % to fit a region. [0..0.9]

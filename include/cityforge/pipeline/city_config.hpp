@@ -40,12 +40,11 @@ const char* to_string(InstanceMode m);
 /// Parses a name as printed by to_string; false if unknown.
 bool instance_mode_from_string(std::string_view name, InstanceMode* out);
 
-/// How the exporters cut and dress the output (the `export` object of the city JSON).
+/// How the exporters cut and dress the output (the `export` object of the city JSON). The road
+/// and block surface heights are the roads stage's (roads::Config::road_raise_m, block_raise_m).
 struct ExportSettings {
   double chunk_m = 100.0;         ///< Side of the square spatial chunks of city.glb. [10..5000]
   double volume_setback_m = 3.0;  ///< Block volumes are inset from the block edge. [0..50]
-  double block_raise_m = 0.15;    ///< Block surfaces sit this far above the ground (curb).
-  double road_raise_m = 0.05;     ///< Road ribbons sit this far above the ground.
   /// Section carriageways baked (default) or instanced; junction surfaces are always baked.
   RoadModules road_modules = RoadModules::baked;
   /// Building modules and props as instances (default), nodes or baked meshes.
@@ -134,12 +133,38 @@ struct CityConfig {
 /// Parses a city JSON document. `source` names it in errors (a file path, or "<built-in>").
 /// Rejects malformed JSON (with line and column), unknown keys, wrong types, non-finite or
 /// absurd numbers, and then runs layout::validate. Error `where` is "<source>: <JSON pointer>".
+/// Every key is declared once in the config field tables (src/pipeline/config_fields.cpp),
+/// which also give the docs tables (config_docs_table) and the stages' cache keys.
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source);
 
-/// The canonical JSON of one config slice ("terrain", "boundary_box", "zoning", "layout",
-/// "roads", "inputs", "freeways", "lots", "styles", "buildings", "rooftops", "dressing",
-/// "export"), used as
-/// the cache key of the stages that read it and written into stats.json.
+/// The canonical JSON of one part of the config, as hashed into the cache key of the stages
+/// handed it: "inputs" (boundary, arteries, zones, water), "terrain", "layout", "roads",
+/// "freeways", "styles" (style files and a hash of each text), "lots", "buildings" (tag volumes
+/// and the generator's rules), "rooftops", "dressing" (biomes and rules), "export", "crowd".
+/// Every member of the part's structs is in it, those without a JSON key too. "" for an
+/// unknown name.
 std::string config_slice(const CityConfig& config, std::string_view slice);
+
+/// One documented key of the city JSON: a row of the key tables of docs/city-config.md,
+/// generated from the config field tables.
+struct ConfigKeyDoc {
+  std::string object;  ///< The top-level object holding it; "" = the document's top level.
+  /// The key within `object`: "block_short_m", "classes.{artery,main,local}.width_m" (one key
+  /// per road class), "shepherds[].count" (a part of each element of an array).
+  std::string key;
+  std::string type;           ///< "number in [0, 2000]", "integer in [1, 12]", "true or false"...
+  std::string default_value;  ///< Per road class ", "-separated.
+  /// The CityPipeline stages that read it, ", "-separated: a change re-runs them and everything
+  /// downstream of them. "—": no stage reads it (it is read when the outputs are written).
+  std::string read_by;
+  std::string meaning;
+};
+
+/// Every documented key, object by object in document order.
+std::vector<ConfigKeyDoc> config_key_docs();
+
+/// The markdown table of the keys of `object` ("" = the top level), as docs/city-config.md
+/// has it.
+std::string config_docs_table(std::string_view object);
 
 }  // namespace cityforge::pipeline

@@ -49,19 +49,31 @@ Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& bui
                                                     const rooftops::RooftopConfig& config,
                                                     Seed seed);
 
+struct ImportSettings;
+struct ImportResult;
+
 /// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> road_meshes, freeway;
-/// styles; lots -> buildings -> rooftops -> dressing), with an
-/// in-memory cache: calling run() again after changing one config key re-runs only the stages
-/// downstream of it.
+/// styles; lots -> buildings -> rooftops -> dressing), with an in-memory cache: calling run()
+/// again after changing one config key re-runs only the stages that read it and those downstream
+/// of them. Each stage is handed exactly the config values it reads, and their canonical text is
+/// its cache key (docs/city-config.md says which stages read each key).
 class CityPipeline {
  public:
+  /// `per_stage`: outputs kept per stage (see StageCache).
+  explicit CityPipeline(std::size_t per_stage = 4) : m_cache(per_stage) {}
   /// Runs all stages for `config`. Deterministic: same config gives identical outputs at any
   /// thread count (thread count is set by the caller through oneTBB's global_control).
   Result<CityResult> run(const CityConfig& config, Observer* observer = nullptr);
+  /// `cityforge import`: the same graph with the OSM stages (read, terrain from the DEM,
+  /// network, condition, lots from mapped buildings, features) in place of the generated
+  /// ones; same cache, stats and observer. Defined in import_city.cpp (see import_city.hpp).
+  Result<ImportResult> import(const ImportSettings& settings, Observer* observer = nullptr);
   /// How many times a stage actually ran (not served from the cache).
   std::size_t executions(const std::string& stage) const { return m_cache.executions(stage); }
   /// Stage names in order.
   static std::vector<std::string> stage_names();
+  /// Each stage with the stages whose outputs it reads, in order.
+  static std::vector<std::pair<std::string, std::vector<std::string>>> stage_inputs();
 
  private:
   StageCache m_cache;

@@ -11,11 +11,12 @@
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/stage_graph.hpp"
 
-/// `cityforge import`: a real place through the same stages as a generated city (DESIGN.md:
-/// inputs from `osm`). Read the extract, resample the DEM onto the local frame, build the road
-/// network and its blocks, cut and fill the terrain under the roads, run the road processor,
-/// turn mapped buildings into lots, run the building generator, then the set dressing with the
-/// mapped features.
+/// `cityforge import`: a real place through the same stage graph as a generated city
+/// (DESIGN.md: inputs from `osm`; CityPipeline::import). Stages: read the extract, resample the
+/// DEM onto the local frame ("terrain"), build the road network and its blocks ("network"), cut
+/// and fill the terrain under the roads ("condition"), the road processor, turn mapped
+/// buildings into lots ("lots"), the building generator, rooftops, mapped features
+/// ("features"), then the set dressing with them.
 namespace cityforge::pipeline {
 
 /// The data credit every import carries (ODbL).
@@ -64,9 +65,9 @@ struct ImportResult {
   std::vector<osm::PathWay> paths;
 };
 
-/// Runs the import. Errors name the file and what was expected (see osm::read_file,
-/// osm::read_dem). Deterministic: same files, bbox and seed give the same city at any thread
-/// count.
+/// Runs the import on a fresh CityPipeline. Errors name the file and what was expected (see
+/// osm::read_file, osm::read_dem). Deterministic: same files, bbox and seed give the same city
+/// at any thread count.
 Result<ImportResult> import_city(const ImportSettings& settings, Observer* observer = nullptr);
 
 /// The heightfield spacing import_city uses for an area of `area_m2` when cell_m is 0.

@@ -6,9 +6,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "cityforge/core/assert.hpp"
 #include "cityforge/core/result.hpp"
 
 namespace cityforge::pipeline {
@@ -68,6 +72,106 @@ class StageCache {
 /// the first error by node order.
 Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageCache& cache,
                                      Observer* observer, std::vector<StageStats>* stats);
+
+/// A typed handle to the output of a stage added to a StageGraph (or to a part of that output):
+/// the stage functions read their inputs through it, `in.get(roads)`, not by position.
+template <class T>
+struct StageOutput {
+  std::size_t node = 0;
+  /// Where the T lies inside the node's value; null: the value is a T.
+  const void* (*view)(const void* value) = nullptr;
+
+  /// A member of this output as an output of its own: `network.part<&NetworkBuild::layout>()`.
+  template <auto Member>
+  auto part() const {
+    CF_ASSERT(view == nullptr, "a part of a part");
+    using Part = std::remove_cvref_t<decltype(std::declval<const T&>().*Member)>;
+    return StageOutput<Part>{
+        node, [](const void* v) -> const void* { return &(static_cast<const T*>(v)->*Member); }};
+  }
+};
+
+/// The outputs a running stage declared as its inputs.
+class StageInputs {
+ public:
+  StageInputs(const std::vector<std::size_t>& nodes, const std::vector<Value>& values)
+      : m_nodes(nodes), m_values(values) {}
+  template <class T>
+  const T& get(const StageOutput<T>& out) const {
+    const void* v = value(out.node);
+    return *static_cast<const T*>(out.view != nullptr ? out.view(v) : v);
+  }
+  /// An optional input: null when not given.
+  template <class T>
+  const T* get(const std::optional<StageOutput<T>>& out) const {
+    return out ? &get(*out) : nullptr;
+  }
+
+ private:
+  const void* value(std::size_t node) const;
+  const std::vector<std::size_t>& m_nodes;
+  const std::vector<Value>& m_values;
+};
+
+/// The outputs of a run of a StageGraph, read by the handles the stages were added with.
+class StageValues {
+ public:
+  explicit StageValues(std::vector<Value> values) : m_values(std::move(values)) {}
+  /// Shares ownership with the cached value.
+  template <class T>
+  std::shared_ptr<const T> get(const StageOutput<T>& out) const {
+    const Value& v = m_values.at(out.node);
+    return std::shared_ptr<const T>(
+        v, static_cast<const T*>(out.view != nullptr ? out.view(v.get()) : v.get()));
+  }
+
+ private:
+  std::vector<Value> m_values;
+};
+
+/// Builds a graph of typed stages: add() returns the handle later stages read the output by.
+class StageGraph {
+ public:
+  /// An input of a stage: any output handle.
+  struct Input {
+    template <class T>
+    Input(const StageOutput<T>& out) : node(out.node) {}  // NOLINT: any handle is an input
+    template <class T>
+    Input(const std::optional<StageOutput<T>>& out) : node(out ? out->node : kNone) {}  // NOLINT
+    static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+    std::size_t node;
+  };
+
+  /// Adds a stage computing a T from the outputs `inputs` (absent optional ones are left out);
+  /// `config_text` is the canonical text of all the config it reads (its cache key with the
+  /// keys of its inputs). `run(in)` reads its inputs by their handles: in.get(handle).
+  template <class T, class F>
+  StageOutput<T> add(std::string name, const std::vector<Input>& inputs, std::string config_text,
+                     F run, std::uint32_t version = 1) {
+    std::vector<std::size_t> nodes;
+    for (const Input& i : inputs) {
+      if (i.node != Input::kNone) nodes.push_back(i.node);
+    }
+    StageNode node{
+        std::move(name), version, nodes, std::move(config_text),
+        [nodes, run = std::move(run)](const std::vector<Value>& values) -> Result<Value> {
+          Result<T> r = run(StageInputs(nodes, values));
+          if (!r) return r.error();
+          return Value(std::make_shared<const T>(std::move(*r)));
+        }};
+    m_nodes.push_back(std::move(node));
+    return StageOutput<T>{m_nodes.size() - 1};
+  }
+
+  const std::vector<StageNode>& nodes() const { return m_nodes; }
+
+  /// Runs the graph (see run_graph).
+  Result<StageValues> run(StageCache& cache, Observer* observer,
+                          std::vector<StageStats>* stats) const;
+
+ private:
+  std::vector<StageNode> m_nodes;
+};
 
 /// Linux process memory: peak resident set size in KiB (VmHWM), and a reset of that peak
 /// (so a stage's own peak can be read). Both are no-ops returning 0 elsewhere.

@@ -28,23 +28,24 @@ struct Config {
   double min_trim_m = 2.0;         ///< Shortest trim at a junction with 3+ legs.
   double crosswalk_width_m = 3.0;  ///< Crosswalk stripe band, just outside the junction.
   double stop_line_gap_m = 1.0;    ///< Stop line this far before the crosswalk.
-  double lane_width_m = 3.3;       ///< Nominal; actual = road width / lanes, clamped.
   double yellow_s = 3.0;           ///< Signal clearance.
   double all_red_s = 1.5;
   double min_green_s = 12.0;
   double pedestrian_walk_s = 7.0;  ///< Walk interval before flashing don't-walk.
-  /// Curb return radius per layout::RoadClass (artery, main, local); layout::Output does not
-  /// carry it per edge. A corner between two classes uses the smaller radius. Same defaults
-  /// as layout::Config. [Limit: >= 0]
+  /// Curb return radius per layout::RoadClass (artery, main, local): the city JSON's
+  /// layout.classes.<class>.corner_radius_m. A corner between two classes uses the smaller
+  /// radius. [Limit: 0..100]
   double corner_radius_m[3] = {9.0, 7.0, 5.0};
   double max_trim_share = 0.9;  ///< The two trims of an edge take at most this share of it.
-  /// Carriageway curbs (before the class raise) sit this far above the terrain: the drawn road
-  /// surface (meshes.hpp) and the markings on it. [Limit: finite]
+  /// Carriageway curbs (before the class raise) sit this far above the terrain: markings,
+  /// junction surfaces and the drawn road surface (meshes.hpp) all use it (the single owner of
+  /// the road height). [Limit: 0..5]
   double road_raise_m = 0.05;
-  /// Sidewalk and block surfaces (the curb tops) sit this far above the terrain. [Limit: finite]
+  /// Sidewalks and block surfaces (the curb tops) sit this far above the terrain; Output carries
+  /// it so what stands on them (set dressing) stands on what is drawn. [Limit: 0..5]
   double block_raise_m = 0.15;
-  /// Extra raise per layout::RoadClass (artery, main, local), see road_surface_raise in meshes.hpp;
-  /// a junction surface takes the raise of its highest-class leg.
+  /// Extra raise per layout::RoadClass (artery, main, local), see road_surface_raise in
+  /// meshes.hpp; a junction surface takes the raise of its highest-class leg.
   double class_raise_m[3] = {0.04, 0.02, 0.0};
   /// Markings float this far above the road surface so they do not z-fight with it. [>= 0]
   double marking_lift_m = 0.01;
@@ -211,6 +212,8 @@ struct Output {
   LaneGraph lanes;
   std::vector<Decal> markings;  ///< Sections in index order; see build_markings.
   GeometryStats geometry_stats;
+  /// Sidewalks and block surfaces stand this far above the terrain (Config::block_raise_m).
+  double block_raise_m = 0.15;
 };
 
 /// Trims every section at its junctions, builds junction and section surfaces. The trim of a leg

@@ -96,8 +96,8 @@ std::vector<double> snapped_stations(double length_m, double light_spacing_m, do
 /// The hydrant stations of a side (used by furniture and, to keep trees clear, vegetation).
 std::vector<double> hydrant_stations(double length_m, const Config& config,
                                      layout::RoadClass road_class);
-/// Terrain + curb height at p.
-double sidewalk_z(const Inputs& in, const Config& config, Vec2 p);
+/// Terrain + curb height at p (roads::Output::block_raise_m above the ground).
+double sidewalk_z(const Inputs& in, Vec2 p);
 /// The footprint of a parking spot (kParkingSpotWidthM across, from the curb into the road).
 Ring parking_spot_ring(const ParkingSpot& spot);
 /// Distance between two simple polygons (0 when they overlap).
