@@ -7,8 +7,12 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <optional>
+
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
+#include "cityforge/pipeline/default_city.hpp"
+#include "cityforge/roads/roads.hpp"
 
 namespace cityforge::pipeline {
 
@@ -24,6 +28,20 @@ inline void run_city_once(const char* text, const char* name, CityConfig*& confi
   auto r = pipe.run(*config);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   city = new CityResult(*r);
+}
+
+/// The built-in default city through the pipeline, and its road geometry built again with the
+/// default road rules (what the road acceptance tests check).
+inline void default_city_geometry(CityResult& city, std::optional<roads::Output>& geo) {
+  Result<CityConfig> cfg = parse_city_config(default_city_json(), "<built-in>");
+  ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
+  CityPipeline pipe;
+  Result<CityResult> r = pipe.run(*cfg);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  city = *r;
+  Result<roads::Output> g = roads::build_geometry(*city.layout, *city.terrain, roads::Config{});
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  geo = std::move(*g);
 }
 
 }  // namespace cityforge::pipeline

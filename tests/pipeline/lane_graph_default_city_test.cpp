@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "city_once.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -15,14 +16,11 @@ namespace cityforge::pipeline {
 namespace {
 
 TEST(LaneGraphDefaultCity, MeetsAcceptanceChecks) {
-  Result<CityConfig> cfg = parse_city_config(default_city_json(), "<built-in>");
-  ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
-  CityPipeline pipe;
-  Result<CityResult> city = pipe.run(*cfg);
-  ASSERT_TRUE(city.ok()) << city.error().to_string();
+  CityResult whole;
+  std::optional<roads::Output> geo;
+  ASSERT_NO_FATAL_FAILURE(default_city_geometry(whole, geo));
+  const CityResult* city = &whole;
   const roads::Config config;
-  Result<roads::Output> geo = roads::build_geometry(*city->layout, *city->terrain, config);
-  ASSERT_TRUE(geo.ok()) << geo.error().to_string();
   const auto t0 = std::chrono::steady_clock::now();
   Result<roads::LaneGraph> g = roads::build_lane_graph(*city->layout, *geo, *city->terrain, config);
   const double ms =

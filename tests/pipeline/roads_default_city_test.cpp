@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <map>
 
+#include "city_once.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -16,14 +17,11 @@ namespace cityforge::pipeline {
 namespace {
 
 TEST(RoadsDefaultCity, SurfacesDoNotOverlapAndModulesFit) {
-  Result<CityConfig> cfg = parse_city_config(default_city_json(), "<built-in>");
-  ASSERT_TRUE(cfg.ok()) << cfg.error().to_string();
-  CityPipeline pipe;
-  Result<CityResult> city = pipe.run(*cfg);
-  ASSERT_TRUE(city.ok()) << city.error().to_string();
+  CityResult whole;
+  std::optional<roads::Output> geo;
+  ASSERT_NO_FATAL_FAILURE(default_city_geometry(whole, geo));
+  const CityResult* city = &whole;
   const roads::Config config;
-  Result<roads::Output> geo = roads::build_geometry(*city->layout, *city->terrain, config);
-  ASSERT_TRUE(geo.ok()) << geo.error().to_string();
   EXPECT_EQ(roads::test::describe(roads::test::overlaps(*geo)), "");
 
   const auto modules = roads::fit_modules(*city->layout, *geo, *city->terrain, config);

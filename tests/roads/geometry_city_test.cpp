@@ -6,6 +6,7 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "geometry_checks.hpp"
+#include "small_city_fixture.hpp"
 
 namespace cityforge::roads {
 namespace {
@@ -13,16 +14,9 @@ namespace {
 using test::check_geometry;
 
 TEST(RoadsGeometry, LayoutCityHasNoOverlaps) {
-  layout::Inputs in;
-  in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
-  in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
-  layout::Zone res;
-  res.area.outer = in.boundary.outer;
-  in.zones = {res};
-  const terrain::Heightfield ground =
-      *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{}, 4);
-  const layout::Output city = *layout::run(in, ground, layout::Config{}, 4);
+  const test::SmallCity small = test::small_layout_city();
+  const terrain::Heightfield& ground = small.ground;
+  const layout::Output& city = small.city;
   Result<Output> r = build_geometry(city, ground, Config{});
   ASSERT_TRUE(r.ok());
   check_geometry(city, *r);

@@ -7,6 +7,7 @@
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "roads/markings_checks.hpp"
+#include "roads/small_city_fixture.hpp"
 
 namespace cityforge::roads {
 namespace {
@@ -14,16 +15,9 @@ namespace {
 using namespace markings_test;
 
 TEST(RoadsMarkings, SmallLayoutCity) {
-  layout::Inputs in;
-  in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
-  in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-  in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
-  layout::Zone res;
-  res.area.outer = in.boundary.outer;
-  in.zones = {res};
-  const terrain::Heightfield g =
-      *terrain::run(ring_bounds(in.boundary.outer), terrain::Config{}, 4);
-  const layout::Output city = *layout::run(in, g, layout::Config{}, 4);
+  const test::SmallCity small = test::small_layout_city();
+  const terrain::Heightfield& g = small.ground;
+  const layout::Output& city = small.city;
   const Config config;
   const Output roads = build(city, g, config);
   check_all(city, roads, g, config, "small city");
