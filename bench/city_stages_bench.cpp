@@ -43,7 +43,7 @@ const Prepared& prepared(std::int64_t which) {
 // Lots + DNA + buildings; target for the 4x5 km example: under 10 s on 2 cores.
 void BM_LotsAndBuildings(benchmark::State& state) {
   const Prepared& p = prepared(state.range(0));
-  const auto rules = pipeline::lot_style_rules(*p.city.styles);
+  const auto rules = buildings::lot_style_rules(*p.city.styles);
   std::size_t buildings = 0;
   std::size_t instances = 0;
   for (auto _ : state) {

@@ -104,7 +104,7 @@ const Metropolis& metropolis() {
     auto styles = pipeline::load_styles(cfg->buildings.style_sources);
     if (!fw || !styles) std::abort();
     auto lots =
-        lots::run(*city, fw->footprints, pipeline::lot_style_rules(*styles), cfg->lots, seed);
+        lots::run(*city, fw->footprints, buildings::lot_style_rules(*styles), cfg->lots, seed);
     if (!lots) std::abort();
     auto built = buildings::run(*lots, *styles, cfg->buildings.tag_volumes, *ground,
                                 cfg->buildings.generator, seed);

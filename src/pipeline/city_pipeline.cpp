@@ -50,7 +50,7 @@ Generate generate_graph(const CityConfig& c) {
       g, "lots", reads(s.layout, s.freeway, s.styles), given(c.lots, c.seed),
       [](const layout::Output& city, const freeway::Output& fw,
          const buildings::StyleLibrary& styles, const lots::Config& rules, Seed seed) {
-        return lots::run(city, fw.footprints, lot_style_rules(styles), rules, seed);
+        return lots::run(city, fw.footprints, buildings::lot_style_rules(styles), rules, seed);
       });
   s.buildings = detail::add_buildings(g, c, s);
   s.rooftops = detail::add_rooftops(g, c, s);

@@ -20,35 +20,6 @@ Result<buildings::StyleLibrary> load_styles(
   return buildings::make_library(std::move(styles));
 }
 
-std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library) {
-  std::vector<lots::StyleRule> rules;
-  rules.reserve(library.styles.size());
-  for (const buildings::Style& s : library.styles) {
-    lots::StyleRule r;
-    r.name = s.name;
-    r.source = s.file + ": /min_wall_m";
-    r.min_wall_m = s.min_wall_m;
-    r.zone_mask = s.zone_mask;
-    r.min_height_m = s.min_height_m;
-    r.max_height_m = s.max_height_m;
-    r.weight = s.weight;
-    r.ground_floor_m = s.ground.height_m;
-    r.floor_m = s.typical.height_m;
-    r.cubified_share = s.cubified_share;
-    r.staggered_share = s.staggered_share;
-    if (!s.shapes.empty()) {
-      r.shape_mask = 0;
-      for (const std::string& name : s.shapes) {
-        lots::FootprintShape shape{};
-        if (lots::footprint_shape_from_string(name, &shape))
-          r.shape_mask |= 1U << static_cast<unsigned>(shape);
-      }
-    }
-    rules.push_back(std::move(r));
-  }
-  return rules;
-}
-
 Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
                                                     const rooftops::RooftopConfig& config,
                                                     Seed seed) {

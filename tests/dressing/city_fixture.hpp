@@ -71,34 +71,6 @@ struct City {
   }
 };
 
-inline std::vector<lots::StyleRule> fixture_style_rules(const buildings::StyleLibrary& library) {
-  std::vector<lots::StyleRule> rules;
-  for (const buildings::Style& s : library.styles) {
-    lots::StyleRule r;
-    r.name = s.name;
-    r.source = s.file + ": /min_wall_m";
-    r.min_wall_m = s.min_wall_m;
-    r.zone_mask = s.zone_mask;
-    r.min_height_m = s.min_height_m;
-    r.max_height_m = s.max_height_m;
-    r.weight = s.weight;
-    r.ground_floor_m = s.ground.height_m;
-    r.floor_m = s.typical.height_m;
-    r.cubified_share = s.cubified_share;
-    r.staggered_share = s.staggered_share;
-    if (!s.shapes.empty()) {
-      r.shape_mask = 0;
-      for (const std::string& name : s.shapes) {
-        lots::FootprintShape shape{};
-        if (lots::footprint_shape_from_string(name, &shape))
-          r.shape_mask |= 1U << static_cast<unsigned>(shape);
-      }
-    }
-    rules.push_back(std::move(r));
-  }
-  return rules;
-}
-
 /// 600 x 500 m: two arteries crossing, downtown, residential and a park, and a freeway.
 inline std::unique_ptr<City> build_city(Seed seed = 7) {
   auto city = std::make_unique<City>();
@@ -133,8 +105,8 @@ inline std::unique_ptr<City> build_city(Seed seed = 7) {
   auto lib = buildings::builtin_library();
   if (!lib) return fail(lib.error());
   city->styles = std::move(*lib);
-  auto lt = lots::run(city->layout, city->freeway.footprints, fixture_style_rules(city->styles),
-                      lots::Config{}, seed);
+  auto lt = lots::run(city->layout, city->freeway.footprints,
+                      buildings::lot_style_rules(city->styles), lots::Config{}, seed);
   if (!lt) return fail(lt.error());
   city->lots = std::move(*lt);
   auto bd = buildings::run(city->lots, city->styles, {}, city->ground, buildings::Config{}, seed);

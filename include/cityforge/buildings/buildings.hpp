@@ -165,4 +165,8 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
 Result<Output> generate_lot(const lots::Lot& lot, const StyleLibrary& library,
                             const std::vector<TagVolume>& tags, const Config& config, Seed seed);
 
+/// What the lots stage needs to know of each style of `library`, in library order; `source`
+/// names the style file and its /min_wall_m for errors.
+std::vector<lots::StyleRule> lot_style_rules(const StyleLibrary& library);
+
 }  // namespace cityforge::buildings

@@ -39,9 +39,6 @@ struct CityResult {
 /// Parses every (file, JSON text) style source and builds the library (errors name the file).
 Result<buildings::StyleLibrary> load_styles(
     const std::vector<std::pair<std::string, std::string>>& sources);
-/// What the lots stage needs to know of each style, in library order; `source` names the
-/// style file and its /min_wall_m for errors.
-std::vector<lots::StyleRule> lot_style_rules(const buildings::StyleLibrary& library);
 
 /// Builds the WFC rooftops of `buildings` with the built-in rooftop model (an empty output with
 /// the model's counts when config.enabled is false); records the cell sizes in the output.
