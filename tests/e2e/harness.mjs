@@ -10,8 +10,8 @@
 //   ... await h.screenshot(page, 'name'); await h.close();
 //
 // Options: --cityforge BIN (required), --out DIR (screenshots; required), --city DIR (default:
-// OUT/../e2e-city), --mode live|recording (default: live when serve supports it), --vehicles N,
-// --pedestrians N, --size WxH.
+// OUT/../e2e-city), --mode live|recording|static (default: live when serve supports it; static:
+// no agents), --vehicles N, --pedestrians N, --size WxH.
 
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,10 +76,11 @@ export function serveSupportsLive(cityforge) {
   return /--live\b/.test(r.stdout || '');
 }
 
-/// The default city in `dir` (generated when city.glb is missing) and, for recording mode,
-/// traffic.cfrec (simulated when missing).
+/// The default city in `dir` (generated when neither city.glb nor tiles/tileset.json is there)
+/// and, for recording mode, traffic.cfrec (simulated when missing).
 export function ensureCity(opts, { recording }) {
-  if (!fs.existsSync(path.join(opts.city, 'city.glb'))) {
+  const hasCity = ['city.glb', 'tiles/tileset.json'].some((f) => fs.existsSync(path.join(opts.city, f)));
+  if (!hasCity) {
     fs.mkdirSync(path.dirname(opts.city), { recursive: true });
     run(opts.cityforge, ['generate', '-o', opts.city, '-q']);
   }
@@ -137,9 +138,10 @@ export async function startHarness(opts) {
   skipUnlessRunnable();
   fs.mkdirSync(opts.out, { recursive: true });
   const live = opts.mode ? opts.mode === 'live' : serveSupportsLive(opts.cityforge);
-  ensureCity(opts, { recording: !live });
+  const mode = opts.mode ?? (live ? 'live' : 'recording');
+  ensureCity(opts, { recording: mode === 'recording' });
   const serve = await startServe(opts, { live });
-  log(`serving at ${serve.url} (${live ? 'live' : 'recording'})`);
+  log(`serving at ${serve.url} (${mode})`);
   const { context, userDataDir } = await launchChromium(opts);
   const errors = [];
   const h = {
@@ -149,9 +151,12 @@ export async function startHarness(opts) {
     errors,
     context,
     /// Opens the viewer; the mode is named in the URL so the page does not probe /live (a
-    /// refused WebSocket handshake is logged as a console error).
-    async openViewer(query = '?test=1', { readyTimeoutMs = 600_000 } = {}) {
-      if (!/[?&]mode=/.test(query)) query += `${query.includes('?') ? '&' : '?'}mode=${live ? 'live' : 'recording'}`;
+    /// refused WebSocket handshake is logged as a console error), and so is tiles=0|1.
+    /// `url`: another server's URL (startServe) instead of this harness's.
+    async openViewer(query = '?test=1', { readyTimeoutMs = 600_000, url = serve.url } = {}) {
+      if (!/[?&]mode=/.test(query)) query += `${query.includes('?') ? '&' : '?'}mode=${mode}`;
+      // Tiles or city.glb, named too (a probe for a missing tileset logs a 404).
+      if (!/[?&]tiles=/.test(query)) query += `&tiles=${fs.existsSync(path.join(opts.city, 'tiles', 'tileset.json')) ? 1 : 0}`;
       const page = await context.newPage();
       // Software WebGL on a busy machine draws a frame in seconds; Playwright's actions wait
       // for stable frames, so their timeouts are generous (tests assert no timings).
@@ -166,7 +171,7 @@ export async function startHarness(opts) {
         if (!/\/live$/.test(req.url())) errors.push(`requestfailed: ${req.url()} ${req.failure()?.errorText}`);
       });
       const t0 = Date.now();
-      await page.goto(serve.url + query.replace(/^\//, ''), { waitUntil: 'load' });
+      await page.goto(url + query.replace(/^\//, ''), { waitUntil: 'load' });
       await page.waitForFunction(() => window.cityforge && (window.cityforge.ready || window.cityforge.error), null, {
         timeout: readyTimeoutMs,
         polling: 500,

@@ -4,7 +4,8 @@
 // frustum-culled by three (their bounding spheres are right once InstancedMesh spheres cover all
 // instances) and detail (facade modules, props, rooftops) is hidden beyond a per-category
 // distance. Far buildings keep a cheap volume: walls extruded down from each chunk's roof
-// outline, shown where the facade modules are culled.
+// outline, shown where the facade modules are culled. A tiled city (tiles.js) feeds each loaded
+// tile's scene through the same classification (City.addContent) and takes it out on dispose.
 //
 // Axes: the city is x east, y north, z up; the glb is y up with glb (x, y, z) = city (x, z, -y).
 
@@ -38,7 +39,7 @@ function cullInstances(mesh, camPos, frustum, limit) {
     for (const a of Object.values(mesh.geometry.attributes)) {
       if (a.isInstancedBufferAttribute) attrs.push({ attr: a, src: a.array.slice(), size: a.itemSize });
     }
-    orig = { n: mesh.count, matrix: mesh.instanceMatrix.array.slice(), attrs, world: mesh.matrixWorld.clone() };
+    orig = { n: mesh.count, matrix: mesh.instanceMatrix.array.slice(), attrs, world: contentMatrix(mesh).clone() };
     mesh.userData.orig = orig;
     mesh.instanceMatrix.setUsage(THREE.DynamicDrawUsage);
   }
@@ -92,6 +93,26 @@ function cullInstances(mesh, camPos, frustum, limit) {
 /// Engine (x east, y north, z up) -> three (x, y up, z south).
 export function toThree(x, y, z, out = new THREE.Vector3()) {
   return out.set(x, z, -y);
+}
+
+/// An object's matrix in the frame of the content it was loaded with (city.glb's scene or a tile's
+/// glTF scene): the product of the local matrices up to that scene. For city.glb this is its
+/// world matrix; a tile's scene sits under the tiles renderer's ECEF frame, which the viewer
+/// undoes (tiles.js), so its content frame is the viewer's world too (city.glb's coordinates).
+export function contentMatrix(object) {
+  return object.userData.cfWorld ?? object.matrixWorld;
+}
+
+/// Stores contentMatrix for every object under root (root's own matrix excluded).
+function noteContentMatrices(root) {
+  const walk = (o, parent) => {
+    o.updateMatrix();
+    const m = new THREE.Matrix4();
+    if (parent) m.multiplyMatrices(parent, o.matrix);
+    o.userData.cfWorld = m;
+    for (const c of o.children) walk(c, m);
+  };
+  walk(root, null);
 }
 
 /// Fetches with progress callbacks (bytes so far, total or 0).
@@ -169,12 +190,36 @@ function volumeFromRoof(geometry, floorY) {
   return g;
 }
 
-export class City {
+/// Removes every element of `items` from `arr` in place (other modules hold the arrays).
+function removeAll(arr, items) {
+  if (items.length === 0) return;
+  const drop = new Set(items);
+  let k = 0;
+  for (const x of arr) if (!drop.has(x)) arr[k++] = x;
+  arr.length = k;
+}
+
+/// Bounding sphere of a mesh (all instances of an InstancedMesh) in the content frame.
+function contentSphere(object) {
+  if (object.isInstancedMesh) object.computeBoundingSphere();
+  else object.geometry.computeBoundingSphere();
+  const local = object.isInstancedMesh ? object.boundingSphere : object.geometry.boundingSphere;
+  return local.clone().applyMatrix4(contentMatrix(object));
+}
+
+/// The city's content: one part for city.glb, or one part per loaded tile (tiles.js adds and
+/// removes them as the tiles renderer loads and disposes tiles). The arrays below hold the
+/// parts' items together; 'content-added' / 'content-removed' events (detail: the part) tell
+/// the street lights and windows.
+export class City extends EventTarget {
   constructor() {
+    super();
     this.root = null;
-    this.chunks = []; // {name, base: [Mesh], center: Vector3, sphere: Sphere}
-    this.detail = []; // {object, category, sphere: Sphere, style}
-    this.volumes = []; // {mesh, sphere}
+    this.parts = new Map(); // key -> part
+    this.chunks = []; // {name, facade: [InstancedMesh], volume, sphere: Sphere, part}
+    this.detail = []; // {object, category, sphere: Sphere, limit, part}
+    this.volumes = []; // {mesh, sphere, part}
+    this.merged = []; // ground and roof meshes merged per material (and HLOD meshes)
     this.materials = new Map(); // name -> material
     this.lampSources = []; // InstancedMesh of street_light / parking_lamp
     this.glassMeshes = [];
@@ -186,6 +231,8 @@ export class City {
     this._lastCull = new THREE.Vector3(Infinity, 0, 0);
     this.detailScale = 1; // software renderers draw detail over a shorter distance
     this.instanceCulling = true; // cull facade and prop instances one by one
+    // Far building volumes (walls extruded from roof outlines) share one material.
+    this.volumeMaterial = new THREE.MeshStandardMaterial({ color: 0x9a958c, roughness: 0.9, name: 'volume' });
   }
 
   /// Scales every detail distance (1: DETAIL_DISTANCE_M as written).
@@ -206,112 +253,206 @@ export class City {
     onProgress('prepare', 0, buf.byteLength);
     this.root = gltf.scene;
     this.root.updateMatrixWorld(true);
-    this.classify();
+    this.addContent(this.root, url, { group: 4 });
     this.bounds.setFromObject(this.root);
     return this;
   }
 
-  classify() {
+  /// Classifies a loaded glTF scene (city.glb, or a tile's content: a small city.glb or an HLOD
+  /// stand-in) and adds its chunks, detail, volumes and merged ground to the city. Ground meshes
+  /// are merged per material over blocks of `group` x `group` chunks (all of a tile's at once
+  /// when group is 0). Returns the part; fires 'content-added'.
+  addContent(root, key, { group = 0, name = String(key) } = {}) {
+    const part = {
+      key, name, root, visible: true, chunks: [], detail: [], volumes: [], merged: [], lampSources: [],
+      glassMeshes: [], volumeMaterials: [], created: [],
+    };
+    noteContentMatrices(root);
+    this.classify(root, part, group);
+    root.traverse((o) => {
+      o.userData.cfPart = part;
+    });
+    this.parts.set(key, part);
+    this.chunks.push(...part.chunks);
+    this.detail.push(...part.detail);
+    this.volumes.push(...part.volumes);
+    this.merged.push(...part.merged);
+    this.lampSources.push(...part.lampSources);
+    this.glassMeshes.push(...part.glassMeshes);
+    for (const d of part.detail) d.limit = (DETAIL_DISTANCE_M[d.category] ?? 300) * this.detailScale;
+    this._dirty = true;
+    this.dispatchEvent(new CustomEvent('content-added', { detail: part }));
+    return part;
+  }
+
+  /// Forgets a part added by addContent and disposes what classify made for it (the loader's
+  /// own geometries and materials belong to whoever loaded them). Fires 'content-removed'.
+  removeContent(key) {
+    const part = this.parts.get(key);
+    if (!part) return;
+    this.parts.delete(key);
+    removeAll(this.chunks, part.chunks);
+    removeAll(this.detail, part.detail);
+    removeAll(this.volumes, part.volumes);
+    removeAll(this.merged, part.merged);
+    removeAll(this.lampSources, part.lampSources);
+    removeAll(this.glassMeshes, part.glassMeshes);
+    for (const g of part.created) g.dispose();
+    part.created = [];
+    this.dispatchEvent(new CustomEvent('content-removed', { detail: part }));
+  }
+
+  /// Shown or hidden by its owner (a tile out of view): hidden parts cost no culling.
+  setPartVisible(key, visible) {
+    const part = this.parts.get(key);
+    if (part && part.visible !== visible) {
+      part.visible = visible;
+      this._dirty = true;
+      this.dispatchEvent(new CustomEvent('content-visibility', { detail: part }));
+    }
+  }
+
+  classify(root, part, group) {
     // The scene and its root node are both named 'city' (the loader renames one 'city_1'):
     // take the object the chunks hang off.
-    let city = this.root;
-    this.root.traverse((o) => {
-      if (city === this.root && o.children.some((c) => c.name.startsWith('chunk_'))) city = o;
+    let city = null;
+    root.traverse((o) => {
+      if (!city && o.children.some((c) => c.name.startsWith('chunk_'))) city = o;
     });
-    const chunkByName = new Map();
+    if (!city) {
+      // An HLOD stand-in (root node "hlod"): merged ground and building shells with vertex
+      // colours, a few draw calls; its building shells get the volumes' window grid.
+      root.traverse((o) => {
+        if (!o.isMesh) return;
+        this.noteMaterial(o.material);
+        const name = o.material.name || '';
+        o.userData.layer = /buildings/.test(name) ? 'building' : 'ground';
+        if (o.userData.layer === 'building') part.volumeMaterials.push(o.material);
+        part.merged.push(o);
+      });
+      return;
+    }
+    // Tiles put each building's roof in a node "buildings" (not in its chunk); the tile is then
+    // one chunk for the near / far switch between facade modules and volumes.
+    const tileChunk = city.children.some((c) => c.name === 'buildings')
+      ? { name: `${part.name}.buildings`, base: [], facade: [], volume: null, sphere: new THREE.Sphere(), roof: [], floorY: Infinity, part }
+      : null;
+    const bases = [];
+    const addBase = (chunk, o) => {
+      o.userData.layer = /^(roof|parapet)$/.test(o.material.name) ? 'building' : 'ground';
+      bases.push({ chunk, mesh: o });
+      if (o.material.name === 'roof') chunk.roof.push(o);
+      if (o.material.name === 'sidewalk' || o.material.name === 'block' || o.material.name === 'terrain') {
+        o.geometry.computeBoundingBox();
+        const y = o.geometry.boundingBox.clone().applyMatrix4(contentMatrix(o)).min.y;
+        chunk.floorY = Math.min(chunk.floorY, y);
+        if (tileChunk) tileChunk.floorY = Math.min(tileChunk.floorY, y);
+      }
+    };
     for (const top of city.children) {
       const name = top.name || '';
       if (name.startsWith('chunk_')) {
-        const chunk = { name, base: [], facade: [], volume: null, sphere: new THREE.Sphere(), roof: [], floorY: Infinity };
-        chunkByName.set(name, chunk);
-        this.chunks.push(chunk);
+        const chunk = { name, base: [], facade: [], volume: null, sphere: new THREE.Sphere(), roof: [], floorY: Infinity, part };
+        part.chunks.push(chunk);
         top.traverse((o) => {
           if (!o.isMesh) return;
           this.noteMaterial(o.material);
           if (o.isInstancedMesh) {
+            if (tileChunk) tileChunk.facade.push(o);
             chunk.facade.push(o);
-            if (/\.glass$/.test(o.material.name)) this.glassMeshes.push(o);
+            if (/\.glass$/.test(o.material.name)) part.glassMeshes.push(o);
           } else {
             chunk.base.push(o);
-            o.userData.layer = /^(roof|parapet)$/.test(o.material.name) ? 'building' : 'ground';
-            if (o.material.name === 'roof') chunk.roof.push(o);
-            if (o.material.name === 'sidewalk' || o.material.name === 'block' || o.material.name === 'terrain') {
-              o.geometry.computeBoundingBox();
-              chunk.floorY = Math.min(chunk.floorY, o.geometry.boundingBox.min.y);
-            }
+            addBase(chunk, o);
           }
         });
-        const box = new THREE.Box3();
-        for (const m of chunk.base) box.expandByObject(m);
-        for (const m of chunk.facade) {
-          m.computeBoundingSphere();
-          const s = m.boundingSphere.clone().applyMatrix4(m.matrixWorld);
-          box.expandByPoint(s.center.clone().addScalar(s.radius)).expandByPoint(s.center.clone().subScalar(s.radius));
-        }
-        box.getBoundingSphere(chunk.sphere);
+      } else if (name === 'buildings' && tileChunk) {
+        top.traverse((o) => {
+          if (!o.isMesh) return;
+          this.noteMaterial(o.material);
+          o.userData.layer = 'building';
+          bases.push({ chunk: tileChunk, mesh: o });
+          tileChunk.base.push(o);
+          if (o.material.name === 'roof') tileChunk.roof.push(o);
+        });
       } else if (name === 'rooftops') {
         // WFC rooftop tiles per region: culled like props, shown with the buildings.
         top.traverse((o) => {
           if (!o.isMesh) return;
           this.noteMaterial(o.material);
-          this.addDetail(o, 'rooftops');
+          this.addDetail(part, o, 'rooftops');
         });
       } else if (name.startsWith('props_')) {
         top.traverse((o) => {
           if (!o.isMesh) return;
           this.noteMaterial(o.material);
-          this.addDetail(o, name);
-          if (name === 'props_lighting') this.lampSources.push(o);
+          this.addDetail(part, o, name);
+          if (name === 'props_lighting') part.lampSources.push(o);
         });
       }
     }
+    // Spheres over each chunk's ground and facade modules.
+    const nearChunks = tileChunk ? [...part.chunks, tileChunk] : part.chunks;
+    for (const chunk of nearChunks) {
+      const box = new THREE.Box3();
+      for (const m of chunk.base) {
+        m.geometry.computeBoundingBox();
+        box.union(m.geometry.boundingBox.clone().applyMatrix4(contentMatrix(m)));
+      }
+      for (const m of chunk.facade) {
+        const s = contentSphere(m);
+        box.expandByPoint(s.center.clone().addScalar(s.radius)).expandByPoint(s.center.clone().subScalar(s.radius));
+      }
+      if (!box.isEmpty()) box.getBoundingSphere(chunk.sphere);
+    }
+    if (tileChunk) {
+      // The tile switches its facades as one: its chunks keep their ground only.
+      for (const chunk of part.chunks) chunk.facade = [];
+      if (tileChunk.facade.length > 0 || tileChunk.roof.length > 0) part.chunks.push(tileChunk);
+    }
     // Far building volumes from the roof outlines (the facade modules hold the walls).
-    const wallMat = new THREE.MeshStandardMaterial({ color: 0x9a958c, roughness: 0.9, name: 'volume' });
-    this.volumeMaterial = wallMat;
-    for (const chunk of this.chunks) {
+    for (const chunk of part.chunks) {
       for (const roof of chunk.roof) {
+        const m = contentMatrix(roof);
         const floorY = Number.isFinite(chunk.floorY) ? chunk.floorY - 1 : roof.geometry.boundingBox?.min.y ?? 0;
-        const g = volumeFromRoof(roof.geometry, floorY);
+        // volumeFromRoof works in the roof's frame: take the floor there (no rotation or scale).
+        const g = volumeFromRoof(roof.geometry, floorY - m.elements[13]);
         if (!g) continue;
-        const mesh = new THREE.Mesh(g, wallMat);
+        const mesh = new THREE.Mesh(g, this.volumeMaterial);
         mesh.name = `${chunk.name}.volume`;
         mesh.matrixAutoUpdate = false;
-        mesh.matrix.copy(roof.matrixWorld);
-        mesh.matrixWorld.copy(roof.matrixWorld);
+        mesh.matrix.copy(m);
         g.computeBoundingSphere();
-        const sphere = g.boundingSphere.clone().applyMatrix4(roof.matrixWorld);
-        this.root.add(mesh);
+        const sphere = g.boundingSphere.clone().applyMatrix4(m);
+        root.add(mesh);
         mesh.updateMatrixWorld(true);
         chunk.volume = mesh;
-        this.volumes.push({ mesh, sphere });
+        part.created.push(g);
+        part.volumes.push({ mesh, sphere, part });
       }
     }
-    this.mergeBase();
+    this.mergeBase(root, part, bases, group);
   }
 
-  /// Merges the chunks' ground and roof meshes per material over blocks of GROUP x GROUP chunks:
-  /// software WebGL pays per draw call, and 575 chunks x 7 materials is 4,000 of them.
-  mergeBase(GROUP = 4) {
+  /// Merges the chunks' ground and roof meshes per material over blocks of group x group chunks
+  /// (all of them when group is 0): software WebGL pays per draw call, and 575 chunks x 7
+  /// materials is 4,000 of them.
+  mergeBase(root, part, bases, group) {
     const groups = new Map();
-    for (const chunk of this.chunks) {
+    for (const { chunk, mesh } of bases) {
       const m = /^chunk_(-?\d+)_(-?\d+)/.exec(chunk.name);
-      const gi = m ? Math.floor(Number(m[1]) / GROUP) : 0;
-      const gj = m ? Math.floor(Number(m[2]) / GROUP) : 0;
-      for (const mesh of chunk.base) {
-        const attrs = Object.keys(mesh.geometry.attributes).sort().join(',');
-        const key = `${gi},${gj}|${mesh.material.name}|${attrs}|${mesh.geometry.index ? 1 : 0}`;
-        let g = groups.get(key);
-        if (!g) groups.set(key, (g = { material: mesh.material, layer: mesh.userData.layer, meshes: [] }));
-        g.meshes.push(mesh);
-      }
+      const gi = m && group ? Math.floor(Number(m[1]) / group) : 0;
+      const gj = m && group ? Math.floor(Number(m[2]) / group) : 0;
+      const attrs = Object.keys(mesh.geometry.attributes).sort().join(',');
+      const key = `${gi},${gj}|${mesh.material.name}|${attrs}|${mesh.geometry.index ? 1 : 0}`;
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { material: mesh.material, layer: mesh.userData.layer, meshes: [] }));
+      g.meshes.push(mesh);
     }
-    const merged = [];
     for (const [key, g] of groups) {
-      const geos = g.meshes.map((m) => {
-        m.updateMatrixWorld(true);
-        return m.geometry.clone().applyMatrix4(m.matrixWorld);
-      });
+      const geos = g.meshes.map((m) => m.geometry.clone().applyMatrix4(contentMatrix(m)));
       const geo = geos.length === 1 ? geos[0] : mergeGeometries(geos);
+      if (geos.length > 1) for (const x of geos) x.dispose();
       if (!geo) {
         console.warn(`city: cannot merge ${key}; chunks kept apart`);
         continue;
@@ -325,11 +466,12 @@ export class City {
         m.parent.remove(m);
         m.geometry.dispose();
       }
-      this.root.add(mesh);
-      merged.push(mesh);
+      root.add(mesh);
+      mesh.updateMatrixWorld(true);
+      part.created.push(geo);
+      part.merged.push(mesh);
     }
-    this.merged = merged;
-    for (const chunk of this.chunks) chunk.base = [];
+    for (const chunk of part.chunks) chunk.base = [];
   }
 
   noteMaterial(material) {
@@ -338,13 +480,9 @@ export class City {
     }
   }
 
-  addDetail(object, category) {
-    object.updateMatrixWorld(true);
-    if (object.isInstancedMesh) object.computeBoundingSphere();
-    else object.geometry.computeBoundingSphere();
-    const local = object.isInstancedMesh ? object.boundingSphere : object.geometry.boundingSphere;
-    const sphere = local.clone().applyMatrix4(object.matrixWorld);
-    this.detail.push({ object, category, sphere, limit: DETAIL_DISTANCE_M[category] ?? 300 });
+  addDetail(part, object, category) {
+    const sphere = contentSphere(object);
+    part.detail.push({ object, category, sphere, limit: DETAIL_DISTANCE_M[category] ?? 300, part });
   }
 
   /// Distance culling of detail and counting of chunks inside the view frustum.
@@ -354,7 +492,7 @@ export class City {
     this._m.multiplyMatrices(camera.projectionMatrix, camera.matrixWorldInverse);
     this._frustum.setFromProjectionMatrix(this._m);
     let visible = 0;
-    for (const c of this.chunks) if (this._frustum.intersectsSphere(c.sphere)) visible++;
+    for (const c of this.chunks) if (c.part.visible && this._frustum.intersectsSphere(c.sphere)) visible++;
     this.visibleChunks = visible;
 
     const p = camera.position;
@@ -371,6 +509,7 @@ export class City {
     this._dirty = false;
     // A high camera looks at the city from afar: detail is culled by the distance to its sphere.
     for (const d of this.detail) {
+      if (!d.part.visible) continue;
       const dist = p.distanceTo(d.sphere.center) - d.sphere.radius;
       const on = d.category === 'facade' || d.category === 'rooftops' ? this.show.buildings : this.show.props;
       d.object.visible = on && dist < d.limit;
@@ -380,6 +519,7 @@ export class City {
     }
     // Facade modules go chunk by chunk; the chunk's volume stands in where they are hidden.
     for (const c of this.chunks) {
+      if (!c.part.visible) continue;
       const near = p.distanceTo(c.sphere.center) - c.sphere.radius < DETAIL_DISTANCE_M.facade * this.detailScale;
       for (const m of c.facade) {
         m.visible = this.show.buildings && near;
@@ -393,6 +533,12 @@ export class City {
   setShow(what, on) {
     this.show[what] = on;
     this._dirty = true;
+  }
+
+  /// Whether an object of the city's content is in a part that is shown.
+  isShown(object) {
+    const part = object.userData.cfPart;
+    return object.visible && (!part || part.visible);
   }
 
   stats() {

@@ -6,6 +6,8 @@
 
 import * as THREE from 'three';
 
+import { contentMatrix } from './city.js';
+
 const LAMP_COLOUR = new THREE.Color(0xffc27a);
 const POINT_LIGHTS = 4;
 const POINT_REFRESH_S = 0.5;
@@ -33,31 +35,11 @@ export class StreetLights {
     this.enabled = true; // #show-lights
     this.switches = 0;
     // Lamp heads: the 'prop.light' primitive of each lamp mesh, with its own material.
-    const heads = [];
+    this.city = city;
     this.headMaterial = null;
-    for (const mesh of city.lampSources) {
-      if (!mesh.isInstancedMesh || !/light/.test(mesh.material.name)) continue;
-      if (!this.headMaterial) {
-        this.headMaterial = mesh.material.clone();
-        this.headMaterial.name = 'street_light.head';
-      }
-      mesh.material = this.headMaterial;
-      mesh.geometry.computeBoundingBox();
-      const local = mesh.geometry.boundingBox.getCenter(new THREE.Vector3());
-      const m = new THREE.Matrix4();
-      for (let i = 0; i < mesh.count; i++) {
-        mesh.getMatrixAt(i, m);
-        heads.push(local.clone().applyMatrix4(m).applyMatrix4(mesh.matrixWorld));
-      }
-    }
-    this.heads = heads;
-    const pos = new Float32Array(heads.length * 3);
-    heads.forEach((p, i) => p.toArray(pos, i * 3));
-    const g = new THREE.BufferGeometry();
-    g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
-    g.computeBoundingSphere();
+    this.heads = [];
     this.glow = new THREE.Points(
-      g,
+      new THREE.BufferGeometry(),
       new THREE.PointsMaterial({
         size: 9,
         map: glowTexture(),
@@ -79,8 +61,61 @@ export class StreetLights {
       this.points.push(l);
     }
     this._refresh = 0;
+    this.rebuild();
+    // A tiled city adds and removes lamps as tiles load, unload, show and hide.
+    for (const ev of ['content-added', 'content-removed', 'content-visibility']) {
+      city.addEventListener?.(ev, () => {
+        this._stale = true;
+      });
+    }
     events.addEventListener('dusk', () => this.switchTo(true));
     events.addEventListener('dawn', () => this.switchTo(false));
+  }
+
+  /// Lamp heads of the city's shown lamp meshes (positions cached per mesh), their glows.
+  rebuild() {
+    this._stale = false;
+    const heads = [];
+    for (const mesh of this.city.lampSources) {
+      if (!mesh.isInstancedMesh) continue;
+      const part = mesh.userData.cfPart;
+      if (part && !part.visible) continue;
+      let own = mesh.userData.cfHeads;
+      if (!own) {
+        own = [];
+        if (/light/.test(mesh.material.name) || mesh.material === this.headMaterial) {
+          if (!this.headMaterial) {
+            this.headMaterial = mesh.material.clone();
+            this.headMaterial.name = 'street_light.head';
+            this.apply();
+          }
+          mesh.material = this.headMaterial;
+          mesh.geometry.computeBoundingBox();
+          const local = mesh.geometry.boundingBox.getCenter(new THREE.Vector3());
+          const world = contentMatrix(mesh);
+          const m = new THREE.Matrix4();
+          // The full set: the city's per-instance culling may have shrunk count already.
+          const src = mesh.userData.orig;
+          const n = src ? src.n : mesh.count;
+          for (let i = 0; i < n; i++) {
+            if (src) m.fromArray(src.matrix, i * 16);
+            else mesh.getMatrixAt(i, m);
+            own.push(local.clone().applyMatrix4(m).applyMatrix4(world));
+          }
+        }
+        mesh.userData.cfHeads = own;
+      }
+      for (const h of own) heads.push(h);
+    }
+    this.heads = heads;
+    const pos = new Float32Array(heads.length * 3);
+    heads.forEach((p, i) => p.toArray(pos, i * 3));
+    const g = new THREE.BufferGeometry();
+    g.setAttribute('position', new THREE.BufferAttribute(pos, 3));
+    g.computeBoundingSphere();
+    this.glow.geometry.dispose();
+    this.glow.geometry = g;
+    this._refresh = 0;
   }
 
   switchTo(on) {
@@ -114,6 +149,7 @@ export class StreetLights {
 
   /// Moves the few real PointLights to the lamps nearest the camera (only while lit).
   update(dt_s, camera) {
+    if (this._stale) this.rebuild();
     if (!this.lit || this.heads.length === 0) return;
     this._refresh -= dt_s;
     if (this._refresh > 0) return;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // cityforge viewer: loads the city served by `cityforge serve` at /city/, shows the traffic and
 // crowd of the live stream (/live) or the recording (/city/traffic.cfrec), day and night,
-// weather, and hosts drive mode. URL: ?city=/city/&mode=live|recording|static&test=1.
+// weather, and hosts drive mode. URL: ?city=/city/&mode=live|recording|static&test=1. A city
+// with tiles/tileset.json streams as 3D Tiles (tiles.js); &tiles=1 or &tiles=0 says which
+// without probing (a probe that misses logs a 404), &error=PX sets the tiles' screen-space
+// error target and &tilecache=MIB their cache.
 // `window.cityforge` is the test hook (keep it stable; see tests/e2e/).
 
 import * as THREE from 'three';
@@ -16,6 +19,7 @@ import { Panel } from './panel.js';
 import { Recording } from './recording.js';
 import { Signals } from './signals.js';
 import { Sky } from './sky.js';
+import { CityTiles, hasTileset, TILESET_PATH } from './tiles.js';
 import { Weather } from './weather.js';
 import { Windows } from './windows.js';
 
@@ -120,15 +124,30 @@ async function main() {
   });
   const city = new City();
   const tLoad = performance.now();
-  await city.load(`${cityBase}city.glb`, (phase, f, bytes) => {
-    if (phase !== 'download') console.info(`city.glb: ${phase} at ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
-    if (phase === 'download') progress(`loading city.glb… ${(bytes / 1e6).toFixed(0)} MB`, f * 0.8);
-    else if (phase === 'parse') progress('building the scene…', 0.85);
-    else progress('preparing chunks…', 0.95);
-  });
-  scene.add(city.root);
-  city.setDetailScale(detailScale);
-  console.info(`city.glb: ${city.chunks.length} chunks, ${city.detail.length} detail meshes, ${city.volumes.length} volumes in ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
+  // A tileset next to city.glb streams instead of it (tiles.js).
+  let tiles = null;
+  const tiled = params.has('tiles') ? params.get('tiles') === '1' : await hasTileset(cityBase);
+  if (tiled) {
+    progress(`loading ${TILESET_PATH}…`, 0.5);
+    const num = (k) => (params.has(k) ? Number(params.get(k)) : null);
+    tiles = new CityTiles(city, `${cityBase}${TILESET_PATH}`, {
+      camera, renderer, software, errorTarget: num('error'), cacheMiB: num('tilecache'),
+    });
+    await tiles.ready;
+    scene.add(tiles.root);
+    city.setDetailScale(detailScale);
+    console.info(`${TILESET_PATH}: loaded in ${((performance.now() - tLoad) / 1000).toFixed(1)} s; tiles stream from here`);
+  } else {
+    await city.load(`${cityBase}city.glb`, (phase, f, bytes) => {
+      if (phase !== 'download') console.info(`city.glb: ${phase} at ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
+      if (phase === 'download') progress(`loading city.glb… ${(bytes / 1e6).toFixed(0)} MB`, f * 0.8);
+      else if (phase === 'parse') progress('building the scene…', 0.85);
+      else progress('preparing chunks…', 0.95);
+    });
+    scene.add(city.root);
+    city.setDetailScale(detailScale);
+    console.info(`city.glb: ${city.chunks.length} chunks, ${city.detail.length} detail meshes, ${city.volumes.length} volumes in ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
+  }
   hook.lanes = await lanesPromise;
 
   // 3. Sky, weather, street lights, windows, signals, agents.
@@ -343,6 +362,10 @@ async function main() {
     windows.update(sky.hour);
     sky.setCentre(rig.controls.target);
     lights.update(dt, camera);
+    if (tiles) {
+      camera.updateMatrixWorld();
+      tiles.update();
+    }
     city.update(camera);
     agents.viewer.copy(camera.position);
     if (recording && recording.frameCount > 1) {
@@ -409,6 +432,8 @@ async function main() {
       triangles: renderer.info.render.triangles,
       detail_scale: detailScale,
       render_scale: renderScale,
+      tiled: tiles !== null,
+      ...(tiles ? tiles.stats() : {}),
     };
   }
 
@@ -493,6 +518,7 @@ async function main() {
       },
       sky,
       city,
+      tiles,
     },
   });
   $('loading').style.display = 'none';

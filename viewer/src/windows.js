@@ -8,6 +8,8 @@
 
 import * as THREE from 'three';
 
+import { contentMatrix } from './city.js';
+
 const WINDOW_COLOUR = new THREE.Color(1.0, 0.78, 0.45);
 
 /// Share of rooms lit at hour h (evening peak, few after midnight, some before dawn).
@@ -54,15 +56,16 @@ export class Windows {
       uWindowColour: { value: WINDOW_COLOUR.clone().multiplyScalar(2.2) },
     };
     this.materials = new Set();
-    this.meshes = city.glassMeshes;
-    for (const mesh of this.meshes) {
-      if (!mesh.geometry.attributes._BUILDING) continue;
-      const mat = mesh.material;
-      if (this.materials.has(mat)) continue;
-      this.materials.add(mat);
-      this.patch(mat);
-    }
+    this.city = city;
+    this.meshes = city.glassMeshes; // kept up to date by the city as tiles come and go
+    this.add({ glassMeshes: city.glassMeshes, volumeMaterials: [] });
     if (city.volumeMaterial) this.patchVolumes(city.volumeMaterial);
+    // A tiled city adds content as tiles load: patch their glass and HLOD shells as they come.
+    city.addEventListener?.('content-added', (e) => this.add(e.detail));
+    city.addEventListener?.('content-removed', (e) => {
+      for (const mesh of e.detail.glassMeshes) this.materials.delete(mesh.material);
+      for (const mat of e.detail.volumeMaterials) this.materials.delete(mat);
+    });
     events.addEventListener('dusk', () => {
       this.night = true;
       this.apply();
@@ -71,6 +74,22 @@ export class Windows {
       this.night = false;
       this.apply();
     });
+  }
+
+  /// Patches the glass of facade modules with room attributes and HLOD building shells.
+  add({ glassMeshes, volumeMaterials }) {
+    for (const mesh of glassMeshes) {
+      if (!mesh.geometry.attributes._BUILDING) continue;
+      const mat = mesh.material;
+      if (this.materials.has(mat)) continue;
+      this.materials.add(mat);
+      this.patch(mat);
+    }
+    for (const mat of volumeMaterials) {
+      if (this.materials.has(mat)) continue;
+      this.materials.add(mat);
+      this.patchVolumes(mat);
+    }
   }
 
   patch(mat) {
@@ -180,7 +199,7 @@ varying vec3 vCfNormal;`,
     const m = new THREE.Matrix4();
     const c = new THREE.Vector3();
     for (const mesh of this.meshes) {
-      if (!mesh.visible) continue;
+      if (!this.city.isShown(mesh)) continue;
       const a = mesh.geometry.attributes;
       if (!a._BUILDING) continue;
       mesh.geometry.computeBoundingBox();
@@ -188,7 +207,7 @@ varying vec3 vCfNormal;`,
       for (let i = 0; i < mesh.count; i++) {
         if (roomHash(a._BUILDING.getX(i), a._FLOOR.getX(i), a._ROOM.getX(i)) >= this.share) continue;
         mesh.getMatrixAt(i, m);
-        c.copy(local).applyMatrix4(m).applyMatrix4(mesh.matrixWorld);
+        c.copy(local).applyMatrix4(m).applyMatrix4(contentMatrix(mesh));
         const d = c.distanceTo(point);
         if (d < maxDist) out.push({ p: c.clone(), d });
       }

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// Streams a city written as OGC 3D Tiles 1.1 (DIR/tiles/tileset.json, issue 22) with
+// 3d-tiles-renderer: level of detail by screen-space error over the tileset's quadtree, a
+// download and a parse queue, and an LRU cache that bounds memory however big the city is.
+// Each tile's glTF scene goes through the City's classification as it loads (chunks, facade
+// modules with _BUILDING / _FLOOR / _ROOM, props with _STATE, roofs and their volumes, HLOD
+// stand-ins with vertex colours) and out of it when the renderer disposes the tile.
+//
+// Frames: tile content is glTF y-up in city.glb's coordinates. The renderer turns it z-up (the
+// tileset's local ENU frame, x east, y north, z up) and applies the root transform (ENU ->
+// ECEF). The viewer's world is city.glb's frame, so the renderer's group carries the inverse of
+// both: tiles land exactly where city.glb's meshes are.
+
+import * as THREE from 'three';
+import { TilesRenderer } from '3d-tiles-renderer';
+
+/// Where a tiled city keeps its tileset, next to city.glb.
+export const TILESET_PATH = 'tiles/tileset.json';
+
+/// Whether `base` (the city folder's URL, ending in '/') holds a tileset.
+export async function hasTileset(base) {
+  try {
+    const res = await fetch(`${base}${TILESET_PATH}`, { method: 'HEAD' });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/// The matrix that takes the tiles renderer's frame (ECEF; the root transform applied to the
+/// z-up turned content) back to city.glb's frame: inverse(rootTransform * Rx(+90 deg)).
+/// `rootTransform`: the tileset root's 16 numbers, column-major (identity when absent).
+export function viewerFromTileset(rootTransform) {
+  const m = new THREE.Matrix4();
+  if (Array.isArray(rootTransform) && rootTransform.length === 16) m.fromArray(rootTransform);
+  const upToZ = new THREE.Matrix4().makeRotationX(Math.PI / 2);
+  return m.multiply(upToZ).invert();
+}
+
+/// The tileset root's box (local ENU, metres) as a box in city.glb's frame (three: x east,
+/// y up, z south), for cameras that need the city's extent.
+export function rootBoxToViewer(box) {
+  if (!Array.isArray(box) || box.length !== 12) return null;
+  const [cx, cy, cz] = box;
+  const half = [0, 1, 2].map((k) => Math.abs(box[3 + k]) + Math.abs(box[6 + k]) + Math.abs(box[9 + k]));
+  return new THREE.Box3(
+    new THREE.Vector3(cx - half[0], cz - half[2], -(cy + half[1])),
+    new THREE.Vector3(cx + half[0], cz + half[2], -(cy - half[1])),
+  );
+}
+
+/// Tuning for software WebGL (SwiftShader, llvmpipe) and for GPUs.
+export const TILE_SETTINGS = {
+  software: { errorTarget: 24, maxBytesMiB: 160, downloadJobs: 6, parseJobs: 2 },
+  gpu: { errorTarget: 12, maxBytesMiB: 600, downloadJobs: 12, parseJobs: 4 },
+};
+
+export class CityTiles {
+  /// city: City (gets one part per loaded tile); url: the tileset.json URL.
+  constructor(city, url, { camera, renderer, software = false, errorTarget = null, cacheMiB = null } = {}) {
+    const set = software ? TILE_SETTINGS.software : TILE_SETTINGS.gpu;
+    this.city = city;
+    this.camera = camera;
+    this.renderer = renderer;
+    const tiles = new TilesRenderer(url);
+    this.tiles = tiles;
+    tiles.errorTarget = errorTarget ?? set.errorTarget;
+    // Chunks and facade meshes inside a tile are culled by three as well (the renderer culls
+    // whole tiles only).
+    tiles.autoDisableRendererCulling = false;
+    const cacheBytes = (cacheMiB ?? set.maxBytesMiB) * 2 ** 20;
+    tiles.lruCache.maxBytesSize = cacheBytes;
+    tiles.lruCache.minBytesSize = 0.75 * cacheBytes;
+    tiles.downloadQueue.maxJobsPerOrigin = set.downloadJobs;
+    tiles.parseQueue.maxJobs = set.parseJobs;
+    tiles.setCamera(camera);
+    tiles.setResolutionFromRenderer(camera, renderer);
+    tiles.group.matrixAutoUpdate = false;
+    tiles.group.name = 'tiles';
+    this.root = tiles.group;
+
+    this.counts = { loaded: 0, unloaded: 0, failed: 0 };
+    this.loadingSince = null; // performance.now() of the last 'tiles-load-start'
+    this.firstCompleteMs = null; // first time every tile the first view asked for was in
+    this.firstContentMs = null; // first time a tile's content was shown
+    this.rootBox = null; // THREE.Box3 in the viewer's frame
+    this.statusEl = typeof document !== 'undefined' ? document.getElementById('tiles-status') : null;
+    this._statusAt = 0;
+
+    this.ready = new Promise((resolve, reject) => {
+      tiles.addEventListener('load-root-tileset', ({ tileset }) => {
+        const root = tileset.root || {};
+        tiles.group.matrix.copy(viewerFromTileset(root.transform));
+        tiles.group.updateMatrixWorld(true);
+        this.rootBox = rootBoxToViewer(root.boundingVolume && root.boundingVolume.box);
+        resolve(tileset);
+      });
+      tiles.addEventListener('load-error', ({ tile, error, url: where }) => {
+        if (!tile) reject(new Error(`${where}: ${error && error.message}`));
+        else this.counts.failed++;
+      });
+    });
+    tiles.addEventListener('load-model', ({ scene, tile, url: where }) => {
+      this.counts.loaded++;
+      const part = city.addContent(scene, tile, { name: where });
+      part.visible = tiles.visibleTiles.has(tile);
+    });
+    tiles.addEventListener('dispose-model', ({ tile }) => {
+      this.counts.unloaded++;
+      city.removeContent(tile);
+    });
+    tiles.addEventListener('tile-visibility-change', ({ tile, visible }) => {
+      city.setPartVisible(tile, visible);
+      if (visible && this.firstContentMs === null) this.firstContentMs = performance.now();
+    });
+    tiles.addEventListener('tiles-load-start', () => {
+      this.loadingSince = performance.now();
+    });
+    tiles.addEventListener('tiles-load-end', () => {
+      if (this.firstCompleteMs === null && this.counts.loaded > 0) this.firstCompleteMs = performance.now();
+      this.loadingSince = null;
+    });
+  }
+
+  /// Once per frame, after the camera moved: picks, loads and shows tiles for this view.
+  update() {
+    this.tiles.setResolutionFromRenderer(this.camera, this.renderer);
+    this.tiles.update();
+    this.showStatus();
+  }
+
+  /// Tiles in flight (queued, downloading, parsing).
+  get loading() {
+    const s = this.tiles.stats;
+    return s.queued + s.downloading + s.parsing;
+  }
+
+  stats() {
+    const s = this.tiles.stats;
+    return {
+      tiles_loaded: this.counts.loaded,
+      tiles_unloaded: this.counts.unloaded,
+      tiles_failed: this.counts.failed,
+      tiles_loading: this.loading,
+      tiles_visible: this.tiles.visibleTiles.size,
+      tiles_cached: s.inCache,
+      tiles_bytes_cached: this.tiles.lruCache.cachedBytes ?? null,
+      tiles_error_target: this.tiles.errorTarget,
+      tiles_first_content_ms: this.firstContentMs,
+      tiles_first_complete_ms: this.firstCompleteMs,
+    };
+  }
+
+  /// The small, non-blocking indicator (#tiles-status), at most 4 times a second.
+  showStatus() {
+    const el = this.statusEl;
+    if (!el) return;
+    const now = performance.now();
+    if (now - this._statusAt < 250) return;
+    this._statusAt = now;
+    const n = this.loading;
+    el.style.display = 'block';
+    el.classList.toggle('busy', n > 0);
+    el.textContent =
+      `tiles: ${n > 0 ? `${n} loading · ` : ''}${this.tiles.visibleTiles.size} shown · ` +
+      `${this.counts.loaded} loaded · ${this.counts.unloaded} unloaded` +
+      (this.counts.failed ? ` · ${this.counts.failed} failed` : '');
+  }
+
+  dispose() {
+    this.tiles.dispose();
+  }
+}
