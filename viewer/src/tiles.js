@@ -120,6 +120,8 @@ export class CityTiles {
       if (this.firstCompleteMs === null && this.counts.loaded > 0) this.firstCompleteMs = performance.now();
       this.loadingSince = null;
     });
+    // The first update fetches tileset.json (`ready`); tiles follow in the frame loop.
+    tiles.update();
   }
 
   /// Once per frame, after the camera moved: picks, loads and shows tiles for this view.
