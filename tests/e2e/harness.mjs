@@ -167,8 +167,11 @@ export async function startHarness(opts) {
       });
       page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
       page.on('requestfailed', (req) => {
-        // A live socket closed by the page itself is not an error.
-        if (!/\/live$/.test(req.url())) errors.push(`requestfailed: ${req.url()} ${req.failure()?.errorText}`);
+        // A live socket closed by the page itself is not an error, nor a tile request that the
+        // tiles renderer cancelled because the camera moved on.
+        const why = req.failure()?.errorText;
+        const cancelledTile = /\/tiles\//.test(req.url()) && why === 'net::ERR_ABORTED';
+        if (!/\/live$/.test(req.url()) && !cancelledTile) errors.push(`requestfailed: ${req.url()} ${why}`);
       });
       const t0 = Date.now();
       await page.goto(url + query.replace(/^\//, ''), { waitUntil: 'load' });

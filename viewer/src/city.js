@@ -520,10 +520,11 @@ export class City extends EventTarget {
     // Facade modules go chunk by chunk; the chunk's volume stands in where they are hidden.
     for (const c of this.chunks) {
       if (!c.part.visible) continue;
-      const near = p.distanceTo(c.sphere.center) - c.sphere.radius < DETAIL_DISTANCE_M.facade * this.detailScale;
+      const limit = DETAIL_DISTANCE_M.facade * this.detailScale;
+      const near = p.distanceTo(c.sphere.center) - c.sphere.radius < limit;
       for (const m of c.facade) {
         m.visible = this.show.buildings && near;
-        if (m.visible && this.instanceCulling) cullInstances(m, p, this._frustum, DETAIL_DISTANCE_M.facade * this.detailScale);
+        if (m.visible && this.instanceCulling) cullInstances(m, p, this._frustum, limit);
       }
       if (c.volume) c.volume.visible = this.show.buildings && !near;
     }

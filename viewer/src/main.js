@@ -109,7 +109,12 @@ async function main() {
   const software = /swiftshader|llvmpipe|software/i.test(glRenderer);
   const detailScale = Number(params.get('detail') ?? (software ? 0.4 : 1));
   const rig = new CameraRig(camera, canvas);
-  rig.setPose(DEFAULT_POSE);
+  // &camera=x,y,z,yaw_deg,pitch_deg,distance (city metres) opens at another pose (benchmarks).
+  const camArg = (params.get('camera') || '').split(',').map(Number);
+  const startPose = camArg.length === 6 && camArg.every(Number.isFinite)
+    ? Object.fromEntries(['x', 'y', 'z', 'yaw_deg', 'pitch_deg', 'distance'].map((k, i) => [k, camArg[i]]))
+    : DEFAULT_POSE;
+  rig.setPose(startPose);
 
   // 2. City and lanes, downloaded side by side.
   progress('loading city.glb…', 0);
@@ -148,7 +153,6 @@ async function main() {
     city.setDetailScale(detailScale);
     console.info(`city.glb: ${city.chunks.length} chunks, ${city.detail.length} detail meshes, ${city.volumes.length} volumes in ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
   }
-  hook.lanes = await lanesPromise;
 
   // 3. Sky, weather, street lights, windows, signals, agents.
   const sky = new Sky(scene, events, { hour: Number(params.get('hour') ?? 10), dayLength_s: 1440 });
@@ -157,6 +161,22 @@ async function main() {
   const windows = new Windows(city, events);
   // The sky fired its first dusk/dawn before the listeners existed: tell them where we are.
   events.dispatchEvent(new CustomEvent(sky.night ? 'dusk' : 'dawn', { detail: { hour: sky.hour, initial: true } }));
+  // A tiled city shows its tiles at once, while the lanes and the agents' source still load.
+  let preview = 0;
+  if (tiles) {
+    $('loading').style.display = 'none';
+    const pre = () => {
+      camera.updateMatrixWorld();
+      tiles.update();
+      city.update(camera);
+      windows.update(sky.hour);
+      lights.update(0, camera);
+      renderer.render(scene, camera);
+      preview = requestAnimationFrame(pre);
+    };
+    preview = requestAnimationFrame(pre);
+  }
+  hook.lanes = await lanesPromise;
   const signals = new Signals(scene, hook.lanes);
   const agents = new Agents(scene);
   agents.maxDistance.pedestrian *= Math.min(1, detailScale * 1.5);
@@ -522,6 +542,7 @@ async function main() {
     },
   });
   $('loading').style.display = 'none';
+  cancelAnimationFrame(preview);
   const tFirst = performance.now();
   step(performance.now());
   console.info(`first frame in ${((performance.now() - tFirst) / 1000).toFixed(1)} s`);

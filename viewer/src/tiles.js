@@ -12,7 +12,7 @@
 // both: tiles land exactly where city.glb's meshes are.
 
 import * as THREE from 'three';
-import { TilesRenderer } from '3d-tiles-renderer';
+import { Scheduler, TilesRenderer } from '3d-tiles-renderer';
 
 /// Where a tiled city keeps its tileset, next to city.glb.
 export const TILESET_PATH = 'tiles/tileset.json';
@@ -51,9 +51,11 @@ export function rootBoxToViewer(box) {
 
 /// Tuning for software WebGL (SwiftShader, llvmpipe) and for GPUs.
 export const TILE_SETTINGS = {
-  software: { errorTarget: 24, maxBytesMiB: 160, downloadJobs: 6, parseJobs: 2 },
+  software: { errorTarget: 96, maxBytesMiB: 160, downloadJobs: 6, parseJobs: 2 },
   gpu: { errorTarget: 12, maxBytesMiB: 600, downloadJobs: 12, parseJobs: 4 },
 };
+
+const PUMP_MS = 100; // tile selection between frames while tiles load
 
 export class CityTiles {
   /// city: City (gets one part per loaded tile); url: the tileset.json URL.
@@ -73,6 +75,16 @@ export class CityTiles {
     tiles.lruCache.minBytesSize = 0.75 * cacheBytes;
     tiles.downloadQueue.maxJobsPerOrigin = set.downloadJobs;
     tiles.parseQueue.maxJobs = set.parseJobs;
+    if (software) {
+      // The renderer's queues (downloads, parses, tile set-up) start their next jobs on the
+      // next animation frame: at the second or more a software-rendered frame takes, 50 tiles
+      // took 30 s to come in. Its scheduler takes any object with requestAnimationFrame (made
+      // for XR sessions); timers let the queues run between frames.
+      Scheduler.setXRSession({
+        requestAnimationFrame: (cb) => setTimeout(cb, 0),
+        cancelAnimationFrame: (handle) => clearTimeout(handle),
+      });
+    }
     tiles.setCamera(camera);
     tiles.setResolutionFromRenderer(camera, renderer);
     tiles.group.matrixAutoUpdate = false;
@@ -80,6 +92,7 @@ export class CityTiles {
     this.root = tiles.group;
 
     this.counts = { loaded: 0, unloaded: 0, failed: 0 };
+    this.classifyMs = 0; // main-thread time spent classifying loaded tiles (City.addContent)
     this.loadingSince = null; // performance.now() of the last 'tiles-load-start'
     this.firstCompleteMs = null; // first time every tile the first view asked for was in
     this.firstContentMs = null; // first time a tile's content was shown
@@ -102,8 +115,10 @@ export class CityTiles {
     });
     tiles.addEventListener('load-model', ({ scene, tile, url: where }) => {
       this.counts.loaded++;
+      const t0 = performance.now();
       const part = city.addContent(scene, tile, { name: where });
       part.visible = tiles.visibleTiles.has(tile);
+      this.classifyMs += performance.now() - t0;
     });
     tiles.addEventListener('dispose-model', ({ tile }) => {
       this.counts.unloaded++;
@@ -120,8 +135,14 @@ export class CityTiles {
       if (this.firstCompleteMs === null && this.counts.loaded > 0) this.firstCompleteMs = performance.now();
       this.loadingSince = null;
     });
-    // The first update fetches tileset.json (`ready`); tiles follow in the frame loop.
+    // The first update fetches tileset.json (`ready`); tiles follow in the frame loop, and
+    // between frames: software WebGL draws a frame in a second or more, and the renderer
+    // only queues the next level of tiles in update(), so loading would crawl at the frame
+    // rate. The pump runs while tiles are in flight or the first view is not complete.
     tiles.update();
+    this._pump = setInterval(() => {
+      if (tiles.root && (this.loading > 0 || this.firstCompleteMs === null)) this.tiles.update();
+    }, PUMP_MS);
   }
 
   /// Once per frame, after the camera moved: picks, loads and shows tiles for this view.
@@ -148,6 +169,7 @@ export class CityTiles {
       tiles_cached: s.inCache,
       tiles_bytes_cached: this.tiles.lruCache.cachedBytes ?? null,
       tiles_error_target: this.tiles.errorTarget,
+      tiles_classify_ms: this.classifyMs,
       tiles_first_content_ms: this.firstContentMs,
       tiles_first_complete_ms: this.firstCompleteMs,
     };
@@ -170,6 +192,7 @@ export class CityTiles {
   }
 
   dispose() {
+    clearInterval(this._pump);
     this.tiles.dispose();
   }
 }
