@@ -3,7 +3,8 @@
 // colour and a feature id per vertex, simplified by meshoptimizer's edge-collapse simplifier.
 // Based on: Garland & Heckbert, Surface Simplification Using Quadric Error Metrics, 1997 (the
 // simplifier's metric); Biljecki et al., An improved LOD specification for 3D building models,
-// 2016 (LOD1: the footprint extruded to the building's height).
+// 2016 (LOD1: the footprint extruded to the building's height); Ericson, Real-Time Collision
+// Detection, 2005, 5.1.5 (closest point on a triangle, for the measured deviation).
 #include "export/detail/tiles_hlod.hpp"
 
 #include <meshoptimizer.h>
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -118,6 +120,229 @@ std::array<float, 3> face_normal(const std::array<float, 3>& a, const std::array
           static_cast<float>(n[2] / len)};
 }
 
+using Point = std::array<double, 3>;
+
+Point sub(const Point& a, const Point& b) { return {a[0] - b[0], a[1] - b[1], a[2] - b[2]}; }
+double dot(const Point& a, const Point& b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+Point lift(const std::array<float, 3>& p) { return {p[0], p[1], p[2]}; }
+Point along(const Point& a, const Point& d, double t) {
+  return {a[0] + d[0] * t, a[1] + d[1] * t, a[2] + d[2] * t};
+}
+
+// Squared distance from p to triangle abc: the closest point found by the Voronoi region of p
+// (a corner, an edge or the face) from the barycentric dot products.
+double distance2_to_triangle(const Point& p, const Point& a, const Point& b, const Point& c) {
+  const Point ab = sub(b, a);
+  const Point ac = sub(c, a);
+  const Point ap = sub(p, a);
+  const auto dist2 = [&p](const Point& q) { return dot(sub(p, q), sub(p, q)); };
+  const double d1 = dot(ab, ap);
+  const double d2 = dot(ac, ap);
+  if (d1 <= 0.0 && d2 <= 0.0) {
+    return dist2(a);
+  }
+  const Point bp = sub(p, b);
+  const double d3 = dot(ab, bp);
+  const double d4 = dot(ac, bp);
+  if (d3 >= 0.0 && d4 <= d3) {
+    return dist2(b);
+  }
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) {
+    return dist2(along(a, ab, d1 / (d1 - d3)));
+  }
+  const Point cp = sub(p, c);
+  const double d5 = dot(ab, cp);
+  const double d6 = dot(ac, cp);
+  if (d6 >= 0.0 && d5 <= d6) {
+    return dist2(c);
+  }
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+    return dist2(along(a, ac, d2 / (d2 - d6)));
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) {
+    return dist2(along(b, sub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
+  }
+  const double sum = va + vb + vc;
+  if (!(sum > 0.0)) {  // Degenerate: the nearest corner.
+    return std::min({dist2(a), dist2(b), dist2(c)});
+  }
+  return dist2(along(along(a, ab, vb / sum), ac, vc / sum));
+}
+
+// The triangles of a mesh bucketed in a uniform grid of cubic cells over `lo`..`hi` (which
+// hold every vertex), for nearest-surface queries.
+class TriangleGrid {
+ public:
+  TriangleGrid(const std::vector<PackedVertex>& vertices, const std::vector<std::uint32_t>& indices,
+               const Point& lo, const Point& hi)
+      : m_vertices(vertices), m_indices(indices), m_lo(lo) {
+    // Cells about the size of a triangle (surfaces are thin, so a cube root of the count would
+    // leave many triangles per cell), at most 64 per axis.
+    const double extent = std::max({hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]});
+    double area = 0.0;
+    m_boxes.resize(indices.size() / 3);
+    for (std::size_t t = 0; t < indices.size(); t += 3) {
+      const Point a = corner(t, 0);
+      const Point u = sub(corner(t, 1), a);
+      const Point w = sub(corner(t, 2), a);
+      const Point n{u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2],
+                    u[0] * w[1] - u[1] * w[0]};
+      area += 0.5 * std::sqrt(dot(n, n));
+      Box& box = m_boxes[t / 3];
+      box = {a, a};
+      for (std::size_t j = 1; j < 3; ++j) {
+        const Point q = corner(t, j);
+        for (std::size_t k = 0; k < 3; ++k) {
+          box[0][k] = std::min(box[0][k], q[k]);
+          box[1][k] = std::max(box[1][k], q[k]);
+        }
+      }
+    }
+    const double size = std::sqrt(area / static_cast<double>(m_boxes.size()));
+    m_cell = std::max({std::min(size, extent), extent / 64.0, 1e-6});
+    for (std::size_t k = 0; k < 3; ++k) {
+      m_dims[k] = static_cast<int>((hi[k] - lo[k]) / m_cell) + 1;
+    }
+    bucket();
+  }
+
+  // The squared distance from p to the nearest triangle, or any value <= stop2 once one is
+  // found that near (the caller only needs to know that much). Searches shells of cells at
+  // Chebyshev distance r around p's cell: a triangle beyond shell r is at least r cells away.
+  double nearest2(const Point& p, double stop2) const {
+    const std::array<int, 3> c{cell_of(p[0], 0), cell_of(p[1], 1), cell_of(p[2], 2)};
+    const int max_r = std::max({m_dims[0], m_dims[1], m_dims[2]});
+    double best2 = std::numeric_limits<double>::infinity();
+    for (int r = 0; r <= max_r; ++r) {
+      for (int z = std::max(c[2] - r, 0); z <= std::min(c[2] + r, m_dims[2] - 1); ++z) {
+        for (int y = std::max(c[1] - r, 0); y <= std::min(c[1] + r, m_dims[1] - 1); ++y) {
+          for (int x = std::max(c[0] - r, 0); x <= std::min(c[0] + r, m_dims[0] - 1); ++x) {
+            if (std::max({std::abs(x - c[0]), std::abs(y - c[1]), std::abs(z - c[2])}) != r) {
+              continue;
+            }
+            const std::size_t f = flat(x, y, z);
+            for (std::uint32_t i = m_start[f]; i < m_start[f + 1]; ++i) {
+              const std::uint32_t t = m_tris[i];
+              if (box_distance2(m_boxes[t / 3], p) >= best2) {
+                continue;
+              }
+              best2 = std::min(best2,
+                               distance2_to_triangle(p, corner(t, 0), corner(t, 1), corner(t, 2)));
+              if (best2 <= stop2) {
+                return best2;
+              }
+            }
+          }
+        }
+      }
+      const double reach = static_cast<double>(r) * m_cell;
+      if (best2 <= reach * reach) {
+        break;
+      }
+    }
+    return best2;
+  }
+
+ private:
+  using Box = std::array<Point, 2>;
+
+  Point corner(std::size_t t, std::size_t j) const {
+    return lift(m_vertices[m_indices[t + j]].position);
+  }
+  int cell_of(double x, std::size_t k) const {
+    return std::clamp(static_cast<int>((x - m_lo[k]) / m_cell), 0, m_dims[k] - 1);
+  }
+  std::size_t flat(int x, int y, int z) const {
+    return (static_cast<std::size_t>(z) * static_cast<std::size_t>(m_dims[1]) +
+            static_cast<std::size_t>(y)) *
+               static_cast<std::size_t>(m_dims[0]) +
+           static_cast<std::size_t>(x);
+  }
+  static double box_distance2(const Box& box, const Point& p) {
+    double d2 = 0.0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      const double d = std::max({box[0][k] - p[k], 0.0, p[k] - box[1][k]});
+      d2 += d * d;
+    }
+    return d2;
+  }
+  // Triangle t (its first index) goes to every cell its box touches: counts, then fills.
+  void bucket() {
+    const std::size_t cells = static_cast<std::size_t>(m_dims[0]) *
+                              static_cast<std::size_t>(m_dims[1]) *
+                              static_cast<std::size_t>(m_dims[2]);
+    m_start.assign(cells + 1, 0);
+    std::vector<std::uint32_t> fill;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (std::size_t b = 0; b < m_boxes.size(); ++b) {
+        const Box& box = m_boxes[b];
+        for (int z = cell_of(box[0][2], 2); z <= cell_of(box[1][2], 2); ++z) {
+          for (int y = cell_of(box[0][1], 1); y <= cell_of(box[1][1], 1); ++y) {
+            for (int x = cell_of(box[0][0], 0); x <= cell_of(box[1][0], 0); ++x) {
+              if (pass == 0) {
+                ++m_start[flat(x, y, z) + 1];
+              } else {
+                m_tris[fill[flat(x, y, z)]++] = static_cast<std::uint32_t>(b * 3);
+              }
+            }
+          }
+        }
+      }
+      if (pass == 0) {
+        for (std::size_t i = 0; i < cells; ++i) {
+          m_start[i + 1] += m_start[i];
+        }
+        fill.assign(m_start.begin(), m_start.end() - 1);
+        m_tris.resize(m_start.back());
+      }
+    }
+  }
+
+  const std::vector<PackedVertex>& m_vertices;
+  const std::vector<std::uint32_t>& m_indices;
+  Point m_lo;
+  double m_cell = 1.0;
+  std::array<int, 3> m_dims{};
+  std::vector<Box> m_boxes;            // Per triangle.
+  std::vector<std::uint32_t> m_start;  // Per cell, into m_tris (one more at the end).
+  std::vector<std::uint32_t> m_tris;   // First index of each triangle, by cell.
+};
+
+// The largest distance from a vertex of `vertices` to the surface of the triangles `indices`
+// (into the same vertices): the one-sided Hausdorff distance of the input, sampled at its
+// vertices, to the simplified surface. Exact for that sample; a vertex's search stops once it
+// is known not to raise the maximum.
+double max_deviation(const std::vector<PackedVertex>& vertices,
+                     const std::vector<std::uint32_t>& indices) {
+  Point lo = lift(vertices[0].position);
+  Point hi = lo;
+  for (const PackedVertex& v : vertices) {
+    for (std::size_t k = 0; k < 3; ++k) {
+      lo[k] = std::min(lo[k], static_cast<double>(v.position[k]));
+      hi[k] = std::max(hi[k], static_cast<double>(v.position[k]));
+    }
+  }
+  if (indices.empty()) {
+    return std::sqrt(dot(sub(hi, lo), sub(hi, lo)));  // Everything vanished.
+  }
+  const TriangleGrid grid(vertices, indices, lo, hi);
+  // Vertices the output still uses lie on it.
+  std::vector<bool> used(vertices.size(), false);
+  for (const std::uint32_t i : indices) {
+    used[i] = true;
+  }
+  double worst2 = 0.0;
+  for (std::size_t v = 0; v < vertices.size(); ++v) {
+    if (!used[v]) {
+      worst2 = std::max(worst2, grid.nearest2(lift(vertices[v].position), worst2));
+    }
+  }
+  return std::sqrt(worst2);
+}
+
 // Indexes a corner list: one vertex per distinct PackedVertex, in order of first use.
 void weld_corners(const std::vector<PackedVertex>& corners, std::vector<PackedVertex>& vertices,
                   std::vector<std::uint32_t>& indices) {
@@ -130,10 +355,16 @@ void weld_corners(const std::vector<PackedVertex>& corners, std::vector<PackedVe
                             indices.data());
 }
 
-// Simplifies one feature group (corner list into `in`) and appends it to `out`; returns the
-// error in metres.
-double simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& corners,
-                      double target_ratio, double max_error_m, HlodShading shading, HlodMesh& out) {
+// The errors of one simplified feature group, in metres.
+struct GroupError {
+  double error_m = 0.0;
+  double deviation_m = 0.0;
+};
+
+// Simplifies one feature group (corner list into `in`) and appends it to `out`.
+GroupError simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& corners,
+                          double target_ratio, double max_error_m, HlodShading shading,
+                          HlodMesh& out) {
   // 1. Weld by position, colour and feature: chunk meshes split their vertices at every seam and
   // flat-shaded shells at every edge, and the simplifier only collapses along shared edges. A
   // welded vertex keeps the normal of one of its copies.
@@ -156,7 +387,7 @@ double simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& corn
   // 2. Simplify towards the target count within the error bound (relative to the group's
   // extent, as meshopt measures it). A group with a non-finite value is left as it is, so
   // add_hlod_primitive reports it.
-  double error_m = 0.0;
+  GroupError error;
   if (finite && target_ratio < 1.0) {
     const float scale =
         meshopt_simplifyScale(&vertices[0].position[0], vertices.size(), sizeof(PackedVertex));
@@ -171,8 +402,9 @@ double simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& corn
                          target_count, static_cast<float>(rel_target), 0, &rel_error);
     if (count < indices.size()) {
       simplified.resize(count);
+      error.error_m = static_cast<double>(rel_error) * static_cast<double>(scale);
+      error.deviation_m = max_deviation(vertices, simplified);
       indices = std::move(simplified);
-      error_m = static_cast<double>(rel_error) * static_cast<double>(scale);
     }
   }
 
@@ -206,7 +438,7 @@ double simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& corn
   for (const std::uint32_t i : indices) {
     out.indices.push_back(base + i);
   }
-  return error_m;
+  return error;
 }
 
 // Appends raw bytes as a vertex attribute view and its accessor.
@@ -330,9 +562,10 @@ Simplified simplify_hlod(const HlodMesh& in, double target_ratio, double max_err
   // not keep their feature ids apart: each feature is simplified on its own instead.
   Simplified result;
   for (const std::vector<std::uint32_t>& corners : feature_groups(in)) {
-    const double error_m =
+    const GroupError error =
         simplify_group(in, corners, target_ratio, max_error_m, shading, result.mesh);
-    result.error_m = std::max(result.error_m, error_m);
+    result.error_m = std::max(result.error_m, error.error_m);
+    result.deviation_m = std::max(result.deviation_m, error.deviation_m);
   }
   return result;
 }

@@ -225,6 +225,7 @@ TEST(SimplifyHlod, FlatGridCollapsesToAFewTriangles) {
             << " triangles, error " << out.error_m << " m\n";
   EXPECT_LE(out.mesh.triangle_count(), 16u);
   EXPECT_LT(out.error_m, 1e-4);
+  EXPECT_LT(out.deviation_m, 1e-4);
   EXPECT_NEAR(surface_area(out.mesh), 64.0 * 64.0, 1e-2);
   for (const P3& p : out.mesh.positions) {
     EXPECT_EQ(p[2], 2.0f);
@@ -239,6 +240,7 @@ TEST(SimplifyHlod, RatioOneKeepsEveryTriangle) {
   const Simplified out = simplify_hlod(in, 1.0, 10.0);
   EXPECT_EQ(out.mesh.triangle_count(), in.triangle_count());
   EXPECT_EQ(out.error_m, 0.0);
+  EXPECT_EQ(out.deviation_m, 0.0);
   // Welded: the chunk seams' duplicate vertices are gone.
   EXPECT_EQ(out.mesh.positions.size(), 81u);
 }
@@ -271,12 +273,16 @@ TEST(SimplifyHlod, BumpyGridStaysWithinTheMeasuredError) {
     }
   }
   std::cout << "bumpy grid: " << in.triangle_count() << " -> " << out.mesh.triangle_count()
-            << " triangles, measured error " << out.error_m << " m, sampled max deviation "
-            << max_dev << " m (bound " << kMaxError << " m)\n";
+            << " triangles, meshopt error " << out.error_m << " m, measured deviation "
+            << out.deviation_m << " m, sampled max deviation " << max_dev << " m (bound "
+            << kMaxError << " m)\n";
   // meshopt's error is an area-weighted mean of squared distances to the input's planes, so the
   // largest deviation is of the same size but larger (2.6 times here when this was written).
   EXPECT_LE(max_dev, 4.0 * out.error_m);
   EXPECT_GE(max_dev, out.error_m);
+  // The measured deviation (input vertices to the output surface) finds that larger value.
+  EXPECT_GE(out.deviation_m, out.error_m);
+  EXPECT_NEAR(out.deviation_m, max_dev, 0.25 * max_dev);
 }
 
 // Three buildings: two boxes sharing a wall (same positions on both sides) and a round tower
@@ -296,8 +302,11 @@ TEST(SimplifyHlod, KeepsFeaturesApart) {
   const HlodMesh in = three_buildings();
   const Simplified out = simplify_hlod(in, 0.2, 0.5, HlodShading::flat);
   std::cout << "three buildings: " << in.triangle_count() << " -> " << out.mesh.triangle_count()
-            << " triangles, error " << out.error_m << " m\n";
+            << " triangles, error " << out.error_m << " m, deviation " << out.deviation_m << " m\n";
   EXPECT_LT(out.mesh.triangle_count(), in.triangle_count());
+  // The tower's polygon lost corners: its walls moved in by at most a few decimetres.
+  EXPECT_GT(out.deviation_m, 0.0);
+  EXPECT_LT(out.deviation_m, 1.0);
   EXPECT_LE(out.error_m, 0.5 * 1.0001);
   std::set<std::uint32_t> features;
   for (std::size_t t = 0; t < out.mesh.indices.size(); t += 3) {
@@ -333,6 +342,7 @@ TEST(SimplifyHlod, IsDeterministic) {
   const Simplified a = simplify_hlod(in, 0.1, 0.2, HlodShading::flat);
   const Simplified b = simplify_hlod(in, 0.1, 0.2, HlodShading::flat);
   EXPECT_EQ(a.error_m, b.error_m);
+  EXPECT_EQ(a.deviation_m, b.deviation_m);
   EXPECT_EQ(a.mesh.positions, b.mesh.positions);
   EXPECT_EQ(a.mesh.normals, b.mesh.normals);
   EXPECT_EQ(a.mesh.colours, b.mesh.colours);

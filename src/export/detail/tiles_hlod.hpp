@@ -59,9 +59,14 @@ HlodMesh building_shell(const buildings::Building& b,
 /// What simplify_hlod returns.
 struct Simplified {
   HlodMesh mesh;
-  /// The simplifier's measured error in metres (meshopt's result_error times
-  /// meshopt_simplifyScale), the largest over the feature groups; 0 if nothing was removed.
+  /// The simplifier's error in metres (meshopt's result_error times meshopt_simplifyScale), the
+  /// largest over the feature groups; 0 if nothing was removed. An area-weighted mean of
+  /// squared distances to the input's planes, so it understates the largest deviation.
   double error_m = 0.0;
+  /// The measured deviation in metres: the largest distance from an input vertex to the output
+  /// surface of its feature (the one-sided Hausdorff distance sampled at the input vertices);
+  /// 0 if nothing was removed. What a parent tile's geometricError should be built from.
+  double deviation_m = 0.0;
 };
 
 /// How simplify_hlod sets the output normals.
