@@ -36,6 +36,7 @@
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
 #include "export/detail/gltf_buildings.hpp"
+#include "export/detail/gltf_city.hpp"
 #include "export/detail/gltf_instances.hpp"
 #include "export/detail/gltf_model.hpp"
 #include "export/detail/gltf_props.hpp"
@@ -107,12 +108,8 @@ tinygltf::Material make_material(Part part) {
 constexpr const char* kInstancing = "EXT_mesh_gpu_instancing";
 using roads::kBrickCount;  // 3 classes x 3 module sizes, brick = class * 3 + size
 
-/// (cy, cx), sorted like the chunks of chunk_city_meshes.
-using ChunkKey = std::pair<std::int32_t, std::int32_t>;
-
-/// The section modules of each chunk, per brick, in module order.
-using BrickInstances =
-    std::map<ChunkKey, std::array<std::vector<const roads::ModuleInstance*>, kBrickCount>>;
+using detail::BrickInstances;
+using detail::ChunkKey;
 
 /// Groups the section modules (junction fill stays baked) by the chunk of their start point.
 Result<BrickInstances> group_instances(const roads::Output& roads, double chunk_m) {
@@ -241,6 +238,26 @@ Status add_instanced_bricks(tinygltf::Model& model, const BrickInstances& instan
 }
 
 }  // namespace
+
+namespace detail {
+
+tinygltf::Material part_material(Part part) { return make_material(part); }
+
+std::array<double, 3> part_colour(Part part) { return kLooks[static_cast<std::size_t>(part)].rgb; }
+
+Result<BrickInstances> group_road_instances(const roads::Output& roads, double chunk_m) {
+  return group_instances(roads, chunk_m);
+}
+
+Status add_road_bricks(tinygltf::Model& model, const BrickInstances& instances,
+                       const std::map<ChunkKey, int>& chunk_node,
+                       const terrain::Heightfield& ground,
+                       const std::array<roads::Brick, roads::kBrickCount>& bricks,
+                       const std::array<int, kPartCount>& material_of) {
+  return add_instanced_bricks(model, instances, chunk_node, ground, bricks, material_of);
+}
+
+}  // namespace detail
 
 Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
   const Config& config = in.settings;
