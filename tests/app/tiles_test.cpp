@@ -95,8 +95,10 @@ Box content_bounds(const tinygltf::Model& m) {
     if (node.mesh < 0) continue;
     std::array<double, 3> lo{1e300, 1e300, 1e300};
     std::array<double, 3> hi{-1e300, -1e300, -1e300};
-    for (const tinygltf::Primitive& p : m.meshes.at(static_cast<std::size_t>(node.mesh)).primitives) {
-      const tinygltf::Accessor& a = m.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
+    for (const tinygltf::Primitive& p :
+         m.meshes.at(static_cast<std::size_t>(node.mesh)).primitives) {
+      const tinygltf::Accessor& a =
+          m.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
       for (int k = 0; k < 3; ++k) {
         lo[k] = std::min(lo[k], a.minValues.at(k));
         hi[k] = std::max(hi[k], a.maxValues.at(k));
@@ -115,7 +117,8 @@ Box content_bounds(const tinygltf::Model& m) {
     for (std::size_t i = 0; i < t.size() / 3; ++i) {
       double q[4] = {r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]};
       const double len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-      for (double& c : q) c /= len;
+      for (double& c : q)
+        c /= len;
       // Rotation matrix of q applied to the scaled corners.
       const double xx = q[0] * q[0], yy = q[1] * q[1], zz = q[2] * q[2];
       const double xy = q[0] * q[1], xz = q[0] * q[2], yz = q[1] * q[2];
@@ -145,8 +148,8 @@ std::vector<std::uint32_t> building_ids(const tinygltf::Model& m) {
   const tinygltf::Value& table = ext->second.Get("propertyTables").Get(0);
   EXPECT_EQ(table.Get("class").Get<std::string>(), "building");
   const int count = table.Get("count").GetNumberAsInt();
-  const tinygltf::BufferView& v =
-      m.bufferViews.at(static_cast<std::size_t>(table.Get("properties").Get("id").Get("values").GetNumberAsInt()));
+  const tinygltf::BufferView& v = m.bufferViews.at(
+      static_cast<std::size_t>(table.Get("properties").Get("id").Get("values").GetNumberAsInt()));
   EXPECT_EQ(v.byteOffset % 8, 0U) << "property table views start on 8-byte boundaries";
   ids.resize(static_cast<std::size_t>(count));
   std::memcpy(ids.data(), m.buffers.at(0).data.data() + v.byteOffset, ids.size() * 4);
@@ -221,7 +224,8 @@ TEST_F(Tiles, TreeReadsBack) {
   EXPECT_EQ(ts.at("asset").at("version"), "1.1");
   ASSERT_EQ(ts.at("root").at("transform").size(), 16U);
   EXPECT_EQ(ts.at("root").at("refine"), "REPLACE");
-  EXPECT_GE(ts.at("geometricError").get<double>(), ts.at("root").at("geometricError").get<double>());
+  EXPECT_GE(ts.at("geometricError").get<double>(),
+            ts.at("root").at("geometricError").get<double>());
   Walk w;
   walk(ts.at("root"), root, 1e300, w, 0);
   EXPECT_GT(w.leaves, 4U) << "the default city is cut into several leaves";
@@ -247,7 +251,8 @@ TEST_F(Tiles, TreeReadsBack) {
 TEST_F(Tiles, TilesetPassesThe3DTilesSchemas) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas";
-  const fs::path modules = fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
+  const fs::path modules =
+      fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
   if (!fs::exists(schemas / "validate-tileset.mjs")) {
     GTEST_SKIP() << "the 3D Tiles schemas are not at " << schemas << " (../shared/schemas)";
   }
@@ -278,7 +283,8 @@ TEST_F(Tiles, EveryContentFilePassesTheKhronosValidator) {
 TEST_F(Tiles, IdenticalAtOneAndTwoThreads) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path one = temp_dir("tiles_one");
-  const CliRun r = run_cli("generate -q --no-sumo --tiles --no-city-glb --threads 1 -o " + one.string());
+  const CliRun r =
+      run_cli("generate -q --no-sumo --tiles --no-city-glb --threads 1 -o " + one.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(fs::exists(one / "city.glb")) << "--no-city-glb";
   std::size_t compared = 0;
