@@ -366,30 +366,10 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
         groups[key][in.buildings->instances[i].module].push_back(i);
     }
   }
-  std::map<ChunkKey, int> chunk_node;
-  for (const auto& [key, chunk] : keys) {
-    const std::string cname =
-        "chunk_" + std::to_string(key.second) + "_" + std::to_string(key.first);
-    tinygltf::Node node;
-    node.name = cname;
-    if (chunk != nullptr) {
-      tinygltf::Mesh mesh;
-      mesh.name = cname;
-      for (std::size_t p = 0; p < kPartCount; ++p) {
-        if (chunk->parts[p].empty()) continue;
-        Result<tinygltf::Primitive> prim =
-            add_primitive(model, chunk->parts[p], material_of[p],
-                          name + ": " + cname + "." + part_name(static_cast<Part>(p)));
-        if (!prim) return prim.error();
-        mesh.primitives.push_back(std::move(*prim));
-      }
-      model.meshes.push_back(std::move(mesh));
-      node.mesh = static_cast<int>(model.meshes.size() - 1);
-    }
-    chunk_node[key] = static_cast<int>(model.nodes.size());
-    model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
-    model.nodes.push_back(std::move(node));
-  }
+  Result<std::map<ChunkKey, int>> chunk_nodes =
+      add_chunk_nodes(model, keys, material_of, name + ": ");
+  if (!chunk_nodes) return chunk_nodes.error();
+  const std::map<ChunkKey, int>& chunk_node = *chunk_nodes;
   // 3. Road bricks of this leaf's chunks.
   if (!items.brick_chunks.empty()) {
     BrickInstances mine;

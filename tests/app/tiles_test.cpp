@@ -264,6 +264,68 @@ TEST_F(Tiles, TilesetPassesThe3DTilesSchemas) {
   EXPECT_NE(r.output.find("0 errors"), std::string::npos) << r.output;
 }
 
+/// The glb's JSON chunk.
+json glb_json(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  std::uint32_t n = 0;
+  std::memcpy(&n, bytes.data() + 12, 4);
+  return json::parse(bytes.substr(20, n));
+}
+
+TEST_F(Tiles, MetadataExtensionsPassTheirSchemas) {
+  // The Khronos validator does not know EXT_mesh_features, EXT_instance_features and
+  // EXT_structural_metadata: their objects are checked against the extensions' own schemas.
+  ASSERT_EQ(run_->exit_code, 0) << run_->output;
+  const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas";
+  const fs::path modules =
+      fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
+  if (!fs::exists(schemas / "gltf-ext")) GTEST_SKIP() << "no " << schemas / "gltf-ext";
+  if (!fs::exists(modules / "ajv")) GTEST_SKIP() << "run `make validator` (tools/schema-check)";
+  const fs::path scratch = temp_dir("tiles_ext");
+  std::size_t checked = 0;
+  auto check = [&](const json& object, const std::string& ext, const std::string& schema) {
+    const fs::path file = scratch / (std::to_string(checked++) + ".json");
+    std::ofstream(file) << object.dump();
+    const CliRun r = run_command(
+        "node " + (schemas / "validate-tileset.mjs").string() + " " + file.string() + " " +
+        (schemas / "gltf-ext" / ext / "schema").string() + " --schema " + schema + " --search " +
+        (schemas / "gltf-ext" / "gltf-2.0-core").string() + " --modules " + modules.string());
+    EXPECT_EQ(r.exit_code, 0) << ext << " " << object.dump().substr(0, 400) << "\n" << r.output;
+  };
+  std::size_t leaves = 0;
+  std::size_t parents = 0;
+  for (const auto& e : fs::recursive_directory_iterator(*dir_ / "tiles")) {
+    if (e.path().extension() != ".glb") continue;
+    const json j = glb_json(e.path());
+    if (!j.contains("extensions")) continue;
+    const bool leaf = j.at("nodes").at(0).at("name") == "city";
+    // One leaf and one parent suffice: every file is written by the same code.
+    if ((leaf && leaves++ > 0) || (!leaf && parents++ > 0)) continue;
+    check(j.at("extensions").at("EXT_structural_metadata"), "EXT_structural_metadata",
+          "glTF.EXT_structural_metadata.schema.json");
+    for (const json& mesh : j.at("meshes")) {
+      for (const json& prim : mesh.at("primitives")) {
+        if (prim.contains("extensions")) {
+          check(prim.at("extensions").at("EXT_mesh_features"), "EXT_mesh_features",
+                "mesh.primitive.EXT_mesh_features.schema.json");
+        }
+      }
+    }
+    for (const json& node : j.at("nodes")) {
+      if (node.contains("extensions") && node.at("extensions").contains("EXT_instance_features")) {
+        check(node.at("extensions").at("EXT_instance_features"), "EXT_instance_features",
+              "node.EXT_instance_features.schema.json");
+        break;
+      }
+    }
+  }
+  EXPECT_GT(leaves, 0U);
+  EXPECT_GT(parents, 0U);
+  EXPECT_GE(checked, 4U);
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
+}
+
 TEST_F(Tiles, EveryContentFilePassesTheKhronosValidator) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   if (!validator_installed()) GTEST_SKIP() << "run `make validator`";
