@@ -28,6 +28,8 @@ build: deps
 validator: deps
 	@test -d tools/gltf-validator/node_modules/gltf-validator || \
 	  (cd tools/gltf-validator && npm ci --no-audit --no-fund --loglevel=error)
+	@test -d tools/schema-check/node_modules/ajv || \
+	  (cd tools/schema-check && npm ci --no-audit --no-fund --loglevel=error)
 
 # The browser viewer (three.js, pinned by viewer/package-lock.json) built into viewer/dist,
 # which `cityforge serve` ships at /; rebuilt only when a source is newer than dist.

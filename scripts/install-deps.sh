@@ -13,6 +13,7 @@ packages=(
   libtbb-dev                            # oneTBB: parallel stages and loops
   libgeos-dev                           # GEOS: polygon booleans, buffers, triangulation, validity
   libtinygltf-dev libstb-dev            # tinygltf: glTF 2.0 writer / reader (stb is its dependency)
+  libmeshoptimizer-dev                  # meshoptimizer: simplifies the HLOD stand-ins of 3D Tiles parents
   libboost-dev                          # Boost.Beast / Asio (header-only): `cityforge serve`
   libgtest-dev libgmock-dev             # tests
   libbenchmark-dev                      # benchmarks

@@ -91,6 +91,8 @@ struct CityOptions {
   int threads = 0;
   bool quiet = false;
   bool no_sumo = false;
+  bool tiles = false;
+  bool no_city_glb = false;
   std::string instances;  ///< ext, nodes or bake; empty: the config's.
 };
 
@@ -109,6 +111,8 @@ exporter::CityWriteOptions write_options(const CityOptions& opt, int threads,
   exporter::CityWriteOptions w;
   w.out_dir = opt.out_dir;
   w.sumo_convert = !opt.no_sumo;
+  w.tiles = opt.tiles;
+  w.city_glb = !opt.no_city_glb;
   w.threads = threads;
   w.started = started;
   w.extra_files = server::crowd_files;
@@ -249,6 +253,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"ext", "nodes", "bake"}));
   g->add_flag("--no-sumo", gen.no_sumo,
               "Do not run SUMO's netconvert on sumo/*.xml (it runs when installed)");
+  g->add_flag("--tiles", gen.tiles,
+              "Also write OUT/tiles/tileset.json: OGC 3D Tiles 1.1 with HLOD, streamed by "
+              "`cityforge serve` and any 3D Tiles client");
+  g->add_flag("--no-city-glb", gen.no_city_glb,
+              "Do not write the single city.glb (large cities: stream the tiles instead)");
   g->footer(
       "Examples:\n"
       "  cityforge generate -o out                      # the built-in default city\n"
@@ -299,6 +308,9 @@ int main(int argc, char** argv) {
                  "Worker threads (default: all cores); output is identical for any count")
       ->check(CLI::Range(1, 1024));
   im->add_flag("--no-sumo", imp.no_sumo, "Do not run netconvert on the SUMO plain XML");
+  im->add_flag("--tiles", imp.tiles,
+               "Also write OUT/tiles/tileset.json (OGC 3D Tiles 1.1, placed on the globe)");
+  im->add_flag("--no-city-glb", imp.no_city_glb, "Do not write the single city.glb");
   im->add_option("--instances", imp.instances, "ext (default), nodes or bake")
       ->check(CLI::IsMember({"ext", "nodes", "bake"}));
   im->add_flag("-q,--quiet", imp.quiet, "Errors only");

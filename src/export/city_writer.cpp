@@ -3,12 +3,15 @@
 // memory, then each file written through a temporary name and a rename, stats.json last.
 #include "cityforge/export/city_writer.hpp"
 
+#include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <utility>
 
 #include "cityforge/dressing/dressing.hpp"
+#include "cityforge/export/tiles.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/osm/osm.hpp"
 #include "cityforge/pipeline/city_stats.hpp"
@@ -38,21 +41,29 @@ struct Exported {
   std::vector<std::uint8_t> modules_ply;
 };
 
+/// What city.glb and the tileset are made of.
+CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityResult& city) {
+  return {.terrain = *city.terrain,
+          .layout = *city.layout,
+          .settings = cfg.exports,
+          .roads = city.roads.get(),
+          .road_meshes = city.road_meshes.get(),
+          .freeway = city.freeway.get(),
+          .buildings = city.buildings.get(),
+          .styles = city.styles.get(),
+          .dressing = city.dressing.get(),
+          .rooftops = city.rooftops.get(),
+          .lots = city.lots.get()};
+}
+
 Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
-                             const Origin& origin) {
+                             const Origin& origin, bool with_glb) {
   Exported out;
-  Result<std::vector<std::uint8_t>> glb = city_glb({.terrain = *city.terrain,
-                                                    .layout = *city.layout,
-                                                    .settings = cfg.exports,
-                                                    .roads = city.roads.get(),
-                                                    .road_meshes = city.road_meshes.get(),
-                                                    .freeway = city.freeway.get(),
-                                                    .buildings = city.buildings.get(),
-                                                    .styles = city.styles.get(),
-                                                    .dressing = city.dressing.get(),
-                                                    .rooftops = city.rooftops.get()});
-  if (!glb) return glb.error();
-  out.glb = std::move(*glb);
+  if (with_glb) {
+    Result<std::vector<std::uint8_t>> glb = city_glb(glb_inputs(cfg, city));
+    if (!glb) return glb.error();
+    out.glb = std::move(*glb);
+  }
   Result<std::string> geojson = layout_geojson(*city.layout, origin, city.lots.get(),
                                                city.buildings.get(), city.styles.get());
   if (!geojson) return geojson.error();
@@ -94,8 +105,28 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   return out;
 }
 
+/// stats.json with a "tiles" object (counts and sizes; its time is the "tiles" stage's).
+std::string with_tiles_stats(const std::string& json, const TilesetStats& t) {
+  const std::size_t end = json.rfind('}');
+  if (end == std::string::npos) return json;
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                ",\n  \"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, "
+                "\"depth\": %zu, \"bytes\": %zu, \"max_leaf_bytes\": %zu, \"root_bytes\": %zu, "
+                "\"buildings\": %zu, \"root_geometric_error_m\": %.6g, \"thread_seconds\": "
+                "{\"chunking_s\": %.3f, \"leaves_s\": %.3f, \"standins_s\": %.3f, "
+                "\"parents_s\": %.3f, \"write_s\": %.3f}}\n",
+                t.tiles, t.leaves, t.parents, t.depth, t.bytes, t.max_leaf_bytes, t.root_bytes,
+                t.buildings, t.root_geometric_error_m, t.chunking_s, t.leaves_s, t.standins_s,
+                t.parents_s, t.write_s);
+  std::string out = json.substr(0, end);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
+    out.pop_back();
+  return out + buf + json.substr(end);
+}
+
 /// Every file of `ex` into `dir` (created with its subfolders), each through a temporary name.
-Status write_exported(const fs::path& dir, const Exported& ex) {
+Status write_exported(const fs::path& dir, const Exported& ex, bool with_glb) {
   for (const char* sub : {"", "sumo", "points", "points/props"}) {
     std::error_code ec;
     fs::create_directories(dir / sub, ec);
@@ -107,9 +138,12 @@ Status write_exported(const fs::path& dir, const Exported& ex) {
   auto write_text = [&](const char* rel, const std::string& body) {
     return write(rel, body.data(), body.size());
   };
+  if (with_glb) {
+    if (Status s = write("city.glb", ex.glb.data(), ex.glb.size()); !s) return s;
+  }
   for (const Status& s :
-       {write("city.glb", ex.glb.data(), ex.glb.size()), write_text("layout.geojson", ex.geojson),
-        write_text("map.svg", ex.svg), write_text("lanes.json", ex.lanes),
+       {write_text("layout.geojson", ex.geojson), write_text("map.svg", ex.svg),
+        write_text("lanes.json", ex.lanes),
         write("points/road_modules.ply", ex.modules_ply.data(), ex.modules_ply.size()),
         write("points/building_modules.ply", ex.building_ply.data(), ex.building_ply.size()),
         write("points/parking_spots.ply", ex.parking.data(), ex.parking.size()),
@@ -138,18 +172,42 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   if (log.stages != nullptr) log.stages->stage_started("export");
-  Result<Exported> ex = export_city(config, city, origin);
+  Result<Exported> ex = export_city(config, city, origin, options.city_glb);
   if (!ex) return ex.error();
-  pipeline::StageStats step;
-  step.name = "export";
-  step.wall_s = seconds_since(t_export);
-  step.peak_rss_kb = pipeline::peak_rss_kb();
-  if (log.stages != nullptr) log.stages->stage_finished(step);
-  stages.push_back(step);
+  const fs::path dir(options.out_dir);
+  const auto finish_step = [&](const char* name, std::chrono::steady_clock::time_point t0) {
+    pipeline::StageStats step;
+    step.name = name;
+    step.wall_s = seconds_since(t0);
+    step.peak_rss_kb = pipeline::peak_rss_kb();
+    if (log.stages != nullptr) log.stages->stage_finished(step);
+    stages.push_back(step);
+  };
+  finish_step("export", t_export);
+  // The tileset: its own step, written tile by tile into a folder renamed into place at the end.
+  std::optional<TilesetStats> tiles;
+  if (options.tiles) {
+    const auto t_tiles = std::chrono::steady_clock::now();
+    if (log.stages != nullptr) log.stages->stage_started("tiles");
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) return Error::io(dir.string(), "cannot create the folder: " + ec.message());
+    TilesetOptions topt;
+    topt.tile_bytes = config.exports.tile_bytes;
+    topt.anchor = config.exports.georeferenced
+                      ? GeoAnchor{config.exports.origin_lon_deg, config.exports.origin_lat_deg,
+                                  config.exports.anchor_height_m}
+                      : GeoAnchor{config.exports.anchor_lon_deg, config.exports.anchor_lat_deg,
+                                  config.exports.anchor_height_m};
+    Result<TilesetStats> written =
+        write_tileset(glb_inputs(config, city), (dir / "tiles").string(), topt);
+    if (!written) return written.error();
+    tiles = *written;
+    finish_step("tiles", t_tiles);
+  }
 
   // 2. Write: each file through a temporary name and a rename; the extra files; stats.json last.
-  const fs::path dir(options.out_dir);
-  if (Status s = write_exported(dir, *ex); !s) return s.error();
+  if (Status s = write_exported(dir, *ex, options.city_glb); !s) return s.error();
   if (options.extra_files) {
     Result<std::vector<CityFile>> extra =
         options.extra_files(config, ex->with_freeway, dir.string(), log);
@@ -158,8 +216,9 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
       if (Status s = write_file_atomic((dir / f.path).string(), f.bytes); !s) return s.error();
     }
   }
-  const pipeline::CityStats stats = pipeline::city_stats(config, city, stages, options.threads,
-                                                         seconds_since(options.started), import);
+  pipeline::CityStats stats = pipeline::city_stats(config, city, stages, options.threads,
+                                                   seconds_since(options.started), import);
+  if (tiles) stats.json = with_tiles_stats(stats.json, *tiles);
   if (Status s = write_file_atomic((dir / "stats.json").string(), stats.json); !s) {
     return s.error();
   }
@@ -173,8 +232,15 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
 
   // 3. The summary.
   std::string text = stats.summary;
-  text += "\nwrote " + options.out_dir +
-          "/: city.glb, layout.geojson, lanes.json, map.svg, stats.json, "
+  if (tiles) {
+    text += "\ntiles: " + std::to_string(tiles->tiles) + " (" + std::to_string(tiles->leaves) +
+            " leaves, depth " + std::to_string(tiles->depth) + "), " +
+            std::to_string(tiles->bytes / 1000000) + " MB in " + options.out_dir +
+            "/tiles/ (OGC 3D Tiles 1.1: cityforge serve " + options.out_dir +
+            ", CesiumJS, Cesium for Unreal/Unity)";
+  }
+  text += "\nwrote " + options.out_dir + "/: " + (options.city_glb ? "city.glb, " : "") +
+          "layout.geojson, lanes.json, map.svg, stats.json, "
           "points/{road,building}_modules.ply, points/props/*.ply, "
           "points/{parking_spots,audio}.ply, sumo/city.{nod,edg,con,tll}.xml\n";
   text += "SUMO: " + report.sumo_note + "; drive it with sumo-gui -n " + options.out_dir +
@@ -191,6 +257,11 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
 
 Result<CityWriteReport> generate_city(const pipeline::CityConfig& config, const std::string& source,
                                       const CityWriteOptions& options) {
+  if (options.tiles) {
+    if (Status st = check_tileset_folder((fs::path(options.out_dir) / "tiles").string()); !st) {
+      return st.error();
+    }
+  }
   pipeline::CityPipeline pipe;
   Result<pipeline::CityResult> city = pipe.run(config, options.log.stages);
   if (!city) return pipeline::with_config_source(city.error(), source);
@@ -199,6 +270,11 @@ Result<CityWriteReport> generate_city(const pipeline::CityConfig& config, const 
 
 Result<CityWriteReport> import_place(const pipeline::ImportSettings& request,
                                      const CityWriteOptions& options) {
+  if (options.tiles) {
+    if (Status st = check_tileset_folder((fs::path(options.out_dir) / "tiles").string()); !st) {
+      return st.error();
+    }
+  }
   pipeline::ImportSettings settings = request;
   settings.rules.name = fs::path(request.osm_path).filename().string();
   pipeline::CityPipeline pipe;

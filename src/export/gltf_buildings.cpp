@@ -73,7 +73,8 @@ Result<BuildingGroups> group_building_instances(const buildings::Output& out, do
 Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
                           const std::map<BuildingChunkKey, int>& chunk_node,
                           const buildings::Output& out, const buildings::StyleLibrary& library,
-                          InstanceWriter& writer) {
+                          InstanceWriter& writer, const std::vector<std::uint32_t>* feature_of,
+                          const KitCache* kits) {
   // 1. Which modules occur, in module number order.
   std::map<std::uint32_t, bool> used;
   for (const auto& [key, modules] : groups) {
@@ -92,7 +93,11 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
     const std::uint32_t s = library.style_of(module);
     const buildings::Style& style = library.styles[s];
     const buildings::ModuleDef& def = library.module(module);
-    buildings::ModuleMesh mesh = buildings::build_module_mesh(def, mesh_height(style, def));
+    const auto cached =
+        kits != nullptr ? kits->modules.find(module) : decltype(kits->modules.end()){};
+    buildings::ModuleMesh mesh = kits != nullptr && cached != kits->modules.end()
+                                     ? cached->second
+                                     : buildings::build_module_mesh(def, mesh_height(style, def));
     KitMesh kit;
     kit.name = def.id;
     for (std::size_t m = 0; m < buildings::kMaterialCount; ++m) {
@@ -120,6 +125,7 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
       InstanceAttribute building{"_BUILDING", true, {}, {}};
       InstanceAttribute floor{"_FLOOR", false, {}, {}};
       InstanceAttribute room{"_ROOM", false, {}, {}};
+      InstanceAttribute feature{"_FEATURE_ID_0", true, {}, {}};
       for (const std::uint32_t i : list) {
         const buildings::Instance& in = out.instances[i];
         // Module frame: x along the facade (width), y out of the wall, z up (height).
@@ -128,14 +134,22 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
         floor.shorts.push_back(in.floor);
         room.shorts.push_back(in.room >= kNoRoomShort ? kNoRoomShort
                                                       : static_cast<std::uint16_t>(in.room));
+        if (feature_of != nullptr)
+          feature.floats.push_back(static_cast<float>(feature_of->at(in.building)));
       }
-      if (Status s = writer.add(parent, kit_of.at(module), placements, {building, floor, room});
-          !s) {
-        return s;
-      }
+      std::vector<InstanceAttribute> attributes{building, floor, room};
+      if (feature_of != nullptr) attributes.push_back(std::move(feature));
+      if (Status s = writer.add(parent, kit_of.at(module), placements, attributes); !s) return s;
     }
   }
   return Ok{};
+}
+
+buildings::ModuleMesh module_kit_mesh(const buildings::StyleLibrary& library,
+                                      std::uint32_t module) {
+  const buildings::Style& style = library.styles[library.style_of(module)];
+  const buildings::ModuleDef& def = library.module(module);
+  return buildings::build_module_mesh(def, mesh_height(style, def));
 }
 
 }  // namespace cityforge::exporter::detail

@@ -35,13 +35,16 @@ using ChunkKey = std::pair<std::int32_t, std::int32_t>;
 }  // namespace
 
 Status add_prop_nodes(tinygltf::Model& model, int root, const dressing::Output& dressing,
-                      double chunk_m, InstanceWriter& writer) {
+                      double chunk_m, InstanceWriter& writer,
+                      const std::vector<std::uint32_t>* subset, const KitCache* kits) {
   const std::vector<dressing::PropDef>& catalog = dressing::prop_catalog();
+  const std::size_t n = subset != nullptr ? subset->size() : dressing.items.size();
   // 1. Group: category -> chunk -> prop -> item indices (all in input order).
   std::map<std::size_t, std::map<ChunkKey, std::map<std::uint32_t, std::vector<std::uint32_t>>>>
       groups;
-  for (std::size_t i = 0; i < dressing.items.size(); ++i) {
-    const dressing::Item& it = dressing.items[i];
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = subset != nullptr ? (*subset)[k] : k;
+    const dressing::Item& it = dressing.items.at(i);
     const double cx = std::floor(it.position[0] / chunk_m);
     const double cy = std::floor(it.position[1] / chunk_m);
     if (it.prop >= catalog.size() || !std::isfinite(it.position[2]) || !std::isfinite(it.yaw_rad) ||
@@ -63,7 +66,11 @@ Status add_prop_nodes(tinygltf::Model& model, int root, const dressing::Output& 
     for (const auto& [key, props] : chunks) {
       for (const auto& [prop, list] : props) {
         if (kit_of.count(prop) != 0U) continue;
-        dressing::PropMesh mesh = dressing::build_prop_mesh(prop);
+        const auto cached =
+            kits != nullptr ? kits->props.find(prop) : decltype(kits->props.end()){};
+        dressing::PropMesh mesh = kits != nullptr && cached != kits->props.end()
+                                      ? cached->second
+                                      : dressing::build_prop_mesh(prop);
         KitMesh kit;
         kit.name = catalog[prop].id;
         for (std::size_t m = 0; m < dressing::kPropMaterialCount; ++m) {

@@ -94,8 +94,12 @@ class Paints {
 
 /// The kit mesh of a tile, mirrored if asked, one part per kit material in `colour`.
 KitMesh rooftop_kit(const std::string& tile, bool reflected, std::uint16_t colour, double cell_m,
-                    double level_m, Paints& paints) {
-  std::array<Mesh, kMaterialCount> parts = rooftops::rooftop_tile_mesh(tile, cell_m, level_m);
+                    double level_m, Paints& paints, const KitCache* kits = nullptr) {
+  const auto cached =
+      kits != nullptr ? kits->rooftop_tiles.find(tile) : decltype(kits->rooftop_tiles.end()){};
+  std::array<Mesh, kMaterialCount> parts = kits != nullptr && cached != kits->rooftop_tiles.end()
+                                               ? cached->second
+                                               : rooftops::rooftop_tile_mesh(tile, cell_m, level_m);
   KitMesh kit;
   kit.name = "rooftop." + tile + (reflected ? ".m" : "") + ".c" + std::to_string(colour);
   for (std::size_t m = 0; m < kMaterialCount; ++m) {
@@ -111,8 +115,10 @@ using KitKey = std::tuple<std::uint32_t, bool, std::uint16_t>;  // tile, reflect
 }  // namespace
 
 Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::RooftopOutput& rooftops,
-                         double region_m, InstanceWriter& writer) {
+                         double region_m, InstanceWriter& writer,
+                         const std::vector<std::uint32_t>* subset, const KitCache* cache) {
   if (rooftops.instances.empty()) return Ok{};
+  const std::size_t n = subset != nullptr ? subset->size() : rooftops.instances.size();
   if (!(rooftops.cell_m > 0.0) || !(rooftops.level_m > 0.0)) {
     return Error::invalid_input("rooftops", "expected cell sizes > 0, got " +
                                                 std::to_string(rooftops.cell_m) + " and " +
@@ -121,8 +127,9 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::Rooft
   // 1. Kit meshes of every (tile, mirrored, colour) that occurs, in key order.
   Paints paints(model);
   std::map<KitKey, KitMesh> kits;
-  for (std::size_t i = 0; i < rooftops.instances.size(); ++i) {
-    const rooftops::RooftopInstance& in = rooftops.instances[i];
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = subset != nullptr ? (*subset)[k] : k;
+    const rooftops::RooftopInstance& in = rooftops.instances.at(i);
     if (in.tile >= rooftops.tile_names.size()) {
       return Error::invalid_input("rooftops.instances[" + std::to_string(i) + "]",
                                   "tile " + std::to_string(in.tile) + " is not one of the " +
@@ -132,12 +139,13 @@ Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::Rooft
   }
   for (auto& [key, kit] : kits) {
     kit = rooftop_kit(rooftops.tile_names[std::get<0>(key)], std::get<1>(key), std::get<2>(key),
-                      rooftops.cell_m, rooftops.level_m, paints);
+                      rooftops.cell_m, rooftops.level_m, paints, cache);
   }
   // 2. Group: region -> kit -> instance indices (input order); tiles with no mesh are left out.
   std::map<ChunkKey, std::map<KitKey, std::vector<std::uint32_t>>> groups;
-  for (std::size_t i = 0; i < rooftops.instances.size(); ++i) {
-    const rooftops::RooftopInstance& in = rooftops.instances[i];
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = subset != nullptr ? (*subset)[k] : k;
+    const rooftops::RooftopInstance& in = rooftops.instances.at(i);
     const KitKey key{in.tile, in.reflected, in.colour};
     if (kits.at(key).parts.empty()) continue;
     const double cx = std::floor(in.position[0] / region_m);

@@ -260,6 +260,18 @@ const Table& table_of<ExportSettings>() {
           choice<&C::instances>("instances", kInstanceModeNames,
                                 "How building modules and props are written, see "
                                 "[dressing.md](dressing.md); `--instances` overrides."),
+          number<&C::tile_bytes>("tile_bytes", 65536, 1e9,
+                                 "3D Tiles (`--tiles`): a leaf tile is split into four until its "
+                                 "content is about this many bytes (or it is one chunk), see "
+                                 "[tiles.md](tiles.md)."),
+          number<&C::anchor_lon_deg>("anchor_lon_deg", -180, 180,
+                                     "3D Tiles: longitude of a generated city's origin on the "
+                                     "globe (imported places use their own)."),
+          number<&C::anchor_lat_deg>("anchor_lat_deg", -90, 90,
+                                     "3D Tiles: latitude of a generated city's origin."),
+          number<&C::anchor_height_m>("anchor_height_m", -1000, 10000,
+                                      "3D Tiles: ellipsoidal height of the city's z = 0 (also "
+                                      "for imported places)."),
           hidden<&C::attribution>("attribution"),
           hidden<&C::georeferenced>("georeferenced"),
           hidden<&C::origin_lon_deg>("origin_lon_deg"),

@@ -29,7 +29,8 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 /// Files whose presence marks a city folder.
-constexpr std::array<std::string_view, 5> kCityFiles = {"city.glb", "lanes.json", "layout.geojson",
+constexpr std::array<std::string_view, 6> kCityFiles = {"city.glb",      "tiles/tileset.json",
+                                                        "lanes.json",    "layout.geojson",
                                                         "traffic.cfrec", "shepherds.json"};
 
 }  // namespace
@@ -48,10 +49,11 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     return fs::is_regular_file(fs::path(options.dir) / name, ec);
   });
   if (!has_city) {
-    return Error::invalid_input("", "'" + options.dir +
-                                        "' holds no city files (expected one of city.glb, "
-                                        "lanes.json, layout.geojson, traffic.cfrec, "
-                                        "shepherds.json)");
+    return Error::invalid_input(
+        "", "'" + options.dir +
+                "' holds no city files (expected one of city.glb, "
+                "tiles/tileset.json, lanes.json, layout.geojson, traffic.cfrec, "
+                "shepherds.json)");
   }
   std::optional<fs::path> viewer;
   std::string root = options.root;

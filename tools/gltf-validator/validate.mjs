@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Validates one glTF/GLB file with the Khronos glTF validator and prints a one-line summary.
-// Usage: node validate.mjs FILE.glb
+// Validates glTF/GLB files with the Khronos glTF validator and prints a one-line summary each
+// (files without errors are summed up in one line when there are more than one).
+// Usage: node validate.mjs FILE.glb [FILE.glb ...]
 // Exit codes: 0 no errors, 1 the validator reported errors, 2 usage, I/O or validator failure.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -9,11 +10,22 @@ const kMaxShown = 5;
 const kSeverity = ['error', 'warning', 'info', 'hint'];
 
 async function main(argv) {
-  if (argv.length !== 1) {
-    console.error('usage: node validate.mjs FILE.glb');
+  if (argv.length < 1) {
+    console.error('usage: node validate.mjs FILE.glb [FILE.glb ...]');
     return 2;
   }
-  const file = argv[0];
+  let worst = 0;
+  let clean = 0;
+  for (const file of argv) {
+    const rc = await validateFile(file, argv.length > 1);
+    if (rc === 0) clean++;
+    worst = Math.max(worst, rc);
+  }
+  if (argv.length > 1) console.log(`${clean} of ${argv.length} files without errors`);
+  return worst;
+}
+
+async function validateFile(file, quietWhenClean) {
   let bytes;
   try {
     bytes = await readFile(file);
@@ -40,6 +52,7 @@ async function main(argv) {
   const shown = issues.messages
     .slice(0, kMaxShown)
     .map((m) => `[${kSeverity[m.severity] ?? m.severity}] ${m.code} ${m.pointer ?? ''}: ${m.message}`);
+  if (quietWhenClean && issues.numErrors === 0) return 0;
   console.log(
     `${file}: ${issues.numErrors} errors, ${issues.numWarnings} warnings, ${issues.numInfos} infos, ` +
       `${issues.numHints} hints (validator ${report.validatorVersion})` +

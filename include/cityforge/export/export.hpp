@@ -64,6 +64,9 @@ struct CityGlbInputs {
   /// Props instanced per category and chunk; its ground patch meshes baked (one part per kind).
   const dressing::Output* dressing = nullptr;
   const rooftops::RooftopOutput* rooftops = nullptr;  ///< WFC rooftop tiles, instanced per region.
+  /// The lots of `buildings`: their zone and OSM id go into the tiles' building metadata
+  /// (city.glb does not read them).
+  const lots::Output* lots = nullptr;
 };
 
 /// Builds `city.glb` (glTF 2.0 binary) in memory: one node per chunk_m x chunk_m chunk (named

@@ -49,6 +49,13 @@ struct ExportSettings {
   RoadModules road_modules = RoadModules::baked;
   /// Building modules and props as instances (default), nodes or baked meshes.
   InstanceMode instances = InstanceMode::ext;
+  /// 3D Tiles (--tiles): leaves are split until their content is about this many bytes.
+  double tile_bytes = 4.0e6;
+  /// 3D Tiles: where a generated city's local frame sits on the WGS84 ellipsoid (imported
+  /// places use their own origin). Default (0, 0, 0): "Null Island", for lack of a place.
+  double anchor_lon_deg = 0.0;
+  double anchor_lat_deg = 0.0;
+  double anchor_height_m = 0.0;  ///< Also used for imported places.
   // Imported places (set by `cityforge import`, not read from the city JSON):
   /// glTF asset.copyright (e.g. "© OpenStreetMap contributors"); "" writes none.
   std::string attribution;

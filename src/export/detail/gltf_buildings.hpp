@@ -10,6 +10,7 @@
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/result.hpp"
 #include "export/detail/gltf_instances.hpp"
+#include "export/detail/kit_cache.hpp"
 #include "export/detail/tinygltf.hpp"
 
 /// Private to the export module: building modules as EXT_mesh_gpu_instancing nodes.
@@ -28,11 +29,15 @@ Result<BuildingGroups> group_building_instances(const buildings::Output& out, do
 /// of every module used (its kit mesh, one primitive per material) through `writer`: in ext
 /// mode one node per module "<chunk name>.<module id>" with the per-instance attributes
 /// _BUILDING (float), _FLOOR and _ROOM (unsigned shorts, 65535 = no room), so a viewer can light
-/// rooms per floor.
+/// rooms per floor. With `feature_of` (per building id: its row in the tile's property table),
+/// also _FEATURE_ID_0 (float) for EXT_instance_features. Kit meshes come from `kits` when it
+/// holds them.
 Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
                           const std::map<BuildingChunkKey, int>& chunk_node,
                           const buildings::Output& out, const buildings::StyleLibrary& library,
-                          InstanceWriter& writer);
+                          InstanceWriter& writer,
+                          const std::vector<std::uint32_t>* feature_of = nullptr,
+                          const KitCache* kits = nullptr);
 
 /// glTF base colour (linear) of a style's palette entry (given as sRGB 0..1).
 std::array<double, 4> linear_colour(const std::array<float, 3>& srgb);

@@ -9,6 +9,7 @@
 #include "cityforge/rooftops/rooftops.hpp"
 #include "cityforge/wfc/wfc.hpp"
 #include "export/detail/gltf_instances.hpp"
+#include "export/detail/kit_cache.hpp"
 #include "export/detail/tinygltf.hpp"
 
 /// Private to the export module: WFC rooftops in city.glb and solved grids in their own glb.
@@ -24,8 +25,11 @@ inline constexpr double kRooftopRegionChunks = 4.0;
 /// the instances of each (tile, mirrored, colour) kit mesh that occurs (written by `writer`,
 /// with _BUILDING in ext mode). Colour variants are materials: one per (kit material, colour)
 /// used. Tiles whose kit mesh is empty (Empty, air) are left out. Fails on a non-finite
-/// instance or a tile index outside tile_names.
+/// instance or a tile index outside tile_names. With `subset` (instance indices, ascending),
+/// only those instances (a tile's); tile meshes come from `kits` when it holds them.
 Status add_rooftop_nodes(tinygltf::Model& model, int root, const rooftops::RooftopOutput& rooftops,
-                         double region_m, InstanceWriter& writer);
+                         double region_m, InstanceWriter& writer,
+                         const std::vector<std::uint32_t>* subset = nullptr,
+                         const KitCache* kits = nullptr);
 
 }  // namespace cityforge::exporter::detail

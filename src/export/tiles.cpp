@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: Apache-2.0
+// The city as an OGC 3D Tiles 1.1 tileset (explicit quadtree, glTF content, HLOD parents).
+// Based on: OGC 3D Tiles 1.1 (tileset JSON, bounding box, geometricError, REPLACE refinement);
+// WGS84 geodetic to ECEF and the local east-north-up frame (standard geodesy formulas).
+//
+// Steps: (1) the city is cut into export chunks once (chunk_city_meshes without roofs: roofs
+// go with their buildings); every building, prop and rooftop tile gets the chunk it is written
+// in. (2) A quadtree over the chunk grid is split while a tile's estimated content exceeds
+// the target bytes. (3) Tiles are built level by level from the deepest up, each level's tiles
+// as independent oneTBB tasks: a leaf writes its full detail and hands its parent a stand-in
+// (its ground and building shells, simplified); a parent merges its children's stand-ins,
+// drops buildings lower than its error budget, simplifies, writes that and hands it up.
+// geometricError is measured: a parent's is its own simplification error plus the tallest
+// building it dropped plus the largest error its children's stand-ins already carry (a leaf's
+// stand-in carries its simplification error plus the tallest detail it leaves out: props,
+// facade relief, rooftop tiles). (4) tileset.json last; the folder is renamed into place.
+
+#include "cityforge/export/tiles.hpp"
+
+#include <tbb/parallel_for.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <system_error>
+
+#include "cityforge/buildings/kit.hpp"
+#include "cityforge/dressing/dressing.hpp"
+#include "export/detail/tiles_content.hpp"
+
+namespace cityforge::exporter {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::Box3;
+using detail::ChunkKey;
+using detail::ChunkMeshes;
+using detail::HlodMesh;
+
+constexpr double kPi = 3.14159265358979323846;
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+/// One tile of the quadtree: a square of side chunks starting at chunk (cx0, cy0).
+struct Tile {
+  int level = 0;
+  std::int32_t x = 0;  ///< Index at its level (east).
+  std::int32_t y = 0;  ///< Index at its level (north).
+  std::int32_t cx0 = 0;
+  std::int32_t cy0 = 0;
+  std::int32_t side = 1;  ///< In chunks.
+  std::vector<std::size_t> children;
+  bool leaf = false;
+  detail::LeafItems items;  ///< Leaves only.
+  // Filled while writing:
+  Box3 box;
+  double error_m = 0.0;          ///< geometricError.
+  double standin_error_m = 0.0;  ///< Error its stand-in carries (what its parent adds to).
+  HlodMesh ground;               ///< Stand-in handed to the parent.
+  HlodMesh shells;
+  std::size_t bytes = 0;
+  std::string uri;
+};
+
+bool contains(const Tile& t, const ChunkKey& k) {
+  return k.second >= t.cx0 && k.second < t.cx0 + t.side && k.first >= t.cy0 &&
+         k.first < t.cy0 + t.side;
+}
+
+std::int32_t floor_chunk(double v, double chunk_m) {
+  return static_cast<std::int32_t>(std::floor(v / chunk_m));
+}
+
+/// Estimated content bytes per chunk: vertices, indices, instances.
+std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::CityTiling& t) {
+  std::map<ChunkKey, double> w;
+  for (const ChunkMeshes& c : t.chunks) {
+    double bytes = 0.0;
+    for (const Mesh& m : c.parts)
+      bytes += 24.0 * static_cast<double>(m.positions.size()) +
+               4.0 * static_cast<double>(m.indices.size());
+    w[{c.cy, c.cx}] += bytes;
+  }
+  for (const auto& [key, bricks] : t.bricks) {
+    for (const auto& list : bricks)
+      w[key] += 40.0 * static_cast<double>(list.size());
+  }
+  if (in.buildings != nullptr) {
+    for (std::size_t b = 0; b < in.buildings->buildings.size(); ++b) {
+      double bytes = 48.0 * in.buildings->buildings[b].instance_count;
+      for (const Mesh& m : in.buildings->roofs[b])
+        bytes += 28.0 * static_cast<double>(m.positions.size()) +
+                 4.0 * static_cast<double>(m.indices.size());
+      w[t.building_chunk[b]] += bytes;
+    }
+  }
+  if (in.dressing != nullptr) {
+    for (const dressing::Item& it : in.dressing->items)
+      w[{floor_chunk(it.position[1], in.settings.chunk_m),
+         floor_chunk(it.position[0], in.settings.chunk_m)}] += 40.0;
+  }
+  return w;
+}
+
+/// Splits tile `i` while its content is heavier than the target (down to one chunk).
+void split(std::vector<Tile>& tiles, std::size_t i, const std::map<ChunkKey, double>& weights,
+           double target) {
+  double total = 0.0;
+  for (const auto& [k, w] : weights) {
+    if (contains(tiles[i], k)) total += w;
+  }
+  if (total <= target || tiles[i].side == 1) {
+    tiles[i].leaf = true;
+    return;
+  }
+  const std::int32_t half = tiles[i].side / 2;
+  for (int q = 0; q < 4; ++q) {
+    Tile c;
+    c.level = tiles[i].level + 1;
+    c.x = tiles[i].x * 2 + (q & 1);
+    c.y = tiles[i].y * 2 + (q >> 1);
+    c.cx0 = tiles[i].cx0 + (q & 1) * half;
+    c.cy0 = tiles[i].cy0 + (q >> 1) * half;
+    c.side = half;
+    bool any = false;
+    for (const auto& [k, w] : weights) {
+      if (contains(c, k)) {
+        any = true;
+        break;
+      }
+    }
+    if (!any) continue;
+    tiles[i].children.push_back(tiles.size());
+    tiles.push_back(c);
+    split(tiles, tiles.size() - 1, weights, target);
+  }
+}
+
+/// The tallest thing a leaf draws that its stand-in leaves out: props (their kit height times
+/// their scale), facade relief (how far modules stand out of the wall) and rooftop tiles.
+struct DetailHeights {
+  std::vector<double> prop_height_m;  ///< Per prop of the catalogue.
+  double facade_relief_m = 0.0;
+  double rooftop_m = 0.0;
+};
+
+DetailHeights detail_heights(const CityGlbInputs& in) {
+  DetailHeights d;
+  const std::size_t n = dressing::prop_catalog().size();
+  d.prop_height_m.assign(n, 0.0);
+  if (in.dressing != nullptr) {
+    std::vector<bool> used(n, false);
+    for (const dressing::Item& it : in.dressing->items) {
+      if (it.prop < n) used[it.prop] = true;
+    }
+    for (std::uint32_t p = 0; p < n; ++p) {
+      if (!used[p]) continue;
+      const dressing::PropMesh mesh = dressing::build_prop_mesh(p);
+      for (const Mesh& m : mesh.parts) {
+        for (const auto& v : m.positions)
+          d.prop_height_m[p] = std::max(d.prop_height_m[p], static_cast<double>(v[2]));
+      }
+    }
+  }
+  if (in.buildings != nullptr && in.styles != nullptr) {
+    std::vector<bool> used(in.styles->module_count(), false);
+    for (const buildings::Instance& i : in.buildings->instances) {
+      if (i.module < used.size()) used[i.module] = true;
+    }
+    for (std::uint32_t m = 0; m < used.size(); ++m) {
+      if (!used[m]) continue;
+      const buildings::ModuleDef& def = in.styles->module(m);
+      const buildings::Style& style = in.styles->styles[in.styles->style_of(m)];
+      const double h = def.height_m > 0.0 ? def.height_m : style.typical.height_m;
+      d.facade_relief_m = std::max(d.facade_relief_m, buildings::module_bounds(def, h).max[1]);
+    }
+  }
+  if (in.rooftops != nullptr && !in.rooftops->instances.empty()) d.rooftop_m = in.rooftops->level_m;
+  return d;
+}
+
+/// Every module and prop kit mesh the city instances, built once (in parallel).
+detail::KitCache kit_cache(const CityGlbInputs& in) {
+  detail::KitCache cache;
+  std::vector<std::uint32_t> modules;
+  if (in.buildings != nullptr) {
+    std::vector<bool> used(in.styles->module_count(), false);
+    for (const buildings::Instance& i : in.buildings->instances) {
+      if (i.module < used.size()) used[i.module] = true;
+    }
+    for (std::uint32_t m = 0; m < used.size(); ++m) {
+      if (used[m]) modules.push_back(m);
+    }
+  }
+  std::vector<buildings::ModuleMesh> built(modules.size());
+  tbb::parallel_for(std::size_t{0}, modules.size(), [&](std::size_t k) {
+    built[k] = detail::module_kit_mesh(*in.styles, modules[k]);
+  });
+  for (std::size_t k = 0; k < modules.size(); ++k)
+    cache.modules.emplace(modules[k], std::move(built[k]));
+  if (in.dressing != nullptr) {
+    const std::size_t n = dressing::prop_catalog().size();
+    std::vector<bool> used(n, false);
+    for (const dressing::Item& it : in.dressing->items) {
+      if (it.prop < n) used[it.prop] = true;
+    }
+    for (std::uint32_t p = 0; p < n; ++p) {
+      if (used[p]) cache.props.emplace(p, dressing::build_prop_mesh(p));
+    }
+  }
+  if (in.rooftops != nullptr) {
+    std::vector<bool> used(in.rooftops->tile_names.size(), false);
+    for (const rooftops::RooftopInstance& r : in.rooftops->instances) {
+      if (r.tile < used.size()) used[r.tile] = true;
+    }
+    for (std::size_t k = 0; k < used.size(); ++k) {
+      if (!used[k]) continue;
+      const std::string& name = in.rooftops->tile_names[k];
+      cache.rooftop_tiles.emplace(
+          name, rooftops::rooftop_tile_mesh(name, in.rooftops->cell_m, in.rooftops->level_m));
+    }
+  }
+  return cache;
+}
+
+double omitted_detail(const CityGlbInputs& in, const DetailHeights& d,
+                      const detail::LeafItems& items) {
+  double e = 0.0;
+  for (const std::uint32_t i : items.props) {
+    const dressing::Item& it = in.dressing->items[i];
+    e = std::max(e, d.prop_height_m.at(it.prop) * std::fabs(static_cast<double>(it.scale_z)));
+  }
+  if (!items.buildings.empty()) e = std::max(e, d.facade_relief_m);
+  if (!items.rooftops.empty()) e = std::max(e, d.rooftop_m);
+  return e;
+}
+
+/// Removes the buildings (features) of `m` whose shells are lower than `min_height_m`; returns
+/// the tallest one removed (0 if none).
+double drop_low_buildings(HlodMesh& m, double min_height_m) {
+  std::map<std::uint32_t, std::pair<float, float>> z;  // feature -> (min z, max z)
+  for (std::size_t v = 0; v < m.positions.size(); ++v) {
+    auto [it, fresh] = z.try_emplace(m.features[v], m.positions[v][2], m.positions[v][2]);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, m.positions[v][2]);
+      it->second.second = std::max(it->second.second, m.positions[v][2]);
+    }
+  }
+  double dropped = 0.0;
+  std::vector<std::uint32_t> kept;
+  kept.reserve(m.indices.size());
+  for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+    const auto& r = z.at(m.features[m.indices[t]]);
+    const double h = static_cast<double>(r.second) - static_cast<double>(r.first);
+    if (h < min_height_m) {
+      dropped = std::max(dropped, h);
+      continue;
+    }
+    kept.insert(kept.end(), {m.indices[t], m.indices[t + 1], m.indices[t + 2]});
+  }
+  m.indices = std::move(kept);
+  return dropped;
+}
+
+/// Ratio of triangles a stand-in keeps per level: four children's stand-ins make a parent the
+/// size of one of them.
+constexpr double kStandinRatio = 0.25;
+/// A tile's error budget is its side over this: buildings lower than the budget are dropped
+/// and the simplifier may move the surface this far.
+constexpr double kBudgetDivisor = 64.0;
+
+std::string fmt(double v, const char* f = "%.10g") {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, f, v == 0.0 ? 0.0 : v);
+  return buf;
+}
+
+void tile_json(std::string& out, const std::vector<Tile>& tiles, std::size_t i,
+               const std::array<double, 16>* transform) {
+  const Tile& t = tiles[i];
+  out += "{";
+  if (transform != nullptr) {
+    out += "\"transform\":[";
+    for (std::size_t k = 0; k < 16; ++k)
+      out += (k ? "," : "") + fmt((*transform)[k], "%.17g");
+    out += "],";
+  }
+  out += "\"boundingVolume\":{\"box\":[";
+  const double margin = 0.01;
+  const std::array<double, 3> c{(t.box.lo[0] + t.box.hi[0]) / 2, (t.box.lo[1] + t.box.hi[1]) / 2,
+                                (t.box.lo[2] + t.box.hi[2]) / 2};
+  const std::array<double, 3> h{(t.box.hi[0] - t.box.lo[0]) / 2 + margin,
+                                (t.box.hi[1] - t.box.lo[1]) / 2 + margin,
+                                (t.box.hi[2] - t.box.lo[2]) / 2 + margin};
+  const double box[12] = {c[0], c[1], c[2], h[0], 0, 0, 0, h[1], 0, 0, 0, h[2]};
+  for (std::size_t k = 0; k < 12; ++k)
+    out += (k ? "," : "") + fmt(box[k]);
+  out += "]},\"geometricError\":" + fmt(t.error_m, "%.6g");
+  if (i == 0) out += ",\"refine\":\"REPLACE\"";
+  if (!t.uri.empty()) out += ",\"content\":{\"uri\":\"" + t.uri + "\"}";
+  if (!t.children.empty()) {
+    out += ",\"children\":[";
+    for (std::size_t k = 0; k < t.children.size(); ++k) {
+      if (k) out += ",";
+      tile_json(out, tiles, t.children[k], nullptr);
+    }
+    out += "]";
+  }
+  out += "}";
+}
+
+Status write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  if (ec)
+    return Error::io(path.parent_path().string(), "cannot create the folder: " + ec.message());
+  return write_file_atomic(path.string(), bytes.data(), bytes.size());
+}
+
+/// Removes a temporary folder when the writer leaves early.
+struct TempDir {
+  fs::path path;
+  bool keep = false;
+  ~TempDir() {
+    if (keep || path.empty()) return;
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::array<double, 16> enu_to_ecef(const GeoAnchor& anchor) {
+  constexpr double a = 6378137.0;            // WGS84 semi-major axis
+  constexpr double f = 1.0 / 298.257223563;  // WGS84 flattening
+  const double e2 = f * (2.0 - f);
+  const double lon = anchor.lon_deg * kPi / 180.0;
+  const double lat = anchor.lat_deg * kPi / 180.0;
+  const double sl = std::sin(lon), cl = std::cos(lon), sp = std::sin(lat), cp = std::cos(lat);
+  const double n = a / std::sqrt(1.0 - e2 * sp * sp);
+  const double x = (n + anchor.height_m) * cp * cl;
+  const double y = (n + anchor.height_m) * cp * sl;
+  const double z = (n * (1.0 - e2) + anchor.height_m) * sp;
+  // Columns: east, north, up, origin.
+  return {-sl, cl, 0.0, 0.0, -sp * cl, -sp * sl, cp, 0.0, cp * cl, cp * sl, sp, 0.0, x, y, z, 1.0};
+}
+
+Status check_tileset_folder(const std::string& dir) {
+  // Replace only what is a tileset: a file or a foreign folder by that name stays.
+  const fs::path p(dir);
+  std::error_code ec;
+  if (fs::exists(p, ec) && !(fs::is_directory(p, ec) && fs::exists(p / "tileset.json", ec))) {
+    return Error::invalid_input(p.string(),
+                                "exists and is not a tileset (no tileset.json in it); remove it "
+                                "or write to another folder");
+  }
+  return Ok{};
+}
+
+Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& dir,
+                                   const TilesetOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  if ((in.buildings == nullptr) != (in.styles == nullptr)) {
+    return Error::internal("tileset", "buildings need their style library (and back)");
+  }
+  if (!(options.tile_bytes >= 65536.0)) {
+    return Error::invalid_input("export.tile_bytes", "expected at least 65536 bytes");
+  }
+  const fs::path final_dir(dir);
+  if (Status st = check_tileset_folder(dir); !st) return st.error();
+  const double chunk_m = in.settings.chunk_m;
+  // 1. The city cut into chunks once; roofs go with their buildings instead.
+  detail::CityTiling tiling;
+  {
+    CityGlbInputs ground = in;
+    ground.buildings = nullptr;
+    ground.styles = nullptr;
+    if (in.buildings != nullptr) ground.block_volumes = nullptr;
+    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground);
+    if (!chunks) return chunks.error();
+    tiling.chunks = std::move(*chunks);
+    tiling.instanced_roads = detail::instanced_roads(ground);
+    if (tiling.instanced_roads) {
+      Result<detail::BrickInstances> bricks = detail::group_road_instances(*in.roads, chunk_m);
+      if (!bricks) return bricks.error();
+      tiling.bricks = std::move(*bricks);
+    }
+  }
+  if (in.buildings != nullptr) {
+    for (const buildings::Building& b : in.buildings->buildings) {
+      Aabb2 box;
+      for (const buildings::Volume& v : b.volumes) {
+        for (const Vec2& p : v.footprint.outer)
+          box.add(p);
+      }
+      const Vec2 c = box.empty() ? Vec2{0, 0} : (box.min + box.max) * 0.5;
+      if (!std::isfinite(c.x) || !std::isfinite(c.y) || std::fabs(c.x / chunk_m) > 1e9 ||
+          std::fabs(c.y / chunk_m) > 1e9) {
+        return Error::invalid_input("buildings[" + std::to_string(b.id) + "]",
+                                    "footprint is not finite (or too far)");
+      }
+      tiling.building_chunk.emplace_back(floor_chunk(c.y, chunk_m), floor_chunk(c.x, chunk_m));
+    }
+  }
+  const double chunking_s = seconds_since(started);
+  // 2. The quadtree over the chunk grid.
+  const std::map<ChunkKey, double> weights = chunk_weights(in, tiling);
+  if (weights.empty()) return Error::invalid_input("tileset", "the city has nothing to draw");
+  std::int32_t min_cx = INT32_MAX, min_cy = INT32_MAX, max_cx = INT32_MIN, max_cy = INT32_MIN;
+  for (const auto& [k, w] : weights) {
+    min_cx = std::min(min_cx, k.second);
+    max_cx = std::max(max_cx, k.second);
+    min_cy = std::min(min_cy, k.first);
+    max_cy = std::max(max_cy, k.first);
+  }
+  std::int32_t side = 1;
+  while (side < max_cx - min_cx + 1 || side < max_cy - min_cy + 1)
+    side *= 2;
+  std::vector<Tile> tiles(1);
+  tiles[0].cx0 = min_cx;
+  tiles[0].cy0 = min_cy;
+  tiles[0].side = side;
+  split(tiles, 0, weights, options.tile_bytes);
+  // Leaf items: each chunk (and with it every object assigned to it) in exactly one leaf.
+  std::map<ChunkKey, std::size_t> leaf_of;
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    if (!tiles[i].leaf) continue;
+    for (const auto& [k, w] : weights) {
+      if (contains(tiles[i], k)) leaf_of[k] = i;
+    }
+  }
+  for (const ChunkMeshes& c : tiling.chunks)
+    tiles[leaf_of.at({c.cy, c.cx})].items.chunks.push_back(&c);
+  for (const auto& [k, bricks] : tiling.bricks)
+    tiles[leaf_of.at(k)].items.brick_chunks.push_back(k);
+  for (std::uint32_t b = 0; b < tiling.building_chunk.size(); ++b)
+    tiles[leaf_of.at(tiling.building_chunk[b])].items.buildings.push_back(b);
+  if (in.dressing != nullptr) {
+    for (std::uint32_t i = 0; i < in.dressing->items.size(); ++i) {
+      const dressing::Item& it = in.dressing->items[i];
+      const ChunkKey k{floor_chunk(it.position[1], chunk_m), floor_chunk(it.position[0], chunk_m)};
+      tiles[leaf_of.at(k)].items.props.push_back(i);
+    }
+  }
+  if (in.rooftops != nullptr) {
+    for (std::uint32_t i = 0; i < in.rooftops->instances.size(); ++i) {
+      const rooftops::RooftopInstance& r = in.rooftops->instances[i];
+      const ChunkKey k =
+          r.building < tiling.building_chunk.size()
+              ? tiling.building_chunk[r.building]
+              : ChunkKey{floor_chunk(r.position[1], chunk_m), floor_chunk(r.position[0], chunk_m)};
+      const auto it = leaf_of.find(k);
+      if (it == leaf_of.end()) {
+        return Error::invalid_input("rooftops.instances[" + std::to_string(i) + "]",
+                                    "stands outside every tile");
+      }
+      tiles[it->second].items.rooftops.push_back(i);
+    }
+  }
+  // 3. Tiles, deepest level first, into a temporary folder next to `dir`.
+  TempDir tmp;
+  tmp.path = final_dir.parent_path() /
+             ("." + final_dir.filename().string() + ".tmp-" + std::to_string(::getpid()));
+  {
+    std::error_code ec;
+    fs::remove_all(tmp.path, ec);
+    fs::create_directories(tmp.path, ec);
+    if (ec) return Error::io(tmp.path.string(), "cannot create the folder: " + ec.message());
+  }
+  const DetailHeights heights = detail_heights(in);
+  const detail::KitCache kits = kit_cache(in);
+  std::size_t depth = 0;
+  for (const Tile& t : tiles)
+    depth = std::max<std::size_t>(depth, static_cast<std::size_t>(t.level));
+  std::mutex progress_mutex;
+  std::atomic<std::int64_t> p_leaf{0};
+  std::atomic<std::int64_t> p_standin{0};
+  std::atomic<std::int64_t> p_parent{0};
+  std::atomic<std::int64_t> p_write{0};
+  std::size_t written = 0;
+  std::vector<std::optional<Error>> errors(tiles.size());
+  for (std::size_t level = depth + 1; level-- > 0;) {
+    std::vector<std::size_t> at_level;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      if (static_cast<std::size_t>(tiles[i].level) == level) at_level.push_back(i);
+    }
+    tbb::parallel_for(std::size_t{0}, at_level.size(), [&](std::size_t k) {
+      Tile& t = tiles[at_level[k]];
+      const double side_m = t.side * chunk_m;
+      const double budget = side_m / kBudgetDivisor;
+      const std::string rel =
+          std::to_string(t.level) + "/" + std::to_string(t.x) + "/" + std::to_string(t.y) + ".glb";
+      Result<detail::TileFile> file = Error::internal(rel, "not built");
+      auto t0 = std::chrono::steady_clock::now();
+      // Thread time per phase (stats.json "tiles"."thread_seconds").
+      auto lap = [&](std::atomic<std::int64_t>& acc) {
+        const auto now = std::chrono::steady_clock::now();
+        acc += std::chrono::duration_cast<std::chrono::microseconds>(now - t0).count();
+        t0 = now;
+      };
+      if (t.leaf) {
+        file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel);
+        lap(p_leaf);
+        HlodMesh ground = detail::leaf_ground(t.items.chunks);
+        HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
+        detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
+        detail::Simplified s =
+            detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
+        t.ground = std::move(g.mesh);
+        t.shells = std::move(s.mesh);
+        t.error_m = 0.0;
+        t.standin_error_m =
+            std::max(g.deviation_m, s.deviation_m) + omitted_detail(in, heights, t.items);
+        lap(p_standin);
+      } else {
+        HlodMesh ground;
+        HlodMesh shells;
+        double child_error = 0.0;
+        for (const std::size_t c : t.children) {
+          detail::append_hlod(ground, tiles[c].ground);
+          detail::append_hlod(shells, tiles[c].shells);
+          child_error = std::max(child_error, tiles[c].standin_error_m);
+          tiles[c].ground = {};
+          tiles[c].shells = {};
+        }
+        const double dropped = drop_low_buildings(shells, budget);
+        detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
+        detail::Simplified s =
+            detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
+        t.ground = std::move(g.mesh);
+        t.shells = std::move(s.mesh);
+        // A parent that simplified nothing still stands above its children.
+        t.error_m = child_error + std::max({g.deviation_m, s.deviation_m, 1e-3}) + dropped;
+        t.standin_error_m = t.error_m;
+        lap(p_standin);
+        file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel);
+        lap(p_parent);
+      }
+      if (!file) {
+        errors[at_level[k]] = file.error();
+        return;
+      }
+      if (Status st = write_bytes(tmp.path / rel, file->bytes); !st) {
+        errors[at_level[k]] = st.error();
+        return;
+      }
+      lap(p_write);
+      t.box = file->bounds;
+      for (const std::size_t c : t.children)
+        t.box.add(tiles[c].box);
+      t.bytes = file->bytes.size();
+      t.uri = rel;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options.progress(++written, tiles.size());
+      }
+    });
+    for (const std::size_t i : at_level) {
+      if (errors[i]) return *errors[i];
+    }
+  }
+  // 4. tileset.json, then the folder into place.
+  TilesetStats stats;
+  const std::array<double, 16> transform = enu_to_ecef(options.anchor);
+  std::string json = "{\"asset\":{\"version\":\"1.1\",\"generator\":\"cityforge\"},";
+  const Tile& root = tiles[0];
+  const double diag = std::hypot(root.box.hi[0] - root.box.lo[0], root.box.hi[1] - root.box.lo[1],
+                                 root.box.hi[2] - root.box.lo[2]);
+  json += "\"geometricError\":" + fmt(std::max(diag, 2.0 * root.error_m), "%.6g") + ",\"root\":";
+  tile_json(json, tiles, 0, &transform);
+  json += "}\n";
+  if (Status st = write_file_atomic((tmp.path / "tileset.json").string(), json); !st) {
+    return st.error();
+  }
+  {
+    std::error_code ec;
+    const fs::path old = final_dir.parent_path() / ("." + final_dir.filename().string() + ".old-" +
+                                                    std::to_string(::getpid()));
+    if (fs::exists(final_dir, ec)) fs::rename(final_dir, old, ec);
+    if (ec)
+      return Error::io(final_dir.string(), "cannot move the old tileset aside: " + ec.message());
+    fs::rename(tmp.path, final_dir, ec);
+    if (ec)
+      return Error::io(final_dir.string(), "cannot rename the tileset into place: " + ec.message());
+    tmp.keep = true;
+    fs::remove_all(old, ec);
+  }
+  for (const Tile& t : tiles) {
+    ++stats.tiles;
+    stats.bytes += t.bytes;
+    if (t.leaf) {
+      ++stats.leaves;
+      stats.max_leaf_bytes = std::max(stats.max_leaf_bytes, t.bytes);
+      stats.buildings += t.items.buildings.size();
+    } else {
+      ++stats.parents;
+    }
+  }
+  stats.depth = depth;
+  stats.root_bytes = tiles[0].bytes;
+  stats.root_geometric_error_m = tiles[0].error_m;
+  stats.seconds = seconds_since(started);
+  stats.chunking_s = chunking_s;
+  stats.leaves_s = static_cast<double>(p_leaf.load()) / 1e6;
+  stats.standins_s = static_cast<double>(p_standin.load()) / 1e6;
+  stats.parents_s = static_cast<double>(p_parent.load()) / 1e6;
+  stats.write_s = static_cast<double>(p_write.load()) / 1e6;
+  return stats;
+}
+
+}  // namespace cityforge::exporter
