@@ -27,6 +27,7 @@ export const DETAIL_DISTANCE_M = {
 };
 
 const INSTANCE_MARGIN_M = 12; // an instance's reach beyond its origin (modules, props)
+const TILE_VOLUME_INSET_M = 0.6; // a tile's far-building walls sit this far inside the facades
 const RECULL_MS = 150; // per-instance culling at most this often while the camera moves
 
 /// Keeps only the instances of `mesh` within `limit` metres of the camera and inside the frustum
@@ -144,8 +145,9 @@ async function fetchWithProgress(url, onProgress) {
   return out.buffer;
 }
 
-/// Walls extruded from the outline of a roof mesh (edges used by one triangle) down to `floorY`.
-function volumeFromRoof(geometry, floorY) {
+/// Walls extruded from the outline of a roof mesh (edges used by one triangle) down to `floorY`,
+/// moved `inset` metres inwards (behind the facade modules' glass, so both can show).
+function volumeFromRoof(geometry, floorY, inset = 0) {
   const pos = geometry.attributes.position;
   const idx = geometry.index;
   const n = idx ? idx.count : pos.count;
@@ -171,7 +173,7 @@ function volumeFromRoof(geometry, floorY) {
       const k = key(a, b);
       const e = edges.get(k);
       if (e) e.count++;
-      else edges.set(k, { a, b, count: 1 });
+      else edges.set(k, { a, b, c: v[(j + 2) % 3], count: 1 });
     }
   }
   const verts = [];
@@ -181,7 +183,22 @@ function volumeFromRoof(geometry, floorY) {
     const bx = pos.getX(e.b), by = pos.getY(e.b), bz = pos.getZ(e.b);
     // Only edges near the roof's own level (skip vertical roof parts' edges that are low).
     if (ay < floorY + 2 || by < floorY + 2) continue;
-    verts.push(ax, ay, az, bx, by, bz, bx, floorY, bz, ax, ay, az, bx, floorY, bz, ax, floorY, az);
+    let ox = 0;
+    let oz = 0;
+    if (inset > 0) {
+      // Inwards: across the edge towards its triangle's third vertex, in the ground plane.
+      let nx = -(bz - az);
+      let nz = bx - ax;
+      const len = Math.hypot(nx, nz) || 1;
+      if (nx * (pos.getX(e.c) - ax) + nz * (pos.getZ(e.c) - az) < 0) {
+        nx = -nx;
+        nz = -nz;
+      }
+      ox = (nx / len) * inset;
+      oz = (nz / len) * inset;
+    }
+    const [x0, z0, x1, z1] = [ax + ox, az + oz, bx + ox, bz + oz];
+    verts.push(x0, ay, z0, x1, by, z1, x1, floorY, z1, x0, ay, z0, x1, floorY, z1, x0, floorY, z0);
   }
   if (verts.length === 0) return null;
   const g = new THREE.BufferGeometry();
@@ -335,7 +352,7 @@ export class City extends EventTarget {
     // Tiles put each building's roof in a node "buildings" (not in its chunk); the tile is then
     // one chunk for the near / far switch between facade modules and volumes.
     const tileChunk = city.children.some((c) => c.name === 'buildings')
-      ? { name: `${part.name}.buildings`, base: [], facade: [], volume: null, sphere: new THREE.Sphere(), roof: [], floorY: Infinity, part }
+      ? { name: `${part.name}.buildings`, base: [], facade: [], volume: null, sphere: new THREE.Sphere(), roof: [], floorY: Infinity, part, tile: true }
       : null;
     const bases = [];
     const addBase = (chunk, o) => {
@@ -416,7 +433,9 @@ export class City extends EventTarget {
         const m = contentMatrix(roof);
         const floorY = Number.isFinite(chunk.floorY) ? chunk.floorY - 1 : roof.geometry.boundingBox?.min.y ?? 0;
         // volumeFromRoof works in the roof's frame: take the floor there (no rotation or scale).
-        const g = volumeFromRoof(roof.geometry, floorY - m.elements[13]);
+        // A tile switches its facades as one, and a near tile's far modules are culled one by
+        // one: its volume stays, inset behind the modules' glass.
+        const g = volumeFromRoof(roof.geometry, floorY - m.elements[13], chunk.tile ? TILE_VOLUME_INSET_M : 0);
         if (!g) continue;
         const mesh = new THREE.Mesh(g, this.volumeMaterial);
         mesh.name = `${chunk.name}.volume`;
@@ -526,7 +545,7 @@ export class City extends EventTarget {
         m.visible = this.show.buildings && near;
         if (m.visible && this.instanceCulling) cullInstances(m, p, this._frustum, limit);
       }
-      if (c.volume) c.volume.visible = this.show.buildings && !near;
+      if (c.volume) c.volume.visible = this.show.buildings && (!near || c.tile === true);
     }
     for (const m of this.merged) m.visible = m.userData.layer === 'ground' || this.show.buildings;
   }
