@@ -4,8 +4,11 @@
 // chunks, 4-byte alignment).
 // tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
 // to round-trip), so the output is byte identical for identical inputs.
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -43,6 +46,62 @@ class ByteSink final : public std::streambuf {
   std::vector<std::uint8_t>& m_out;
 };
 
+/// A tinygltf value as JSON (binary values have no JSON form and become null).
+nlohmann::json to_json(const tinygltf::Value& v) {
+  switch (v.Type()) {
+    case tinygltf::BOOL_TYPE:
+      return v.Get<bool>();
+    case tinygltf::INT_TYPE:
+      return v.Get<int>();
+    case tinygltf::REAL_TYPE:
+      return v.Get<double>();
+    case tinygltf::STRING_TYPE:
+      return v.Get<std::string>();
+    case tinygltf::ARRAY_TYPE: {
+      nlohmann::json a = nlohmann::json::array();
+      for (std::size_t i = 0; i < v.ArrayLen(); ++i)
+        a.push_back(to_json(v.Get(static_cast<int>(i))));
+      return a;
+    }
+    case tinygltf::OBJECT_TYPE: {
+      nlohmann::json o = nlohmann::json::object();
+      for (const std::string& k : v.Keys())
+        o[k] = to_json(v.Get(k));
+      return o;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+nlohmann::json to_json(const tinygltf::ExtensionMap& extensions) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [name, value] : extensions)
+    o[name] = to_json(value);
+  return o;
+}
+
+/// Sets what tinygltf 2.7 leaves out of its JSON: the extensions of buffer views (e.g.
+/// EXT_meshopt_compression) and the buffers after the first, written as their byteLength, uri
+/// (when set) and extensions, without data (fallback buffers, whose bytes are not stored).
+std::string add_buffer_extensions(const std::string& json, const tinygltf::Model& model,
+                                  const std::vector<tinygltf::Buffer>& extra) {
+  nlohmann::json j = nlohmann::json::parse(json);
+  for (std::size_t v = 0; v < model.bufferViews.size(); ++v) {
+    if (!model.bufferViews[v].extensions.empty()) {
+      j["bufferViews"][v]["extensions"] = to_json(model.bufferViews[v].extensions);
+    }
+  }
+  for (const tinygltf::Buffer& b : extra) {
+    nlohmann::json o = nlohmann::json::object();
+    o["byteLength"] = b.data.size();
+    if (!b.uri.empty()) o["uri"] = b.uri;
+    if (!b.extensions.empty()) o["extensions"] = to_json(b.extensions);
+    j["buffers"].push_back(std::move(o));
+  }
+  return j.dump();
+}
+
 }  // namespace
 
 // The container is assembled here, not by tinygltf, so the BIN chunk (hundreds of MB for a city)
@@ -53,6 +112,14 @@ Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const st
   scene.nodes.push_back(0);
   model.scenes.push_back(std::move(scene));
   model.defaultScene = 0;
+  // Buffers after the first are written by add_buffer_extensions, not by tinygltf (which would
+  // embed their data).
+  std::vector<tinygltf::Buffer> extra;
+  if (model.buffers.size() > 1) {
+    extra.assign(std::make_move_iterator(model.buffers.begin() + 1),
+                 std::make_move_iterator(model.buffers.end()));
+    model.buffers.resize(1);
+  }
   std::vector<unsigned char> bin = std::move(model.buffers[0].data);
   model.buffers[0].data.clear();
   bin.resize((bin.size() + 3) / 4 * 4, 0);
@@ -92,6 +159,10 @@ Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const st
     json.replace(at, from.size(),
                  "\"buffers\":[{\"byteLength\":" + std::to_string(bin.size()) + "}]");
   }
+  const bool view_extensions =
+      std::any_of(model.bufferViews.begin(), model.bufferViews.end(),
+                  [](const tinygltf::BufferView& v) { return !v.extensions.empty(); });
+  if (view_extensions || !extra.empty()) json = add_buffer_extensions(json, model, extra);
   json.resize((json.size() + 3) / 4 * 4, ' ');
   // 2. The container: header, JSON chunk, BIN chunk.
   const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin.size());
