@@ -175,12 +175,15 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   Result<Exported> ex = export_city(config, city, origin, options.city_glb);
   if (!ex) return ex.error();
   const fs::path dir(options.out_dir);
-  pipeline::StageStats step;
-  step.name = "export";
-  step.wall_s = seconds_since(t_export);
-  step.peak_rss_kb = pipeline::peak_rss_kb();
-  if (log.stages != nullptr) log.stages->stage_finished(step);
-  stages.push_back(step);
+  const auto finish_step = [&](const char* name, std::chrono::steady_clock::time_point t0) {
+    pipeline::StageStats step;
+    step.name = name;
+    step.wall_s = seconds_since(t0);
+    step.peak_rss_kb = pipeline::peak_rss_kb();
+    if (log.stages != nullptr) log.stages->stage_finished(step);
+    stages.push_back(step);
+  };
+  finish_step("export", t_export);
   // The tileset: its own step, written tile by tile into a folder renamed into place at the end.
   std::optional<TilesetStats> tiles;
   if (options.tiles) {
@@ -201,12 +204,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
         write_tileset(glb_inputs(config, city), (dir / "tiles").string(), topt);
     if (!written) return written.error();
     tiles = *written;
-    pipeline::StageStats tstep;
-    tstep.name = "tiles";
-    tstep.wall_s = seconds_since(t_tiles);
-    tstep.peak_rss_kb = pipeline::peak_rss_kb();
-    if (log.stages != nullptr) log.stages->stage_finished(tstep);
-    stages.push_back(tstep);
+    finish_step("tiles", t_tiles);
   }
 
   // 2. Write: each file through a temporary name and a rename; the extra files; stats.json last.

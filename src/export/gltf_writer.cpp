@@ -257,6 +257,37 @@ Status add_road_bricks(tinygltf::Model& model, const BrickInstances& instances,
   return add_instanced_bricks(model, instances, chunk_node, ground, bricks, material_of);
 }
 
+Result<std::map<ChunkKey, int>> add_chunk_nodes(tinygltf::Model& model,
+                                                const std::map<ChunkKey, const ChunkMeshes*>& keys,
+                                                const std::array<int, kPartCount>& material_of,
+                                                const std::string& where) {
+  std::map<ChunkKey, int> chunk_node;
+  for (const auto& [key, chunk] : keys) {
+    const std::string name =
+        "chunk_" + std::to_string(key.second) + "_" + std::to_string(key.first);
+    tinygltf::Node node;
+    node.name = name;
+    if (chunk != nullptr) {
+      tinygltf::Mesh mesh;
+      mesh.name = name;
+      for (std::size_t p = 0; p < kPartCount; ++p) {
+        if (chunk->parts[p].empty()) continue;
+        Result<tinygltf::Primitive> prim =
+            add_primitive(model, chunk->parts[p], material_of[p],
+                          where + name + "." + part_name(static_cast<Part>(p)));
+        if (!prim) return prim.error();
+        mesh.primitives.push_back(std::move(*prim));
+      }
+      model.meshes.push_back(std::move(mesh));
+      node.mesh = static_cast<int>(model.meshes.size() - 1);
+    }
+    chunk_node[key] = static_cast<int>(model.nodes.size());
+    model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
+    model.nodes.push_back(std::move(node));
+  }
+  return chunk_node;
+}
+
 }  // namespace detail
 
 Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
@@ -351,34 +382,10 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
     keys.try_emplace(key, nullptr);
   for (const auto& [key, modules] : building_groups)
     keys.try_emplace(key, nullptr);
-  std::map<ChunkKey, int> chunk_node;
-  for (const auto& [key, chunk] : keys) {
-    const std::string name =
-        "chunk_" + std::to_string(key.second) + "_" + std::to_string(key.first);
-    tinygltf::Node node;
-    node.name = name;
-    if (chunk != nullptr) {
-      tinygltf::Mesh mesh;
-      mesh.name = name;
-      for (std::size_t p = 0; p < kPartCount; ++p) {
-        if (chunk->parts[p].empty()) {
-          continue;
-        }
-        Result<tinygltf::Primitive> prim =
-            add_primitive(model, chunk->parts[p], material_of[p],
-                          name + "." + detail::part_name(static_cast<Part>(p)));
-        if (!prim) {
-          return prim.error();
-        }
-        mesh.primitives.push_back(std::move(*prim));
-      }
-      model.meshes.push_back(std::move(mesh));
-      node.mesh = static_cast<int>(model.meshes.size() - 1);
-    }
-    chunk_node[key] = static_cast<int>(model.nodes.size());
-    model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
-    model.nodes.push_back(std::move(node));
-  }
+  Result<std::map<ChunkKey, int>> chunk_nodes =
+      detail::add_chunk_nodes(model, keys, material_of, "");
+  if (!chunk_nodes) return chunk_nodes.error();
+  const std::map<ChunkKey, int>& chunk_node = *chunk_nodes;
   if (instanced) {
     if (Status s = add_instanced_bricks(model, instances, chunk_node, in.terrain,
                                         in.road_meshes->bricks, material_of);

@@ -18,18 +18,18 @@
 #include "cityforge/export/tiles.hpp"
 
 #include <tbb/parallel_for.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
-#include <atomic>
 #include <mutex>
 #include <optional>
 #include <system_error>
-#include <unistd.h>
 
 #include "cityforge/buildings/kit.hpp"
 #include "cityforge/dressing/dressing.hpp"
@@ -64,9 +64,9 @@ struct Tile {
   detail::LeafItems items;  ///< Leaves only.
   // Filled while writing:
   Box3 box;
-  double error_m = 0.0;        ///< geometricError.
+  double error_m = 0.0;          ///< geometricError.
   double standin_error_m = 0.0;  ///< Error its stand-in carries (what its parent adds to).
-  HlodMesh ground;             ///< Stand-in handed to the parent.
+  HlodMesh ground;               ///< Stand-in handed to the parent.
   HlodMesh shells;
   std::size_t bytes = 0;
   std::string uri;
@@ -87,7 +87,8 @@ std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::
   for (const ChunkMeshes& c : t.chunks) {
     double bytes = 0.0;
     for (const Mesh& m : c.parts)
-      bytes += 24.0 * static_cast<double>(m.positions.size()) + 4.0 * static_cast<double>(m.indices.size());
+      bytes += 24.0 * static_cast<double>(m.positions.size()) +
+               4.0 * static_cast<double>(m.indices.size());
     w[{c.cy, c.cx}] += bytes;
   }
   for (const auto& [key, bricks] : t.bricks) {
@@ -98,13 +99,15 @@ std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::
     for (std::size_t b = 0; b < in.buildings->buildings.size(); ++b) {
       double bytes = 48.0 * in.buildings->buildings[b].instance_count;
       for (const Mesh& m : in.buildings->roofs[b])
-        bytes += 28.0 * static_cast<double>(m.positions.size()) + 4.0 * static_cast<double>(m.indices.size());
+        bytes += 28.0 * static_cast<double>(m.positions.size()) +
+                 4.0 * static_cast<double>(m.indices.size());
       w[t.building_chunk[b]] += bytes;
     }
   }
   if (in.dressing != nullptr) {
     for (const dressing::Item& it : in.dressing->items)
-      w[{floor_chunk(it.position[1], in.settings.chunk_m), floor_chunk(it.position[0], in.settings.chunk_m)}] += 40.0;
+      w[{floor_chunk(it.position[1], in.settings.chunk_m),
+         floor_chunk(it.position[0], in.settings.chunk_m)}] += 40.0;
   }
   return w;
 }
@@ -230,7 +233,8 @@ detail::KitCache kit_cache(const CityGlbInputs& in) {
   return cache;
 }
 
-double omitted_detail(const CityGlbInputs& in, const DetailHeights& d, const detail::LeafItems& items) {
+double omitted_detail(const CityGlbInputs& in, const DetailHeights& d,
+                      const detail::LeafItems& items) {
   double e = 0.0;
   for (const std::uint32_t i : items.props) {
     const dressing::Item& it = in.dressing->items[i];
@@ -318,7 +322,8 @@ void tile_json(std::string& out, const std::vector<Tile>& tiles, std::size_t i,
 Status write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes) {
   std::error_code ec;
   fs::create_directories(path.parent_path(), ec);
-  if (ec) return Error::io(path.parent_path().string(), "cannot create the folder: " + ec.message());
+  if (ec)
+    return Error::io(path.parent_path().string(), "cannot create the folder: " + ec.message());
   return write_file_atomic(path.string(), bytes.data(), bytes.size());
 }
 
@@ -336,8 +341,8 @@ struct TempDir {
 }  // namespace
 
 std::array<double, 16> enu_to_ecef(const GeoAnchor& anchor) {
-  constexpr double a = 6378137.0;                // WGS84 semi-major axis
-  constexpr double f = 1.0 / 298.257223563;      // WGS84 flattening
+  constexpr double a = 6378137.0;            // WGS84 semi-major axis
+  constexpr double f = 1.0 / 298.257223563;  // WGS84 flattening
   const double e2 = f * (2.0 - f);
   const double lon = anchor.lon_deg * kPi / 180.0;
   const double lat = anchor.lat_deg * kPi / 180.0;
@@ -450,10 +455,10 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   if (in.rooftops != nullptr) {
     for (std::uint32_t i = 0; i < in.rooftops->instances.size(); ++i) {
       const rooftops::RooftopInstance& r = in.rooftops->instances[i];
-      const ChunkKey k = r.building < tiling.building_chunk.size()
-                             ? tiling.building_chunk[r.building]
-                             : ChunkKey{floor_chunk(r.position[1], chunk_m),
-                                        floor_chunk(r.position[0], chunk_m)};
+      const ChunkKey k =
+          r.building < tiling.building_chunk.size()
+              ? tiling.building_chunk[r.building]
+              : ChunkKey{floor_chunk(r.position[1], chunk_m), floor_chunk(r.position[0], chunk_m)};
       const auto it = leaf_of.find(k);
       if (it == leaf_of.end()) {
         return Error::invalid_input("rooftops.instances[" + std::to_string(i) + "]",
@@ -493,8 +498,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       Tile& t = tiles[at_level[k]];
       const double side_m = t.side * chunk_m;
       const double budget = side_m / kBudgetDivisor;
-      const std::string rel = std::to_string(t.level) + "/" + std::to_string(t.x) + "/" +
-                              std::to_string(t.y) + ".glb";
+      const std::string rel =
+          std::to_string(t.level) + "/" + std::to_string(t.x) + "/" + std::to_string(t.y) + ".glb";
       Result<detail::TileFile> file = Error::internal(rel, "not built");
       auto t0 = std::chrono::steady_clock::now();
       // Thread time per phase (stats.json "tiles"."thread_seconds").
@@ -579,12 +584,14 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   }
   {
     std::error_code ec;
-    const fs::path old = final_dir.parent_path() /
-                         ("." + final_dir.filename().string() + ".old-" + std::to_string(::getpid()));
+    const fs::path old = final_dir.parent_path() / ("." + final_dir.filename().string() + ".old-" +
+                                                    std::to_string(::getpid()));
     if (fs::exists(final_dir, ec)) fs::rename(final_dir, old, ec);
-    if (ec) return Error::io(final_dir.string(), "cannot move the old tileset aside: " + ec.message());
+    if (ec)
+      return Error::io(final_dir.string(), "cannot move the old tileset aside: " + ec.message());
     fs::rename(tmp.path, final_dir, ec);
-    if (ec) return Error::io(final_dir.string(), "cannot rename the tileset into place: " + ec.message());
+    if (ec)
+      return Error::io(final_dir.string(), "cannot rename the tileset into place: " + ec.message());
     tmp.keep = true;
     fs::remove_all(old, ec);
   }

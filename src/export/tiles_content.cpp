@@ -59,7 +59,8 @@ void mesh_bounds(const tinygltf::Model& model, int mesh, std::array<double, 3>& 
   lo = {1e300, 1e300, 1e300};
   hi = {-1e300, -1e300, -1e300};
   for (const tinygltf::Primitive& p : model.meshes.at(static_cast<std::size_t>(mesh)).primitives) {
-    const tinygltf::Accessor& a = model.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
+    const tinygltf::Accessor& a =
+        model.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
     for (std::size_t k = 0; k < 3; ++k) {
       lo[k] = std::min(lo[k], a.minValues.at(k));
       hi[k] = std::max(hi[k], a.maxValues.at(k));
@@ -240,9 +241,10 @@ Result<tinygltf::Primitive> feature_primitive(tinygltf::Model& model, const Mesh
                                               int table, const std::string& where) {
   Result<tinygltf::Primitive> prim = add_primitive(model, mesh, material, where);
   if (!prim) return prim;
-  const int view = add_view(model, feature.data(), feature.size() * 4, TINYGLTF_TARGET_ARRAY_BUFFER);
-  prim->attributes["_FEATURE_ID_0"] =
-      add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_SCALAR, feature.size());
+  const int view =
+      add_view(model, feature.data(), feature.size() * 4, TINYGLTF_TARGET_ARRAY_BUFFER);
+  prim->attributes["_FEATURE_ID_0"] = add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT,
+                                                   TINYGLTF_TYPE_SCALAR, feature.size());
   const std::set<float> distinct(feature.begin(), feature.end());
   prim->extensions[kMeshFeatures] = feature_ids(distinct.size(), table);
   return prim;
@@ -284,12 +286,16 @@ Result<TileFile> finish(tinygltf::Model& model, const std::string& name, bool me
 /// Colour of a part as 8-bit linear RGBA.
 std::array<std::uint8_t, 4> part_rgba(Part p) {
   const std::array<double, 3> c = part_colour(p);
-  auto u8 = [](double v) { return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0)); };
+  auto u8 = [](double v) {
+    return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
+  };
   return {u8(c[0]), u8(c[1]), u8(c[2]), 255};
 }
 
 std::array<std::uint8_t, 4> rgba(const std::array<double, 4>& c) {
-  auto u8 = [](double v) { return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0)); };
+  auto u8 = [](double v) {
+    return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
+  };
   return {u8(c[0]), u8(c[1]), u8(c[2]), 255};
 }
 
@@ -366,30 +372,10 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
         groups[key][in.buildings->instances[i].module].push_back(i);
     }
   }
-  std::map<ChunkKey, int> chunk_node;
-  for (const auto& [key, chunk] : keys) {
-    const std::string cname =
-        "chunk_" + std::to_string(key.second) + "_" + std::to_string(key.first);
-    tinygltf::Node node;
-    node.name = cname;
-    if (chunk != nullptr) {
-      tinygltf::Mesh mesh;
-      mesh.name = cname;
-      for (std::size_t p = 0; p < kPartCount; ++p) {
-        if (chunk->parts[p].empty()) continue;
-        Result<tinygltf::Primitive> prim =
-            add_primitive(model, chunk->parts[p], material_of[p],
-                          name + ": " + cname + "." + part_name(static_cast<Part>(p)));
-        if (!prim) return prim.error();
-        mesh.primitives.push_back(std::move(*prim));
-      }
-      model.meshes.push_back(std::move(mesh));
-      node.mesh = static_cast<int>(model.meshes.size() - 1);
-    }
-    chunk_node[key] = static_cast<int>(model.nodes.size());
-    model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
-    model.nodes.push_back(std::move(node));
-  }
+  Result<std::map<ChunkKey, int>> chunk_nodes =
+      add_chunk_nodes(model, keys, material_of, name + ": ");
+  if (!chunk_nodes) return chunk_nodes.error();
+  const std::map<ChunkKey, int>& chunk_node = *chunk_nodes;
   // 3. Road bricks of this leaf's chunks.
   if (!items.brick_chunks.empty()) {
     BrickInstances mine;
@@ -421,8 +407,8 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
       }
       if (merged.empty()) continue;
       Result<tinygltf::Primitive> prim =
-          feature_primitive(model, merged, feature, material_of[static_cast<std::size_t>(p)],
-                            table, name + ": buildings." + part_name(p));
+          feature_primitive(model, merged, feature, material_of[static_cast<std::size_t>(p)], table,
+                            name + ": buildings." + part_name(p));
       if (!prim) return prim.error();
       roofs.primitives.push_back(std::move(*prim));
     }
@@ -514,13 +500,136 @@ Result<TileFile> parent_tile(const CityGlbInputs& in, const HlodMesh& ground,
   return finish(model, name, meshopt);
 }
 
+namespace {
+
+/// Cells of kCoverCell metres a side that the chunk's paved surfaces (roads, sidewalks, blocks,
+/// ground patches, paths, freeway) cover, over the chunk's triangles' bounds.
+constexpr double kCoverCell = 2.0;
+
+struct Cover {
+  double x0 = 0.0;
+  double y0 = 0.0;
+  std::size_t nx = 0;
+  std::size_t ny = 0;
+  std::vector<std::uint8_t> cells;
+  bool at(double x, double y) const {
+    const double fx = std::floor((x - x0) / kCoverCell);
+    const double fy = std::floor((y - y0) / kCoverCell);
+    if (fx < 0 || fy < 0 || fx >= static_cast<double>(nx) || fy >= static_cast<double>(ny)) {
+      return false;
+    }
+    return cells[static_cast<std::size_t>(fy) * nx + static_cast<std::size_t>(fx)] != 0;
+  }
+};
+
+bool paved(Part p) {
+  return p != Part::terrain && p != Part::marking && p != Part::roof && p != Part::parapet &&
+         p != Part::volume;
+}
+
+/// Marks every cell whose centre lies in a triangle of the paved parts.
+Cover paved_cover(const ChunkMeshes& c) {
+  Cover cover;
+  double x1 = -1e300;
+  double y1 = -1e300;
+  cover.x0 = 1e300;
+  cover.y0 = 1e300;
+  for (std::size_t p = 0; p < kPartCount; ++p) {
+    if (!paved(static_cast<Part>(p))) continue;
+    for (const auto& v : c.parts[p].positions) {
+      cover.x0 = std::min(cover.x0, static_cast<double>(v[0]));
+      cover.y0 = std::min(cover.y0, static_cast<double>(v[1]));
+      x1 = std::max(x1, static_cast<double>(v[0]));
+      y1 = std::max(y1, static_cast<double>(v[1]));
+    }
+  }
+  if (cover.x0 > x1) return cover;
+  cover.nx = static_cast<std::size_t>((x1 - cover.x0) / kCoverCell) + 1;
+  cover.ny = static_cast<std::size_t>((y1 - cover.y0) / kCoverCell) + 1;
+  cover.cells.assign(cover.nx * cover.ny, 0);
+  for (std::size_t p = 0; p < kPartCount; ++p) {
+    if (!paved(static_cast<Part>(p))) continue;
+    const Mesh& m = c.parts[p];
+    for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+      const auto& a = m.positions[m.indices[t]];
+      const auto& b = m.positions[m.indices[t + 1]];
+      const auto& d = m.positions[m.indices[t + 2]];
+      const double ax = a[0], ay = a[1], bx = b[0], by = b[1], dx = d[0], dy = d[1];
+      const double area = (bx - ax) * (dy - ay) - (by - ay) * (dx - ax);
+      if (std::fabs(area) < 1e-9) continue;
+      const auto lo_x = static_cast<std::size_t>(
+          std::max(0.0, std::floor((std::min({ax, bx, dx}) - cover.x0) / kCoverCell)));
+      const auto lo_y = static_cast<std::size_t>(
+          std::max(0.0, std::floor((std::min({ay, by, dy}) - cover.y0) / kCoverCell)));
+      const auto hi_x = std::min(
+          cover.nx - 1, static_cast<std::size_t>((std::max({ax, bx, dx}) - cover.x0) / kCoverCell));
+      const auto hi_y = std::min(
+          cover.ny - 1, static_cast<std::size_t>((std::max({ay, by, dy}) - cover.y0) / kCoverCell));
+      for (std::size_t iy = lo_y; iy <= hi_y; ++iy) {
+        for (std::size_t ix = lo_x; ix <= hi_x; ++ix) {
+          const double px = cover.x0 + (static_cast<double>(ix) + 0.5) * kCoverCell;
+          const double py = cover.y0 + (static_cast<double>(iy) + 0.5) * kCoverCell;
+          const double w0 = (bx - px) * (dy - py) - (by - py) * (dx - px);
+          const double w1 = (dx - px) * (ay - py) - (dy - py) * (ax - px);
+          const double w2 = (ax - px) * (by - py) - (ay - py) * (bx - px);
+          const bool inside =
+              area > 0 ? (w0 >= 0 && w1 >= 0 && w2 >= 0) : (w0 <= 0 && w1 <= 0 && w2 <= 0);
+          if (inside) cover.cells[iy * cover.nx + ix] = 1;
+        }
+      }
+    }
+  }
+  return cover;
+}
+
+}  // namespace
+
 HlodMesh leaf_ground(const std::vector<const ChunkMeshes*>& chunks) {
+  // What a far view needs of the ground: the paved surfaces without their vertical skirts and
+  // curbs (simplified, they stretch into slivers) and the terrain, 0.5 m lower and in the
+  // paving's colour where paving covers it: simplified, it would poke through the roads and
+  // blocks that sit centimetres above it in green blobs, and where the simplified paving
+  // shrinks it fills the gap instead of the sky.
+  constexpr float kTerrainDrop = 0.5f;
   HlodMesh out;
   for (const ChunkMeshes* c : chunks) {
+    const Cover cover = paved_cover(*c);
     for (std::size_t p = 0; p < kPartCount; ++p) {
       const Part part = static_cast<Part>(p);
-      if (part == Part::marking || c->parts[p].empty()) continue;
-      append_hlod(out, c->parts[p], part_rgba(part), kNoFeature);
+      const Mesh& m = c->parts[p];
+      if (part == Part::marking || m.empty()) continue;
+      Mesh kept;
+      kept.positions = m.positions;
+      kept.normals = m.normals;
+      Mesh under;  // terrain under paving
+      if (part == Part::terrain) {
+        for (auto& v : kept.positions)
+          v[2] -= kTerrainDrop;
+        under.positions = kept.positions;
+        under.normals = kept.normals;
+      }
+      for (std::size_t t = 0; t + 2 < m.indices.size(); t += 3) {
+        const auto& a = m.positions[m.indices[t]];
+        const auto& b = m.positions[m.indices[t + 1]];
+        const auto& d = m.positions[m.indices[t + 2]];
+        const std::initializer_list<std::uint32_t> tri{m.indices[t], m.indices[t + 1],
+                                                       m.indices[t + 2]};
+        if (part == Part::terrain) {
+          const double cx = (a[0] + b[0] + d[0]) / 3.0;
+          const double cy = (a[1] + b[1] + d[1]) / 3.0;
+          Mesh& dst = cover.at(cx, cy) ? under : kept;
+          dst.indices.insert(dst.indices.end(), tri);
+          continue;
+        }
+        const double ux = b[0] - a[0], uy = b[1] - a[1], uz = b[2] - a[2];
+        const double vx = d[0] - a[0], vy = d[1] - a[1], vz = d[2] - a[2];
+        const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
+        const double len = std::sqrt(nx * nx + ny * ny + nz * nz);
+        if (len <= 0.0 || std::fabs(nz) < 0.2 * len) continue;
+        kept.indices.insert(kept.indices.end(), tri);
+      }
+      if (!kept.indices.empty()) append_hlod(out, kept, part_rgba(part), kNoFeature);
+      if (!under.indices.empty()) append_hlod(out, under, part_rgba(Part::block), kNoFeature);
     }
   }
   return out;
@@ -532,8 +641,10 @@ HlodMesh leaf_shells(const CityGlbInputs& in, const std::vector<std::uint32_t>& 
   for (const std::uint32_t b : buildings) {
     const buildings::Building& bd = in.buildings->buildings[b];
     const buildings::Style& style = in.styles->styles.at(bd.style);
-    const auto wall = rgba(linear_colour(style.palette[static_cast<std::size_t>(buildings::Material::wall)]));
-    const auto roof = rgba(linear_colour(style.palette[static_cast<std::size_t>(buildings::Material::roof)]));
+    const auto wall =
+        rgba(linear_colour(style.palette[static_cast<std::size_t>(buildings::Material::wall)]));
+    const auto roof =
+        rgba(linear_colour(style.palette[static_cast<std::size_t>(buildings::Material::roof)]));
     append_hlod(out, building_shell(bd, in.buildings->roofs[b], wall, roof, b));
   }
   return out;

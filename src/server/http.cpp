@@ -265,6 +265,9 @@ bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>&
   res.set(http::field::accept_ranges, "bytes");
   res.set(http::field::cache_control, "no-cache");
   res.set("X-Content-Type-Options", "nosniff");
+  // City files (tilesets above all) may be streamed by clients on other origins: CesiumJS,
+  // Cesium for Unreal's web requests, deck.gl pages.
+  if (target.substr(0, 6) == "/city/") res.set(http::field::access_control_allow_origin, "*");
   res.keep_alive(keep_alive);
   ByteRange range{0, size == 0 ? 0 : size - 1};
   std::uint64_t length = size;

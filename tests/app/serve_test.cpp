@@ -109,6 +109,9 @@ class ServeCity : public ::testing::Test {
     write_file(city / "layout.geojson", "{\"type\": \"FeatureCollection\", \"features\": []}\n");
     write_file(city / "city.glb", std::string("glTF\x02\0\0\0", 8) + "0123456789abcdefghij");
     write_file(city / "points" / "audio.ply", "ply\n");
+    fs::create_directories(city / "tiles" / "0" / "0");
+    write_file(city / "tiles" / "tileset.json", "{\"asset\": {\"version\": \"1.1\"}}\n");
+    write_file(city / "tiles" / "0" / "0" / "0.glb", std::string("glTF\x02\0\0\0", 8));
     write_file(*s_base / "secret.txt", "top secret\n");
     fs::create_symlink(*s_base / "secret.txt", city / "leak.json");
 
@@ -184,6 +187,18 @@ TEST_F(ServeCity, ServesFilesWithTheirTypeAndExactBytes) {
 
   EXPECT_EQ(get(s_port, "/city/layout.geojson").headers["content-type"], "application/json");
   EXPECT_EQ(get(s_port, "/city/points/audio.ply").status, 200);
+}
+
+TEST_F(ServeCity, StreamsTilesToAnyOriginAndMissingTilesAre404) {
+  Reply ts = get(s_port, "/city/tiles/tileset.json");
+  EXPECT_EQ(ts.status, 200);
+  EXPECT_EQ(ts.headers["content-type"], "application/json");
+  EXPECT_EQ(ts.headers["access-control-allow-origin"], "*") << "CesiumJS on another origin";
+  Reply tile = get(s_port, "/city/tiles/0/0/0.glb");
+  EXPECT_EQ(tile.status, 200);
+  EXPECT_EQ(tile.headers["content-type"], "model/gltf-binary");
+  EXPECT_EQ(get(s_port, "/city/tiles/5/3/9.glb").status, 404) << "a missing tile";
+  EXPECT_EQ(get(s_port, "/city/tiles/0/0/0.glb").status, 200) << "and the server keeps going";
 }
 
 TEST_F(ServeCity, HeadSendsHeadersOnly) {

@@ -96,8 +96,10 @@ Box content_bounds(const tinygltf::Model& m) {
     if (node.mesh < 0) continue;
     std::array<double, 3> lo{1e300, 1e300, 1e300};
     std::array<double, 3> hi{-1e300, -1e300, -1e300};
-    for (const tinygltf::Primitive& p : m.meshes.at(static_cast<std::size_t>(node.mesh)).primitives) {
-      const tinygltf::Accessor& a = m.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
+    for (const tinygltf::Primitive& p :
+         m.meshes.at(static_cast<std::size_t>(node.mesh)).primitives) {
+      const tinygltf::Accessor& a =
+          m.accessors.at(static_cast<std::size_t>(p.attributes.at("POSITION")));
       for (int k = 0; k < 3; ++k) {
         lo[k] = std::min(lo[k], a.minValues.at(k));
         hi[k] = std::max(hi[k], a.maxValues.at(k));
@@ -116,7 +118,8 @@ Box content_bounds(const tinygltf::Model& m) {
     for (std::size_t i = 0; i < t.size() / 3; ++i) {
       double q[4] = {r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]};
       const double len = std::sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-      for (double& c : q) c /= len;
+      for (double& c : q)
+        c /= len;
       // Rotation matrix of q applied to the scaled corners.
       const double xx = q[0] * q[0], yy = q[1] * q[1], zz = q[2] * q[2];
       const double xy = q[0] * q[1], xz = q[0] * q[2], yz = q[1] * q[2];
@@ -146,8 +149,8 @@ std::vector<std::uint32_t> building_ids(const tinygltf::Model& m) {
   const tinygltf::Value& table = ext->second.Get("propertyTables").Get(0);
   EXPECT_EQ(table.Get("class").Get<std::string>(), "building");
   const int count = table.Get("count").GetNumberAsInt();
-  const tinygltf::BufferView& v =
-      m.bufferViews.at(static_cast<std::size_t>(table.Get("properties").Get("id").Get("values").GetNumberAsInt()));
+  const tinygltf::BufferView& v = m.bufferViews.at(
+      static_cast<std::size_t>(table.Get("properties").Get("id").Get("values").GetNumberAsInt()));
   EXPECT_EQ(v.byteOffset % 8, 0U) << "property table views start on 8-byte boundaries";
   ids.resize(static_cast<std::size_t>(count));
   std::memcpy(ids.data(), m.buffers.at(0).data.data() + v.byteOffset, ids.size() * 4);
@@ -248,7 +251,8 @@ TEST_F(Tiles, TreeReadsBack) {
   EXPECT_EQ(ts.at("asset").at("version"), "1.1");
   ASSERT_EQ(ts.at("root").at("transform").size(), 16U);
   EXPECT_EQ(ts.at("root").at("refine"), "REPLACE");
-  EXPECT_GE(ts.at("geometricError").get<double>(), ts.at("root").at("geometricError").get<double>());
+  EXPECT_GE(ts.at("geometricError").get<double>(),
+            ts.at("root").at("geometricError").get<double>());
   Walk w;
   walk(ts.at("root"), root, 1e300, w, 0);
   EXPECT_GT(w.leaves, 4U) << "the default city is cut into several leaves";
@@ -275,7 +279,8 @@ TEST_F(Tiles, TreeReadsBack) {
 TEST_F(Tiles, TilesetPassesThe3DTilesSchemas) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas";
-  const fs::path modules = fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
+  const fs::path modules =
+      fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
   if (!fs::exists(schemas / "validate-tileset.mjs")) {
     GTEST_SKIP() << "the 3D Tiles schemas are not at " << schemas << " (../shared/schemas)";
   }
@@ -285,6 +290,68 @@ TEST_F(Tiles, TilesetPassesThe3DTilesSchemas) {
                                (schemas / "3d-tiles").string() + " --modules " + modules.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("0 errors"), std::string::npos) << r.output;
+}
+
+/// The glb's JSON chunk.
+json glb_json(const fs::path& file) {
+  const std::string bytes = slurp(file);
+  std::uint32_t n = 0;
+  std::memcpy(&n, bytes.data() + 12, 4);
+  return json::parse(bytes.substr(20, n));
+}
+
+TEST_F(Tiles, MetadataExtensionsPassTheirSchemas) {
+  // The Khronos validator does not know EXT_mesh_features, EXT_instance_features and
+  // EXT_structural_metadata: their objects are checked against the extensions' own schemas.
+  ASSERT_EQ(run_->exit_code, 0) << run_->output;
+  const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas";
+  const fs::path modules =
+      fs::path(CITYFORGE_SOURCE_DIR) / "tools" / "schema-check" / "node_modules";
+  if (!fs::exists(schemas / "gltf-ext")) GTEST_SKIP() << "no " << schemas / "gltf-ext";
+  if (!fs::exists(modules / "ajv")) GTEST_SKIP() << "run `make validator` (tools/schema-check)";
+  const fs::path scratch = temp_dir("tiles_ext");
+  std::size_t checked = 0;
+  auto check = [&](const json& object, const std::string& ext, const std::string& schema) {
+    const fs::path file = scratch / (std::to_string(checked++) + ".json");
+    std::ofstream(file) << object.dump();
+    const CliRun r = run_command(
+        "node " + (schemas / "validate-tileset.mjs").string() + " " + file.string() + " " +
+        (schemas / "gltf-ext" / ext / "schema").string() + " --schema " + schema + " --search " +
+        (schemas / "gltf-ext" / "gltf-2.0-core").string() + " --modules " + modules.string());
+    EXPECT_EQ(r.exit_code, 0) << ext << " " << object.dump().substr(0, 400) << "\n" << r.output;
+  };
+  std::size_t leaves = 0;
+  std::size_t parents = 0;
+  for (const auto& e : fs::recursive_directory_iterator(*dir_ / "tiles")) {
+    if (e.path().extension() != ".glb") continue;
+    const json j = glb_json(e.path());
+    if (!j.contains("extensions")) continue;
+    const bool leaf = j.at("nodes").at(0).at("name") == "city";
+    // One leaf and one parent suffice: every file is written by the same code.
+    if ((leaf && leaves++ > 0) || (!leaf && parents++ > 0)) continue;
+    check(j.at("extensions").at("EXT_structural_metadata"), "EXT_structural_metadata",
+          "glTF.EXT_structural_metadata.schema.json");
+    for (const json& mesh : j.at("meshes")) {
+      for (const json& prim : mesh.at("primitives")) {
+        if (prim.contains("extensions")) {
+          check(prim.at("extensions").at("EXT_mesh_features"), "EXT_mesh_features",
+                "mesh.primitive.EXT_mesh_features.schema.json");
+        }
+      }
+    }
+    for (const json& node : j.at("nodes")) {
+      if (node.contains("extensions") && node.at("extensions").contains("EXT_instance_features")) {
+        check(node.at("extensions").at("EXT_instance_features"), "EXT_instance_features",
+              "node.EXT_instance_features.schema.json");
+        break;
+      }
+    }
+  }
+  EXPECT_GT(leaves, 0U);
+  EXPECT_GT(parents, 0U);
+  EXPECT_GE(checked, 4U);
+  std::error_code ec;
+  fs::remove_all(scratch, ec);
 }
 
 TEST_F(Tiles, EveryContentFilePassesTheKhronosValidator) {
@@ -306,7 +373,8 @@ TEST_F(Tiles, EveryContentFilePassesTheKhronosValidator) {
 TEST_F(Tiles, IdenticalAtOneAndTwoThreads) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path one = temp_dir("tiles_one");
-  const CliRun r = run_cli("generate -q --no-sumo --tiles --no-city-glb --threads 1 -o " + one.string());
+  const CliRun r =
+      run_cli("generate -q --no-sumo --tiles --no-city-glb --threads 1 -o " + one.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_FALSE(fs::exists(one / "city.glb")) << "--no-city-glb";
   std::size_t compared = 0;

@@ -42,11 +42,11 @@ struct TilesetOptions {
 
 /// Counts and timings of one tileset (stats.json "tiles").
 struct TilesetStats {
-  std::size_t tiles = 0;     ///< Tiles in tileset.json (with or without content).
-  std::size_t leaves = 0;    ///< Tiles with full-detail content.
-  std::size_t parents = 0;   ///< Tiles with HLOD content.
-  std::size_t depth = 0;     ///< Deepest level (the root is level 0).
-  std::size_t bytes = 0;     ///< All content files together.
+  std::size_t tiles = 0;    ///< Tiles in tileset.json (with or without content).
+  std::size_t leaves = 0;   ///< Tiles with full-detail content.
+  std::size_t parents = 0;  ///< Tiles with HLOD content.
+  std::size_t depth = 0;    ///< Deepest level (the root is level 0).
+  std::size_t bytes = 0;    ///< All content files together.
   std::size_t max_leaf_bytes = 0;
   std::size_t root_bytes = 0;  ///< Content of the root tile.
   std::size_t buildings = 0;   ///< Buildings written (each in exactly one leaf).

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,14 @@ tinygltf::Material part_material(Part part);
 
 /// The linear RGB base colour of a part's material.
 std::array<double, 3> part_colour(Part part);
+
+/// Adds under the root (node 0) one node "chunk_<cx>_<cy>" per key in key order, with a mesh of
+/// one primitive per part of its ChunkMeshes (none for a null chunk: instances only); errors
+/// name `where` + the primitive. Returns the node of each key.
+Result<std::map<ChunkKey, int>> add_chunk_nodes(tinygltf::Model& model,
+                                                const std::map<ChunkKey, const ChunkMeshes*>& keys,
+                                                const std::array<int, kPartCount>& material_of,
+                                                const std::string& where);
 
 /// Groups the section modules (junction fill stays baked) by the chunk of their start point.
 Result<BrickInstances> group_road_instances(const roads::Output& roads, double chunk_m);

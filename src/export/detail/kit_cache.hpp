@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include <cstdint>
 #include <array>
+#include <cstdint>
 #include <map>
 #include <string>
 

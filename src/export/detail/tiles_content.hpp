@@ -38,11 +38,11 @@ struct CityTiling {
 
 /// One leaf's share of the city.
 struct LeafItems {
-  std::vector<const ChunkMeshes*> chunks;   ///< In (cy, cx) order.
-  std::vector<ChunkKey> brick_chunks;       ///< Keys of CityTiling::bricks in this leaf.
-  std::vector<std::uint32_t> buildings;     ///< Ascending ids.
-  std::vector<std::uint32_t> props;         ///< Dressing item indices, ascending.
-  std::vector<std::uint32_t> rooftops;      ///< Rooftop instance indices, ascending.
+  std::vector<const ChunkMeshes*> chunks;  ///< In (cy, cx) order.
+  std::vector<ChunkKey> brick_chunks;      ///< Keys of CityTiling::bricks in this leaf.
+  std::vector<std::uint32_t> buildings;    ///< Ascending ids.
+  std::vector<std::uint32_t> props;        ///< Dressing item indices, ascending.
+  std::vector<std::uint32_t> rooftops;     ///< Rooftop instance indices, ascending.
 };
 
 /// A glb with its content's bounds (engine frame).
