@@ -174,7 +174,7 @@ tinygltf::Model load(const fs::path& file, bool* compressed = nullptr) {
   if (compressed != nullptr) *compressed = glb.size() > 20 && meshopt_compressed(glb);
   std::vector<unsigned char> plain;
   try {
-    plain = cityforge::testutil::plain_glb(glb);
+    plain = cityforge::exporter::testing::plain_glb(glb);
   } catch (const std::exception& e) {
     ADD_FAILURE() << file << ": " << e.what();
     return {};

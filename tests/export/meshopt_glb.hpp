@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace cityforge::testutil {
+namespace cityforge::exporter::testing {
 
 /// Decodes one EXT_meshopt_compression view extension from `bin` into `count * byteStride`
 /// bytes; throws on a decoder error.
@@ -104,4 +104,4 @@ inline std::vector<unsigned char> plain_glb(const std::vector<unsigned char>& gl
   return res;
 }
 
-}  // namespace cityforge::testutil
+}  // namespace cityforge::exporter::testing
