@@ -509,7 +509,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
         t0 = now;
       };
       if (t.leaf) {
-        file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
+        file =
+            detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
         lap(p_leaf);
         HlodMesh ground = detail::leaf_ground(t.items.chunks);
         HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
