@@ -194,6 +194,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     if (ec) return Error::io(dir.string(), "cannot create the folder: " + ec.message());
     TilesetOptions topt;
     topt.tile_bytes = config.exports.tile_bytes;
+    topt.meshopt = config.exports.tile_compression == pipeline::TileCompression::meshopt;
     topt.anchor = config.exports.georeferenced
                       ? GeoAnchor{config.exports.origin_lon_deg, config.exports.origin_lat_deg,
                                   config.exports.anchor_height_m}

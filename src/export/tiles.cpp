@@ -509,7 +509,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
         t0 = now;
       };
       if (t.leaf) {
-        file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel);
+        file =
+            detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
         lap(p_leaf);
         HlodMesh ground = detail::leaf_ground(t.items.chunks);
         HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
@@ -543,7 +544,7 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
         t.error_m = child_error + std::max({g.deviation_m, s.deviation_m, 1e-3}) + dropped;
         t.standin_error_m = t.error_m;
         lap(p_standin);
-        file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel);
+        file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel, options.meshopt);
         lap(p_parent);
       }
       if (!file) {

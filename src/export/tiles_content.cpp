@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "export/detail/gltf_buildings.hpp"
+#include "export/detail/gltf_compress.hpp"
 #include "export/detail/gltf_instances.hpp"
 #include "export/detail/gltf_model.hpp"
 #include "export/detail/gltf_props.hpp"
@@ -268,9 +269,14 @@ tinygltf::Model new_model(const CityGlbInputs& in) {
   return model;
 }
 
-Result<TileFile> finish(tinygltf::Model& model, const std::string& name) {
+Result<TileFile> finish(tinygltf::Model& model, const std::string& name, bool meshopt) {
   TileFile out;
   out.bounds = model_bounds(model);
+  if (meshopt) {
+    if (Status s = compress_meshopt(model); !s) {
+      return Error{s.error().code, name + ": " + s.error().where, s.error().message};
+    }
+  }
   Result<std::vector<std::uint8_t>> glb = serialise_glb(model, name);
   if (!glb) return glb.error();
   out.bytes = std::move(*glb);
@@ -310,7 +316,7 @@ void Box3::add(const Box3& b) {
 
 Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
                            const LeafItems& items, const KitCache& kits, double group_m,
-                           const std::string& name) {
+                           const std::string& name, bool meshopt) {
   tinygltf::Model model = new_model(in);
   // 1. Materials of the parts that occur (chunk meshes, road bricks, roofs), in part order.
   std::array<bool, kPartCount> used{};
@@ -439,11 +445,11 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
     mark_instance_features(model, 0);
     use_extensions(model, {kMeshFeatures, kInstanceFeatures, kMetadata});
   }
-  return finish(model, name);
+  return finish(model, name, meshopt);
 }
 
 Result<TileFile> parent_tile(const CityGlbInputs& in, const HlodMesh& ground,
-                             const HlodMesh& buildings, const std::string& name) {
+                             const HlodMesh& buildings, const std::string& name, bool meshopt) {
   tinygltf::Model model = new_model(in);
   tinygltf::Node root;
   root.name = "hlod";
@@ -491,7 +497,7 @@ Result<TileFile> parent_tile(const CityGlbInputs& in, const HlodMesh& ground,
     add_node("hlod.buildings", std::move(*prim));
     use_extensions(model, {kMeshFeatures, kMetadata});
   }
-  return finish(model, name);
+  return finish(model, name, meshopt);
 }
 
 namespace {

@@ -4,8 +4,11 @@
 // chunks, 4-byte alignment).
 // tinygltf writes JSON through nlohmann::json (objects keyed in sorted order, doubles printed
 // to round-trip), so the output is byte identical for identical inputs.
+#include <algorithm>
 #include <bit>
 #include <cstring>
+#include <iterator>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <streambuf>
 #include <string>
@@ -43,6 +46,141 @@ class ByteSink final : public std::streambuf {
   std::vector<std::uint8_t>& m_out;
 };
 
+/// A tinygltf value as JSON (binary values have no JSON form and become null).
+nlohmann::json to_json(const tinygltf::Value& v) {
+  switch (v.Type()) {
+    case tinygltf::BOOL_TYPE:
+      return v.Get<bool>();
+    case tinygltf::INT_TYPE:
+      return v.Get<int>();
+    case tinygltf::REAL_TYPE:
+      return v.Get<double>();
+    case tinygltf::STRING_TYPE:
+      return v.Get<std::string>();
+    case tinygltf::ARRAY_TYPE: {
+      nlohmann::json a = nlohmann::json::array();
+      for (std::size_t i = 0; i < v.ArrayLen(); ++i)
+        a.push_back(to_json(v.Get(static_cast<int>(i))));
+      return a;
+    }
+    case tinygltf::OBJECT_TYPE: {
+      nlohmann::json o = nlohmann::json::object();
+      for (const std::string& k : v.Keys())
+        o[k] = to_json(v.Get(k));
+      return o;
+    }
+    default:
+      return nullptr;
+  }
+}
+
+nlohmann::json to_json(const tinygltf::ExtensionMap& extensions) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [name, value] : extensions)
+    o[name] = to_json(value);
+  return o;
+}
+
+/// The end of the JSON value starting at `at` in `s` (an array, object, string or number).
+std::size_t value_end(const std::string& s, std::size_t at) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = at; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 0) return i + 1;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) return i + 1;
+      if (depth < 0) return i;
+    } else if (depth == 0 && c == ',') {
+      return i;
+    }
+  }
+  return s.size();
+}
+
+/// [begin, end) of the value of the top-level member `key` of the compact JSON object `s`;
+/// begin is npos when there is none. Strings are skipped, so a name that spells the key does
+/// not match.
+std::pair<std::size_t, std::size_t> member_value(const std::string& s, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";
+  int depth = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"') {
+      if (depth == 1 && s.compare(i, quoted.size(), quoted) == 0) {
+        const std::size_t begin = i + quoted.size();
+        return {begin, value_end(s, begin)};
+      }
+      i = value_end(s, i) - 1;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return {std::string::npos, std::string::npos};
+}
+
+/// A buffer view as tinygltf 2.7 writes it, plus its extensions (which it leaves out).
+nlohmann::json view_json(const tinygltf::BufferView& v) {
+  nlohmann::json o = nlohmann::json::object();
+  o["buffer"] = v.buffer;
+  o["byteLength"] = v.byteLength;
+  if (v.byteStride >= 4) o["byteStride"] = v.byteStride;
+  if (v.byteOffset > 0) o["byteOffset"] = v.byteOffset;
+  if (v.target == TINYGLTF_TARGET_ARRAY_BUFFER ||
+      v.target == TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER) {
+    o["target"] = v.target;
+  }
+  if (!v.name.empty()) o["name"] = v.name;
+  if (v.extras.Type() != tinygltf::NULL_TYPE) o["extras"] = to_json(v.extras);
+  if (!v.extensions.empty()) o["extensions"] = to_json(v.extensions);
+  return o;
+}
+
+/// Sets what tinygltf 2.7 leaves out of its JSON: the extensions of buffer views (e.g.
+/// EXT_meshopt_compression) and the buffers after the first, written as their byteLength, uri
+/// (when set) and extensions, without data (fallback buffers, whose bytes are not stored).
+/// Only those two members are rewritten: the rest of the text (accessor bounds: most of a
+/// tile's JSON) stays as tinygltf printed it.
+Status add_buffer_extensions(std::string& json, const tinygltf::Model& model,
+                             const std::vector<tinygltf::Buffer>& extra, const std::string& name) {
+  nlohmann::json views = nlohmann::json::array();
+  for (const tinygltf::BufferView& v : model.bufferViews)
+    views.push_back(view_json(v));
+  const auto [vb, ve] = member_value(json, "bufferViews");
+  if (vb == std::string::npos) {
+    return Error::internal(name + ".glb", "no bufferViews to give their extensions");
+  }
+  json.replace(vb, ve - vb, views.dump());
+  if (extra.empty()) return Ok{};
+  // Buffer 0 stays as written; the others follow it.
+  std::string more;
+  for (const tinygltf::Buffer& b : extra) {
+    nlohmann::json o = nlohmann::json::object();
+    o["byteLength"] = b.data.size();
+    if (!b.uri.empty()) o["uri"] = b.uri;
+    if (!b.extensions.empty()) o["extensions"] = to_json(b.extensions);
+    more += "," + o.dump();
+  }
+  const auto [bb, be] = member_value(json, "buffers");
+  if (bb == std::string::npos || json[be - 1] != ']') {
+    return Error::internal(name + ".glb", "no buffers to add the fallback buffers to");
+  }
+  json.insert(be - 1, more);
+  return Ok{};
+}
+
 }  // namespace
 
 // The container is assembled here, not by tinygltf, so the BIN chunk (hundreds of MB for a city)
@@ -53,6 +191,14 @@ Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const st
   scene.nodes.push_back(0);
   model.scenes.push_back(std::move(scene));
   model.defaultScene = 0;
+  // Buffers after the first are written by add_buffer_extensions, not by tinygltf (which would
+  // embed their data).
+  std::vector<tinygltf::Buffer> extra;
+  if (model.buffers.size() > 1) {
+    extra.assign(std::make_move_iterator(model.buffers.begin() + 1),
+                 std::make_move_iterator(model.buffers.end()));
+    model.buffers.resize(1);
+  }
   std::vector<unsigned char> bin = std::move(model.buffers[0].data);
   model.buffers[0].data.clear();
   bin.resize((bin.size() + 3) / 4 * 4, 0);
@@ -91,6 +237,12 @@ Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const st
     }
     json.replace(at, from.size(),
                  "\"buffers\":[{\"byteLength\":" + std::to_string(bin.size()) + "}]");
+  }
+  const bool view_extensions =
+      std::any_of(model.bufferViews.begin(), model.bufferViews.end(),
+                  [](const tinygltf::BufferView& v) { return !v.extensions.empty(); });
+  if (view_extensions || !extra.empty()) {
+    if (Status s = add_buffer_extensions(json, model, extra, name); !s) return s.error();
   }
   json.resize((json.size() + 3) / 4 * 4, ' ');
   // 2. The container: header, JSON chunk, BIN chunk.

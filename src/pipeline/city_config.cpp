@@ -104,6 +104,10 @@ const char* to_string(RoadModules m) {
   return detail::kRoadModuleNames[static_cast<std::size_t>(m)];
 }
 
+const char* to_string(TileCompression c) {
+  return detail::kTileCompressionNames[static_cast<std::size_t>(c)];
+}
+
 const char* to_string(InstanceMode m) {
   return detail::kInstanceModeNames[static_cast<std::size_t>(m)];
 }

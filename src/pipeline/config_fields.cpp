@@ -264,6 +264,12 @@ const Table& table_of<ExportSettings>() {
                                  "3D Tiles (`--tiles`): a leaf tile is split into four until its "
                                  "content is about this many bytes (or it is one chunk), see "
                                  "[tiles.md](tiles.md)."),
+          choice<&C::tile_compression>(
+              "tile_compression", kTileCompressionNames,
+              "3D Tiles: \"meshopt\" compresses the vertex, index and instance data of the "
+              "tile content with glTF `EXT_meshopt_compression` (a required extension: the "
+              "viewer needs meshoptimizer's decoder) where it makes a view smaller; \"none\" "
+              "writes plain buffers that any glTF reader takes."),
           number<&C::anchor_lon_deg>("anchor_lon_deg", -180, 180,
                                      "3D Tiles: longitude of a generated city's origin on the "
                                      "globe (imported places use their own)."),

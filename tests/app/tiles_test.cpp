@@ -20,6 +20,7 @@
 
 #include "app/cli_run.hpp"
 #include "cityforge/gltf/tinygltf_model.hpp"
+#include "export/meshopt_glb.hpp"
 
 namespace cityforge {
 namespace {
@@ -156,12 +157,35 @@ std::vector<std::uint32_t> building_ids(const tinygltf::Model& m) {
   return ids;
 }
 
-tinygltf::Model load(const fs::path& file) {
+/// Whether a glb requires EXT_meshopt_compression (its JSON chunk says so).
+bool meshopt_compressed(const std::vector<unsigned char>& glb) {
+  std::uint32_t len = 0;
+  std::memcpy(&len, glb.data() + 12, 4);
+  const json j = json::parse(glb.begin() + 20, glb.begin() + 20 + len);
+  const auto req = j.value("extensionsRequired", std::vector<std::string>{});
+  return std::find(req.begin(), req.end(), "EXT_meshopt_compression") != req.end();
+}
+
+/// A content glb, its EXT_meshopt_compression views decoded with meshoptimizer first (tinygltf
+/// cannot read fallback buffers), so every check reads the data a client draws.
+tinygltf::Model load(const fs::path& file, bool* compressed = nullptr) {
+  const std::string text = slurp(file);
+  const std::vector<unsigned char> glb(text.begin(), text.end());
+  if (compressed != nullptr) *compressed = glb.size() > 20 && meshopt_compressed(glb);
+  std::vector<unsigned char> plain;
+  try {
+    plain = cityforge::exporter::testing::plain_glb(glb);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << file << ": " << e.what();
+    return {};
+  }
   tinygltf::TinyGLTF loader;
   tinygltf::Model model;
   std::string err;
   std::string warn;
-  EXPECT_TRUE(loader.LoadBinaryFromFile(&model, &err, &warn, file.string())) << file << ": " << err;
+  EXPECT_TRUE(loader.LoadBinaryFromMemory(&model, &err, &warn, plain.data(),
+                                          static_cast<unsigned>(plain.size())))
+      << file << ": " << err;
   return model;
 }
 
@@ -169,6 +193,7 @@ struct Walk {
   std::map<std::uint32_t, int> leaf_hits;  ///< building id -> leaves holding it
   std::size_t tiles = 0;
   std::size_t leaves = 0;
+  std::size_t compressed = 0;  ///< Content files with EXT_meshopt_compression.
   std::vector<fs::path> files;
 };
 
@@ -190,7 +215,9 @@ void walk(const json& tile, const fs::path& root, double parent_error, Walk& w, 
     const fs::path file = root / tile.at("content").at("uri").get<std::string>();
     ASSERT_TRUE(fs::exists(file)) << file;
     w.files.push_back(file);
-    const tinygltf::Model m = load(file);
+    bool compressed = false;
+    const tinygltf::Model m = load(file, &compressed);
+    w.compressed += compressed ? 1 : 0;
     const Box c = content_bounds(m);
     for (int k = 0; k < 3; ++k) {
       EXPECT_LE(b[k] - b[3 + 4 * k], c.lo[k] + 1e-3) << file << " axis " << k;
@@ -229,6 +256,7 @@ TEST_F(Tiles, TreeReadsBack) {
   Walk w;
   walk(ts.at("root"), root, 1e300, w, 0);
   EXPECT_GT(w.leaves, 4U) << "the default city is cut into several leaves";
+  EXPECT_EQ(w.compressed, w.files.size()) << "export.tile_compression is meshopt by default";
   // Every building of layout.geojson is in exactly one leaf.
   const json layout = json::parse(slurp(*dir_ / "layout.geojson"));
   std::size_t buildings = 0;

@@ -32,6 +32,9 @@ struct TilesetOptions {
   /// one chunk). [64 KiB .. 1 GiB]
   double tile_bytes = 4.0e6;
   GeoAnchor anchor;
+  /// Content compressed with EXT_meshopt_compression where it pays (a required extension:
+  /// clients need meshoptimizer's decoder); false writes plain buffers.
+  bool meshopt = true;
   /// Progress: called after each written tile with (tiles written, tiles in all). Optional and
   /// called from the writing threads, one call at a time.
   std::function<void(std::size_t, std::size_t)> progress;

@@ -43,8 +43,10 @@ int add_floats(tinygltf::Model& model, const std::vector<float>& v, int type, st
 
 /// Adds the one scene `name` (holding node 0, the root) and serialises the model as GLB: the
 /// JSON through tinygltf, the BIN chunk (buffer 0, padded to 4 bytes; left out when empty)
-/// copied once, straight into the result. Consumes buffer 0's data. Byte identical for
-/// identical models. Errors name "<name>.glb".
+/// copied once, straight into the result. Consumes buffer 0's data. Buffers after the first
+/// are written as their byteLength (the size of their data), uri and extensions, never their
+/// data (EXT_meshopt_compression fallback buffers); extensions of buffer views, which tinygltf
+/// leaves out, are written too. Byte identical for identical models. Errors name "<name>.glb".
 Result<std::vector<std::uint8_t>> serialise_glb(tinygltf::Model& model, const std::string& name);
 
 }  // namespace cityforge::gltf

@@ -28,6 +28,15 @@ enum class RoadModules : std::uint8_t {
 /// "baked" or "instanced".
 const char* to_string(RoadModules m);
 
+/// How 3D Tiles content is compressed (`export.tile_compression`).
+enum class TileCompression : std::uint8_t {
+  none,     ///< Plain float32 / uint32 buffers: any glTF reader.
+  meshopt,  ///< EXT_meshopt_compression (required) where it pays: smaller; the reader needs
+            ///< meshoptimizer's decoder (three.js: GLTFLoader.setMeshoptDecoder).
+};
+/// "none" or "meshopt".
+const char* to_string(TileCompression c);
+
 /// How city.glb writes instanced things (building modules, props): `export.instances` or
 /// `generate --instances`.
 enum class InstanceMode : std::uint8_t {
@@ -51,6 +60,8 @@ struct ExportSettings {
   InstanceMode instances = InstanceMode::ext;
   /// 3D Tiles (--tiles): leaves are split until their content is about this many bytes.
   double tile_bytes = 4.0e6;
+  /// 3D Tiles: tile content compressed with EXT_meshopt_compression (default) or not.
+  TileCompression tile_compression = TileCompression::meshopt;
   /// 3D Tiles: where a generated city's local frame sits on the WGS84 ellipsoid (imported
   /// places use their own origin). Default (0, 0, 0): "Null Island", for lack of a place.
   double anchor_lon_deg = 0.0;

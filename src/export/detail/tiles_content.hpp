@@ -57,14 +57,17 @@ struct TileFile {
 /// EXT_instance_features, both pointing into an EXT_structural_metadata table of the leaf's
 /// buildings. Instances are always EXT_mesh_gpu_instancing. Props and rooftop tiles are grouped
 /// per group_m square (the leaf's side: one instancing node per kit and leaf, not per chunk).
+/// With `meshopt`, the buffers are compressed with EXT_meshopt_compression where it pays
+/// (compress_meshopt); bounds are those of the uncompressed content.
 Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
                            const LeafItems& items, const KitCache& kits, double group_m,
-                           const std::string& name);
+                           const std::string& name, bool meshopt);
 
 /// The HLOD content of a parent: root "hlod" with "hlod.ground" and "hlod.buildings" (feature
 /// ids of `buildings` are building ids; they become rows of the tile's property table).
+/// `meshopt` as for leaf_tile.
 Result<TileFile> parent_tile(const CityGlbInputs& in, const HlodMesh& ground,
-                             const HlodMesh& buildings, const std::string& name);
+                             const HlodMesh& buildings, const std::string& name, bool meshopt);
 
 /// The ground parts of a leaf's chunks merged with their colours (markings left out).
 HlodMesh leaf_ground(const std::vector<const ChunkMeshes*>& chunks);

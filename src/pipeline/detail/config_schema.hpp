@@ -417,9 +417,10 @@ json sources_text(const void* value);  ///< (file, text) pairs: file and hash of
 json tag_volumes_text(const void* value);
 json shepherds_text(const void* value);
 
-/// The names of RoadModules and InstanceMode values (index = value).
+/// The names of RoadModules, InstanceMode and TileCompression values (index = value).
 inline constexpr std::array<const char*, 2> kRoadModuleNames{"baked", "instanced"};
 inline constexpr std::array<const char*, 3> kInstanceModeNames{"ext", "nodes", "bake"};
+inline constexpr std::array<const char*, 2> kTileCompressionNames{"none", "meshopt"};
 
 void check_narrow_widths(Reader& r, const std::string& path, const void* lots_config);
 void check_wandering(Reader& r, const std::string& path, const void* wandering);
