@@ -107,6 +107,7 @@ async function main() {
     console.log(`tiles: ${sf.s.tiles_loaded} loaded, ${sf.s.tiles_unloaded} unloaded, ${sf.s.tiles_cached} cached ` +
       `(${(sf.s.tiles_bytes_cached / 2 ** 20).toFixed(0)} MiB in memory), ${sf.s.tiles_failed} failed; ` +
       `${mb(all.tiles)} of tiles fetched in all; ${(sf.s.tiles_classify_ms / 1000).toFixed(2)} s preparing tiles`);
+    console.log(`console errors: ${h.errors.length}${h.errors.length ? ': ' + h.errors.slice(0, 3).join(' | ') : ''}`);
     await page.close();
   } finally {
     await h.close();

@@ -12,6 +12,8 @@
 // both: tiles land exactly where city.glb's meshes are.
 
 import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { Scheduler, TilesRenderer } from '3d-tiles-renderer';
 
 /// Where a tiled city keeps its tileset, next to city.glb.
@@ -85,6 +87,11 @@ export class CityTiles {
         cancelAnimationFrame: (handle) => clearTimeout(handle),
       });
     }
+    // Tile content is EXT_meshopt_compression'ed by default (docs/tiles.md): the renderer takes
+    // a glTF loader registered with its loading manager, here one with three's meshopt decoder.
+    const gltf = new GLTFLoader(tiles.manager);
+    gltf.setMeshoptDecoder(MeshoptDecoder);
+    tiles.manager.addHandler(/\.(gltf|glb)$/i, gltf);
     tiles.setCamera(camera);
     tiles.setResolutionFromRenderer(camera, renderer);
     tiles.group.matrixAutoUpdate = false;
