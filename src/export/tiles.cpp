@@ -10,10 +10,10 @@
 // as independent oneTBB tasks: a leaf writes its full detail and hands its parent a stand-in
 // (its ground and building shells, simplified); a parent merges its children's stand-ins,
 // drops buildings lower than its error budget, simplifies, writes that and hands it up.
-// geometricError is measured: a parent's is its own simplification error plus the tallest
-// building it dropped plus the largest error its children's stand-ins already carry (a leaf's
-// stand-in carries its simplification error plus the tallest detail it leaves out: props,
-// facade relief, rooftop tiles). (4) tileset.json last; the folder is renamed into place.
+// geometricError is measured: the larger of the simplification distances chained from the full
+// detail up to the tile (each stand-in was simplified from the ones below it) and the tallest
+// thing left out anywhere below it (props, facade relief, rooftop tiles, dropped buildings). (4)
+// tileset.json last; the folder is renamed into place.
 
 #include "cityforge/export/tiles.hpp"
 
@@ -64,9 +64,13 @@ struct Tile {
   detail::LeafItems items;  ///< Leaves only.
   // Filled while writing:
   Box3 box;
-  double error_m = 0.0;          ///< geometricError.
-  double standin_error_m = 0.0;  ///< Error its stand-in carries (what its parent adds to).
-  HlodMesh ground;               ///< Stand-in handed to the parent.
+  double error_m = 0.0;  ///< geometricError.
+  /// What its stand-in carries, for its parent: the simplification distances chained from the
+  /// full detail (each simplification moved the surface of the one before) and the tallest
+  /// thing left out below it (props, facade relief, rooftop tiles, dropped buildings).
+  double chain_m = 0.0;
+  double detail_m = 0.0;
+  HlodMesh ground;  ///< Stand-in handed to the parent.
   HlodMesh shells;
   std::size_t bytes = 0;
   std::string uri;
@@ -520,17 +524,21 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
         t.ground = std::move(g.mesh);
         t.shells = std::move(s.mesh);
         t.error_m = 0.0;
-        t.standin_error_m =
-            std::max(g.deviation_m, s.deviation_m) + omitted_detail(in, heights, t.items);
+        t.chain_m = std::max(g.deviation_m, s.deviation_m);
+        t.detail_m = omitted_detail(in, heights, t.items);
         lap(p_standin);
       } else {
         HlodMesh ground;
         HlodMesh shells;
+        double child_chain = 0.0;
+        double child_detail = 0.0;
         double child_error = 0.0;
         for (const std::size_t c : t.children) {
           detail::append_hlod(ground, tiles[c].ground);
           detail::append_hlod(shells, tiles[c].shells);
-          child_error = std::max(child_error, tiles[c].standin_error_m);
+          child_chain = std::max(child_chain, tiles[c].chain_m);
+          child_detail = std::max(child_detail, tiles[c].detail_m);
+          child_error = std::max(child_error, tiles[c].error_m);
           tiles[c].ground = {};
           tiles[c].shells = {};
         }
@@ -540,9 +548,13 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
             detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
         t.ground = std::move(g.mesh);
         t.shells = std::move(s.mesh);
-        // A parent that simplified nothing still stands above its children.
-        t.error_m = child_error + std::max({g.deviation_m, s.deviation_m, 1e-3}) + dropped;
-        t.standin_error_m = t.error_m;
+        // Where the surface was simplified, it lies within the chained distances of the full
+        // detail; where something was left out, within that thing's height. The largest of the
+        // two bounds the whole tile. A parent that changed nothing still ranks above its
+        // children (by 1 mm).
+        t.chain_m = child_chain + std::max(g.deviation_m, s.deviation_m);
+        t.detail_m = std::max(child_detail, dropped);
+        t.error_m = std::max({t.chain_m, t.detail_m, child_error + 1e-3});
         lap(p_standin);
         file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel, options.meshopt);
         lap(p_parent);

@@ -384,26 +384,35 @@ GroupError simplify_group(const HlodMesh& in, const std::vector<std::uint32_t>& 
                             indices.data());
 
   // 2. Simplify towards the target count within the error bound (relative to the group's
-  // extent, as meshopt measures it). A group with a non-finite value is left as it is, so
-  // add_hlod_primitive reports it.
+  // extent, as meshopt measures it). meshopt's bound is on an area-weighted mean, so a thin
+  // part (a spire, a tower's corner) can move much further than the bound: the real deviation is
+  // measured and, while it exceeds max_error_m, the simplification is redone with half the
+  // bound (up to kRetries times); a group that still exceeds it stays as it was. A group with a
+  // non-finite value is left as it is, so add_hlod_primitive reports it.
+  constexpr int kRetries = 3;
   GroupError error;
   if (finite && target_ratio < 1.0) {
     const float scale =
         meshopt_simplifyScale(&vertices[0].position[0], vertices.size(), sizeof(PackedVertex));
-    const double rel_target = scale > 0.0f ? max_error_m / static_cast<double>(scale) : 0.0;
+    double rel_target = scale > 0.0f ? max_error_m / static_cast<double>(scale) : 0.0;
     const auto target_count =
         static_cast<std::size_t>(static_cast<double>(indices.size() / 3) * target_ratio) * 3;
     std::vector<std::uint32_t> simplified(indices.size());
-    float rel_error = 0.0f;
-    const std::size_t count =
-        meshopt_simplify(simplified.data(), indices.data(), indices.size(),
-                         &vertices[0].position[0], vertices.size(), sizeof(PackedVertex),
-                         target_count, static_cast<float>(rel_target), 0, &rel_error);
-    if (count < indices.size()) {
+    for (int attempt = 0; attempt <= kRetries; ++attempt, rel_target *= 0.5) {
+      simplified.resize(indices.size());
+      float rel_error = 0.0f;
+      const std::size_t count =
+          meshopt_simplify(simplified.data(), indices.data(), indices.size(),
+                           &vertices[0].position[0], vertices.size(), sizeof(PackedVertex),
+                           target_count, static_cast<float>(rel_target), 0, &rel_error);
+      if (count >= indices.size()) break;
       simplified.resize(count);
+      const double deviation = max_deviation(vertices, simplified);
+      if (deviation > max_error_m) continue;
       error.error_m = static_cast<double>(rel_error) * static_cast<double>(scale);
-      error.deviation_m = max_deviation(vertices, simplified);
+      error.deviation_m = deviation;
       indices = std::move(simplified);
+      break;
     }
   }
 

@@ -253,7 +253,7 @@ TEST(SimplifyHlod, BumpyGridStaysWithinTheMeasuredError) {
   const Simplified out = simplify_hlod(in, 0.0, kMaxError);
   EXPECT_GT(out.error_m, 0.0);
   EXPECT_LE(out.error_m, kMaxError * 1.0001);
-  EXPECT_LT(out.mesh.triangle_count(), in.triangle_count() / 4);
+  EXPECT_LT(out.mesh.triangle_count(), in.triangle_count() * 4 / 5);
   // Sample the output's triangles and measure the height difference to the input surface.
   double max_dev = 0.0;
   for (std::size_t t = 0; t < out.mesh.indices.size(); t += 3) {
@@ -278,12 +278,14 @@ TEST(SimplifyHlod, BumpyGridStaysWithinTheMeasuredError) {
             << out.deviation_m << " m, sampled max deviation " << max_dev << " m (bound "
             << kMaxError << " m)\n";
   // meshopt's error is an area-weighted mean of squared distances to the input's planes, so the
-  // largest deviation is of the same size but larger (2.6 times here when this was written).
-  EXPECT_LE(max_dev, 4.0 * out.error_m);
-  EXPECT_GE(max_dev, out.error_m);
-  // The measured deviation (input vertices to the output surface) finds that larger value.
+  // largest deviation is larger (2.6 times here when meshopt alone decided). The simplifier
+  // measures the deviation (input vertices to the output surface) and redoes the work with a
+  // tighter bound until it is within max_error_m: the measured value keeps to the bound, and the
+  // surface sampled the other way (output to input) stays near it.
   EXPECT_GE(out.deviation_m, out.error_m);
-  EXPECT_NEAR(out.deviation_m, max_dev, 0.25 * max_dev);
+  EXPECT_LE(out.deviation_m, kMaxError);
+  EXPECT_GE(max_dev, out.error_m);
+  EXPECT_LE(max_dev, 2.0 * kMaxError);
 }
 
 // Three buildings: two boxes sharing a wall (same positions on both sides) and a round tower

@@ -80,15 +80,16 @@ enum class HlodShading : std::uint8_t {
 };
 
 /// Simplifies `in` with meshopt_simplify towards `target_ratio` (0..1) of its triangles without
-/// exceeding `max_error_m` metres (as meshopt measures it: an area-weighted mean of squared
-/// distances to the input's planes, so the largest deviation of the surface may be a few times
-/// larger). First welds vertices at one position with one colour and feature (chunk meshes split
-/// their vertices at every seam, flat shells at every edge), so the simplifier sees connected
-/// surfaces; normals are then set by `shading`. Each feature id (kNoFeature included) is
-/// simplified on its own, so vertices of different features are never merged and every output
-/// triangle keeps one feature. Drops unused vertices; colours and features stay with their
-/// vertices. Triangles come grouped by feature, in order of each feature's first triangle in
-/// `in`. Deterministic: the same input gives the same output bytes.
+/// moving any input vertex further than `max_error_m` metres from the result: meshopt's own
+/// bound is an area-weighted mean of squared distances to the input's planes, so each group is
+/// simplified, its deviation measured, and redone with half meshopt's bound while it is too
+/// far (three times at most; then the group stays as it was). First welds vertices at one position
+/// with one colour and feature (chunk meshes split their vertices at every seam, flat shells at
+/// every edge), so the simplifier sees connected surfaces; normals are then set by `shading`. Each
+/// feature id (kNoFeature included) is simplified on its own, so vertices of different features are
+/// never merged and every output triangle keeps one feature. Drops unused vertices; colours and
+/// features stay with their vertices. Triangles come grouped by feature, in order of each feature's
+/// first triangle in `in`. Deterministic: the same input gives the same output bytes.
 Simplified simplify_hlod(const HlodMesh& in, double target_ratio, double max_error_m,
                          HlodShading shading = HlodShading::smooth);
 
