@@ -116,17 +116,23 @@ async function main() {
     : DEFAULT_POSE;
   rig.setPose(startPose);
 
-  // 2. City and lanes, downloaded side by side.
+  // 2. City and lanes: with city.glb side by side; with tiles the lanes (tens of MB for a big
+  // city) wait until the first view's tiles are in, so the first frame costs only its tiles.
   progress('loading city.glb…', 0);
-  const lanesPromise = fetchJson(`${cityBase}lanes.json`).catch((e) => {
-    console.warn(`lanes.json not loaded: ${e.message}`);
-    return null;
-  });
-  // Building footprints, for the drive mode's collisions with buildings.
-  const layoutPromise = fetchJson(`${cityBase}layout.geojson`).catch((e) => {
-    console.warn(`layout.geojson not loaded: ${e.message}`);
-    return null;
-  });
+  let lanesPromise = null;
+  let layoutPromise = null;
+  const startSideLoads = () => {
+    if (lanesPromise) return;
+    lanesPromise = fetchJson(`${cityBase}lanes.json`).catch((e) => {
+      console.warn(`lanes.json not loaded: ${e.message}`);
+      return null;
+    });
+    // Building footprints, for the drive mode's collisions with buildings.
+    layoutPromise = fetchJson(`${cityBase}layout.geojson`).catch((e) => {
+      console.warn(`layout.geojson not loaded: ${e.message}`);
+      return null;
+    });
+  };
   const city = new City();
   const tLoad = performance.now();
   // A tileset next to city.glb streams instead of it (tiles.js).
@@ -143,6 +149,7 @@ async function main() {
     city.setDetailScale(detailScale);
     console.info(`${TILESET_PATH}: loaded in ${((performance.now() - tLoad) / 1000).toFixed(1)} s; tiles stream from here`);
   } else {
+    startSideLoads();
     await city.load(`${cityBase}city.glb`, (phase, f, bytes) => {
       if (phase !== 'download') console.info(`city.glb: ${phase} at ${((performance.now() - tLoad) / 1000).toFixed(1)} s`);
       if (phase === 'download') progress(`loading city.glb… ${(bytes / 1e6).toFixed(0)} MB`, f * 0.8);
@@ -175,6 +182,11 @@ async function main() {
       preview = requestAnimationFrame(pre);
     };
     preview = requestAnimationFrame(pre);
+  }
+  if (tiles) {
+    // The first view's tiles, or 20 s, whichever comes first.
+    await Promise.race([tiles.firstView, new Promise((resolve) => setTimeout(resolve, 20_000))]);
+    startSideLoads();
   }
   hook.lanes = await lanesPromise;
   const signals = new Signals(scene, hook.lanes);

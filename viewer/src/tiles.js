@@ -138,8 +138,16 @@ export class CityTiles {
     tiles.addEventListener('tiles-load-start', () => {
       this.loadingSince = performance.now();
     });
+    let firstViewDone;
+    /// Resolves once every tile of the first view is in (what else the page fetches waits for it).
+    this.firstView = new Promise((resolve) => {
+      firstViewDone = resolve;
+    });
     tiles.addEventListener('tiles-load-end', () => {
-      if (this.firstCompleteMs === null && this.counts.loaded > 0) this.firstCompleteMs = performance.now();
+      if (this.firstCompleteMs === null && this.counts.loaded > 0) {
+        this.firstCompleteMs = performance.now();
+        firstViewDone();
+      }
       this.loadingSince = null;
     });
     // The first update fetches tileset.json (`ready`); tiles follow in the frame loop, and
