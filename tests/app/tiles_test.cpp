@@ -393,6 +393,72 @@ TEST_F(Tiles, IdenticalAtOneAndTwoThreads) {
   fs::remove_all(one, ec);
 }
 
+/// The "osm_id" column of a leaf's building table (empty when there is none).
+std::vector<std::int64_t> osm_ids(const tinygltf::Model& m) {
+  std::vector<std::int64_t> ids;
+  const auto ext = m.extensions.find("EXT_structural_metadata");
+  if (ext == m.extensions.end()) return ids;
+  const tinygltf::Value& table = ext->second.Get("propertyTables").Get(0);
+  if (!table.Get("properties").Has("osm_id")) return ids;
+  const tinygltf::BufferView& v = m.bufferViews.at(static_cast<std::size_t>(
+      table.Get("properties").Get("osm_id").Get("values").GetNumberAsInt()));
+  ids.resize(static_cast<std::size_t>(table.Get("count").GetNumberAsInt()));
+  std::memcpy(ids.data(), m.buffers.at(0).data.data() + v.byteOffset, ids.size() * 8);
+  return ids;
+}
+
+TEST(TilesImport, ImportedPlaceLandsAtItsOriginWithOsmIds) {
+  const fs::path dir = temp_dir("tiles_import");
+  const CliRun r =
+      run_cli("import " + std::string(CITYFORGE_TEST_DATA) +
+              "/osm/aberdeen_centre.osm -q --no-sumo --tiles --no-city-glb -o " + dir.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "city.glb"));
+  const json stats = json::parse(slurp(dir / "stats.json"));
+  const double lon0 = stats.at("import").at("origin").at("lon_deg").get<double>();
+  const double lat0 = stats.at("import").at("origin").at("lat_deg").get<double>();
+  // The root transform's translation is the origin in ECEF; back to geodetic (Bowring's
+  // iteration), it must be the import's origin at height 0.
+  const json ts = json::parse(slurp(dir / "tiles" / "tileset.json"));
+  const std::vector<double> m = ts.at("root").at("transform").get<std::vector<double>>();
+  ASSERT_EQ(m.size(), 16U);
+  constexpr double a = 6378137.0;
+  constexpr double f = 1.0 / 298.257223563;
+  const double e2 = f * (2 - f);
+  const double p = std::hypot(m[12], m[13]);
+  double lat = std::atan2(m[14], p * (1 - e2));
+  double h = 0.0;
+  for (int i = 0; i < 8; ++i) {
+    const double n = a / std::sqrt(1 - e2 * std::sin(lat) * std::sin(lat));
+    h = p / std::cos(lat) - n;
+    lat = std::atan2(m[14], p * (1 - e2 * n / (n + h)));
+  }
+  constexpr double kDeg = 180.0 / 3.14159265358979323846;
+  EXPECT_NEAR(std::atan2(m[13], m[12]) * kDeg, lon0, 1e-9);
+  EXPECT_NEAR(lat * kDeg, lat0, 1e-9);
+  EXPECT_NEAR(h, 0.0, 1e-3);
+  // Column 2 (up) is the ellipsoid normal there; column 0 (east) is horizontal.
+  EXPECT_NEAR(m[10], std::sin(lat), 1e-9);
+  EXPECT_NEAR(m[2], 0.0, 1e-12);
+  // Every leaf's buildings carry their OSM way (or relation) id.
+  std::size_t with_osm = 0;
+  std::size_t rows = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "tiles")) {
+    if (e.path().extension() != ".glb") continue;
+    const tinygltf::Model model = load(e.path());
+    if (model.nodes.empty() || model.nodes[0].name != "city") continue;
+    for (const std::int64_t id : osm_ids(model)) {
+      ++rows;
+      with_osm += id != 0 ? 1 : 0;
+    }
+  }
+  EXPECT_GT(rows, 50U);
+  EXPECT_EQ(with_osm, rows) << "every imported building has its OSM id";
+  EXPECT_EQ(stats.at("tiles").at("buildings").get<std::size_t>(), rows);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 TEST(TilesBadInput, FolderThatCannotTakeATilesetFailsCleanly) {
   // OUT/tiles is a file the user made: refused before anything is written, and kept.
   const fs::path dir = temp_dir("tiles_bad");
