@@ -93,11 +93,9 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
     const std::uint32_t s = library.style_of(module);
     const buildings::Style& style = library.styles[s];
     const buildings::ModuleDef& def = library.module(module);
-    const auto cached =
-        kits != nullptr ? kits->modules.find(module) : decltype(kits->modules.end()){};
-    buildings::ModuleMesh mesh = kits != nullptr && cached != kits->modules.end()
-                                     ? cached->second
-                                     : buildings::build_module_mesh(def, mesh_height(style, def));
+    buildings::ModuleMesh mesh = cached_or(kits != nullptr ? &kits->modules : nullptr, module, [&] {
+      return buildings::build_module_mesh(def, mesh_height(style, def));
+    });
     KitMesh kit;
     kit.name = def.id;
     for (std::size_t m = 0; m < buildings::kMaterialCount; ++m) {

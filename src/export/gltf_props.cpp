@@ -66,11 +66,8 @@ Status add_prop_nodes(tinygltf::Model& model, int root, const dressing::Output& 
     for (const auto& [key, props] : chunks) {
       for (const auto& [prop, list] : props) {
         if (kit_of.count(prop) != 0U) continue;
-        const auto cached =
-            kits != nullptr ? kits->props.find(prop) : decltype(kits->props.end()){};
-        dressing::PropMesh mesh = kits != nullptr && cached != kits->props.end()
-                                      ? cached->second
-                                      : dressing::build_prop_mesh(prop);
+        dressing::PropMesh mesh = cached_or(kits != nullptr ? &kits->props : nullptr, prop,
+                                            [&] { return dressing::build_prop_mesh(prop); });
         KitMesh kit;
         kit.name = catalog[prop].id;
         for (std::size_t m = 0; m < dressing::kPropMaterialCount; ++m) {

@@ -95,11 +95,9 @@ class Paints {
 /// The kit mesh of a tile, mirrored if asked, one part per kit material in `colour`.
 KitMesh rooftop_kit(const std::string& tile, bool reflected, std::uint16_t colour, double cell_m,
                     double level_m, Paints& paints, const KitCache* kits = nullptr) {
-  const auto cached =
-      kits != nullptr ? kits->rooftop_tiles.find(tile) : decltype(kits->rooftop_tiles.end()){};
-  std::array<Mesh, kMaterialCount> parts = kits != nullptr && cached != kits->rooftop_tiles.end()
-                                               ? cached->second
-                                               : rooftops::rooftop_tile_mesh(tile, cell_m, level_m);
+  std::array<Mesh, kMaterialCount> parts =
+      cached_or(kits != nullptr ? &kits->rooftop_tiles : nullptr, tile,
+                [&] { return rooftops::rooftop_tile_mesh(tile, cell_m, level_m); });
   KitMesh kit;
   kit.name = "rooftop." + tile + (reflected ? ".m" : "") + ".c" + std::to_string(colour);
   for (std::size_t m = 0; m < kMaterialCount; ++m) {

@@ -158,41 +158,6 @@ struct DetailHeights {
   double rooftop_m = 0.0;
 };
 
-DetailHeights detail_heights(const CityGlbInputs& in) {
-  DetailHeights d;
-  const std::size_t n = dressing::prop_catalog().size();
-  d.prop_height_m.assign(n, 0.0);
-  if (in.dressing != nullptr) {
-    std::vector<bool> used(n, false);
-    for (const dressing::Item& it : in.dressing->items) {
-      if (it.prop < n) used[it.prop] = true;
-    }
-    for (std::uint32_t p = 0; p < n; ++p) {
-      if (!used[p]) continue;
-      const dressing::PropMesh mesh = dressing::build_prop_mesh(p);
-      for (const Mesh& m : mesh.parts) {
-        for (const auto& v : m.positions)
-          d.prop_height_m[p] = std::max(d.prop_height_m[p], static_cast<double>(v[2]));
-      }
-    }
-  }
-  if (in.buildings != nullptr && in.styles != nullptr) {
-    std::vector<bool> used(in.styles->module_count(), false);
-    for (const buildings::Instance& i : in.buildings->instances) {
-      if (i.module < used.size()) used[i.module] = true;
-    }
-    for (std::uint32_t m = 0; m < used.size(); ++m) {
-      if (!used[m]) continue;
-      const buildings::ModuleDef& def = in.styles->module(m);
-      const buildings::Style& style = in.styles->styles[in.styles->style_of(m)];
-      const double h = def.height_m > 0.0 ? def.height_m : style.typical.height_m;
-      d.facade_relief_m = std::max(d.facade_relief_m, buildings::module_bounds(def, h).max[1]);
-    }
-  }
-  if (in.rooftops != nullptr && !in.rooftops->instances.empty()) d.rooftop_m = in.rooftops->level_m;
-  return d;
-}
-
 /// Every module and prop kit mesh the city instances, built once (in parallel).
 detail::KitCache kit_cache(const CityGlbInputs& in) {
   detail::KitCache cache;
@@ -235,6 +200,27 @@ detail::KitCache kit_cache(const CityGlbInputs& in) {
     }
   }
   return cache;
+}
+
+/// Measured on the kit meshes the tiles instance (built once in kit_cache).
+DetailHeights detail_heights(const CityGlbInputs& in, const detail::KitCache& kits) {
+  DetailHeights d;
+  d.prop_height_m.assign(dressing::prop_catalog().size(), 0.0);
+  for (const auto& [prop, mesh] : kits.props) {
+    for (const Mesh& m : mesh.parts) {
+      for (const auto& v : m.positions)
+        d.prop_height_m.at(prop) = std::max(d.prop_height_m.at(prop), static_cast<double>(v[2]));
+    }
+  }
+  // Module frame: +y points out of the wall.
+  for (const auto& [module, mesh] : kits.modules) {
+    for (const Mesh& m : mesh.parts) {
+      for (const auto& v : m.positions)
+        d.facade_relief_m = std::max(d.facade_relief_m, static_cast<double>(v[1]));
+    }
+  }
+  if (in.rooftops != nullptr && !in.rooftops->instances.empty()) d.rooftop_m = in.rooftops->level_m;
+  return d;
 }
 
 double omitted_detail(const CityGlbInputs& in, const DetailHeights& d,
@@ -481,8 +467,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
     fs::create_directories(tmp.path, ec);
     if (ec) return Error::io(tmp.path.string(), "cannot create the folder: " + ec.message());
   }
-  const DetailHeights heights = detail_heights(in);
   const detail::KitCache kits = kit_cache(in);
+  const DetailHeights heights = detail_heights(in, kits);
   std::size_t depth = 0;
   for (const Tile& t : tiles)
     depth = std::max<std::size_t>(depth, static_cast<std::size_t>(t.level));

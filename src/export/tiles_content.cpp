@@ -283,21 +283,20 @@ Result<TileFile> finish(tinygltf::Model& model, const std::string& name, bool me
   return out;
 }
 
-/// Colour of a part as 8-bit linear RGBA.
-std::array<std::uint8_t, 4> part_rgba(Part p) {
-  const std::array<double, 3> c = part_colour(p);
+/// A linear colour as opaque 8-bit RGBA.
+std::array<std::uint8_t, 4> rgba(double r, double g, double b) {
   auto u8 = [](double v) {
     return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
   };
-  return {u8(c[0]), u8(c[1]), u8(c[2]), 255};
+  return {u8(r), u8(g), u8(b), 255};
 }
 
-std::array<std::uint8_t, 4> rgba(const std::array<double, 4>& c) {
-  auto u8 = [](double v) {
-    return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
-  };
-  return {u8(c[0]), u8(c[1]), u8(c[2]), 255};
+std::array<std::uint8_t, 4> part_rgba(Part p) {
+  const std::array<double, 3> c = part_colour(p);
+  return rgba(c[0], c[1], c[2]);
 }
+
+std::array<std::uint8_t, 4> rgba(const std::array<double, 4>& c) { return rgba(c[0], c[1], c[2]); }
 
 }  // namespace
 

@@ -21,6 +21,17 @@ struct KitCache {
   std::map<std::string, std::array<Mesh, buildings::kMaterialCount>> rooftop_tiles;
 };
 
+/// A copy of the cached kit at `key`, or `make()` when there is no cache or no entry for it.
+template <class Map, class Make>
+typename Map::mapped_type cached_or(const Map* cache, const typename Map::key_type& key,
+                                    Make make) {
+  if (cache != nullptr) {
+    const auto it = cache->find(key);
+    if (it != cache->end()) return it->second;
+  }
+  return make();
+}
+
 /// The kit mesh city.glb instances for a module: built at its style's height when the module
 /// has none of its own.
 buildings::ModuleMesh module_kit_mesh(const buildings::StyleLibrary& library, std::uint32_t module);
