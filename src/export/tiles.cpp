@@ -281,8 +281,10 @@ void tile_json(std::string& out, const std::vector<Tile>& tiles, std::size_t i,
   out += "{";
   if (transform != nullptr) {
     out += "\"transform\":[";
-    for (std::size_t k = 0; k < 16; ++k)
-      out += (k ? "," : "") + fmt((*transform)[k], "%.17g");
+    for (std::size_t k = 0; k < 16; ++k) {
+      if (k) out += ',';
+      out += fmt((*transform)[k], "%.17g");
+    }
     out += "],";
   }
   out += "\"boundingVolume\":{\"box\":[";
@@ -293,8 +295,10 @@ void tile_json(std::string& out, const std::vector<Tile>& tiles, std::size_t i,
                                 (t.box.hi[1] - t.box.lo[1]) / 2 + margin,
                                 (t.box.hi[2] - t.box.lo[2]) / 2 + margin};
   const double box[12] = {c[0], c[1], c[2], h[0], 0, 0, 0, h[1], 0, 0, 0, h[2]};
-  for (std::size_t k = 0; k < 12; ++k)
-    out += (k ? "," : "") + fmt(box[k]);
+  for (std::size_t k = 0; k < 12; ++k) {
+    if (k) out += ',';
+    out += fmt(box[k]);
+  }
   out += "]},\"geometricError\":" + fmt(t.error_m, "%.6g");
   if (i == 0) out += ",\"refine\":\"REPLACE\"";
   if (!t.uri.empty()) out += ",\"content\":{\"uri\":\"" + t.uri + "\"}";

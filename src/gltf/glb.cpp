@@ -171,7 +171,8 @@ Status add_buffer_extensions(std::string& json, const tinygltf::Model& model,
     o["byteLength"] = b.data.size();
     if (!b.uri.empty()) o["uri"] = b.uri;
     if (!b.extensions.empty()) o["extensions"] = to_json(b.extensions);
-    more += "," + o.dump();
+    more += ',';
+    more += o.dump();
   }
   const auto [bb, be] = member_value(json, "buffers");
   if (bb == std::string::npos || json[be - 1] != ']') {

@@ -361,7 +361,8 @@ TEST_F(Tiles, EveryContentFilePassesTheKhronosValidator) {
   std::size_t n = 0;
   for (const auto& e : fs::recursive_directory_iterator(*dir_ / "tiles")) {
     if (e.path().extension() == ".glb") {
-      files += " " + e.path().string();
+      files += ' ';
+      files += e.path().string();
       ++n;
     }
   }
