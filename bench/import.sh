@@ -36,13 +36,13 @@ print(f'{"place":<14} {"km2":>6} ' + " ".join(f"{s[:8]:>8}" for s in stages) +
       f' {"total_s":>8} {"wall_s":>7} {"peakMiB":>8} {"out_MB":>7}')
 for n in names:
     s = json.load(open(os.path.join(root, n, "stats.json")))
-    t = {x["name"]: x["wall_s"] for x in s["stages"]}
+    t = {x["name"]: x["wall_s"] for x in s["timings"]["stages"]}
     wall, kb = open(os.path.join(root, n + ".time")).read().split()
     size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(root, n))
                for f in fs) / 1e6
     print(f'{n:<14} {s["import"]["area_km2"]:6.1f} ' +
           " ".join(f"{t.get(x, 0):8.3f}" for x in stages) +
-          f' {s["total_wall_s"]:8.3f} {float(wall):7.2f} {int(kb)/1024:8.0f} {size:7.1f}')
+          f' {s["timings"]["total_wall_s"]:8.3f} {float(wall):7.2f} {int(kb)/1024:8.0f} {size:7.1f}')
 print()
 print(f'{"place":<14} {"edges":>6} {"paths":>6} {"signals":>7} {"bldgs":>6} {"tagged_h":>8} '
       f'{"instances":>9} {"props":>7} {"cell_m":>6} {"warnings":>8}')

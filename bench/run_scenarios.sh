@@ -25,17 +25,17 @@ print(f'{"city":<18} {"terrain":>8} {"layout":>8} {"roads":>8} {"freeway":>8} {"
       f'{"buildngs":>8} {"dressing":>8} {"export":>8} {"total":>8} {"peak_MiB":>9} '
       f'{"instances":>10} {"glb_MB":>7} {"threads":>7}')
 for name, s in rows:
-    t = {x["name"]: x["wall_s"] for x in s["stages"]}
+    t = {x["name"]: x["wall_s"] for x in s["timings"]["stages"]}
     glb = os.path.getsize(os.path.join(sys.argv[1], name, "city.glb")) / 1e6
     print(f'{name:<18} {t.get("terrain",0):8.3f} {t.get("layout",0):8.3f} {t.get("roads",0):8.3f} '
           f'{t.get("freeway",0):8.3f} {t.get("lots",0):8.3f} {t.get("buildings",0):8.3f} '
-          f'{t.get("dressing",0):8.3f} {t.get("export",0):8.3f} {s["total_wall_s"]:8.3f} '
-          f'{s["peak_rss_mib"]:9.1f} {s["instances"]["total"]:10d} {glb:7.1f} {s["threads"]:7d}')
+          f'{t.get("dressing",0):8.3f} {t.get("export",0):8.3f} {s["timings"]["total_wall_s"]:8.3f} '
+          f'{s["timings"]["peak_rss_mib"]:9.1f} {s["instances"]["total"]:10d} {glb:7.1f} {s["timings"]["threads"]:7d}')
 print()
 print(f'{"city":<18} {"lots":>7} {"bldgs":>7} {"floors":>8} {"instances":>10} {"occluded":>9} '
       f'{"lots+bld_s":>10} {"inst/s":>11} {"bld_peakMiB":>11}')
 for name, s in rows:
-    t = {x["name"]: x for x in s["stages"]}
+    t = {x["name"]: x for x in s["timings"]["stages"]}
     b = s["buildings"]
     secs = t["lots"]["wall_s"] + t["buildings"]["wall_s"]
     print(f'{name:<18} {s["lots"]["lots"]:7d} {b["buildings"]:7d} {b["floors"]:8d} '

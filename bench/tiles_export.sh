@@ -4,7 +4,7 @@
 # way, alternating (A: --tiles --no-city-glb, B: city.glb as today), and prints the medians of
 # the export step (B: export; A: export + tiles), the whole run and peak memory (stats.json),
 # the bytes written, the ratios, and where the tile writer's time goes (stats.json
-# "tiles"."thread_seconds"). Never asserts; say whether the machine was quiet when quoting.
+# "timings"."tiles_thread_seconds"). Never asserts; say whether the machine was quiet when quoting.
 #   bash bench/tiles_export.sh [BUILD_DIR] [CONFIG|default] [RUNS] [THREADS]
 set -euo pipefail
 build=${1:-build/release}
@@ -30,7 +30,7 @@ import json, os, statistics, sys
 tmp, runs = sys.argv[1], int(sys.argv[2])
 def load(kind, i):
     s = json.load(open(os.path.join(tmp, f"{kind}{i}", "stats.json")))
-    t = {x["name"]: x["wall_s"] for x in s["stages"]}
+    t = {x["name"]: x["wall_s"] for x in s["timings"]["stages"]}
     size = int(open(os.path.join(tmp, f"{kind}{i}.bytes")).read())
     return s, t, size
 rows = {"glb": [], "tiles": []}
@@ -45,19 +45,20 @@ print(f'{"output":<22} {"export_s":>9} {"tiles_s":>8} {"whole_s":>8} {"peak_MiB"
 fig = {}
 for kind, name in (("glb", "city.glb (today)"), ("tiles", "--tiles --no-city-glb")):
     r = rows[kind]
-    fig[kind] = (med([export_s(kind, x) for x in r]), med([x[0]["total_wall_s"] for x in r]),
-                 med([x[0]["peak_rss_mib"] for x in r]), med([x[2] for x in r]) / 1e6)
+    fig[kind] = (med([export_s(kind, x) for x in r]), med([x[0]["timings"]["total_wall_s"] for x in r]),
+                 med([x[0]["timings"]["peak_rss_mib"] for x in r]), med([x[2] for x in r]) / 1e6)
     print(f'{name:<22} {fig[kind][0]:9.2f} {med([x[1].get("tiles", 0) for x in r]):8.2f} '
           f'{fig[kind][1]:8.2f} {fig[kind][2]:9.0f} {fig[kind][3]:8.1f}')
 g, t = fig["glb"], fig["tiles"]
 print(f'ratios city.glb / tiles: export {g[0] / t[0]:.2f}x, whole run {g[1] / t[1]:.2f}x, '
       f'peak memory {g[2] / t[2]:.2f}x, bytes {g[3] / t[3]:.2f}x')
 ts = [x[0]["tiles"] for x in rows["tiles"]]
+tts = [x[0]["timings"]["tiles_thread_seconds"] for x in rows["tiles"]]
 last = ts[-1]
 print(f'tiles: {last["tiles"]} ({last["leaves"]} leaves, {last["parents"]} parents, depth '
       f'{last["depth"]}), root {last["root_bytes"] / 1e6:.2f} MB, largest leaf '
       f'{last["max_leaf_bytes"] / 1e6:.2f} MB, root geometricError {last["root_geometric_error_m"]:.0f} m')
 keys = ["chunking_s", "leaves_s", "standins_s", "parents_s", "write_s"]
 print("where the tile time goes (median thread-seconds): " +
-      ", ".join(f'{k[:-2]} {med([x["thread_seconds"][k] for x in ts]):.2f}' for k in keys))
+      ", ".join(f'{k[:-2]} {med([x[k] for x in tts]):.2f}' for k in keys))
 PY

@@ -23,6 +23,7 @@ packages=(
   libosmium2-dev                        # libosmium: OSM XML / PBF reader for `cityforge import`
   libproj-dev                           # PROJ: WGS84 <-> local metric frame for imported places
   libgdal-dev                           # GDAL: DEM readers (GeoTIFF, SRTM .hgt, ArcInfo ASCII), warping
+  openmpi-bin libopenmpi-dev            # MPI: `mpirun -np N cityforge generate|import` shares a run
   libbz2-dev zlib1g-dev libexpat1-dev   # libosmium's XML / PBF codecs
   chromium                              # headless browser for the viewer's e2e tests and bench
                                         # (driven by playwright-core; no browser is downloaded)

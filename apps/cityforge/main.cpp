@@ -9,13 +9,19 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/export/city_writer.hpp"
 #include "cityforge/export/one_building.hpp"
 #include "cityforge/export/wfc_solution.hpp"
@@ -26,6 +32,9 @@
 #include "cityforge/server/city_crowd.hpp"
 #include "cityforge/server/serve.hpp"
 #include "cityforge/server/simulate.hpp"
+#ifdef CITYFORGE_HAVE_MPI
+#include "cityforge/mpi/mpi_ranks.hpp"
+#endif
 
 using namespace cityforge;
 
@@ -33,6 +42,11 @@ namespace {
 
 constexpr int kExitInvalidInput = 2;
 constexpr int kExitFailure = 1;
+
+#ifdef CITYFORGE_HAVE_MPI
+/// MPI, initialised when an MPI launcher started the program (generate and import).
+std::unique_ptr<mpi::MpiRanks> g_mpi;
+#endif
 
 int fail(const Error& e) {
   std::fprintf(stderr, "cityforge: error: %s\n", e.to_string().c_str());
@@ -53,9 +67,51 @@ int finish(const Result<Report>& report, bool quiet) {
   return 0;
 }
 
-/// The worker thread count: the option, else all cores. The results are the same for any.
+/// The worker thread count: the option, else all cores shared by the ranks on this machine
+/// (MPI launchers say how many there are). The results are the same for any.
 int thread_count(int requested) {
-  return requested > 0 ? requested : static_cast<int>(tbb::info::default_concurrency());
+  if (requested > 0) return requested;
+  int local = 1;
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    if (const char* n = std::getenv(v); n != nullptr && std::atoi(n) > 0) {
+      local = std::atoi(n);
+      break;
+    }
+  }
+  return std::max(1, static_cast<int>(tbb::info::default_concurrency()) / local);
+}
+
+/// The ranks of this run: MPI's when an MPI launcher started it, else this process alone.
+const Ranks& ranks() {
+#ifdef CITYFORGE_HAVE_MPI
+  if (g_mpi) return *g_mpi;
+#endif
+  return single_rank();
+}
+
+/// finish() for the collective commands: every rank returns the same code, rank 0 alone prints.
+template <class Report>
+int finish_ranks(const Result<Report>& report, bool quiet) {
+  if (ranks().rank() == 0) return finish(report, quiet);
+  if (!report)
+    return report.error().code == ErrorCode::invalid_input ? kExitInvalidInput : kExitFailure;
+  return 0;
+}
+
+/// CITYFORGE_FAULT=kill:R or fail:R (tests of a failing rank): rank R kills itself, or fails
+/// its tiles with an error, as it starts building them. Unset: nothing.
+std::function<Status(const std::string&)> injected_fault() {
+  const char* f = std::getenv("CITYFORGE_FAULT");
+  if (f == nullptr) return {};
+  const std::string spec(f);
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos || std::atoi(spec.c_str() + colon + 1) != ranks().rank())
+    return {};
+  const std::string kind = spec.substr(0, colon);
+  return [kind](const std::string& tile) -> Status {
+    if (kind == "kill") std::raise(SIGKILL);
+    return Error::io(tile, "injected fault (CITYFORGE_FAULT)");
+  };
 }
 
 /// A progress line per stage on a terminal (rewritten in place), plain log lines otherwise.
@@ -117,6 +173,8 @@ exporter::CityWriteOptions write_options(const CityOptions& opt, int threads,
   w.started = started;
   w.extra_files = server::crowd_files;
   w.log.stages = &progress;
+  w.ranks = &ranks();
+  w.before_tile = injected_fault();
   if (!opt.quiet) {
     w.log.note = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     w.log.warning = warn;
@@ -124,12 +182,18 @@ exporter::CityWriteOptions write_options(const CityOptions& opt, int threads,
   return w;
 }
 
+/// ", on N ranks" when MPI shares the run.
+std::string rank_note() {
+  return ranks().size() > 1 ? ", on " + std::to_string(ranks().size()) + " ranks" : "";
+}
+
 struct GenerateOptions : CityOptions {
   std::string config_path;
 };
 
-int generate(const GenerateOptions& opt) {
+int generate(GenerateOptions opt) {
   const auto t_start = std::chrono::steady_clock::now();
+  opt.quiet = opt.quiet || ranks().rank() != 0;
   // Nothing is written before the whole city exists.
   Result<pipeline::CityConfig> cfg = pipeline::load_city_config_file(opt.config_path);
   if (!cfg) return fail(cfg.error());
@@ -138,13 +202,14 @@ int generate(const GenerateOptions& opt) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
   if (!opt.quiet) {
-    std::fprintf(stderr, "cityforge: generating '%s' (seed %llu, %d threads)\n", cfg->name.c_str(),
-                 static_cast<unsigned long long>(cfg->seed), threads);
+    std::fprintf(stderr, "cityforge: generating '%s' (seed %llu, %d threads%s)\n",
+                 cfg->name.c_str(), static_cast<unsigned long long>(cfg->seed), threads,
+                 rank_note().c_str());
   }
   Progress progress(opt.quiet);
-  return finish(exporter::generate_city(*cfg, pipeline::city_config_source(opt.config_path),
-                                        write_options(opt, threads, t_start, progress)),
-                opt.quiet);
+  return finish_ranks(exporter::generate_city(*cfg, pipeline::city_config_source(opt.config_path),
+                                              write_options(opt, threads, t_start, progress)),
+                      opt.quiet);
 }
 
 struct ImportOptions : CityOptions {
@@ -156,8 +221,9 @@ struct ImportOptions : CityOptions {
 };
 
 // A real place from an OSM extract (and a DEM) through the same stages.
-int import_place(const ImportOptions& opt) {
+int import_place(ImportOptions opt) {
   const auto t_start = std::chrono::steady_clock::now();
+  opt.quiet = opt.quiet || ranks().rank() != 0;
   pipeline::ImportSettings settings;
   settings.osm_path = opt.map_path;
   settings.dem_path = opt.dem_path;
@@ -176,13 +242,13 @@ int import_place(const ImportOptions& opt) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
   if (!opt.quiet) {
-    std::fprintf(stderr, "cityforge: importing %s%s%s (seed %llu, %d threads)\n",
+    std::fprintf(stderr, "cityforge: importing %s%s%s (seed %llu, %d threads%s)\n",
                  opt.map_path.c_str(), opt.dem_path.empty() ? "" : " on ", opt.dem_path.c_str(),
-                 static_cast<unsigned long long>(cfg->seed), threads);
+                 static_cast<unsigned long long>(cfg->seed), threads, rank_note().c_str());
   }
   Progress progress(opt.quiet);
-  return finish(exporter::import_place(settings, write_options(opt, threads, t_start, progress)),
-                opt.quiet);
+  return finish_ranks(
+      exporter::import_place(settings, write_options(opt, threads, t_start, progress)), opt.quiet);
 }
 
 int simulate(server::SimulateOptions opt, int threads, bool quiet) {
@@ -457,6 +523,22 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  }
+  // Under mpirun (or srun), generate and import share the work over the ranks; the other
+  // commands are one process.
+  if (started_by_mpi_launcher()) {
+    if (!g->parsed() && !im->parsed()) {
+      return fail(Error::invalid_input(
+          "mpirun", "only `generate` and `import` run on several ranks; start this command alone"));
+    }
+#ifdef CITYFORGE_HAVE_MPI
+    g_mpi = std::make_unique<mpi::MpiRanks>(&argc, &argv);
+#else
+    return fail(Error::invalid_input(
+        "mpirun",
+        "this cityforge was built without MPI (install libopenmpi-dev and rebuild); "
+        "run it without mpirun"));
+#endif
   }
   if (g->parsed()) return generate(gen);
   if (im->parsed()) return import_place(imp);

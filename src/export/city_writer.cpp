@@ -105,24 +105,26 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   return out;
 }
 
-/// stats.json with a "tiles" object (counts and sizes; its time is the "tiles" stage's).
-std::string with_tiles_stats(const std::string& json, const TilesetStats& t) {
-  const std::size_t end = json.rfind('}');
-  if (end == std::string::npos) return json;
-  char buf[768];
+/// stats.json's "tiles" section (counts and sizes, the same for any thread or rank count).
+std::string tiles_section(const TilesetStats& t) {
+  char buf[512];
   std::snprintf(buf, sizeof buf,
-                ",\n  \"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, "
-                "\"depth\": %zu, \"bytes\": %zu, \"max_leaf_bytes\": %zu, \"root_bytes\": %zu, "
-                "\"buildings\": %zu, \"root_geometric_error_m\": %.6g, \"thread_seconds\": "
-                "{\"chunking_s\": %.3f, \"leaves_s\": %.3f, \"standins_s\": %.3f, "
-                "\"parents_s\": %.3f, \"write_s\": %.3f}}\n",
+                "{\"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, \"depth\": %zu, "
+                "\"bytes\": %zu, \"max_leaf_bytes\": %zu, \"root_bytes\": %zu, \"buildings\": %zu, "
+                "\"root_geometric_error_m\": %.6g}}",
                 t.tiles, t.leaves, t.parents, t.depth, t.bytes, t.max_leaf_bytes, t.root_bytes,
-                t.buildings, t.root_geometric_error_m, t.chunking_s, t.leaves_s, t.standins_s,
-                t.parents_s, t.write_s);
-  std::string out = json.substr(0, end);
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' '))
-    out.pop_back();
-  return out + buf + json.substr(end);
+                t.buildings, t.root_geometric_error_m);
+  return buf;
+}
+
+/// The tile writer's thread-seconds per phase (rank 0's), for stats.json "timings".
+std::string tiles_timings(const TilesetStats& t) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "{\"tiles_thread_seconds\": {\"chunking_s\": %.3f, \"leaves_s\": %.3f, "
+                "\"standins_s\": %.3f, \"parents_s\": %.3f, \"write_s\": %.3f}}",
+                t.chunking_s, t.leaves_s, t.standins_s, t.parents_s, t.write_s);
+  return buf;
 }
 
 /// Every file of `ex` into `dir` (created with its subfolders), each through a temporary name.
@@ -167,13 +169,16 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
                                    const CityWriteOptions& options, const Origin& origin,
                                    const pipeline::ImportReport* import) {
   const CityLog& log = options.log;
-  // 1. Export into memory: the "export" step.
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  const bool lead = ranks.rank() == 0;
+  // 1. Export into memory (rank 0): the "export" step.
   std::vector<pipeline::StageStats> stages = city.stages;
   const auto t_export = std::chrono::steady_clock::now();
   pipeline::reset_peak_rss();
   if (log.stages != nullptr) log.stages->stage_started("export");
-  Result<Exported> ex = export_city(config, city, origin, options.city_glb);
-  if (!ex) return ex.error();
+  Result<Exported> ex = Exported{};
+  if (lead) ex = export_city(config, city, origin, options.city_glb);
+  if (Status st = agree(ranks, ex ? Status(Ok{}) : Status(ex.error())); !st) return st.error();
   const fs::path dir(options.out_dir);
   const auto finish_step = [&](const char* name, std::chrono::steady_clock::time_point t0) {
     pipeline::StageStats step;
@@ -200,6 +205,8 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
                                   config.exports.anchor_height_m}
                       : GeoAnchor{config.exports.anchor_lon_deg, config.exports.anchor_lat_deg,
                                   config.exports.anchor_height_m};
+    topt.ranks = &ranks;
+    topt.before_tile = options.before_tile;
     Result<TilesetStats> written =
         write_tileset(glb_inputs(config, city), (dir / "tiles").string(), topt);
     if (!written) return written.error();
@@ -207,23 +214,47 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     finish_step("tiles", t_tiles);
   }
 
-  // 2. Write: each file through a temporary name and a rename; the extra files; stats.json last.
-  if (Status s = write_exported(dir, *ex, options.city_glb); !s) return s.error();
-  if (options.extra_files) {
-    Result<std::vector<CityFile>> extra =
-        options.extra_files(config, ex->with_freeway, dir.string(), log);
-    if (!extra) return extra.error();
-    for (const CityFile& f : *extra) {
-      if (Status s = write_file_atomic((dir / f.path).string(), f.bytes); !s) return s.error();
+  // 2. Write (rank 0): each file through a temporary name and a rename; the extra files;
+  //    stats.json last, with every rank's peak memory and tile time.
+  ByteWriter mine;
+  mine.put(static_cast<double>(pipeline::peak_rss_kb()) / 1024.0);
+  mine.put(tiles ? tiles->rank_seconds : 0.0);
+  const std::vector<std::string> per_rank = ranks.gather(mine.bytes());
+  Status wrote = Ok{};
+  pipeline::CityStats stats;
+  if (lead) {
+    wrote = write_exported(dir, *ex, options.city_glb);
+    if (wrote && options.extra_files) {
+      Result<std::vector<CityFile>> extra =
+          options.extra_files(config, ex->with_freeway, dir.string(), log);
+      if (!extra) wrote = extra.error();
+      for (std::size_t k = 0; wrote && extra && k < extra->size(); ++k)
+        wrote = write_file_atomic((dir / (*extra)[k].path).string(), (*extra)[k].bytes);
+    }
+    if (wrote) {
+      pipeline::RunTimings timings;
+      timings.threads = options.threads;
+      timings.ranks = ranks.size();
+      timings.stages = stages;
+      timings.total_s = seconds_since(options.started);
+      if (ranks.size() > 1) {
+        for (const std::string& bytes : per_rank) {
+          ByteReader r(bytes, "rank figures");
+          double peak = 0.0;
+          double tiles_s = 0.0;
+          if (!r.get(peak) || !r.get(tiles_s)) break;
+          timings.per_rank.emplace_back(peak, tiles_s);
+        }
+      }
+      if (tiles) timings.more = tiles_timings(*tiles);
+      stats = pipeline::city_stats(config, city, timings, import,
+                                   tiles ? tiles_section(*tiles) : std::string());
+      wrote = write_file_atomic((dir / "stats.json").string(), stats.json);
     }
   }
-  pipeline::CityStats stats = pipeline::city_stats(config, city, stages, options.threads,
-                                                   seconds_since(options.started), import);
-  if (tiles) stats.json = with_tiles_stats(stats.json, *tiles);
-  if (Status s = write_file_atomic((dir / "stats.json").string(), stats.json); !s) {
-    return s.error();
-  }
+  if (Status st = agree(ranks, wrote); !st) return st.error();
   CityWriteReport report;
+  if (!lead) return report;
   report.sumo_note = options.sumo_convert ? convert_for_sumo((dir / "sumo").string())
                                           : "SUMO conversion skipped (--no-sumo)";
   if (log.warning) {
@@ -239,6 +270,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
             std::to_string(tiles->bytes / 1000000) + " MB in " + options.out_dir +
             "/tiles/ (OGC 3D Tiles 1.1: cityforge serve " + options.out_dir +
             ", CesiumJS, Cesium for Unreal/Unity)";
+    if (ranks.size() > 1) text += ", built by " + std::to_string(ranks.size()) + " ranks";
   }
   text += "\nwrote " + options.out_dir + "/: " + (options.city_glb ? "city.glb, " : "") +
           "layout.geojson, lanes.json, map.svg, stats.json, "
@@ -265,7 +297,10 @@ Result<CityWriteReport> generate_city(const pipeline::CityConfig& config, const 
   }
   pipeline::CityPipeline pipe;
   Result<pipeline::CityResult> city = pipe.run(config, options.log.stages);
-  if (!city) return pipeline::with_config_source(city.error(), source);
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  if (Status st = agree(ranks, city ? Status(Ok{}) : Status(city.error())); !st) {
+    return pipeline::with_config_source(st.error(), source);
+  }
   return write_city(config, *city, options);
 }
 
@@ -280,7 +315,10 @@ Result<CityWriteReport> import_place(const pipeline::ImportSettings& request,
   settings.rules.name = fs::path(request.osm_path).filename().string();
   pipeline::CityPipeline pipe;
   Result<pipeline::ImportResult> imported = pipe.import(settings, options.log.stages);
-  if (!imported) return imported.error();
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  if (Status st = agree(ranks, imported ? Status(Ok{}) : Status(imported.error())); !st) {
+    return st.error();
+  }
   if (options.log.warning) {
     for (const std::string& w : imported->report.warnings)
       options.log.warning(w);

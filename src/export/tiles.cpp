@@ -17,14 +17,17 @@
 
 #include "cityforge/export/tiles.hpp"
 
+#include <signal.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -32,53 +35,30 @@
 #include <system_error>
 
 #include "cityforge/buildings/kit.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "export/detail/tiles_content.hpp"
+#include "export/detail/tiles_tree.hpp"
 
 namespace cityforge::exporter {
 
 namespace {
 
 namespace fs = std::filesystem;
+using detail::assign_tiles;
 using detail::Box3;
 using detail::ChunkKey;
 using detail::ChunkMeshes;
+using detail::contains;
 using detail::HlodMesh;
+using detail::read_tile_reports;
+using detail::Tile;
+using detail::tile_reports;
 
 constexpr double kPi = 3.14159265358979323846;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-/// One tile of the quadtree: a square of side chunks starting at chunk (cx0, cy0).
-struct Tile {
-  int level = 0;
-  std::int32_t x = 0;  ///< Index at its level (east).
-  std::int32_t y = 0;  ///< Index at its level (north).
-  std::int32_t cx0 = 0;
-  std::int32_t cy0 = 0;
-  std::int32_t side = 1;  ///< In chunks.
-  std::vector<std::size_t> children;
-  bool leaf = false;
-  detail::LeafItems items;  ///< Leaves only.
-  // Filled while writing:
-  Box3 box;
-  double error_m = 0.0;  ///< geometricError.
-  /// What its stand-in carries, for its parent: the simplification distances chained from the
-  /// full detail (each simplification moved the surface of the one before) and the tallest
-  /// thing left out below it (props, facade relief, rooftop tiles, dropped buildings).
-  double chain_m = 0.0;
-  double detail_m = 0.0;
-  HlodMesh ground;  ///< Stand-in handed to the parent.
-  HlodMesh shells;
-  std::size_t bytes = 0;
-  std::string uri;
-};
-
-bool contains(const Tile& t, const ChunkKey& k) {
-  return k.second >= t.cx0 && k.second < t.cx0 + t.side && k.first >= t.cy0 &&
-         k.first < t.cy0 + t.side;
 }
 
 std::int32_t floor_chunk(double v, double chunk_m) {
@@ -321,6 +301,22 @@ Status write_bytes(const fs::path& path, const std::vector<std::uint8_t>& bytes)
   return write_file_atomic(path.string(), bytes.data(), bytes.size());
 }
 
+/// Removes the temporary folders `prefix`PID in `parent` of writers that are gone (killed: a
+/// rank of theirs died, or the machine stopped), so they do not pile up.
+void remove_stale(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  for (fs::directory_iterator it(parent.empty() ? fs::path(".") : parent, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code rm;
+      fs::remove_all(it->path(), rm);
+    }
+  }
+}
+
 /// Removes a temporary folder when the writer leaves early.
 struct TempDir {
   fs::path path;
@@ -331,6 +327,119 @@ struct TempDir {
     fs::remove_all(path, ec);
   }
 };
+
+/// Thread time per phase, microseconds (stats.json "timings"."tiles_thread_seconds").
+struct Phases {
+  std::atomic<std::int64_t> leaf{0};
+  std::atomic<std::int64_t> standin{0};
+  std::atomic<std::int64_t> parent{0};
+  std::atomic<std::int64_t> write{0};
+};
+
+/// Builds tile `t` (its children already built) and writes it under `tmp`: a leaf's full
+/// detail, or a parent's merged and simplified stand-in; fills its box, error, stand-in for
+/// its parent, size and uri.
+Status build_tile(const CityGlbInputs& in, const detail::CityTiling& tiling,
+                  const detail::KitCache& kits, const DetailHeights& heights,
+                  const TilesetOptions& options, std::vector<Tile>& tiles, Tile& t,
+                  const fs::path& tmp, Phases& phases) {
+  const double side_m = t.side * in.settings.chunk_m;
+  const double budget = side_m / kBudgetDivisor;
+  const std::string rel =
+      std::to_string(t.level) + "/" + std::to_string(t.x) + "/" + std::to_string(t.y) + ".glb";
+  if (options.before_tile) {
+    if (Status st = options.before_tile("tiles/" + rel); !st) return st;
+  }
+  Result<detail::TileFile> file = Error::internal(rel, "not built");
+  auto t0 = std::chrono::steady_clock::now();
+  auto lap = [&](std::atomic<std::int64_t>& acc) {
+    const auto now = std::chrono::steady_clock::now();
+    acc += std::chrono::duration_cast<std::chrono::microseconds>(now - t0).count();
+    t0 = now;
+  };
+  if (t.leaf) {
+    file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
+    lap(phases.leaf);
+    HlodMesh ground = detail::leaf_ground(t.items.chunks);
+    HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
+    detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
+    detail::Simplified s =
+        detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
+    t.ground = std::move(g.mesh);
+    t.shells = std::move(s.mesh);
+    t.error_m = 0.0;
+    t.chain_m = std::max(g.deviation_m, s.deviation_m);
+    t.detail_m = omitted_detail(in, heights, t.items);
+    lap(phases.standin);
+  } else {
+    HlodMesh ground;
+    HlodMesh shells;
+    double child_chain = 0.0;
+    double child_detail = 0.0;
+    double child_error = 0.0;
+    for (const std::size_t c : t.children) {
+      detail::append_hlod(ground, tiles[c].ground);
+      detail::append_hlod(shells, tiles[c].shells);
+      child_chain = std::max(child_chain, tiles[c].chain_m);
+      child_detail = std::max(child_detail, tiles[c].detail_m);
+      child_error = std::max(child_error, tiles[c].error_m);
+      tiles[c].ground = {};
+      tiles[c].shells = {};
+    }
+    const double dropped = drop_low_buildings(shells, budget);
+    detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
+    detail::Simplified s =
+        detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
+    t.ground = std::move(g.mesh);
+    t.shells = std::move(s.mesh);
+    // Where the surface was simplified, it lies within the chained distances of the full
+    // detail; where something was left out, within that thing's height. The largest of the
+    // two bounds the whole tile. A parent that changed nothing still ranks above its
+    // children (by 1 mm).
+    t.chain_m = child_chain + std::max(g.deviation_m, s.deviation_m);
+    t.detail_m = std::max(child_detail, dropped);
+    t.error_m = std::max({t.chain_m, t.detail_m, child_error + 1e-3});
+    lap(phases.standin);
+    file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel, options.meshopt);
+    lap(phases.parent);
+  }
+  if (!file) return file.error();
+  if (Status st = write_bytes(tmp / rel, file->bytes); !st) return st;
+  lap(phases.write);
+  t.box = file->bounds;
+  for (const std::size_t c : t.children)
+    t.box.add(tiles[c].box);
+  t.bytes = file->bytes.size();
+  t.uri = rel;
+  return Ok{};
+}
+
+/// tileset.json into the temporary folder, then the folder into place (replacing an older
+/// tileset, which is moved aside first and removed last).
+Status finish_tileset(const std::vector<Tile>& tiles, const TilesetOptions& options, TempDir& tmp,
+                      const fs::path& final_dir) {
+  const std::array<double, 16> transform = enu_to_ecef(options.anchor);
+  std::string json = "{\"asset\":{\"version\":\"1.1\",\"generator\":\"cityforge\"},";
+  const Tile& root = tiles[0];
+  const double diag = std::hypot(root.box.hi[0] - root.box.lo[0], root.box.hi[1] - root.box.lo[1],
+                                 root.box.hi[2] - root.box.lo[2]);
+  json += "\"geometricError\":" + fmt(std::max(diag, 2.0 * root.error_m), "%.6g") + ",\"root\":";
+  tile_json(json, tiles, 0, &transform);
+  json += "}\n";
+  if (Status st = write_file_atomic((tmp.path / "tileset.json").string(), json); !st) return st;
+  std::error_code ec;
+  const fs::path old = final_dir.parent_path() /
+                       ("." + final_dir.filename().string() + ".old-" + std::to_string(::getpid()));
+  if (fs::exists(final_dir, ec)) fs::rename(final_dir, old, ec);
+  if (ec)
+    return Error::io(final_dir.string(), "cannot move the old tileset aside: " + ec.message());
+  fs::rename(tmp.path, final_dir, ec);
+  if (ec)
+    return Error::io(final_dir.string(), "cannot rename the tileset into place: " + ec.message());
+  tmp.keep = true;
+  fs::remove_all(old, ec);
+  return Ok{};
+}
 
 }  // namespace
 
@@ -461,143 +570,88 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       tiles[it->second].items.rooftops.push_back(i);
     }
   }
-  // 3. Tiles, deepest level first, into a temporary folder next to `dir`.
+  // 3. Tiles, deepest level first, into a temporary folder next to `dir` that rank 0 makes.
+  //    Each rank builds the subtrees it is given; rank 0 then builds the levels above them from
+  //    the stand-ins the others send (the same bytes whoever builds a tile).
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  const int me = ranks.rank();
   TempDir tmp;
-  tmp.path = final_dir.parent_path() /
-             ("." + final_dir.filename().string() + ".tmp-" + std::to_string(::getpid()));
   {
-    std::error_code ec;
-    fs::remove_all(tmp.path, ec);
-    fs::create_directories(tmp.path, ec);
-    if (ec) return Error::io(tmp.path.string(), "cannot create the folder: " + ec.message());
+    Status made = Ok{};
+    std::string path;
+    if (me == 0) {
+      const std::string prefix = "." + final_dir.filename().string() + ".tmp-";
+      const fs::path p = final_dir.parent_path() / (prefix + std::to_string(::getpid()));
+      remove_stale(final_dir.parent_path(), prefix);
+      std::error_code ec;
+      fs::remove_all(p, ec);
+      fs::create_directories(p, ec);
+      if (ec) made = Error::io(p.string(), "cannot create the folder: " + ec.message());
+      path = p.string();
+    }
+    if (Status st = agree(ranks, made); !st) return st.error();
+    tmp.path = ranks.broadcast(path);
+    tmp.keep = me != 0;  // Rank 0 alone removes it.
   }
   const detail::KitCache kits = kit_cache(in);
   const DetailHeights heights = detail_heights(in, kits);
   std::size_t depth = 0;
   for (const Tile& t : tiles)
     depth = std::max<std::size_t>(depth, static_cast<std::size_t>(t.level));
+  const std::vector<int> owner = assign_tiles(tiles, weights, ranks.size());
+  std::size_t mine = 0;
+  for (const int o : owner)
+    mine += o == me || (o < 0 && me == 0) ? 1 : 0;
   std::mutex progress_mutex;
-  std::atomic<std::int64_t> p_leaf{0};
-  std::atomic<std::int64_t> p_standin{0};
-  std::atomic<std::int64_t> p_parent{0};
-  std::atomic<std::int64_t> p_write{0};
+  Phases phases;
   std::size_t written = 0;
   std::vector<std::optional<Error>> errors(tiles.size());
-  for (std::size_t level = depth + 1; level-- > 0;) {
-    std::vector<std::size_t> at_level;
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-      if (static_cast<std::size_t>(tiles[i].level) == level) at_level.push_back(i);
-    }
-    tbb::parallel_for(std::size_t{0}, at_level.size(), [&](std::size_t k) {
-      Tile& t = tiles[at_level[k]];
-      const double side_m = t.side * chunk_m;
-      const double budget = side_m / kBudgetDivisor;
-      const std::string rel =
-          std::to_string(t.level) + "/" + std::to_string(t.x) + "/" + std::to_string(t.y) + ".glb";
-      Result<detail::TileFile> file = Error::internal(rel, "not built");
-      auto t0 = std::chrono::steady_clock::now();
-      // Thread time per phase (stats.json "tiles"."thread_seconds").
-      auto lap = [&](std::atomic<std::int64_t>& acc) {
-        const auto now = std::chrono::steady_clock::now();
-        acc += std::chrono::duration_cast<std::chrono::microseconds>(now - t0).count();
-        t0 = now;
-      };
-      if (t.leaf) {
-        file =
-            detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
-        lap(p_leaf);
-        HlodMesh ground = detail::leaf_ground(t.items.chunks);
-        HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
-        detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
-        detail::Simplified s =
-            detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
-        t.ground = std::move(g.mesh);
-        t.shells = std::move(s.mesh);
-        t.error_m = 0.0;
-        t.chain_m = std::max(g.deviation_m, s.deviation_m);
-        t.detail_m = omitted_detail(in, heights, t.items);
-        lap(p_standin);
-      } else {
-        HlodMesh ground;
-        HlodMesh shells;
-        double child_chain = 0.0;
-        double child_detail = 0.0;
-        double child_error = 0.0;
-        for (const std::size_t c : t.children) {
-          detail::append_hlod(ground, tiles[c].ground);
-          detail::append_hlod(shells, tiles[c].shells);
-          child_chain = std::max(child_chain, tiles[c].chain_m);
-          child_detail = std::max(child_detail, tiles[c].detail_m);
-          child_error = std::max(child_error, tiles[c].error_m);
-          tiles[c].ground = {};
-          tiles[c].shells = {};
+  // Builds the tiles of `who` (a rank, or -1: the levels above the work units), level by level.
+  const auto build_levels = [&](int who) -> Status {
+    for (std::size_t level = depth + 1; level-- > 0;) {
+      std::vector<std::size_t> at_level;
+      for (std::size_t i = 0; i < tiles.size(); ++i) {
+        if (static_cast<std::size_t>(tiles[i].level) == level && owner[i] == who)
+          at_level.push_back(i);
+      }
+      tbb::parallel_for(std::size_t{0}, at_level.size(), [&](std::size_t k) {
+        Tile& t = tiles[at_level[k]];
+        if (Status st = build_tile(in, tiling, kits, heights, options, tiles, t, tmp.path, phases);
+            !st) {
+          errors[at_level[k]] = st.error();
+          return;
         }
-        const double dropped = drop_low_buildings(shells, budget);
-        detail::Simplified g = detail::simplify_hlod(ground, kStandinRatio, budget);
-        detail::Simplified s =
-            detail::simplify_hlod(shells, kStandinRatio, budget, detail::HlodShading::flat);
-        t.ground = std::move(g.mesh);
-        t.shells = std::move(s.mesh);
-        // Where the surface was simplified, it lies within the chained distances of the full
-        // detail; where something was left out, within that thing's height. The largest of the
-        // two bounds the whole tile. A parent that changed nothing still ranks above its
-        // children (by 1 mm).
-        t.chain_m = child_chain + std::max(g.deviation_m, s.deviation_m);
-        t.detail_m = std::max(child_detail, dropped);
-        t.error_m = std::max({t.chain_m, t.detail_m, child_error + 1e-3});
-        lap(p_standin);
-        file = detail::parent_tile(in, t.ground, t.shells, "tiles/" + rel, options.meshopt);
-        lap(p_parent);
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          options.progress(++written, mine);
+        }
+      });
+      for (const std::size_t i : at_level) {
+        if (errors[i]) return *errors[i];
       }
-      if (!file) {
-        errors[at_level[k]] = file.error();
-        return;
-      }
-      if (Status st = write_bytes(tmp.path / rel, file->bytes); !st) {
-        errors[at_level[k]] = st.error();
-        return;
-      }
-      lap(p_write);
-      t.box = file->bounds;
-      for (const std::size_t c : t.children)
-        t.box.add(tiles[c].box);
-      t.bytes = file->bytes.size();
-      t.uri = rel;
-      if (options.progress) {
-        std::lock_guard<std::mutex> lock(progress_mutex);
-        options.progress(++written, tiles.size());
-      }
-    });
-    for (const std::size_t i : at_level) {
-      if (errors[i]) return *errors[i];
     }
-  }
-  // 4. tileset.json, then the folder into place.
+    return Ok{};
+  };
+  const auto work_started = std::chrono::steady_clock::now();
+  const Status built = build_levels(me);
   TilesetStats stats;
-  const std::array<double, 16> transform = enu_to_ecef(options.anchor);
-  std::string json = "{\"asset\":{\"version\":\"1.1\",\"generator\":\"cityforge\"},";
-  const Tile& root = tiles[0];
-  const double diag = std::hypot(root.box.hi[0] - root.box.lo[0], root.box.hi[1] - root.box.lo[1],
-                                 root.box.hi[2] - root.box.lo[2]);
-  json += "\"geometricError\":" + fmt(std::max(diag, 2.0 * root.error_m), "%.6g") + ",\"root\":";
-  tile_json(json, tiles, 0, &transform);
-  json += "}\n";
-  if (Status st = write_file_atomic((tmp.path / "tileset.json").string(), json); !st) {
-    return st.error();
+  stats.rank_seconds = seconds_since(work_started);
+  if (Status st = agree(ranks, built); !st) return st.error();
+  Status top = Ok{};
+  if (ranks.size() > 1) {
+    const std::vector<std::string> parts = ranks.gather(tile_reports(tiles, owner, me));
+    for (std::size_t r = 1; r < parts.size() && top; ++r)
+      top = read_tile_reports(parts[r], tiles, owner, static_cast<int>(r));
   }
-  {
-    std::error_code ec;
-    const fs::path old = final_dir.parent_path() / ("." + final_dir.filename().string() + ".old-" +
-                                                    std::to_string(::getpid()));
-    if (fs::exists(final_dir, ec)) fs::rename(final_dir, old, ec);
-    if (ec)
-      return Error::io(final_dir.string(), "cannot move the old tileset aside: " + ec.message());
-    fs::rename(tmp.path, final_dir, ec);
-    if (ec)
-      return Error::io(final_dir.string(), "cannot rename the tileset into place: " + ec.message());
-    tmp.keep = true;
-    fs::remove_all(old, ec);
+  if (me != 0) {
+    // Rank 0 finishes the tileset; its verdict is everyone's.
+    if (Status st = agree(ranks, Ok{}); !st) return st.error();
+    stats.seconds = seconds_since(started);
+    return stats;
   }
+  if (top) top = build_levels(-1);
+  if (top) top = finish_tileset(tiles, options, tmp, final_dir);
+  if (Status st = agree(ranks, top); !st) return st.error();
   for (const Tile& t : tiles) {
     ++stats.tiles;
     stats.bytes += t.bytes;
@@ -614,10 +668,10 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   stats.root_geometric_error_m = tiles[0].error_m;
   stats.seconds = seconds_since(started);
   stats.chunking_s = chunking_s;
-  stats.leaves_s = static_cast<double>(p_leaf.load()) / 1e6;
-  stats.standins_s = static_cast<double>(p_standin.load()) / 1e6;
-  stats.parents_s = static_cast<double>(p_parent.load()) / 1e6;
-  stats.write_s = static_cast<double>(p_write.load()) / 1e6;
+  stats.leaves_s = static_cast<double>(phases.leaf.load()) / 1e6;
+  stats.standins_s = static_cast<double>(phases.standin.load()) / 1e6;
+  stats.parents_s = static_cast<double>(phases.parent.load()) / 1e6;
+  stats.write_s = static_cast<double>(phases.write.load()) / 1e6;
   return stats;
 }
 

@@ -3,6 +3,7 @@
 // saving, rooftops, props) and the console summary read from the same JSON.
 #include "cityforge/pipeline/city_stats.hpp"
 
+#include <algorithm>
 #include <array>
 #include <nlohmann/json.hpp>
 
@@ -16,9 +17,7 @@
 namespace cityforge::pipeline {
 namespace {
 
-nlohmann::ordered_json stats_json(const CityConfig& cfg, const CityResult& r,
-                                  const std::vector<StageStats>& stages, int threads,
-                                  double total_s) {
+nlohmann::ordered_json stats_json(const CityConfig& cfg, const CityResult& r) {
   using nlohmann::ordered_json;
   const layout::Output& city = *r.layout;
   const auto km = layout::road_length_by_class(city.network);
@@ -26,7 +25,6 @@ nlohmann::ordered_json stats_json(const CityConfig& cfg, const CityResult& r,
   j["cityforge_version"] = "0.1.0";
   j["city"] = cfg.name;
   j["seed"] = cfg.seed;
-  j["threads"] = threads;
   ordered_json roads;
   double total_km = 0;
   for (std::size_t c = 0; c < layout::kRoadClassCount; ++c) {
@@ -195,16 +193,46 @@ nlohmann::ordered_json stats_json(const CityConfig& cfg, const CityResult& r,
                     {"rooftop_tiles", rooftop_instances},
                     {"total", r.buildings->instances.size() + r.dressing->items.size() +
                                   r.roads->modules.size() + rooftop_instances}};
+  return j;
+}
+
+/// Adds the members of the JSON object `text` to `j`.
+void merge_object(nlohmann::ordered_json& j, const std::string& text) {
+  const nlohmann::ordered_json more = nlohmann::ordered_json::parse(text);
+  for (auto it = more.begin(); it != more.end(); ++it)
+    j[it.key()] = *it;
+}
+
+nlohmann::ordered_json timings_json(const RunTimings& t) {
+  using nlohmann::ordered_json;
+  ordered_json j;
+  j["threads"] = t.threads;
+  j["ranks"] = t.ranks;
   ordered_json st = ordered_json::array();
-  for (const auto& s : stages) {
+  for (const auto& s : t.stages) {
     st.push_back({{"name", s.name},
                   {"wall_s", s.wall_s},
                   {"cached", s.cached},
                   {"peak_rss_mib", static_cast<double>(s.peak_rss_kb) / 1024.0}});
   }
   j["stages"] = st;
-  j["total_wall_s"] = total_s;
-  j["peak_rss_mib"] = static_cast<double>(pipeline::peak_rss_kb()) / 1024.0;
+  j["total_wall_s"] = t.total_s;
+  // The job's peak: the largest rank's (each rank holds its own memory).
+  double peak = static_cast<double>(pipeline::peak_rss_kb()) / 1024.0;
+  if (!t.per_rank.empty()) {
+    ordered_json ranks = ordered_json::array();
+    peak = 0.0;
+    for (std::size_t r = 0; r < t.per_rank.size(); ++r) {
+      ranks.push_back(
+          {{"rank", r}, {"peak_rss_mib", t.per_rank[r].first}, {"tiles_s", t.per_rank[r].second}});
+      peak = std::max(peak, t.per_rank[r].first);
+    }
+    j["peak_rss_mib"] = peak;
+    j["per_rank"] = ranks;
+  } else {
+    j["peak_rss_mib"] = peak;
+  }
+  if (!t.more.empty()) merge_object(j, t.more);
   return j;
 }
 
@@ -268,8 +296,7 @@ nlohmann::ordered_json import_stats(const ImportReport& r) {
   return j;
 }
 
-std::string summary(const CityConfig& cfg, const CityResult& city,
-                    const std::vector<StageStats>& stages, double total_s,
+std::string summary(const CityConfig& cfg, const CityResult& city, const RunTimings& timings,
                     const nlohmann::ordered_json& stats) {
   std::string out;
   const auto& roads = stats["road_km"];
@@ -308,10 +335,11 @@ std::string summary(const CityConfig& cfg, const CityResult& city,
       dd["parking_spots"].get<std::size_t>(), dd["audio_points"].get<std::size_t>(),
       stats["instances"]["total"].get<std::size_t>());
   out += "time: ";
-  for (const auto& s : stages)
+  for (const auto& s : timings.stages)
     append_printf(out, "%s %.3f s, ", s.name.c_str(), s.wall_s);
-  append_printf(out, "total %.3f s; peak memory %.0f MiB\n", total_s,
-                stats["peak_rss_mib"].get<double>());
+  append_printf(out, "total %.3f s; peak memory %.0f MiB%s\n", timings.total_s,
+                stats["timings"]["peak_rss_mib"].get<double>(),
+                timings.ranks > 1 ? " (the largest rank)" : "");
   const auto& ln = stats["lanes"];
   const auto& ix = stats["intersections"];
   append_printf(out,
@@ -326,14 +354,15 @@ std::string summary(const CityConfig& cfg, const CityResult& city,
 
 }  // namespace
 
-CityStats city_stats(const CityConfig& config, const CityResult& city,
-                     const std::vector<StageStats>& stages, int threads, double total_s,
-                     const ImportReport* import) {
-  nlohmann::ordered_json stats = stats_json(config, city, stages, threads, total_s);
+CityStats city_stats(const CityConfig& config, const CityResult& city, const RunTimings& timings,
+                     const ImportReport* import, const std::string& sections) {
+  nlohmann::ordered_json stats = stats_json(config, city);
   if (import != nullptr) stats["import"] = import_stats(*import);
+  if (!sections.empty()) merge_object(stats, sections);
+  stats["timings"] = timings_json(timings);
   CityStats out;
   out.json = stats.dump(2) + "\n";
-  out.summary = summary(config, city, stages, total_s, stats);
+  out.summary = summary(config, city, timings, stats);
   return out;
 }
 

@@ -3,6 +3,9 @@
 
 // Running the `cityforge` executable from tests: output capture, files, scratch folders.
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +56,43 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+/// The default city with its tileset, as the Tiles and MPI tests share it.
+inline const char* const kDefaultTilesArgs = "generate -q --no-sumo --tiles --threads 2";
+
+/// A city made once for all the test processes of a build: `cityforge ARGS -o DIR` with DIR =
+/// BINARY_DIR/test-cities/NAME, kept while the executable and ARGS stay the same (a stamp file
+/// next to it). Processes that ask at the same time wait for the first (a file lock). Tests
+/// only read it. Returns the run that made it (its output is kept beside it too).
+inline CliRun shared_city(const std::string& name, const std::string& args,
+                          std::filesystem::path* dir) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::path(CITYFORGE_BINARY_DIR) / "test-cities";
+  fs::create_directories(root);
+  *dir = root / name;
+  const int lock = ::open((root / (name + ".lock")).c_str(), O_CREAT | O_RDWR, 0644);
+  if (lock >= 0) ::flock(lock, LOCK_EX);
+  struct stat exe {};
+  ::stat(CITYFORGE_EXE, &exe);
+  const std::string stamp = args + "\n" + std::to_string(exe.st_mtim.tv_sec) + "." +
+                            std::to_string(exe.st_mtim.tv_nsec) + " " +
+                            std::to_string(exe.st_size) + "\n";
+  const fs::path stamp_file = root / (name + ".stamp");
+  const fs::path output_file = root / (name + ".output");
+  CliRun r;
+  if (fs::exists(stamp_file) && slurp(stamp_file) == stamp) {
+    r.exit_code = 0;
+    r.output = slurp(output_file);
+  } else {
+    fs::remove(stamp_file);
+    fs::remove_all(*dir);
+    r = run_cli(args + " -o " + dir->string());
+    std::ofstream(output_file, std::ios::binary) << r.output;
+    if (r.exit_code == 0) std::ofstream(stamp_file, std::ios::binary) << stamp;
+  }
+  if (lock >= 0) ::close(lock);
+  return r;
 }
 
 /// Whether the pinned Khronos validator is installed (`make validator`; `make test` does it).

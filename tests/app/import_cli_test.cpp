@@ -193,7 +193,8 @@ TEST(ImportCli, EverySampleImports) {
         c.osm, im["area_km2"].get<double>(), stats["counts"]["road_edges"].get<std::size_t>(),
         stats["buildings"]["buildings"].get<std::size_t>(),
         stats["intersections"]["signal"].get<int>(), stats["dressing"]["items"].get<std::size_t>(),
-        stats["total_wall_s"].get<double>(), stats["peak_rss_mib"].get<double>());
+        stats["timings"]["total_wall_s"].get<double>(),
+        stats["timings"]["peak_rss_mib"].get<double>());
     EXPECT_GT(stats["counts"]["road_edges"].get<int>(), 10) << c.osm;
     EXPECT_GT(stats["buildings"]["buildings"].get<int>(), 50) << c.osm;
     if (validator_installed()) {

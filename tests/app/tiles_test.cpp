@@ -29,6 +29,7 @@ namespace fs = std::filesystem;
 using clitest::CliRun;
 using clitest::run_cli;
 using clitest::run_command;
+using clitest::shared_city;
 using clitest::slurp;
 using clitest::temp_dir;
 using clitest::validate_glb;
@@ -47,16 +48,15 @@ struct Box {
   }
 };
 
-/// The generated default city with --tiles (2 threads), made once for the suite.
+/// The generated default city with --tiles (2 threads), made once for every test process
+/// (the MPI tests compare their runs with it too).
 class Tiles : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(temp_dir("tiles"));
-    run_ = new CliRun(run_cli("generate -q --no-sumo --tiles --threads 2 -o " + dir_->string()));
+    dir_ = new fs::path();
+    run_ = new CliRun(shared_city("default-tiles", clitest::kDefaultTilesArgs, dir_));
   }
   static void TearDownTestSuite() {
-    std::error_code ec;
-    fs::remove_all(*dir_, ec);
     delete dir_;
     delete run_;
   }

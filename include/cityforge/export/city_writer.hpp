@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/pipeline/city_config.hpp"
@@ -53,6 +54,12 @@ struct CityWriteOptions {
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   ExtraFiles extra_files;  ///< Optional.
   CityLog log;
+  /// The processes sharing the run (nullptr: this one alone). Every rank runs the city's
+  /// stages and calls write_city; the tiles are shared out (write_tileset), rank 0 writes
+  /// every other file and stats.json. The files are the same for any rank count.
+  const Ranks* ranks = nullptr;
+  /// Passed to TilesetOptions::before_tile (fault-injection tests); empty: nothing.
+  std::function<Status(const std::string&)> before_tile;
 };
 
 /// What write_city wrote.
@@ -67,7 +74,9 @@ struct CityWriteReport {
 /// joined, the point clouds of road and building modules, props, parking spots and audio, the
 /// SUMO plain XML), then writes every file into options.out_dir through a temporary name and a
 /// rename: those files, then the extra files, then stats.json (pipeline::city_stats of
-/// city.stages plus the "export" step). Then runs netconvert when asked. `origin` places an
+/// city.stages plus the "export" step). Then runs netconvert when asked. With several ranks
+/// (options.ranks) this is collective: rank 0 exports and writes the files, every rank its
+/// share of the tiles; every rank returns the same error when one fails. `origin` places an
 /// imported city on Earth (layout.geojson); `import` adds stats.json's "import" object.
 /// Errors: an exporter's (invalid_input for non-finite values), a folder or file that cannot be
 /// written (io), the extra files'.

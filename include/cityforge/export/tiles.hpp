@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/export/export.hpp"
 
@@ -38,6 +39,15 @@ struct TilesetOptions {
   /// Progress: called after each written tile with (tiles written, tiles in all). Optional and
   /// called from the writing threads, one call at a time.
   std::function<void(std::size_t, std::size_t)> progress;
+  /// The processes sharing the work (nullptr: this one alone). Every rank calls write_tileset
+  /// with the same city and options; each builds the subtrees it is given, rank 0 the levels
+  /// above them, tileset.json and the rename. The folder must be one every rank can write (a
+  /// shared file system on a cluster). The files are the same for any rank count.
+  const Ranks* ranks = nullptr;
+  /// Called before each tile this rank builds, with its path ("tiles/<level>/<x>/<y>.glb"),
+  /// from the writing threads; an error stops the tileset with it. For fault-injection tests
+  /// (cityforge's CITYFORGE_FAULT); empty: nothing.
+  std::function<Status(const std::string&)> before_tile;
 };
 
 /// Counts and timings of one tileset (stats.json "tiles").
@@ -53,11 +63,12 @@ struct TilesetStats {
   double root_geometric_error_m = 0.0;
   double seconds = 0.0;  ///< Wall time of write_tileset.
   // Where the time goes, in thread-seconds summed over the tile tasks (wall time for chunking):
-  double chunking_s = 0.0;  ///< Cutting the city into chunks once.
-  double leaves_s = 0.0;    ///< Building the leaves' glbs.
-  double standins_s = 0.0;  ///< Merging, dropping and simplifying the HLOD stand-ins.
-  double parents_s = 0.0;   ///< Building the parents' glbs.
-  double write_s = 0.0;     ///< Writing the files.
+  double chunking_s = 0.0;    ///< Cutting the city into chunks once.
+  double leaves_s = 0.0;      ///< Building the leaves' glbs.
+  double standins_s = 0.0;    ///< Merging, dropping and simplifying the HLOD stand-ins.
+  double parents_s = 0.0;     ///< Building the parents' glbs.
+  double write_s = 0.0;       ///< Writing the files.
+  double rank_seconds = 0.0;  ///< Wall time this rank spent building its share of the tiles.
 };
 
 /// Whether `dir` can take a tileset: missing, or a folder holding a tileset.json (which

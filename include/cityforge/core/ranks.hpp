@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cityforge/core/result.hpp"
+
+/// The processes one run is spread over (MPI ranks, DESIGN.md "Scale"), seen by the library as
+/// a handful of collective operations on bytes. The library never names MPI: the command line
+/// hands it an MPI communicator behind this interface (cityforge_mpi) or single_rank(). Output
+/// never depends on the number of ranks: work is assigned to ranks, results are keyed by what
+/// they are (a tile, an object id), never by the rank that made them.
+namespace cityforge {
+
+/// A group of processes running the same command. Every member function but rank() and size()
+/// is collective: every rank calls it, in the same order, or the job hangs.
+class Ranks {
+ public:
+  virtual ~Ranks() = default;
+  virtual int rank() const = 0;  ///< 0 .. size() - 1.
+  virtual int size() const = 0;  ///< >= 1.
+  /// Every rank's `mine` on rank 0, in rank order; an empty vector on the other ranks.
+  virtual std::vector<std::string> gather(const std::string& mine) const = 0;
+  /// Rank 0's `value` on every rank (the others' argument is ignored).
+  virtual std::string broadcast(const std::string& value) const = 0;
+  /// Ends the whole job at once with `code` (after an error the other ranks cannot be told of,
+  /// e.g. one that happened outside a collective).
+  [[noreturn]] virtual void abort(int code) const = 0;
+};
+
+/// Whether an MPI launcher (mpirun, mpiexec, Slurm's srun) started this process: one of the
+/// variables Open MPI, MPICH/Hydra, PMI, PMIx or Slurm set for their tasks is in the
+/// environment. A program built without MPI must then refuse to run (N copies would each write
+/// the whole output).
+bool started_by_mpi_launcher();
+
+/// The one-process group: gather returns {mine}, broadcast returns its argument.
+const Ranks& single_rank();
+
+/// Collective: Ok on every rank when every rank's `mine` is Ok; otherwise every rank gets the
+/// error of the lowest failing rank, its place prefixed with "rank N: " when that is not rank 0
+/// (a failure of rank 0 is most often every rank failing alike, on bad input).
+Status agree(const Ranks& ranks, const Status& mine);
+
+/// Collective: every rank's `mine` on every rank, in rank order (a gather, then a broadcast).
+std::vector<std::string> all_gather(const Ranks& ranks, const std::string& mine);
+
+/// Plain data into bytes, for what ranks send each other: trivially copyable values and vectors
+/// of them, strings; read back in the same order by ByteReader. Same machine type on every rank
+/// (a cluster of one architecture), so values go as they lie in memory.
+class ByteWriter {
+ public:
+  template <class T>
+  void put(const T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    const auto* p = reinterpret_cast<const char*>(&v);
+    m_bytes.append(p, sizeof(T));
+  }
+  template <class T>
+  void put_vector(const std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    put<std::uint64_t>(v.size());
+    if (!v.empty()) m_bytes.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+  }
+  void put_string(const std::string& s) {
+    put<std::uint64_t>(s.size());
+    m_bytes += s;
+  }
+  const std::string& bytes() const { return m_bytes; }
+  std::string take() { return std::move(m_bytes); }
+
+ private:
+  std::string m_bytes;
+};
+
+/// Reads what a ByteWriter wrote; a short or malformed buffer is an internal error naming
+/// `what` (never a read past the end).
+class ByteReader {
+ public:
+  ByteReader(const std::string& bytes, std::string what) : m_bytes(bytes), m_what(std::move(what)) {}
+  template <class T>
+  Status get(T& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (m_bytes.size() - m_at < sizeof(T)) return short_read();
+    std::memcpy(&v, m_bytes.data() + m_at, sizeof(T));
+    m_at += sizeof(T);
+    return Ok{};
+  }
+  template <class T>
+  Status get_vector(std::vector<T>& v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::uint64_t n = 0;
+    if (Status s = get(n); !s) return s;
+    if (n > (m_bytes.size() - m_at) / (sizeof(T) ? sizeof(T) : 1)) return short_read();
+    v.resize(n);
+    if (n) std::memcpy(v.data(), m_bytes.data() + m_at, n * sizeof(T));
+    m_at += n * sizeof(T);
+    return Ok{};
+  }
+  Status get_string(std::string& s) {
+    std::uint64_t n = 0;
+    if (Status st = get(n); !st) return st;
+    if (n > m_bytes.size() - m_at) return short_read();
+    s.assign(m_bytes.data() + m_at, n);
+    m_at += n;
+    return Ok{};
+  }
+  bool done() const { return m_at == m_bytes.size(); }
+
+ private:
+  Status short_read() const {
+    return Error::internal(m_what, "message from another rank is shorter than its contents");
+  }
+  const std::string& m_bytes;
+  std::string m_what;
+  std::size_t m_at = 0;
+};
+
+}  // namespace cityforge

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// Ranks over MPI_COMM_WORLD: gather by point-to-point messages to rank 0 and broadcast, both in
+// pieces of at most 1 GiB (MPI counts are ints).
+#include "cityforge/mpi/mpi_ranks.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+
+namespace cityforge::mpi {
+namespace {
+
+constexpr std::size_t kPiece = std::size_t{1} << 30;
+constexpr int kTagSize = 71;
+constexpr int kTagData = 72;
+
+void send_bytes(const std::string& bytes, int to) {
+  std::uint64_t n = bytes.size();
+  MPI_Send(&n, 1, MPI_UINT64_T, to, kTagSize, MPI_COMM_WORLD);
+  for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+    const int len = static_cast<int>(std::min(kPiece, bytes.size() - at));
+    MPI_Send(bytes.data() + at, len, MPI_BYTE, to, kTagData, MPI_COMM_WORLD);
+  }
+}
+
+std::string receive_bytes(int from) {
+  std::uint64_t n = 0;
+  MPI_Recv(&n, 1, MPI_UINT64_T, from, kTagSize, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::string bytes(n, '\0');
+  for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+    const int len = static_cast<int>(std::min(kPiece, bytes.size() - at));
+    MPI_Recv(bytes.data() + at, len, MPI_BYTE, from, kTagData, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+  }
+  return bytes;
+}
+
+}  // namespace
+
+MpiRanks::MpiRanks(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+  MPI_Comm_rank(MPI_COMM_WORLD, &m_rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &m_size);
+}
+
+MpiRanks::~MpiRanks() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+std::vector<std::string> MpiRanks::gather(const std::string& mine) const {
+  if (m_rank != 0) {
+    send_bytes(mine, 0);
+    return {};
+  }
+  std::vector<std::string> all(static_cast<std::size_t>(m_size));
+  all[0] = mine;
+  for (int r = 1; r < m_size; ++r)
+    all[static_cast<std::size_t>(r)] = receive_bytes(r);
+  return all;
+}
+
+std::string MpiRanks::broadcast(const std::string& value) const {
+  std::uint64_t n = value.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  std::string out = m_rank == 0 ? value : std::string(n, '\0');
+  for (std::size_t at = 0; at < out.size(); at += kPiece) {
+    const int len = static_cast<int>(std::min(kPiece, out.size() - at));
+    MPI_Bcast(out.data() + at, len, MPI_BYTE, 0, MPI_COMM_WORLD);
+  }
+  return out;
+}
+
+void MpiRanks::abort(int code) const {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);
+}
+
+std::string MpiRanks::library() const {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string s(text, static_cast<std::size_t>(std::max(len, 0)));
+  const std::size_t nl = s.find_first_of("\n,");
+  return nl == std::string::npos ? s : s.substr(0, nl);
+}
+
+}  // namespace cityforge::mpi

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Apache-2.0
+// `mpirun -np N cityforge generate|import ... --tiles` (issue 23): every file is the same, byte
+// for byte, for N = 1..4 and for the run without mpirun (stats.json up to its "timings"); a rank
+// that fails or is killed stops the job with a clear message and no tileset; commands that do
+// not share work refuse an MPI launcher. Skipped where the build has no MPI or mpirun is absent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "app/cli_run.hpp"
+
+namespace cityforge {
+namespace {
+
+namespace fs = std::filesystem;
+using clitest::CliRun;
+using clitest::run_cli;
+using clitest::run_command;
+using clitest::shared_city;
+using clitest::slurp;
+using clitest::temp_dir;
+
+/// `mpirun -np N ` with what Open MPI needs here (CI runs as root on 2 cores).
+std::string mpirun(int np) {
+  static const bool open_mpi =
+      run_command("mpirun --version").output.find("Open MPI") != std::string::npos;
+  std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun ";
+  if (open_mpi) cmd += "--oversubscribe ";
+  return cmd + "-np " + std::to_string(np) + " ";
+}
+
+/// Why MPI cannot be tested here, or "" when it can.
+std::string no_mpi() {
+#ifndef CITYFORGE_TEST_MPI
+  return "this build has no MPI (install libopenmpi-dev and reconfigure)";
+#else
+  if (run_command("mpirun --version").exit_code != 0) return "mpirun is not on PATH";
+  return "";
+#endif
+}
+
+/// Every file under `dir` by its path: its bytes, except stats.json without "timings".
+std::map<std::string, std::string> files_of(const fs::path& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = fs::relative(e.path(), dir).string();
+    std::string bytes = slurp(e.path());
+    if (rel == "stats.json") {
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(bytes);
+      j.erase("timings");
+      bytes = j.dump(2);
+    }
+    out[rel] = std::move(bytes);
+  }
+  return out;
+}
+
+/// The files that differ between two folders (missing on one side included).
+std::string differences(const std::map<std::string, std::string>& a,
+                        const std::map<std::string, std::string>& b) {
+  std::string out;
+  for (const auto& [path, bytes] : a) {
+    const auto it = b.find(path);
+    if (it == b.end()) {
+      out += " missing:" + path;
+    } else if (it->second != bytes) {
+      out += " differs:" + path;
+    }
+  }
+  for (const auto& [path, bytes] : b) {
+    if (!a.count(path)) out += " extra:" + path;
+  }
+  return out;
+}
+
+int timings_ranks(const fs::path& dir) {
+  return nlohmann::json::parse(slurp(dir / "stats.json"))["timings"]["ranks"].get<int>();
+}
+
+TEST(Mpi, DefaultCityIsTheSameOnOneToFourRanks) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  fs::path ref;
+  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &ref);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const auto expected = files_of(ref);
+  ASSERT_GT(expected.size(), 50U);
+  ASSERT_TRUE(expected.count("tiles/tileset.json"));
+  const fs::path dir = temp_dir("mpi_default");
+  for (int np = 1; np <= 4; ++np) {
+    const fs::path out = dir / ("np" + std::to_string(np));
+    const CliRun r = run_command(mpirun(np) + CITYFORGE_EXE +
+                                 " generate -q --no-sumo --tiles --threads 1 -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << "np " << np << ": " << r.output;
+    EXPECT_EQ(differences(expected, files_of(out)), "") << "np " << np;
+    EXPECT_EQ(timings_ranks(out), np);
+    fs::remove_all(out);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Mpi, ImportedPlaceIsTheSameOnOneToFourRanks) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  const std::string args = std::string(" import ") + CITYFORGE_TEST_DATA +
+                           "/osm/andorra.osm.pbf --dem " + CITYFORGE_TEST_DATA +
+                           "/dem/andorra_srtm3.tif --bbox 1.518,42.503,1.530,42.510 -q --no-sumo "
+                           "--tiles --threads 1 -o ";
+  const fs::path dir = temp_dir("mpi_import");
+  const CliRun plain = run_command(std::string(CITYFORGE_EXE) + args + (dir / "plain").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  const auto expected = files_of(dir / "plain");
+  ASSERT_TRUE(expected.count("tiles/tileset.json"));
+  for (int np = 1; np <= 4; ++np) {
+    const fs::path out = dir / ("np" + std::to_string(np));
+    const CliRun r = run_command(mpirun(np) + CITYFORGE_EXE + args + out.string());
+    ASSERT_EQ(r.exit_code, 0) << "np " << np << ": " << r.output;
+    EXPECT_EQ(differences(expected, files_of(out)), "") << "np " << np;
+    EXPECT_EQ(timings_ranks(out), np);
+  }
+  fs::remove_all(dir);
+}
+
+/// A small city cut into many tiles, so that every rank gets some.
+fs::path small_city(const fs::path& dir) {
+  std::ofstream(dir / "small.json") << R"({
+  "boundary": [[0, 0], [900, 0], [900, 800], [0, 800]],
+  "arteries": [{"points": [[10, 400], [890, 410]]}],
+  "zones": [{"kind": "commercial", "polygon": [[0, 0], [900, 0], [900, 800], [0, 800]],
+             "height_m": [10, 30]}],
+  "export": {"tile_bytes": 65536}
+})";
+  return dir / "small.json";
+}
+
+TEST(Mpi, AFailingRankStopsTheJobNamingTheTile) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path dir = temp_dir("mpi_fail");
+  const fs::path cfg = small_city(dir);
+  const CliRun r = run_command("CITYFORGE_FAULT=fail:1 " + mpirun(2) + CITYFORGE_EXE +
+                               " generate " + cfg.string() + " -q --no-sumo --tiles --threads 1 " +
+                               "-o " + (dir / "out").string());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cityforge: error: rank 1: tiles/"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("injected fault"), std::string::npos) << r.output;
+  // One message, from rank 0, not one per rank.
+  EXPECT_EQ(r.output.find("cityforge: error:"), r.output.rfind("cityforge: error:")) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out" / "tiles")) << "no partial tileset";
+  EXPECT_FALSE(fs::exists(dir / "out" / "stats.json"));
+  // Nothing half-written left beside it either.
+  for (const auto& e : fs::directory_iterator(dir / "out"))
+    ADD_FAILURE() << "left behind: " << e.path();
+  fs::remove_all(dir);
+}
+
+TEST(Mpi, AKilledRankFailsTheJobAndTheNextRunCleansUp) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path dir = temp_dir("mpi_kill");
+  const fs::path cfg = small_city(dir);
+  const std::string args =
+      " generate " + cfg.string() + " -q --no-sumo --tiles --threads 1 -o " + (dir / "out").string();
+  const CliRun killed = run_command("CITYFORGE_FAULT=kill:1 " + mpirun(2) + CITYFORGE_EXE + args);
+  EXPECT_NE(killed.exit_code, 0) << killed.output;
+  EXPECT_FALSE(fs::exists(dir / "out" / "tiles")) << "no partial tileset";
+  EXPECT_FALSE(fs::exists(dir / "out" / "stats.json"));
+  // The dead job's temporary folder goes with the next run, which completes.
+  const CliRun again = run_command(mpirun(2) + CITYFORGE_EXE + args);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(fs::exists(dir / "out" / "tiles" / "tileset.json"));
+  for (const auto& e : fs::directory_iterator(dir / "out")) {
+    EXPECT_EQ(e.path().filename().string().rfind(".tiles.tmp-", 0), std::string::npos)
+        << "left behind: " << e.path();
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
+  // What an MPI launcher sets: the program must not run N copies of a server or a simulation.
+  const CliRun r = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) +
+                               " island --seed 1 -q -o " + temp_dir("mpi_refuse").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("only `generate` and `import` run on several ranks"), std::string::npos)
+      << r.output;
+}
+
+}  // namespace
+}  // namespace cityforge
