@@ -7,8 +7,10 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -198,7 +200,12 @@ std::optional<Error> check_dem_request(const std::string& where, const Aabb2& ar
 Result<Dataset> open_dem(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    return Error::io(path, "cannot open the DEM: no such file");
+    return Error::invalid_input(path, "cannot open the DEM: no such file");
+  }
+  if (std::FILE* f = std::fopen(path.c_str(), "rb"); f != nullptr) {
+    std::fclose(f);
+  } else {
+    return Error::invalid_input(path, std::string("cannot read the DEM: ") + std::strerror(errno));
   }
   register_gdal();
   QuietGdal quiet;
