@@ -25,9 +25,9 @@
 /// mosaicked by GDAL) become the same stage inputs a generated city has: a heightfield, a
 /// layout::Output (road network and blocks), a lots::Output with one parcel per mapped
 /// building, and the mapped features the set dressing places (ground areas, water, paths,
-/// street furniture, barriers). Everything is projected
-/// with PROJ onto a local transverse Mercator frame (metres, x east, y north) around the centre
-/// of the imported bounds, whose WGS84 origin travels with the city.
+/// street furniture, barriers). Everything is projected with PROJ onto a local transverse
+/// Mercator frame (metres, x east, y north) around the centre of the imported bounds, whose
+/// WGS84 origin travels with the city.
 namespace cityforge::osm {
 
 // ---- Tags and bounds ------------------------------------------------------------------------
