@@ -20,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/export/city_writer.hpp"
@@ -214,7 +215,7 @@ int generate(GenerateOptions opt) {
 
 struct ImportOptions : CityOptions {
   std::string map_path;
-  std::string dem_path;
+  std::vector<std::string> dem_paths;
   std::string bbox;
   std::string config_path;
   double cell_m = 0.0;
@@ -226,7 +227,7 @@ int import_place(ImportOptions opt) {
   opt.quiet = opt.quiet || ranks().rank() != 0;
   pipeline::ImportSettings settings;
   settings.osm_path = opt.map_path;
-  settings.dem_path = opt.dem_path;
+  settings.dem_paths = opt.dem_paths;
   settings.cell_m = opt.cell_m;
   if (!opt.bbox.empty()) {
     Result<osm::GeoBox> box = osm::parse_bbox(opt.bbox);
@@ -242,9 +243,14 @@ int import_place(ImportOptions opt) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(threads));
   if (!opt.quiet) {
-    std::fprintf(stderr, "cityforge: importing %s%s%s (seed %llu, %d threads%s)\n",
-                 opt.map_path.c_str(), opt.dem_path.empty() ? "" : " on ", opt.dem_path.c_str(),
-                 static_cast<unsigned long long>(cfg->seed), threads, rank_note().c_str());
+    std::string dems;
+    for (const std::string& d : opt.dem_paths) {
+      dems += dems.empty() ? " on " : ", ";
+      dems += d;
+    }
+    std::fprintf(stderr, "cityforge: importing %s%s (seed %llu, %d threads%s)\n",
+                 opt.map_path.c_str(), dems.c_str(), static_cast<unsigned long long>(cfg->seed),
+                 threads, rank_note().c_str());
   }
   Progress progress(opt.quiet);
   return finish_ranks(
@@ -360,7 +366,10 @@ int main(int argc, char** argv) {
       "terrain (a DEM: GeoTIFF, SRTM .hgt or ArcInfo ASCII grid) and export it like a\n"
       "generated city (docs/import.md). Map data (c) OpenStreetMap contributors, ODbL.");
   im->add_option("map", imp.map_path, "OSM extract: .osm (XML) or .osm.pbf")->required();
-  im->add_option("--dem", imp.dem_path, "Elevation: .tif, .hgt or .asc (default: flat ground)");
+  im->add_option("--dem", imp.dem_paths,
+                 "Elevation: .tif, .hgt or .asc, or a folder of them; repeat for several tiles, "
+                 "mosaicked in any order (default: flat ground)")
+      ->allow_extra_args(false);
   im->add_option("--bbox", imp.bbox,
                  "minlon,minlat,maxlon,maxlat to import (default: the file's bounds)");
   im->add_option("-o,--out", imp.out_dir, "Output folder (created if missing)")->default_val("out");

@@ -18,9 +18,9 @@ void put_mesh(ByteWriter& w, const HlodMesh& m) {
 }
 
 Status get_mesh(ByteReader& r, HlodMesh& m) {
-  for (const Status& s : {r.get_vector(m.positions), r.get_vector(m.normals),
-                          r.get_vector(m.colours), r.get_vector(m.features),
-                          r.get_vector(m.indices)}) {
+  for (const Status& s :
+       {r.get_vector(m.positions), r.get_vector(m.normals), r.get_vector(m.colours),
+        r.get_vector(m.features), r.get_vector(m.indices)}) {
     if (!s) return s;
   }
   return Ok{};
@@ -103,9 +103,9 @@ Status read_tile_reports(const std::string& bytes, std::vector<Tile>& tiles,
                              "reported a tile it was not given");
     }
     Tile& t = tiles[i];
-    for (const Status& s : {r.get(t.box), r.get(t.error_m), r.get(t.chain_m), r.get(t.detail_m),
-                            r.get(size), r.get_string(t.uri), get_mesh(r, t.ground),
-                            get_mesh(r, t.shells)}) {
+    for (const Status& s :
+         {r.get(t.box), r.get(t.error_m), r.get(t.chain_m), r.get(t.detail_m), r.get(size),
+          r.get_string(t.uri), get_mesh(r, t.ground), get_mesh(r, t.shells)}) {
       if (!s) return s;
     }
     t.bytes = size;

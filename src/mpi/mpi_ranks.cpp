@@ -31,8 +31,7 @@ std::string receive_bytes(int from) {
   std::string bytes(n, '\0');
   for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
     const int len = static_cast<int>(std::min(kPiece, bytes.size() - at));
-    MPI_Recv(bytes.data() + at, len, MPI_BYTE, from, kTagData, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
+    MPI_Recv(bytes.data() + at, len, MPI_BYTE, from, kTagData, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   }
   return bytes;
 }

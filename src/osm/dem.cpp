@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading a DEM (GDAL) onto the local heightfield: CRS and coverage checks, void filling,
-// bilinear resampling through a coarse lattice of inverse-projected points.
+// bilinear resampling through a coarse lattice of inverse-projected points. Several DEM files
+// (a mosaic) go through the same resampling: dem_mosaic.cpp.
 #include <cpl_conv.h>
-#include <cpl_error.h>
-#include <gdal_priv.h>
-#include <ogr_spatialref.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <memory>
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cityforge/osm/osm.hpp"
+#include "osm/dem_detail.hpp"
 
 namespace cityforge::osm {
 namespace {
@@ -45,30 +46,6 @@ std::string extent_text(double min_lon, double min_lat, double max_lon, double m
          fmt(max_lat);
 }
 
-/// Collects GDAL's messages instead of printing them; the last one goes into our errors.
-class QuietGdal {
- public:
-  QuietGdal() {
-    CPLPushErrorHandler(CPLQuietErrorHandler);
-    CPLErrorReset();
-  }
-  ~QuietGdal() { CPLPopErrorHandler(); }
-  QuietGdal(const QuietGdal&) = delete;
-  QuietGdal& operator=(const QuietGdal&) = delete;
-  static std::string last() {
-    const char* msg = CPLGetLastErrorMsg();
-    return msg != nullptr && *msg != '\0' ? std::string(" (GDAL: ") + msg + ")" : std::string();
-  }
-};
-
-void register_gdal() {
-  static std::once_flag once;
-  std::call_once(once, [] { GDALAllRegister(); });
-}
-
-struct DatasetCloser {
-  void operator()(GDALDataset* ds) const { GDALClose(GDALDataset::ToHandle(ds)); }
-};
 struct TransformDeleter {
   void operator()(OGRCoordinateTransformation* ct) const {
     OGRCoordinateTransformation::DestroyCT(ct);
@@ -96,23 +73,6 @@ std::vector<std::uint32_t> lattice_axis(std::uint32_t n) {
     out.push_back(i);
   out.push_back(n - 1);
   return out;
-}
-
-/// CRS as "EPSG:<code>" when it has (or can be given) an authority, else its name.
-std::string crs_label(const OGRSpatialReference& srs) {
-  auto labelled = [](const OGRSpatialReference& s) -> std::string {
-    const char* name = s.GetAuthorityName(nullptr);
-    const char* code = s.GetAuthorityCode(nullptr);
-    if (name != nullptr && code != nullptr) return std::string(name) + ":" + code;
-    return {};
-  };
-  std::string label = labelled(srs);
-  if (!label.empty()) return label;
-  std::unique_ptr<OGRSpatialReference> copy(srs.Clone());
-  if (copy->AutoIdentifyEPSG() == OGRERR_NONE) label = labelled(*copy);
-  if (!label.empty()) return label;
-  const char* name = srs.GetName();
-  return name != nullptr ? name : "unnamed CRS";
 }
 
 /// Fills void cells (valid == 0) of a w x h window in place: each 4-connected void region is
@@ -197,31 +157,59 @@ terrain::Heightfield flat_ground(const Aabb2& area, double cell_m) {
   return hf;
 }
 
-Result<terrain::Heightfield> read_dem(const std::string& path, const Projection& projection,
-                                      const Aabb2& area, double cell_m, DemStats* stats) {
-  // 0. Arguments.
+namespace detail {
+
+void register_gdal() {
+  static std::once_flag once;
+  std::call_once(once, [] { GDALAllRegister(); });
+}
+
+std::string crs_label(const OGRSpatialReference& srs) {
+  auto labelled = [](const OGRSpatialReference& s) -> std::string {
+    const char* name = s.GetAuthorityName(nullptr);
+    const char* code = s.GetAuthorityCode(nullptr);
+    if (name != nullptr && code != nullptr) return std::string(name) + ":" + code;
+    return {};
+  };
+  std::string label = labelled(srs);
+  if (!label.empty()) return label;
+  std::unique_ptr<OGRSpatialReference> copy(srs.Clone());
+  if (copy->AutoIdentifyEPSG() == OGRERR_NONE) label = labelled(*copy);
+  if (!label.empty()) return label;
+  const char* name = srs.GetName();
+  return name != nullptr ? name : "unnamed CRS";
+}
+
+std::optional<Error> check_dem_request(const std::string& where, const Aabb2& area, double cell_m) {
   if (!(cell_m > 0.0) || !std::isfinite(cell_m)) {
-    return Error::invalid_input(path, "expected a DEM cell size > 0 m, got " + fmt(cell_m, 3));
+    return Error::invalid_input(where, "expected a DEM cell size > 0 m, got " + fmt(cell_m, 3));
   }
   if (area.empty() || !std::isfinite(area.min.x) || !std::isfinite(area.max.x) ||
       !std::isfinite(area.min.y) || !std::isfinite(area.max.y)) {
-    return Error::invalid_input(path, "expected a finite, non-empty area to cover");
+    return Error::invalid_input(where, "expected a finite, non-empty area to cover");
   }
   const GridSize g = grid_size(area, cell_m);
   if (static_cast<double>(g.nx) * static_cast<double>(g.ny) > kMaxSamples) {
-    return Error::invalid_input(path, "the area at " + fmt(cell_m, 2) + " m cells needs " +
-                                          std::to_string(g.nx) + " x " + std::to_string(g.ny) +
-                                          " samples; expected at most 200 million");
+    return Error::invalid_input(where, "the area at " + fmt(cell_m, 2) + " m cells needs " +
+                                           std::to_string(g.nx) + " x " + std::to_string(g.ny) +
+                                           " samples; expected at most 200 million");
   }
+  return std::nullopt;
+}
+
+Result<Dataset> open_dem(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) {
-    return Error::io(path, "cannot open the DEM: no such file");
+    return Error::invalid_input(path, "cannot open the DEM: no such file");
   }
-
-  // 1. Open it with GDAL.
+  if (std::FILE* f = std::fopen(path.c_str(), "rb"); f != nullptr) {
+    std::fclose(f);
+  } else {
+    return Error::invalid_input(path, std::string("cannot read the DEM: ") + std::strerror(errno));
+  }
   register_gdal();
   QuietGdal quiet;
-  std::unique_ptr<GDALDataset, DatasetCloser> ds(GDALDataset::FromHandle(
+  Dataset ds(GDALDataset::FromHandle(
       GDALOpenEx(path.c_str(), GDAL_OF_RASTER | GDAL_OF_READONLY, nullptr, nullptr, nullptr)));
   if (!ds) {
     return Error::invalid_input(
@@ -246,12 +234,6 @@ Result<terrain::Heightfield> read_dem(const std::string& path, const Projection&
                                 "expected a north-up DEM grid, got a rotated or "
                                 "degenerate geotransform");
   }
-  double inv_gt[6] = {};
-  if (!GDALInvGeoTransform(gt, inv_gt)) {
-    return Error::invalid_input(path, "the DEM's geotransform cannot be inverted");
-  }
-
-  // 2. Its CRS, and the transformation from WGS84 (lon, lat order on both sides).
   const OGRSpatialReference* dem_srs = ds->GetSpatialRef();
   if (dem_srs == nullptr || dem_srs->IsEmpty()) {
     return Error::invalid_input(path,
@@ -263,6 +245,51 @@ Result<terrain::Heightfield> read_dem(const std::string& path, const Projection&
                                 "the DEM's CRS is a local (engineering) CRS, not tied to "
                                 "the Earth: cannot place it");
   }
+  return ds;
+}
+
+BandValues band_values(GDALRasterBand& band) {
+  BandValues v;
+  int has_nodata = 0;
+  v.nodata = band.GetNoDataValue(&has_nodata);
+  v.has_nodata = has_nodata != 0;
+  int has_scale = 0;
+  int has_offset = 0;
+  const double scale = band.GetScale(&has_scale);
+  const double offset = band.GetOffset(&has_offset);
+  v.scale = has_scale != 0 ? scale : 1.0;
+  v.offset = has_offset != 0 ? offset : 0.0;
+  if (const char* u = band.GetUnitType(); u != nullptr) {
+    const std::string us(u);
+    if (us == "ft" || us == "foot" || us == "feet") v.unit_m = 0.3048;
+    if (us == "US survey foot") v.unit_m = 1200.0 / 3937.0;
+  }
+  return v;
+}
+
+Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& path,
+                                          const BandValues& values, const Projection& projection,
+                                          const Aabb2& area, double cell_m, DemStats* stats) {
+  // 1. The dataset's grid (open_dem checked it).
+  QuietGdal quiet;
+  const GridSize g = grid_size(area, cell_m);
+  const std::string driver = ds.GetDriver() != nullptr ? ds.GetDriver()->GetDescription() : "";
+  const int width = ds.GetRasterXSize();
+  const int height = ds.GetRasterYSize();
+  double gt[6] = {};
+  if (ds.GetGeoTransform(gt) != CE_None) {
+    return Error::invalid_input(path, "the DEM has no georeferencing (no geotransform)");
+  }
+  double inv_gt[6] = {};
+  if (!GDALInvGeoTransform(gt, inv_gt)) {
+    return Error::invalid_input(path, "the DEM's geotransform cannot be inverted");
+  }
+  const OGRSpatialReference* dem_srs = ds.GetSpatialRef();
+  if (dem_srs == nullptr || dem_srs->IsEmpty()) {
+    return Error::invalid_input(path, "the DEM has no CRS");
+  }
+
+  // 2. Its CRS, and the transformation from WGS84 (lon, lat order on both sides).
   OGRSpatialReference wgs84;
   wgs84.SetWellKnownGeogCS("WGS84");
   wgs84.SetAxisMappingStrategy(OAMS_TRADITIONAL_GIS_ORDER);
@@ -367,38 +394,26 @@ Result<terrain::Heightfield> read_dem(const std::string& path, const Projection&
   const int rx0 = std::min(wx0, width - ww);
   const int ry0 = std::min(wy0, height - wh);
   std::vector<double> z(static_cast<std::size_t>(ww) * static_cast<std::size_t>(wh));
-  GDALRasterBand* band = ds->GetRasterBand(1);
+  GDALRasterBand* band = ds.GetRasterBand(1);
   if (band->RasterIO(GF_Read, rx0, ry0, ww, wh, z.data(), ww, wh, GDT_Float64, 0, 0, nullptr) !=
       CE_None) {
     return Error::io(path, "cannot read the DEM's cells (window " + std::to_string(rx0) + "," +
                                std::to_string(ry0) + " size " + std::to_string(ww) + " x " +
                                std::to_string(wh) + ")" + QuietGdal::last());
   }
-  int has_nodata = 0;
-  const double nodata = band->GetNoDataValue(&has_nodata);
-  int has_scale = 0;
-  int has_offset = 0;
-  const double scale = band->GetScale(&has_scale);
-  const double offset = band->GetOffset(&has_offset);
-  double unit = 1.0;
-  if (const char* u = band->GetUnitType(); u != nullptr) {
-    const std::string us(u);
-    if (us == "ft" || us == "foot" || us == "feet") unit = 0.3048;
-    if (us == "US survey foot") unit = 1200.0 / 3937.0;
-  }
   std::vector<std::uint8_t> valid(z.size(), 1);
   std::size_t voids = 0;
   for (std::size_t k = 0; k < z.size(); ++k) {
-    const bool is_void =
-        !std::isfinite(z[k]) ||
-        (has_nodata != 0 &&
-         (z[k] == nodata || std::abs(z[k] - nodata) <= 1e-6 * std::max(1.0, std::abs(nodata))));
+    const bool is_void = !std::isfinite(z[k]) ||
+                         (values.has_nodata && (z[k] == values.nodata ||
+                                                std::abs(z[k] - values.nodata) <=
+                                                    1e-6 * std::max(1.0, std::abs(values.nodata))));
     if (is_void) {
       valid[k] = 0;
       ++voids;
       continue;
     }
-    z[k] = ((has_scale != 0 ? scale : 1.0) * z[k] + (has_offset != 0 ? offset : 0.0)) * unit;
+    z[k] = (values.scale * z[k] + values.offset) * values.unit_m;
   }
   std::vector<std::uint8_t> was_valid;
   if (voids > 0) {
@@ -469,6 +484,17 @@ Result<terrain::Heightfield> read_dem(const std::string& path, const Projection&
     stats->max_m = *hi;
   }
   return hf;
+}
+
+}  // namespace detail
+
+Result<terrain::Heightfield> read_dem(const std::string& path, const Projection& projection,
+                                      const Aabb2& area, double cell_m, DemStats* stats) {
+  if (std::optional<Error> bad = detail::check_dem_request(path, area, cell_m)) return *bad;
+  Result<detail::Dataset> ds = detail::open_dem(path);
+  if (!ds) return ds.error();
+  const detail::BandValues values = detail::band_values(*(*ds)->GetRasterBand(1));
+  return detail::resample_dem(**ds, path, values, projection, area, cell_m, stats);
 }
 
 }  // namespace cityforge::osm

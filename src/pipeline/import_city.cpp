@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "pipeline/detail/city_stages.hpp"
 
@@ -56,6 +58,20 @@ struct Place {
   Aabb2 area;
 };
 
+/// The DEM files of an import as its terrain stage is handed them, sorted (osm::dem_files): a
+/// changed file (size or time), one more or one less changes the key; one file keys as before
+/// mosaics existed.
+struct DemFiles {
+  std::vector<detail::SourceFile> files;
+};
+std::string config_text(const DemFiles& dem) {
+  if (dem.files.empty()) return detail::config_text(detail::SourceFile{});
+  std::string text;
+  for (const detail::SourceFile& f : dem.files)
+    text += detail::config_text(f);
+  return text;
+}
+
 /// The DEM resampled onto the local frame (or flat ground).
 struct Ground {
   terrain::Heightfield heights;
@@ -80,7 +96,7 @@ struct Import {
   StageOutput<osm::FeatureBuild> features;
 };
 
-Import import_graph(const ImportSettings& settings) {
+Import import_graph(const ImportSettings& settings, const std::vector<std::string>& dem_files) {
   const CityConfig& rules = settings.rules;
   Import out;
   StageGraph& g = out.graph;
@@ -99,21 +115,25 @@ Import import_graph(const ImportSettings& settings) {
         const Aabb2 area = local_box(extract->bounds, *projection);
         return Place{std::move(*extract), std::move(projection), area};
       });
-  // 2. Terrain: the DEM resampled onto the local frame, or flat ground.
+  // 2. Terrain: the DEM (one file or a mosaic) resampled onto the local frame, or flat ground.
+  DemFiles dem_key;
+  for (const std::string& path : dem_files)
+    dem_key.files.push_back(detail::SourceFile::at(path));
   out.ground = add_stage<Ground>(
-      g, "terrain", reads(out.place),
-      given(detail::SourceFile::at(settings.dem_path), detail::CellSize{settings.cell_m}),
-      [](const Place& place, const detail::SourceFile& dem,
-         detail::CellSize cell) -> Result<Ground> {
+      g, "terrain", reads(out.place), given(dem_key, detail::CellSize{settings.cell_m}),
+      [](const Place& place, const DemFiles& dem, detail::CellSize cell) -> Result<Ground> {
         Ground made;
         made.cell_m = cell.cell_m > 0.0 ? cell.cell_m : auto_cell_m(area_km2(place.area) * 1e6);
-        if (dem.path.empty()) {
+        if (dem.files.empty()) {
           made.heights = osm::flat_ground(place.area, made.cell_m);
           return made;
         }
+        std::vector<std::string> paths;
+        for (const detail::SourceFile& f : dem.files)
+          paths.push_back(f.path);
         osm::DemStats ds;
         Result<terrain::Heightfield> hf =
-            osm::read_dem(dem.path, *place.projection, place.area, made.cell_m, &ds);
+            osm::read_dem_mosaic(paths, *place.projection, place.area, made.cell_m, &ds);
         if (!hf) return hf.error();
         made.heights = std::move(*hf);
         made.dem = ds;
@@ -177,7 +197,10 @@ double auto_cell_m(double area_m2) {
 }
 
 Result<ImportResult> CityPipeline::import(const ImportSettings& settings, Observer* observer) {
-  const Import im = import_graph(settings);
+  // The DEM files first (folders listed, sorted): they key the terrain stage.
+  Result<std::vector<std::string>> dem_files = osm::dem_files(settings.dem_paths);
+  if (!dem_files) return dem_files.error();
+  const Import im = import_graph(settings, *dem_files);
   std::vector<StageStats> stats;
   Result<StageValues> values = im.graph.run(m_cache, observer, &stats);
   if (!values) return values.error();

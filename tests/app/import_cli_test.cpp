@@ -3,7 +3,7 @@
 // OpenStreetMap contributors, ODbL), outputs carry the attribution and the WGS84 origin,
 // layout.geojson is in WGS84, city.glb validates, the SUMO network runs for 600 s, same input gives
 // the same bytes, and each bad input of the issue gives a clear message, a non-zero exit and no
-// output.
+// output. A DEM in tiles (issue 23: --dem repeated, or a folder) gives the whole file's bytes.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "app/cli_run.hpp"
+#include "osm/dem_pieces.hpp"
 
 namespace fs = std::filesystem;
 using namespace cityforge::clitest;
@@ -206,6 +207,39 @@ TEST(ImportCli, EverySampleImports) {
   fs::remove_all(dir);
 }
 
+// The Andorra GeoTIFF cut in four inside the box (GDAL, at test time): the tiles, given as
+// --dem options in any order or as their folder, write the whole file's bytes.
+TEST(ImportCli, DemTilesRepeatedOrAsAFolderWriteTheWholeFilesBytes) {
+  const fs::path dir = temp_dir("import_dem_tiles");
+  fs::create_directories(dir / "tiles");
+  const std::vector<std::string> tiles =
+      cityforge::testing_dem::cut_dem(data("dem/andorra_srtm3.tif"), dir / "tiles", {149}, {185});
+  ASSERT_EQ(tiles.size(), 4u);
+  const std::string head = "import " + data("osm/andorra.osm.pbf") +
+                           " --bbox 1.518,42.503,1.530,42.510 -q --no-sumo --threads 2";
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"whole", " --dem " + data("dem/andorra_srtm3.tif")},
+      {"repeated",
+       " --dem " + tiles[3] + " --dem " + tiles[0] + " --dem " + tiles[2] + " --dem " + tiles[1]},
+      {"folder", " --dem " + (dir / "tiles").string()}};
+  for (const auto& [name, dem] : runs) {
+    const CliRun r = run_cli(head + dem + " -o " + (dir / name).string());
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.output;
+  }
+  for (const char* file : {"city.glb", "layout.geojson", "map.svg", "lanes.json"}) {
+    const std::string whole = slurp(dir / "whole" / file);
+    ASSERT_FALSE(whole.empty()) << file;
+    EXPECT_TRUE(slurp(dir / "repeated" / file) == whole) << file;
+    EXPECT_TRUE(slurp(dir / "folder" / file) == whole) << file;
+  }
+  const auto dem = [&](const char* name) {
+    return nlohmann::json::parse(slurp(dir / name / "stats.json"))["import"]["dem"];
+  };
+  EXPECT_EQ(dem("repeated"), dem("whole"));
+  EXPECT_EQ(dem("folder"), dem("whole"));
+  fs::remove_all(dir);
+}
+
 // ---- Bad input: a clear message naming the file, exit 2, nothing written -----------------------
 
 struct Bad {
@@ -259,6 +293,61 @@ TEST(ImportCliBadInput, ADemNotCoveringTheBox) {
   expect_refused(import_bad("cover", data("osm/manhattan_west_village.osm.pbf") + " --dem " +
                                          data("dem/andorra_la_vella_srtm3.asc")),
                  "andorra_la_vella_srtm3.asc");
+}
+
+// Several DEM files (issue 23): each bad one is named.
+struct DemTiles {
+  fs::path dir;
+  std::vector<std::string> tiles;
+};
+DemTiles two_tiles(const std::string& name) {
+  DemTiles t;
+  t.dir = temp_dir("import_dem_" + name);
+  t.tiles = cityforge::testing_dem::cut_dem(data("dem/andorra_srtm3.tif"), t.dir, {149}, {});
+  EXPECT_EQ(t.tiles.size(), 2u);
+  return t;
+}
+const std::string kLaVella = data("osm/andorra.osm.pbf") + " --bbox 1.518,42.503,1.530,42.510";
+
+TEST(ImportCliBadInput, ADemTileMissingAmongSeveral) {
+  const DemTiles t = two_tiles("missing");
+  const std::string gone = (t.dir / "piece_02.tif").string();
+  expect_refused(import_bad("dem_missing", kLaVella + " --dem " + t.tiles[0] + " --dem " + gone +
+                                               " --dem " + t.tiles[1]),
+                 gone + ": cannot open the DEM: no such file");
+}
+
+TEST(ImportCliBadInput, DemTilesInDifferentCrs) {
+  const DemTiles t = two_tiles("crs");
+  // The Andorra la Vella crop, its .prj saying UTM zone 31N.
+  fs::copy_file(data("dem/andorra_la_vella_srtm3.asc"), t.dir / "utm.asc");
+  write(t.dir / "utm.prj",
+        "PROJCS[\"WGS_1984_UTM_Zone_31N\",GEOGCS[\"GCS_WGS_1984\",DATUM[\"D_WGS_1984\","
+        "SPHEROID[\"WGS_1984\",6378137.0,298.257223563]],PRIMEM[\"Greenwich\",0.0],"
+        "UNIT[\"Degree\",0.0174532925199433]],PROJECTION[\"Transverse_Mercator\"],"
+        "PARAMETER[\"False_Easting\",500000.0],PARAMETER[\"False_Northing\",0.0],"
+        "PARAMETER[\"Central_Meridian\",3.0],PARAMETER[\"Scale_Factor\",0.9996],"
+        "PARAMETER[\"Latitude_Of_Origin\",0.0],UNIT[\"Meter\",1.0]]");
+  const Bad b = import_bad(
+      "dem_crs", kLaVella + " --dem " + t.tiles[0] + " --dem " + (t.dir / "utm.asc").string());
+  expect_refused(b, "utm.asc");
+  EXPECT_NE(b.run.output.find(t.tiles[0] + " is in EPSG:4326"), std::string::npos) << b.run.output;
+  EXPECT_NE(b.run.output.find("utm.asc is in WGS 84 / UTM zone 31N"), std::string::npos)
+      << b.run.output;
+}
+
+TEST(ImportCliBadInput, ADemFolderWithoutDemFiles) {
+  const fs::path dir = temp_dir("import_dem_empty");
+  write(dir / "readme.txt", "the tiles go here\n");
+  expect_refused(import_bad("dem_empty", kLaVella + " --dem " + dir.string()),
+                 dir.string() + ": expected DEM files");
+}
+
+TEST(ImportCliBadInput, ADemTileThatIsNotARaster) {
+  const DemTiles t = two_tiles("raster");
+  write(t.dir / "piece_02.tif", "not a GeoTIFF\n");
+  expect_refused(import_bad("dem_raster", kLaVella + " --dem " + t.dir.string()),
+                 (t.dir / "piece_02.tif").string() + ": not a DEM");
 }
 
 TEST(ImportCliBadInput, ABoxWithNothingInIt) {

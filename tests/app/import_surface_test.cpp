@@ -43,7 +43,7 @@ double mesh_height(const terrain::Heightfield& hf, Vec2 p) {
 TEST(ImportedRoadSurfaces, StayWithinTwentyCentimetresOfTheTerrainAndDoNotOverlap) {
   pipeline::ImportSettings s;
   s.osm_path = std::string(CITYFORGE_TEST_DATA) + "/osm/andorra.osm.pbf";
-  s.dem_path = std::string(CITYFORGE_TEST_DATA) + "/dem/andorra_srtm3.tif";
+  s.dem_paths = {std::string(CITYFORGE_TEST_DATA) + "/dem/andorra_srtm3.tif"};
   s.bbox = osm::GeoBox{1.515, 42.500, 1.545, 42.515};
   auto cfg = pipeline::parse_city_config(pipeline::default_city_json(), "<built-in>");
   ASSERT_TRUE(cfg.ok());

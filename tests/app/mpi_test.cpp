@@ -160,8 +160,8 @@ TEST(Mpi, AKilledRankFailsTheJobAndTheNextRunCleansUp) {
   if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
   const fs::path dir = temp_dir("mpi_kill");
   const fs::path cfg = small_city(dir);
-  const std::string args =
-      " generate " + cfg.string() + " -q --no-sumo --tiles --threads 1 -o " + (dir / "out").string();
+  const std::string args = " generate " + cfg.string() + " -q --no-sumo --tiles --threads 1 -o " +
+                           (dir / "out").string();
   const CliRun killed = run_command("CITYFORGE_FAULT=kill:1 " + mpirun(2) + CITYFORGE_EXE + args);
   EXPECT_NE(killed.exit_code, 0) << killed.output;
   EXPECT_FALSE(fs::exists(dir / "out" / "tiles")) << "no partial tileset";

@@ -2,7 +2,8 @@
 // `cityforge import` through the stages (issue 9): real OSM extracts (tests/data, © OpenStreetMap
 // contributors, ODbL) with and without a DEM. Checks what the issue accepts on: counts against
 // the input's census, buildings with heights and roofs standing on the terrain, roads on the
-// terrain they cut, signals from mapped nodes, determinism.
+// terrain they cut, signals from mapped nodes, determinism; a DEM in pieces (issue 23) gives the
+// whole file's terrain, and the terrain stage's key covers every piece.
 #include "cityforge/pipeline/import_city.hpp"
 
 #include <gtest/gtest.h>
@@ -11,12 +12,16 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cityforge/core/geodesy.hpp"
+#include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "osm/dem_pieces.hpp"
 
 namespace cityforge::pipeline {
 namespace {
@@ -27,7 +32,7 @@ ImportSettings settings_for(const std::string& osm, const std::string& dem = "",
                             std::optional<osm::GeoBox> bbox = std::nullopt) {
   ImportSettings s;
   s.osm_path = data(osm);
-  if (!dem.empty()) s.dem_path = data(dem);
+  if (!dem.empty()) s.dem_paths = {data(dem)};
   s.bbox = bbox;
   auto cfg = parse_city_config(default_city_json(), "<built-in>");
   EXPECT_TRUE(cfg.ok());
@@ -270,6 +275,96 @@ TEST(ImportErrors, ABoxWithNothingInItIsAnError) {
       settings_for("osm/aberdeen_centre.osm", "", osm::GeoBox{10.0, 10.0, 10.01, 10.01}));
   ASSERT_FALSE(r.result);
   EXPECT_NE(r.error.find("aberdeen_centre.osm"), std::string::npos) << r.error;
+}
+
+// ---- The DEM in pieces (issue 23) ---------------------------------------------------------------
+
+namespace fs = std::filesystem;
+
+/// A 1 x 0.8 km box in Andorra la Vella and the GeoTIFF cut in four at a point inside it (GDAL,
+/// at test time), so the box takes its heights from every piece.
+const osm::GeoBox kLaVella{1.518, 42.503, 1.530, 42.510};
+std::vector<std::string> cut_andorra(const fs::path& dir,
+                                     const std::vector<std::string>& extra = {}) {
+  // Column 149 is at 1.5237 E, row 185 at 42.5063 N.
+  return testing_dem::cut_dem(data("dem/andorra_srtm3.tif"), dir, {149}, {185}, extra);
+}
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::path(testing::TempDir()) / ("cityforge_import_dem_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+TEST(ImportDemPieces, GiveTheWholeFilesTerrainInAnyOrderOrAsAFolder) {
+  const fs::path dir = fresh_dir("pieces");
+  const std::vector<std::string> pieces = cut_andorra(dir);
+  ASSERT_EQ(pieces.size(), 4u);
+  const Imported whole =
+      run_import(settings_for("osm/andorra.osm.pbf", "dem/andorra_srtm3.tif", kLaVella));
+  ASSERT_TRUE(whole.result) << whole.error;
+  ImportSettings shuffled = settings_for("osm/andorra.osm.pbf", "", kLaVella);
+  shuffled.dem_paths = {pieces[3], pieces[1], pieces[0], pieces[2]};
+  ImportSettings folder = settings_for("osm/andorra.osm.pbf", "", kLaVella);
+  folder.dem_paths = {dir.string()};
+  for (const ImportSettings& s : {shuffled, folder}) {
+    const Imported tiled = run_import(s);
+    ASSERT_TRUE(tiled.result) << tiled.error;
+    const ImportResult& a = *whole.result;
+    const ImportResult& b = *tiled.result;
+    // The heights (cut and filled under the roads) and everything standing on them.
+    EXPECT_EQ(a.city.terrain->nx, b.city.terrain->nx);
+    EXPECT_EQ(a.city.terrain->ny, b.city.terrain->ny);
+    EXPECT_TRUE(a.city.terrain->heights == b.city.terrain->heights) << s.dem_paths.front();
+    ASSERT_TRUE(a.report.dem && b.report.dem);
+    EXPECT_EQ(a.report.dem->min_m, b.report.dem->min_m);
+    EXPECT_EQ(a.report.dem->max_m, b.report.dem->max_m);
+    EXPECT_EQ(a.report.dem->voids_filled, b.report.dem->voids_filled);
+    EXPECT_EQ(b.report.dem->driver, "GTiff");
+    ASSERT_EQ(a.city.buildings->buildings.size(), b.city.buildings->buildings.size());
+    for (std::size_t i = 0; i < a.city.buildings->buildings.size(); ++i)
+      ASSERT_EQ(a.city.buildings->buildings[i].base_z_m, b.city.buildings->buildings[i].base_z_m)
+          << i;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(ImportDemPieces, TheTerrainKeyCoversEveryPiecesPathSizeAndTime) {
+  const fs::path dir = fresh_dir("key");
+  std::vector<std::string> pieces = cut_andorra(dir);
+  ASSERT_EQ(pieces.size(), 4u);
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, 2);
+  CityPipeline pipe;
+  ImportSettings s = settings_for("osm/andorra.osm.pbf", "", kLaVella);
+  s.dem_paths = pieces;
+  auto import = [&](const char* what) {
+    Result<ImportResult> r = pipe.import(s);
+    EXPECT_TRUE(r.ok()) << what << ": " << (r ? std::string() : r.error().to_string());
+    return pipe.executions("terrain");
+  };
+  EXPECT_EQ(import("first"), 1u);
+  // The same pieces in another order: the same key.
+  s.dem_paths = {pieces[2], pieces[0], pieces[3], pieces[1]};
+  EXPECT_EQ(import("reordered"), 1u);
+  // One piece touched.
+  const fs::file_time_type t = fs::last_write_time(pieces[1]);
+  fs::last_write_time(pieces[1], t + std::chrono::seconds(10));
+  EXPECT_EQ(import("touched"), 2u);
+  // One piece rewritten to another size (compressed), its time put back.
+  const fs::path deflated = dir / "deflated";
+  fs::create_directories(deflated);
+  const std::vector<std::string> again = cut_andorra(deflated, {"-co", "COMPRESS=DEFLATE"});
+  ASSERT_EQ(again.size(), 4u);
+  const fs::file_time_type t2 = fs::last_write_time(pieces[2]);
+  const auto size = fs::file_size(pieces[2]);
+  fs::copy_file(again[2], pieces[2], fs::copy_options::overwrite_existing);
+  fs::last_write_time(pieces[2], t2);
+  ASSERT_NE(fs::file_size(pieces[2]), size);
+  EXPECT_EQ(import("resized"), 3u);
+  // One piece from another path.
+  s.dem_paths = {pieces[0], pieces[1], pieces[2], again[3]};
+  EXPECT_EQ(import("moved"), 4u);
+  fs::remove_all(dir);
 }
 
 }  // namespace

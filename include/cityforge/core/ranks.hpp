@@ -81,7 +81,8 @@ class ByteWriter {
 /// `what` (never a read past the end).
 class ByteReader {
  public:
-  ByteReader(const std::string& bytes, std::string what) : m_bytes(bytes), m_what(std::move(what)) {}
+  ByteReader(const std::string& bytes, std::string what)
+      : m_bytes(bytes), m_what(std::move(what)) {}
   template <class T>
   Status get(T& v) {
     static_assert(std::is_trivially_copyable_v<T>);

@@ -21,12 +21,13 @@
 #include "cityforge/terrain/heightfield.hpp"
 
 /// Real places (seeds/004): an OpenStreetMap extract (XML or PBF, read with libosmium) and an
-/// optional DEM (GeoTIFF, SRTM .hgt, ArcInfo ASCII, read with GDAL) become the same stage inputs
-/// a generated city has: a heightfield, a layout::Output (road network and blocks), a
-/// lots::Output with one parcel per mapped building, and the mapped features the set dressing
-/// places (ground areas, water, paths, street furniture, barriers). Everything is projected
-/// with PROJ onto a local transverse Mercator frame (metres, x east, y north) around the centre
-/// of the imported bounds, whose WGS84 origin travels with the city.
+/// optional DEM (GeoTIFF, SRTM .hgt, ArcInfo ASCII, read with GDAL; one file or several tiles
+/// mosaicked by GDAL) become the same stage inputs a generated city has: a heightfield, a
+/// layout::Output (road network and blocks), a lots::Output with one parcel per mapped
+/// building, and the mapped features the set dressing places (ground areas, water, paths,
+/// street furniture, barriers). Everything is projected with PROJ onto a local transverse
+/// Mercator frame (metres, x east, y north) around the centre of the imported bounds, whose
+/// WGS84 origin travels with the city.
 namespace cityforge::osm {
 
 // ---- Tags and bounds ------------------------------------------------------------------------
@@ -158,6 +159,21 @@ struct DemStats {
 /// extents in degrees), all voids.
 Result<terrain::Heightfield> read_dem(const std::string& path, const Projection& projection,
                                       const Aabb2& area, double cell_m, DemStats* stats = nullptr);
+/// The DEM files `args` name (each a file, or a folder meaning every .tif, .tiff, .hgt and .asc
+/// file directly in it, case-insensitive), sorted by path with duplicates dropped, so the same
+/// files in any order give the same list. Errors: an argument that does not exist; a folder
+/// holding no DEM file. No arguments give none.
+Result<std::vector<std::string>> dem_files(const std::vector<std::string>& args);
+/// Reads several DEM tiles as one: sorted by path (the result does not depend on their order),
+/// mosaicked by GDAL (an in-memory VRT, GDALBuildVRT at the finest resolution among them; where
+/// tiles overlap the later path wins) and resampled as read_dem does. One path is read_dem.
+/// Cells no tile covers are voids (filled, counted in `stats`). `stats->driver` lists the
+/// tiles' drivers ("SRTMHGT", "GTiff+SRTMHGT"). Errors name the file: any read_dem error of one
+/// tile, tiles in different CRS (both files and both CRS named), tiles whose values differ in
+/// scale, offset or unit, a tile GDAL leaves out of the mosaic (with GDAL's reason).
+Result<terrain::Heightfield> read_dem_mosaic(const std::vector<std::string>& paths,
+                                             const Projection& projection, const Aabb2& area,
+                                             double cell_m, DemStats* stats = nullptr);
 /// A flat heightfield (all 0) covering `area` at `cell_m` (imports without a DEM).
 terrain::Heightfield flat_ground(const Aabb2& area, double cell_m);
 

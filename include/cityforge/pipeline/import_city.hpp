@@ -23,8 +23,10 @@ namespace cityforge::pipeline {
 inline constexpr const char* kOsmAttribution = "\u00a9 OpenStreetMap contributors";
 
 struct ImportSettings {
-  std::string osm_path;             ///< .osm or .osm.pbf
-  std::string dem_path;             ///< GeoTIFF, .hgt or .asc; "" = flat ground
+  std::string osm_path;  ///< .osm or .osm.pbf
+  /// DEM files (GeoTIFF, .hgt or .asc) and folders of them (osm::dem_files); several are
+  /// mosaicked (osm::read_dem_mosaic), in any order. None = flat ground.
+  std::vector<std::string> dem_paths;
   std::optional<osm::GeoBox> bbox;  ///< Default: the file's bounds.
   /// Heightfield spacing; 0 = automatic: 5 m, coarser for large areas (at most ~1 M samples).
   double cell_m = 0.0;
@@ -66,8 +68,8 @@ struct ImportResult {
 };
 
 /// Runs the import on a fresh CityPipeline. Errors name the file and what was expected (see
-/// osm::read_file, osm::read_dem). Deterministic: same files, bbox and seed give the same city
-/// at any thread count.
+/// osm::read_file, osm::dem_files, osm::read_dem_mosaic). Deterministic: same files (in any
+/// order), bbox and seed give the same city at any thread count.
 Result<ImportResult> import_city(const ImportSettings& settings, Observer* observer = nullptr);
 
 /// The heightfield spacing import_city uses for an area of `area_m2` when cell_m is 0.
