@@ -172,6 +172,74 @@ TEST(CityMeshes, RejectsBadGround) {
   EXPECT_EQ(meshes.error().where, "terrain");
 }
 
+namespace seams {
+
+using Key = std::array<std::int64_t, 9>;
+
+/// A triangle by its corners rounded to the millimetre, starting at its smallest corner (the
+/// winding kept), so the same triangle in two meshes gives the same key.
+Key triangle_key(const Mesh& m, std::size_t t) {
+  std::array<std::array<std::int64_t, 3>, 3> c{};
+  for (int k = 0; k < 3; ++k) {
+    const auto& p = m.positions[m.indices[3 * t + static_cast<std::size_t>(k)]];
+    for (int d = 0; d < 3; ++d)
+      c[static_cast<std::size_t>(k)][static_cast<std::size_t>(d)] =
+          std::llround(static_cast<double>(p[static_cast<std::size_t>(d)]) * 1000.0);
+  }
+  const auto first = std::min_element(c.begin(), c.end()) - c.begin();
+  std::rotate(c.begin(), c.begin() + first, c.end());
+  Key key{};
+  for (int k = 0; k < 9; ++k)
+    key[static_cast<std::size_t>(k)] =
+        c[static_cast<std::size_t>(k / 3)][static_cast<std::size_t>(k % 3)];
+  return key;
+}
+
+void add_triangles(const Mesh& m, std::map<Key, int>& out) {
+  for (std::size_t t = 0; t < m.triangle_count(); ++t) {
+    if (length(face_normal(m, t)) > 1e-9) ++out[triangle_key(m, t)];
+  }
+}
+
+}  // namespace seams
+
+// The tiles of a tileset take whole chunks (each chunk in exactly one leaf), so road surfaces
+// meet across tile borders exactly where they meet across chunk borders: every road, junction
+// and sidewalk triangle the road stage made is in exactly one chunk, its corners unmoved (1 mm):
+// no gap and no overlap between neighbouring tiles.
+TEST(CityMeshes, RoadSurfacesAreSplitBetweenChunksWithoutGapOrOverlap) {
+  Config config;
+  config.chunk_m = 40.0;  // Many chunk borders across the 300 m city.
+  const auto meshes = fixture::city_meshes(small_city(), small_ground(), config);
+  ASSERT_TRUE(meshes.ok()) << meshes.error().to_string();
+  std::map<seams::Key, int> made;
+  for (const roads::ClassMesh& c : meshes->roads.carriageways)
+    seams::add_triangles(c.mesh, made);
+  for (const roads::ClassMesh& c : meshes->roads.junctions)
+    seams::add_triangles(c.mesh, made);
+  for (const Mesh& m : meshes->roads.sidewalks)
+    seams::add_triangles(m, made);
+  ASSERT_GT(made.size(), 100U);
+  std::map<seams::Key, int> chunked;
+  std::set<std::pair<std::int32_t, std::int32_t>> keys;
+  for (const ChunkMeshes& chunk : build(small_city(), config)) {
+    keys.insert({chunk.cy, chunk.cx});
+    for (const Part p : {Part::road_artery, Part::road_main, Part::road_local, Part::sidewalk})
+      seams::add_triangles(chunk.parts[static_cast<std::size_t>(p)], chunked);
+  }
+  EXPECT_GT(keys.size(), 30U) << "the roads cross many chunk borders";
+  std::size_t missing = 0;
+  std::size_t twice = 0;
+  for (const auto& [key, n] : made) {
+    const auto it = chunked.find(key);
+    if (it == chunked.end() || it->second < n) ++missing;
+    if (it != chunked.end() && it->second > n) ++twice;
+  }
+  EXPECT_EQ(missing, 0U) << "road triangles lost between chunks (a gap)";
+  EXPECT_EQ(twice, 0U) << "road triangles in two chunks (an overlap)";
+  EXPECT_EQ(chunked.size(), made.size()) << "chunks hold road triangles the roads never made";
+}
+
 }  // namespace
 }  // namespace cityforge::exporter::detail
 
