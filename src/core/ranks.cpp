@@ -2,6 +2,9 @@
 // The one-process group and the collectives built on gather and broadcast.
 #include "cityforge/core/ranks.hpp"
 
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <cstdlib>
 
 namespace cityforge {
@@ -53,6 +56,50 @@ std::vector<std::string> all_gather(const Ranks& ranks, const std::string& mine)
   ByteReader r(all, "all_gather");
   for (std::string& p : out) {
     if (!r.get_string(p)) ranks.abort(3);
+  }
+  return out;
+}
+
+std::vector<std::string> share_jobs(const Ranks& ranks, std::size_t n,
+                                    const std::function<double(std::size_t)>& cost,
+                                    const std::function<std::string(std::size_t)>& job) {
+  std::vector<std::string> out(n);
+  const bool shared = ranks.size() > 1 && ranks.any_thread();
+  // Contiguous runs of jobs: job i goes to the rank whose share of the total cost holds the
+  // middle of its own cost.
+  std::size_t first = 0;
+  std::size_t last = n;
+  std::vector<std::size_t> starts;
+  if (shared) {
+    std::vector<double> before(n + 1, 0.0);
+    for (std::size_t i = 0; i < n; ++i)
+      before[i + 1] = before[i] + std::max(0.0, cost(i));
+    const double total = before[n];
+    const auto size = static_cast<std::size_t>(ranks.size());
+    const auto rank_of = [&](std::size_t i) {
+      const double mid = total > 0.0 ? (before[i] + before[i + 1]) / 2.0 / total
+                                     : (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+      return std::min(size - 1, static_cast<std::size_t>(mid * static_cast<double>(size)));
+    };
+    starts.assign(size + 1, n);
+    for (std::size_t i = n; i-- > 0;)
+      starts[rank_of(i)] = i;
+    for (std::size_t r = size; r-- > 0;)
+      starts[r] = std::min(starts[r], starts[r + 1]);
+    first = starts[static_cast<std::size_t>(ranks.rank())];
+    last = starts[static_cast<std::size_t>(ranks.rank()) + 1];
+  }
+  tbb::parallel_for(first, last, [&](std::size_t i) { out[i] = job(i); });
+  if (!shared) return out;
+  ByteWriter mine;
+  for (std::size_t i = first; i < last; ++i)
+    mine.put_string(out[i]);
+  const std::vector<std::string> parts = all_gather(ranks, mine.bytes());
+  for (std::size_t r = 0; r < parts.size(); ++r) {
+    ByteReader in(parts[r], "share_jobs");
+    for (std::size_t i = starts[r]; i < starts[r + 1]; ++i) {
+      if (!in.get_string(out[i])) ranks.abort(3);
+    }
   }
   return out;
 }

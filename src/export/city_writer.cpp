@@ -296,6 +296,7 @@ Result<CityWriteReport> generate_city(const pipeline::CityConfig& config, const 
     }
   }
   pipeline::CityPipeline pipe;
+  pipe.set_ranks(options.ranks);
   Result<pipeline::CityResult> city = pipe.run(config, options.log.stages);
   const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
   if (Status st = agree(ranks, city ? Status(Ok{}) : Status(city.error())); !st) {
@@ -314,6 +315,7 @@ Result<CityWriteReport> import_place(const pipeline::ImportSettings& request,
   pipeline::ImportSettings settings = request;
   settings.rules.name = fs::path(request.osm_path).filename().string();
   pipeline::CityPipeline pipe;
+  pipe.set_ranks(options.ranks);
   Result<pipeline::ImportResult> imported = pipe.import(settings, options.log.stages);
   const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
   if (Status st = agree(ranks, imported ? Status(Ok{}) : Status(imported.error())); !st) {

@@ -13,7 +13,7 @@ struct Generate {
   detail::CityStages city;
 };
 
-Generate generate_graph(const CityConfig& c) {
+Generate generate_graph(const CityConfig& c, const Ranks& ranks = single_rank()) {
   using detail::add_stage;
   using detail::given;
   using detail::reads;
@@ -53,7 +53,7 @@ Generate generate_graph(const CityConfig& c) {
         return lots::run(city, fw.footprints, buildings::lot_style_rules(styles), rules, seed);
       });
   s.buildings = detail::add_buildings(g, c, s);
-  s.rooftops = detail::add_rooftops(g, c, s);
+  s.rooftops = detail::add_rooftops(g, c, s, ranks);
   s.dressing = detail::add_dressing(g, c, s);
   return out;
 }
@@ -82,7 +82,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> CityPipeline::stag
 }
 
 Result<CityResult> CityPipeline::run(const CityConfig& config, Observer* observer) {
-  const Generate gen = generate_graph(config);
+  const Generate gen = generate_graph(config, *m_ranks);
   std::vector<StageStats> stats;
   Result<StageValues> values = gen.graph.run(m_cache, observer, &stats);
   if (!values) return values.error();

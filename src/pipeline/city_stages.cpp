@@ -22,13 +22,13 @@ Result<buildings::StyleLibrary> load_styles(
 
 Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
                                                     const rooftops::RooftopConfig& config,
-                                                    Seed seed) {
+                                                    Seed seed, const Ranks& ranks) {
   rooftops::RooftopOutput out;
   if (config.enabled) {
     Result<wfc::Model> model = rooftops::builtin_rooftop_model();
     if (!model) return model.error();
     Result<rooftops::RooftopOutput> built =
-        rooftops::build_rooftops(buildings, *model, config, seed);
+        rooftops::build_rooftops(buildings, *model, config, seed, ranks);
     if (!built) return built.error();
     out = std::move(*built);
   }
@@ -119,12 +119,11 @@ StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
 
 // WFC rooftops on the flat roofs (seeds/000, 43:01): each roof an independent solve.
 StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
-                                                  const CityStages& s) {
+                                                  const CityStages& s, const Ranks& ranks) {
   return add_stage<rooftops::RooftopOutput>(
-      g, "rooftops", reads(s.buildings), given(c.rooftops, c.seed),
-      [](const buildings::Output& built, const rooftops::RooftopConfig& rules, Seed seed) {
-        return build_city_rooftops(built, rules, seed);
-      });
+      g, "rooftops", reads(s.buildings), given(c.rooftops, c.seed, Sharing{&ranks}),
+      [](const buildings::Output& built, const rooftops::RooftopConfig& rules, Seed seed,
+         Sharing sharing) { return build_city_rooftops(built, rules, seed, *sharing.ranks); });
 }
 
 // Set dressing reads every stage before it; a bad biome is a warning, not a failure. Roof

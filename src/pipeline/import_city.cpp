@@ -96,7 +96,8 @@ struct Import {
   StageOutput<osm::FeatureBuild> features;
 };
 
-Import import_graph(const ImportSettings& settings, const std::vector<std::string>& dem_files) {
+Import import_graph(const ImportSettings& settings, const std::vector<std::string>& dem_files,
+                    const Ranks& ranks) {
   const CityConfig& rules = settings.rules;
   Import out;
   StageGraph& g = out.graph;
@@ -178,7 +179,7 @@ Import import_graph(const ImportSettings& settings, const std::vector<std::strin
       });
   s.lots = out.mapped_lots.part<&osm::BuildingBuild::lots>();
   s.buildings = detail::add_buildings(g, rules, s);
-  s.rooftops = detail::add_rooftops(g, rules, s);
+  s.rooftops = detail::add_rooftops(g, rules, s, ranks);
   // 7. Mapped features and the set dressing.
   out.features = add_stage<osm::FeatureBuild>(
       g, "features", reads(out.place, out.network), given(),
@@ -200,7 +201,7 @@ Result<ImportResult> CityPipeline::import(const ImportSettings& settings, Observ
   // The DEM files first (folders listed, sorted): they key the terrain stage.
   Result<std::vector<std::string>> dem_files = osm::dem_files(settings.dem_paths);
   if (!dem_files) return dem_files.error();
-  const Import im = import_graph(settings, *dem_files);
+  const Import im = import_graph(settings, *dem_files, *m_ranks);
   std::vector<StageStats> stats;
   Result<StageValues> values = im.graph.run(m_cache, observer, &stats);
   if (!values) return values.error();

@@ -539,10 +539,49 @@ Status check_config(const RooftopConfig& c, const Model& model) {
   return Ok{};
 }
 
+/// One roof's result as bytes for the other ranks (share_jobs), field by field.
+std::string roof_bytes(const RoofResult& r) {
+  ByteWriter w;
+  w.put(r.skipped);
+  const Rooftop& f = r.roof;
+  w.put(f.building);
+  w.put(f.volume);
+  w.put(f.origin);
+  w.put(f.angle_rad);
+  w.put(f.z_m);
+  w.put(f.size_x);
+  w.put(f.size_y);
+  w.put(f.size_z);
+  w.put(f.cells);
+  w.put(f.bulkhead);
+  w.put(f.solved);
+  w.put_vector(f.tiles);
+  w.put_vector(r.instances);
+  w.put<std::uint64_t>(r.props);
+  w.put(r.backtracks);
+  w.put(r.contradictions);
+  return w.take();
+}
+
+Status read_roof(const std::string& bytes, RoofResult& r) {
+  ByteReader in(bytes, "rooftops from another rank");
+  Rooftop& f = r.roof;
+  std::uint64_t props = 0;
+  for (const Status& s : {in.get(r.skipped), in.get(f.building), in.get(f.volume), in.get(f.origin),
+                          in.get(f.angle_rad), in.get(f.z_m), in.get(f.size_x), in.get(f.size_y),
+                          in.get(f.size_z), in.get(f.cells), in.get(f.bulkhead), in.get(f.solved),
+                          in.get_vector(f.tiles), in.get_vector(r.instances), in.get(props),
+                          in.get(r.backtracks), in.get(r.contradictions)}) {
+    if (!s) return s;
+  }
+  r.props = props;
+  return Ok{};
+}
+
 }  // namespace
 
 Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const Model& model,
-                                     const RooftopConfig& config, Seed seed) {
+                                     const RooftopConfig& config, Seed seed, const Ranks& ranks) {
   if (Status st = check_config(config, model); !st.ok()) {
     return st.error();
   }
@@ -589,10 +628,26 @@ Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const M
   }
   // 2. Each roof on its own; slot i per job.
   std::vector<RoofResult> results(jobs.size());
-  tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
-    const Building& b = buildings.buildings[jobs[i].building];
-    results[i] = build_one(b, jobs[i].volume, sh);
-  });
+  if (ranks.size() == 1) {
+    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
+      const Building& b = buildings.buildings[jobs[i].building];
+      results[i] = build_one(b, jobs[i].volume, sh);
+    });
+  } else {
+    // Shared out by roof area (a solve's cost grows with its cells); every rank gets them all.
+    const std::vector<std::string> bytes = share_jobs(
+        ranks, jobs.size(),
+        [&](std::size_t i) {
+          return polygon_area(
+              buildings.buildings[jobs[i].building].volumes[jobs[i].volume].footprint);
+        },
+        [&](std::size_t i) {
+          return roof_bytes(build_one(buildings.buildings[jobs[i].building], jobs[i].volume, sh));
+        });
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      if (Status st = read_roof(bytes[i], results[i]); !st) return st.error();
+    }
+  }
   // 3. Gather in job order.
   out.stats.roofs_considered = jobs.size();
   for (RoofResult& r : results) {

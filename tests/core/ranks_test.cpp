@@ -5,8 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <atomic>
+#include <barrier>
 #include <cstdint>
+#include <functional>
+#include <mutex>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace cityforge {
@@ -69,6 +75,111 @@ TEST(SingleRank, IsOneProcessAndAgreeReturnsItsOwnStatus) {
   const Status failed = agree(one, Error::io("tiles/0/0/0.glb", "disk full"));
   ASSERT_FALSE(failed.ok());
   EXPECT_EQ(failed.error().to_string(), "tiles/0/0/0.glb: disk full") << "no rank prefix";
+}
+
+}  // namespace
+}  // namespace cityforge
+
+namespace cityforge {
+namespace {
+
+/// Ranks played by threads of this process (a std::barrier between the steps of each
+/// collective), to test the collectives without MPI.
+class ThreadRanks final : public Ranks {
+ public:
+  struct Group {
+    explicit Group(int n) : size(n), slots(static_cast<std::size_t>(n)), sync(n) {}
+    int size;
+    std::vector<std::string> slots;
+    std::string shared;
+    std::barrier<> sync;
+  };
+  ThreadRanks(Group& g, int rank) : m_group(g), m_rank(rank) {}
+  int rank() const override { return m_rank; }
+  int size() const override { return m_group.size; }
+  std::vector<std::string> gather(const std::string& mine) const override {
+    m_group.slots[static_cast<std::size_t>(m_rank)] = mine;
+    m_group.sync.arrive_and_wait();
+    std::vector<std::string> all;
+    if (m_rank == 0) all = m_group.slots;
+    m_group.sync.arrive_and_wait();
+    return all;
+  }
+  std::string broadcast(const std::string& value) const override {
+    if (m_rank == 0) m_group.shared = value;
+    m_group.sync.arrive_and_wait();
+    std::string out = m_group.shared;
+    m_group.sync.arrive_and_wait();
+    return out;
+  }
+  [[noreturn]] void abort(int code) const override { std::exit(code); }
+
+ private:
+  Group& m_group;
+  int m_rank;
+};
+
+/// Runs `body(ranks)` on `n` thread ranks at once.
+void on_ranks(int n, const std::function<void(const Ranks&)>& body) {
+  ThreadRanks::Group group(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&group, r, &body] {
+      const ThreadRanks me(group, r);
+      body(me);
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+}
+
+TEST(ShareJobs, EveryJobRunsOnceAndEveryRankGetsAllResultsInOrder) {
+  constexpr std::size_t kJobs = 37;
+  for (int n = 1; n <= 4; ++n) {
+    std::vector<std::atomic<int>> runs(kJobs);
+    std::mutex m;
+    std::vector<std::vector<std::string>> seen(static_cast<std::size_t>(n));
+    std::vector<std::set<std::size_t>> ran_on(static_cast<std::size_t>(n));
+    on_ranks(n, [&](const Ranks& ranks) {
+      const std::vector<std::string> out = share_jobs(
+          ranks, kJobs, [](std::size_t i) { return 1.0 + static_cast<double>(i % 5); },
+          [&](std::size_t i) {
+            ++runs[i];
+            std::lock_guard lock(m);
+            ran_on[static_cast<std::size_t>(ranks.rank())].insert(i);
+            return "job " + std::to_string(i * i);
+          });
+      std::lock_guard lock(m);
+      seen[static_cast<std::size_t>(ranks.rank())] = out;
+    });
+    for (std::size_t i = 0; i < kJobs; ++i)
+      EXPECT_EQ(runs[i].load(), 1) << "job " << i << " on " << n << " ranks";
+    for (int r = 0; r < n; ++r) {
+      ASSERT_EQ(seen[static_cast<std::size_t>(r)].size(), kJobs);
+      for (std::size_t i = 0; i < kJobs; ++i)
+        EXPECT_EQ(seen[static_cast<std::size_t>(r)][i], "job " + std::to_string(i * i));
+      // Contiguous runs, every rank some work.
+      const auto& mine = ran_on[static_cast<std::size_t>(r)];
+      ASSERT_FALSE(mine.empty()) << "rank " << r << " of " << n;
+      EXPECT_EQ(*mine.rbegin() - *mine.begin() + 1, mine.size());
+    }
+  }
+}
+
+TEST(Agree, EveryRankGetsTheLowestFailingRanksErrorNamed) {
+  on_ranks(4, [](const Ranks& ranks) {
+    const Status mine =
+        ranks.rank() == 2 || ranks.rank() == 3
+            ? Status(Error::io("tiles/2/1/1.glb", "disk full on " + std::to_string(ranks.rank())))
+            : Status(Ok{});
+    const Status all = agree(ranks, mine);
+    ASSERT_FALSE(all.ok());
+    EXPECT_EQ(all.error().to_string(), "rank 2: tiles/2/1/1.glb: disk full on 2");
+    EXPECT_EQ(all.error().code, ErrorCode::io);
+    EXPECT_TRUE(agree(ranks, Ok{}).ok());
+    const std::vector<std::string> every = all_gather(ranks, std::to_string(ranks.rank() * 10));
+    EXPECT_EQ(every, (std::vector<std::string>{"0", "10", "20", "30"}));
+  });
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -30,6 +31,10 @@ class Ranks {
   /// Ends the whole job at once with `code` (after an error the other ranks cannot be told of,
   /// e.g. one that happened outside a collective).
   [[noreturn]] virtual void abort(int code) const = 0;
+  /// Whether the collectives may be called from any thread (one at a time), e.g. from a stage
+  /// the pipeline runs on a oneTBB worker. false: only the thread that made the group may call
+  /// them, and share_jobs runs every job on every rank instead (the same result).
+  virtual bool any_thread() const { return true; }
 };
 
 /// Whether an MPI launcher (mpirun, mpiexec, Slurm's srun) started this process: one of the
@@ -48,6 +53,15 @@ Status agree(const Ranks& ranks, const Status& mine);
 
 /// Collective: every rank's `mine` on every rank, in rank order (a gather, then a broadcast).
 std::vector<std::string> all_gather(const Ranks& ranks, const std::string& mine);
+
+/// Collective: runs `job(i)` for every i in [0, n) on one rank each and returns every job's
+/// bytes, in job order, on every rank. Each rank takes a contiguous run of jobs of about equal
+/// total `cost(i)` (a deterministic rule) and runs them in parallel (oneTBB). The result is
+/// the same for any rank count as long as `job` is a pure function of i. One rank (or a group
+/// without any_thread()): every job here.
+std::vector<std::string> share_jobs(const Ranks& ranks, std::size_t n,
+                                    const std::function<double(std::size_t)>& cost,
+                                    const std::function<std::string(std::size_t)>& job);
 
 /// Plain data into bytes, for what ranks send each other: trivially copyable values and vectors
 /// of them, strings; read back in the same order by ByteReader. Same machine type on every rank

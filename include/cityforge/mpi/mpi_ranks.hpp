@@ -11,9 +11,11 @@
 /// MPI_COMM_WORLD. Built only where CMake finds MPI (Open MPI or MPICH).
 namespace cityforge::mpi {
 
-/// MPI for the life of the object: MPI_Init_thread (funnelled: only the thread that made it
-/// calls MPI; oneTBB's workers never do) on construction, MPI_Finalize on destruction. One per
-/// process. Messages of any size go in pieces of at most 1 GiB.
+/// MPI for the life of the object: MPI_Init_thread on construction, MPI_Finalize on
+/// destruction. One per process. It asks for MPI_THREAD_SERIALIZED, so that a pipeline stage
+/// running on a oneTBB worker may call the collectives (one call at a time: the stages that
+/// share work never run at once); with less, any_thread() is false and such stages compute
+/// everything on every rank. Messages of any size go in pieces of at most 1 GiB.
 class MpiRanks final : public Ranks {
  public:
   /// Initialises MPI with the program's arguments.
@@ -29,8 +31,10 @@ class MpiRanks final : public Ranks {
   [[noreturn]] void abort(int code) const override;
   /// The MPI library's own name and version (MPI_Get_library_version, first line).
   std::string library() const;
+  bool any_thread() const override { return m_any_thread; }
 
  private:
+  bool m_any_thread = false;
   int m_rank = 0;
   int m_size = 1;
 };

@@ -7,6 +7,7 @@
 
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/lots/lots.hpp"
@@ -41,10 +42,11 @@ Result<buildings::StyleLibrary> load_styles(
     const std::vector<std::pair<std::string, std::string>>& sources);
 
 /// Builds the WFC rooftops of `buildings` with the built-in rooftop model (an empty output with
-/// the model's counts when config.enabled is false); records the cell sizes in the output.
+/// the model's counts when config.enabled is false); records the cell sizes in the output. With
+/// several `ranks` the roofs are shared out between them (rooftops::build_rooftops).
 Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& buildings,
                                                     const rooftops::RooftopConfig& config,
-                                                    Seed seed);
+                                                    Seed seed, const Ranks& ranks = single_rank());
 
 struct ImportSettings;
 struct ImportResult;
@@ -65,6 +67,10 @@ class CityPipeline {
   /// network, condition, lots from mapped buildings, features) in place of the generated
   /// ones; same cache, stats and observer. Defined in import_city.cpp (see import_city.hpp).
   Result<ImportResult> import(const ImportSettings& settings, Observer* observer = nullptr);
+  /// The processes sharing the work of the stages that split it (the rooftops' solves); every
+  /// rank must then run the same configs in the same order. Default: this process alone. The
+  /// outputs do not depend on it.
+  void set_ranks(const Ranks* ranks) { m_ranks = ranks != nullptr ? ranks : &single_rank(); }
   /// How many times a stage actually ran (not served from the cache).
   std::size_t executions(const std::string& stage) const { return m_cache.executions(stage); }
   /// Stage names in order.
@@ -74,6 +80,7 @@ class CityPipeline {
 
  private:
   StageCache m_cache;
+  const Ranks* m_ranks = &single_rank();
 };
 
 }  // namespace cityforge::pipeline

@@ -9,6 +9,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/mesh.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/wfc/wfc.hpp"
@@ -101,9 +102,12 @@ Result<wfc::Model> builtin_rooftop_model();
 
 /// Builds rooftops on the top of every flat tier not covered by a tier above. Each roof is an
 /// independent job (Rng object id = building id * 8 + tier); byte-identical at any thread
-/// count. Roofs whose solve fails stay bare and are counted.
+/// count. Roofs whose solve fails stay bare and are counted. With several `ranks` (collective:
+/// every rank calls it with the same buildings) the roofs are shared out by area (share_jobs)
+/// and every rank gets the whole, identical output.
 Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const wfc::Model& model,
-                                     const RooftopConfig& config, Seed seed);
+                                     const RooftopConfig& config, Seed seed,
+                                     const Ranks& ranks = single_rank());
 
 /// Kit mesh of one rooftop base tile (by name) in the tile frame: x and y in [-cell/2, cell/2],
 /// z from 0 up to level_m (tiles may reach the cell's full height), parts by

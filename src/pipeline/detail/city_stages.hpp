@@ -39,6 +39,13 @@ struct CellSize {
 };
 std::string config_text(CellSize c);
 
+/// How a stage's work is shared between ranks (CityPipeline::set_ranks). Handed like a config
+/// value but never part of the cache key: the output is the same for any rank count.
+struct Sharing {
+  const Ranks* ranks = nullptr;
+};
+inline std::string config_text(Sharing) { return ""; }
+
 /// The outputs a stage reads (StageOutput<T>, or std::optional of one for an optional input).
 template <class... O>
 struct Reads {
@@ -109,7 +116,7 @@ StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig&
 StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
                                              const CityStages& s);
 StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfig& c,
-                                                  const CityStages& s);
+                                                  const CityStages& s, const Ranks& ranks);
 /// Set dressing on everything before it (and the mapped features of an import).
 StageOutput<dressing::Output> add_dressing(
     StageGraph& g, const CityConfig& c, const CityStages& s,
