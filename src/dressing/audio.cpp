@@ -14,7 +14,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <string>
+#include <vector>
 
+#include "cityforge/core/ranks.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -224,7 +227,7 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   const auto j1 = static_cast<std::int64_t>(std::ceil(box.max.y / g));
   const std::size_t rows = static_cast<std::size_t>(std::max<std::int64_t>(0, j1 - j0 + 1));
   std::vector<std::vector<AudioPoint>> slots(rows);
-  tbb::parallel_for(std::size_t{0}, rows, [&](std::size_t r) {
+  const auto row = [&](std::size_t r) {
     const double y = (static_cast<double>(j0 + static_cast<std::int64_t>(r)) + 0.5) * g;
     for (std::int64_t k = k0; k <= k1; ++k) {
       const Vec2 p{(static_cast<double>(k) + 0.5) * g, y};
@@ -271,7 +274,25 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
       pt.reverb = static_cast<float>(hits) / static_cast<float>(rays);
       slots[r].push_back(pt);
     }
-  });
+  };
+  const Ranks& ranks = in.ranks != nullptr ? *in.ranks : single_rank();
+  if (ranks.size() == 1) {
+    tbb::parallel_for(std::size_t{0}, rows, row);
+  } else {
+    // The rows (most of the set dressing's time in a big city) shared between the ranks.
+    const std::vector<std::string> bytes = share_jobs(
+        ranks, rows, [](std::size_t) { return 1.0; },
+        [&](std::size_t r) {
+          row(r);
+          ByteWriter w;
+          w.put_vector(slots[r]);
+          return w.take();
+        });
+    for (std::size_t r = 0; r < rows; ++r) {
+      ByteReader in_row(bytes[r], "audio grid row from another rank");
+      if (!in_row.get_vector(slots[r])) ranks.abort(3);
+    }
+  }
   for (auto& s : slots)
     out.insert(out.end(), s.begin(), s.end());
   return out;

@@ -184,8 +184,8 @@ Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
   // 1. Chunk of every kept triangle.
   const std::size_t tri_count = m.indices.size() / 3;
   std::vector<ChunkKey> keys(tri_count);
-  std::vector<bool> keep(tri_count, false);
-  std::vector<ChunkKey> distinct;
+  std::vector<std::size_t> order;
+  order.reserve(tri_count);
   for (std::size_t t = 0; t < tri_count; ++t) {
     const std::uint32_t a = m.indices[3 * t];
     const std::uint32_t b = m.indices[3 * t + 1];
@@ -197,24 +197,27 @@ Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
     const double y = (double{m.positions[a][1]} + m.positions[b][1] + m.positions[c][1]) / 3.0;
     keys[t] = {static_cast<std::int32_t>(std::floor(y / chunk_m)),
                static_cast<std::int32_t>(std::floor(x / chunk_m))};
-    keep[t] = true;
-    distinct.push_back(keys[t]);
+    order.push_back(t);
   }
-  std::sort(distinct.begin(), distinct.end());
-  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-  // 2. One piece per chunk, with its own compact vertex list.
+  // 2. One piece per chunk, in chunk order, with its own compact vertex list: the triangles
+  //    grouped by chunk (stably, so each chunk keeps mesh order) and visited once, a vertex
+  //    stamped with the piece that last numbered it (a mesh over many chunks, such as a valley's
+  //    terrain or ground patch, costs its size, not its size times its chunks).
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
   constexpr std::uint32_t kUnset = std::numeric_limits<std::uint32_t>::max();
   std::vector<std::uint32_t> remap(m.positions.size());
-  for (const ChunkKey& key : distinct) {
-    std::fill(remap.begin(), remap.end(), kUnset);
+  std::vector<std::uint32_t> stamp(m.positions.size(), kUnset);
+  std::uint32_t piece_no = 0;
+  for (std::size_t i = 0; i < order.size(); ++piece_no) {
+    const ChunkKey key = keys[order[i]];
     Piece piece{key, part, {}};
-    for (std::size_t t = 0; t < tri_count; ++t) {
-      if (!keep[t] || keys[t] != key) {
-        continue;
-      }
+    for (; i < order.size() && keys[order[i]] == key; ++i) {
+      const std::size_t t = order[i];
       for (std::size_t k = 0; k < 3; ++k) {
         const std::uint32_t v = m.indices[3 * t + k];
-        if (remap[v] == kUnset) {
+        if (stamp[v] != piece_no) {
+          stamp[v] = piece_no;
           remap[v] = static_cast<std::uint32_t>(piece.mesh.positions.size());
           piece.mesh.positions.push_back(m.positions[v]);
           piece.mesh.normals.push_back(unit(m.normals[v]));

@@ -54,7 +54,7 @@ Generate generate_graph(const CityConfig& c, const Ranks& ranks = single_rank())
       });
   s.buildings = detail::add_buildings(g, c, s);
   s.rooftops = detail::add_rooftops(g, c, s, ranks);
-  s.dressing = detail::add_dressing(g, c, s);
+  s.dressing = detail::add_dressing(g, c, s, ranks);
   return out;
 }
 

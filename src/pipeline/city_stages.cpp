@@ -129,18 +129,18 @@ StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfi
 // Set dressing reads every stage before it; a bad biome is a warning, not a failure. Roof
 // tiers with a WFC rooftop get no rooftop biome; props stand on the roads stage's surfaces.
 StageOutput<dressing::Output> add_dressing(
-    StageGraph& g, const CityConfig& c, const CityStages& s,
+    StageGraph& g, const CityConfig& c, const CityStages& s, const Ranks& ranks,
     const std::optional<StageOutput<dressing::Mapped>>& mapped) {
   return add_stage<dressing::Output>(
       g, "dressing",
       reads(s.terrain, s.layout, s.roads, s.freeway, s.styles, s.lots, s.buildings, s.rooftops,
             mapped),
-      given(c.dressing, c.seed),
+      given(c.dressing, c.seed, Sharing{&ranks}),
       [](const terrain::Heightfield& ground, const layout::Output& city, const roads::Output& rd,
          const freeway::Output& fw, const buildings::StyleLibrary& styles, const lots::Output& lots,
          const buildings::Output& built, const rooftops::RooftopOutput& rooftops,
-         const dressing::Mapped* features, const DressingSettings& rules,
-         Seed seed) -> Result<dressing::Output> {
+         const dressing::Mapped* features, const DressingSettings& rules, Seed seed,
+         Sharing sharing) -> Result<dressing::Output> {
         std::vector<dressing::Biome> biomes;
         std::vector<std::string> warnings;
         for (const auto& [file, text] : rules.biome_sources) {
@@ -159,7 +159,8 @@ StageOutput<dressing::Output> add_dressing(
                                   .ground = ground,
                                   .styles = styles,
                                   .rooftops = rooftops,
-                                  .mapped = features};
+                                  .mapped = features,
+                                  .ranks = sharing.ranks};
         Result<dressing::Output> r = dressing::run(in, biomes, rules.rules, seed);
         if (r) r->warnings.insert(r->warnings.begin(), warnings.begin(), warnings.end());
         return r;

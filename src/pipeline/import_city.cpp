@@ -186,7 +186,8 @@ Import import_graph(const ImportSettings& settings, const std::vector<std::strin
       [](const Place& place, const osm::NetworkBuild& net) -> Result<osm::FeatureBuild> {
         return osm::build_features(place.extract, place.area, net.paths);
       });
-  s.dressing = detail::add_dressing(g, rules, s, out.features.part<&osm::FeatureBuild::mapped>());
+  s.dressing =
+      detail::add_dressing(g, rules, s, ranks, out.features.part<&osm::FeatureBuild::mapped>());
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "cityforge/buildings/buildings.hpp"
 #include "cityforge/core/mesh.hpp"
 #include "cityforge/core/polygon.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/freeway/freeway.hpp"
@@ -352,6 +353,9 @@ struct Inputs {
   /// Mapped features of an imported place (ground areas, water, paths, props, barriers),
   /// placed where mapped; null for a generated city.
   const Mapped* mapped = nullptr;
+  /// The processes sharing the work (the audio grid's rows); null: this one alone. The output
+  /// is the same for any rank count.
+  const Ranks* ranks = nullptr;
 };
 
 /// Dresses the city. Each block / edge / zone is an independent job; items are merged in a

@@ -119,7 +119,7 @@ StageOutput<rooftops::RooftopOutput> add_rooftops(StageGraph& g, const CityConfi
                                                   const CityStages& s, const Ranks& ranks);
 /// Set dressing on everything before it (and the mapped features of an import).
 StageOutput<dressing::Output> add_dressing(
-    StageGraph& g, const CityConfig& c, const CityStages& s,
+    StageGraph& g, const CityConfig& c, const CityStages& s, const Ranks& ranks,
     const std::optional<StageOutput<dressing::Mapped>>& mapped = std::nullopt);
 
 /// The outputs of the city stages of a run.
