@@ -9,6 +9,10 @@
 namespace cityforge::exporter::detail {
 namespace {
 
+/// Work units a rank gets at least: more balance the load better (the heaviest unit first to
+/// the least loaded rank), fewer leave rank 0 less to build above them.
+constexpr std::size_t kUnitsPerRank = 8;
+
 void put_mesh(ByteWriter& w, const HlodMesh& m) {
   w.put_vector(m.positions);
   w.put_vector(m.normals);
@@ -52,7 +56,7 @@ std::vector<int> assign_tiles(const std::vector<Tile>& tiles,
     for (std::size_t i = 0; i < tiles.size(); ++i) {
       if (tiles[i].level == level || (tiles[i].leaf && tiles[i].level < level)) units.push_back(i);
     }
-    if (units.size() >= 4 * static_cast<std::size_t>(ranks)) break;
+    if (units.size() >= kUnitsPerRank * static_cast<std::size_t>(ranks)) break;
   }
   std::stable_sort(units.begin(), units.end(),
                    [&](std::size_t a, std::size_t b) { return weight[a] > weight[b]; });

@@ -44,7 +44,7 @@ inline bool contains(const Tile& t, const ChunkKey& k) {
 }
 
 /// Which rank builds each tile. The tree is cut at the shallowest level that gives at least
-/// four work units per rank (the tiles at that level and the leaves above it); each unit's
+/// eight work units per rank (the tiles at that level and the leaves above it); each unit's
 /// subtree goes whole to one rank, heaviest unit first to the least loaded rank (ties: the
 /// lower rank). The tiles above the units are -1: rank 0 builds them last, from the units'
 /// stand-ins. One rank: 0 for all. `weights`: estimated content bytes per chunk.
