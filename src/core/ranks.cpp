@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 namespace cityforge {
 namespace {
@@ -28,6 +29,23 @@ std::string error_bytes(const Status& s) {
     w.put_string(s.error().message);
   }
   return w.take();
+}
+
+/// What error_bytes wrote; nullopt for a short message or an unknown error code.
+std::optional<Status> read_status(const std::string& bytes) {
+  ByteReader in(bytes, "agree");
+  std::uint8_t failed = 0;
+  if (!in.get(failed)) return std::nullopt;
+  if (failed == 0) return Status(Ok{});
+  std::int32_t code = 0;
+  Error e;
+  if (!in.get(code) || !in.get_string(e.where) || !in.get_string(e.message)) return std::nullopt;
+  if (code < static_cast<std::int32_t>(ErrorCode::invalid_input) ||
+      code > static_cast<std::int32_t>(ErrorCode::internal)) {
+    return std::nullopt;
+  }
+  e.code = static_cast<ErrorCode>(code);
+  return Status(e);
 }
 
 }  // namespace
@@ -110,33 +128,18 @@ Status agree(const Ranks& ranks, const Status& mine) {
   // Rank 0 picks the first failure and tells everyone.
   std::string verdict = error_bytes(Ok{});
   for (std::size_t r = 0; r < parts.size(); ++r) {
-    if (!parts[r].empty() && parts[r][0] != 0) {
-      ByteReader in(parts[r], "agree");
-      std::uint8_t failed = 0;
-      std::int32_t code = 0;
-      Error e;
-      if (!in.get(failed) || !in.get(code) || !in.get_string(e.where) ||
-          !in.get_string(e.message)) {
-        e = Error::internal("rank " + std::to_string(r), "sent an unreadable error");
-      } else {
-        e.code = static_cast<ErrorCode>(code);
-        // Rank 0 failing is usually every rank failing alike (bad input): no prefix then.
-        if (r > 0) e.where = "rank " + std::to_string(r) + ": " + e.where;
-      }
-      verdict = error_bytes(Status(e));
-      break;
-    }
+    std::optional<Status> st = read_status(parts[r]);
+    if (st && st->ok()) continue;
+    Error e =
+        st ? st->error() : Error::internal("rank " + std::to_string(r), "sent an unreadable error");
+    // Rank 0 failing is usually every rank failing alike (bad input): no prefix then.
+    if (st && r > 0) e.where = "rank " + std::to_string(r) + ": " + e.where;
+    verdict = error_bytes(Status(e));
+    break;
   }
-  const std::string decided = ranks.broadcast(verdict);
-  ByteReader in(decided, "agree");
-  std::uint8_t failed = 0;
-  if (!in.get(failed)) ranks.abort(3);
-  if (failed == 0) return Ok{};
-  std::int32_t code = 0;
-  Error e;
-  if (!in.get(code) || !in.get_string(e.where) || !in.get_string(e.message)) ranks.abort(3);
-  e.code = static_cast<ErrorCode>(code);
-  return e;
+  std::optional<Status> decided = read_status(ranks.broadcast(verdict));
+  if (!decided) ranks.abort(3);
+  return *decided;
 }
 
 }  // namespace cityforge
