@@ -129,6 +129,22 @@ std::vector<Polygon> polygon_intersection(const Polygon& a, const Polygon& b) {
   return detail::sorted_polygons(ctx, out.get());
 }
 
+std::vector<std::vector<Polygon>> polygon_intersections(const std::vector<Polygon>& as,
+                                                        const Polygon& b) {
+  std::vector<std::vector<Polygon>> out(as.size());
+  if (as.empty()) return out;
+  GeosContext ctx;
+  GeomPtr gb = detail::to_geos_valid(ctx, b);
+  if (!gb) return out;
+  for (std::size_t i = 0; i < as.size(); ++i) {
+    GeomPtr ga = detail::to_geos_valid(ctx, as[i]);
+    if (!ga) continue;
+    GeomPtr g = detail::own(ctx, GEOSIntersection_r(ctx.get(), ga.get(), gb.get()));
+    out[i] = detail::sorted_polygons(ctx, g.get());
+  }
+  return out;
+}
+
 std::vector<Polygon> polygon_offset(const Polygon& poly, double distance_m) {
   GeosContext ctx;
   GeomPtr g = detail::to_geos_valid(ctx, poly);

@@ -56,6 +56,36 @@ TEST(PolygonBooleans, SquareMinusCrossOfRoadsGivesFourBlocks) {
   EXPECT_NEAR(ring_bounds(pieces[3].outer).min.y, 55.0, 1e-9);
 }
 
+TEST(PolygonBooleans, IntersectionsOfManyAgainstOneAreEachIntersection) {
+  // One large polygon with holes (a block with its buildings cut out) against small ones:
+  // overlapping, inside a hole, outside, and an invalid bow tie.
+  Polygon block{square(0, 0, 100), {}};
+  for (int k = 0; k < 4; ++k) {
+    Ring hole = square(10.0 + 20.0 * k, 40, 8);
+    std::reverse(hole.begin(), hole.end());
+    block.holes.push_back(hole);
+  }
+  const std::vector<Polygon> small{Polygon{square(5, 35, 20), {}}, Polygon{square(31, 41, 5), {}},
+                                   Polygon{square(200, 0, 5), {}},
+                                   Polygon{{{0, 0}, {10, 10}, {10, 0}, {0, 10}}, {}},
+                                   Polygon{square(95, 95, 10), {}}};
+  const auto many = polygon_intersections(small, block);
+  ASSERT_EQ(many.size(), small.size());
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    const auto one = polygon_intersection(small[i], block);
+    ASSERT_EQ(many[i].size(), one.size()) << i;
+    for (std::size_t k = 0; k < one.size(); ++k) {
+      EXPECT_EQ(many[i][k].outer, one[k].outer) << i;
+      EXPECT_EQ(many[i][k].holes, one[k].holes) << i;
+    }
+  }
+  EXPECT_NEAR(polygon_area(many[0][0]), 400.0 - 64.0 + 0.0, 1e-9);  // One hole inside it.
+  EXPECT_TRUE(many[1].empty());                                     // Inside a hole.
+  EXPECT_TRUE(many[2].empty());                                     // Outside.
+  EXPECT_NEAR(polygon_area(many[4][0]), 25.0, 1e-9);
+  EXPECT_TRUE(polygon_intersections({}, block).empty());
+}
+
 TEST(PolygonBooleans, UnionIntersectionOffset) {
   const Polygon a{square(0, 0, 10), {}};
   const Polygon b{square(5, 5, 10), {}};

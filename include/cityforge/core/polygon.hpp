@@ -85,6 +85,10 @@ std::vector<Polygon> polygon_union(const std::vector<Polygon>& polys);
 std::vector<Polygon> polygon_difference(const Polygon& a, const std::vector<Polygon>& bs);
 /// a intersect b.
 std::vector<Polygon> polygon_intersection(const Polygon& a, const Polygon& b);
+/// polygon_intersection(a, b) for every a in `as`, in order (the same results), with b made
+/// valid once: for many small polygons against one large one (a block of hundreds of holes).
+std::vector<std::vector<Polygon>> polygon_intersections(const std::vector<Polygon>& as,
+                                                        const Polygon& b);
 /// Offsets the polygon: distance_m < 0 insets (shrinks), > 0 grows. Mitred joins, mitre limited
 /// to 4x the distance. An inset may split the polygon or make it vanish (empty result).
 std::vector<Polygon> polygon_offset(const Polygon& poly, double distance_m);
