@@ -5,8 +5,11 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace cityforge {
 namespace {
@@ -83,39 +86,41 @@ std::vector<std::string> share_jobs(const Ranks& ranks, std::size_t n,
                                     const std::function<std::string(std::size_t)>& job) {
   std::vector<std::string> out(n);
   const bool shared = ranks.size() > 1 && ranks.any_thread();
-  // Contiguous runs of jobs: job i goes to the rank whose share of the total cost holds the
-  // middle of its own cost.
-  std::size_t first = 0;
-  std::size_t last = n;
-  std::vector<std::size_t> starts;
-  if (shared) {
-    std::vector<double> before(n + 1, 0.0);
-    for (std::size_t i = 0; i < n; ++i)
-      before[i + 1] = before[i] + std::max(0.0, cost(i));
-    const double total = before[n];
-    const auto size = static_cast<std::size_t>(ranks.size());
-    const auto rank_of = [&](std::size_t i) {
-      const double mid = total > 0.0 ? (before[i] + before[i + 1]) / 2.0 / total
-                                     : (static_cast<double>(i) + 0.5) / static_cast<double>(n);
-      return std::min(size - 1, static_cast<std::size_t>(mid * static_cast<double>(size)));
-    };
-    starts.assign(size + 1, n);
-    for (std::size_t i = n; i-- > 0;)
-      starts[rank_of(i)] = i;
-    for (std::size_t r = size; r-- > 0;)
-      starts[r] = std::min(starts[r], starts[r + 1]);
-    first = starts[static_cast<std::size_t>(ranks.rank())];
-    last = starts[static_cast<std::size_t>(ranks.rank()) + 1];
+  if (!shared) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { out[i] = job(i); });
+    return out;
   }
-  tbb::parallel_for(first, last, [&](std::size_t i) { out[i] = job(i); });
-  if (!shared) return out;
+  // Heaviest job first to the least loaded rank (the lowest on a tie; jobs of equal cost in
+  // index order): every rank computes the same deal. Dealt this way, neighbouring heavy jobs
+  // (one town's blocks) spread over the ranks instead of filling one rank's run.
+  const auto size = static_cast<std::size_t>(ranks.size());
+  std::vector<std::pair<double, std::size_t>> order(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double c = cost(i);
+    order[i] = {std::isfinite(c) ? std::max(0.0, c) : 0.0, i};
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<double> load(size, 0.0);
+  std::vector<std::vector<std::size_t>> dealt(size);
+  for (const auto& [c, i] : order) {
+    const std::size_t r =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    load[r] += c;
+    dealt[r].push_back(i);
+  }
+  for (std::vector<std::size_t>& d : dealt)
+    std::sort(d.begin(), d.end());
+  const std::vector<std::size_t>& mine_jobs = dealt[static_cast<std::size_t>(ranks.rank())];
+  tbb::parallel_for(std::size_t{0}, mine_jobs.size(),
+                    [&](std::size_t k) { out[mine_jobs[k]] = job(mine_jobs[k]); });
   ByteWriter mine;
-  for (std::size_t i = first; i < last; ++i)
+  for (const std::size_t i : mine_jobs)
     mine.put_string(out[i]);
   const std::vector<std::string> parts = all_gather(ranks, mine.bytes());
   for (std::size_t r = 0; r < parts.size(); ++r) {
     ByteReader in(parts[r], "share_jobs");
-    for (std::size_t i = starts[r]; i < starts[r + 1]; ++i) {
+    for (const std::size_t i : dealt[r]) {
       if (!in.get_string(out[i])) ranks.abort(3);
     }
   }

@@ -9,7 +9,6 @@
 // building base footprint within audio_radius_m. The footprints are rasterised on a 1 m bitmap
 // (coarser for huge cities) with a chamfer distance transform, so each ray is sphere-traced in a
 // few steps: a 2 x 2 km city takes well under a second.
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +16,6 @@
 #include <string>
 #include <vector>
 
-#include "cityforge/core/ranks.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -220,14 +218,14 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
     dirs[k] = {std::cos(a), std::sin(a)};
   }
 
-  // 3. Rows of points in parallel, each into its slot.
+  // 3. Rows of points in parallel, each into its own list.
   const auto k0 = static_cast<std::int64_t>(std::floor(box.min.x / g - 0.5));
   const auto k1 = static_cast<std::int64_t>(std::ceil(box.max.x / g));
   const auto j0 = static_cast<std::int64_t>(std::floor(box.min.y / g - 0.5));
   const auto j1 = static_cast<std::int64_t>(std::ceil(box.max.y / g));
   const std::size_t rows = static_cast<std::size_t>(std::max<std::int64_t>(0, j1 - j0 + 1));
-  std::vector<std::vector<AudioPoint>> slots(rows);
   const auto row = [&](std::size_t r) {
+    std::vector<AudioPoint> slot;
     const double y = (static_cast<double>(j0 + static_cast<std::int64_t>(r)) + 0.5) * g;
     for (std::int64_t k = k0; k <= k1; ++k) {
       const Vec2 p{(static_cast<double>(k) + 0.5) * g, y};
@@ -272,28 +270,17 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
         }
       }
       pt.reverb = static_cast<float>(hits) / static_cast<float>(rays);
-      slots[r].push_back(pt);
+      slot.push_back(pt);
     }
+    return slot;
   };
-  const Ranks& ranks = in.ranks != nullptr ? *in.ranks : single_rank();
-  if (ranks.size() == 1) {
-    tbb::parallel_for(std::size_t{0}, rows, row);
-  } else {
-    // The rows (most of the set dressing's time in a big city) shared between the ranks.
-    const std::vector<std::string> bytes = share_jobs(
-        ranks, rows, [](std::size_t) { return 1.0; },
-        [&](std::size_t r) {
-          row(r);
-          ByteWriter w;
-          w.put_vector(slots[r]);
-          return w.take();
-        });
-    for (std::size_t r = 0; r < rows; ++r) {
-      ByteReader in_row(bytes[r], "audio grid row from another rank");
-      if (!in_row.get_vector(slots[r])) ranks.abort(3);
-    }
-  }
-  for (auto& s : slots)
+  // The rows (most of the set dressing's time in a big generated city) shared between the
+  // ranks.
+  const std::vector<std::vector<AudioPoint>> slots = shared_jobs<std::vector<AudioPoint>>(
+      in, rows, "audio grid row from another rank", [](std::size_t) { return 1.0; }, row,
+      [](ByteWriter& w, const std::vector<AudioPoint>& slot) { w.put_vector(slot); },
+      [](ByteReader& r, std::vector<AudioPoint>& slot) { return r.get_vector(slot); });
+  for (const auto& s : slots)
     out.insert(out.end(), s.begin(), s.end());
   return out;
 }

@@ -3,11 +3,14 @@
 
 // Private to the dressing module: the generators run() calls, one file each.
 
+#include <tbb/parallel_for.h>
+
 #include <array>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/dressing/dressing.hpp"
 
 namespace cityforge::dressing::detail {
@@ -112,5 +115,35 @@ inline constexpr double kMaxMappedZoneM2 = 40000.0;
 void drop_wild_zones(std::vector<LeftoverZone>& zones, const std::vector<GroundPatch>& patches);
 /// Drops the items (not surfaces) standing in a water patch; returns how many.
 std::size_t drop_in_water(std::vector<Item>& items, const std::vector<GroundPatch>& patches);
+
+/// `job(i)` for every i in [0, n), the results in order. One rank: in parallel here. Several
+/// (in.ranks): share_jobs deals the jobs to the ranks heaviest first by `cost(i)`, and
+/// every rank receives every result, written by `put(ByteWriter&, const T&)` and read back by
+/// `get(ByteReader&, T&) -> Status` (`what` names the message in an internal error). The same
+/// results for any rank and thread count, as long as `job` is a pure function of i.
+template <class T, class Cost, class Job, class Put, class Get>
+std::vector<T> shared_jobs(const Inputs& in, std::size_t n, const char* what, Cost&& cost,
+                           Job&& job, Put&& put, Get&& get) {
+  std::vector<T> out(n);
+  const Ranks& ranks = in.ranks != nullptr ? *in.ranks : single_rank();
+  if (ranks.size() == 1) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { out[i] = job(i); });
+    return out;
+  }
+  const std::vector<std::string> bytes = share_jobs(ranks, n, cost, [&](std::size_t i) {
+    ByteWriter w;
+    put(w, job(i));
+    return w.take();
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    ByteReader r(bytes[i], what);
+    if (!get(r, out[i]) || !r.done()) ranks.abort(3);
+  }
+  return out;
+}
+
+/// A polygon (outer ring, then its holes) for shared_jobs' messages.
+void put_polygon(ByteWriter& w, const Polygon& p);
+Status get_polygon(ByteReader& r, Polygon& p);
 
 }  // namespace cityforge::dressing::detail

@@ -237,31 +237,65 @@ std::vector<GroundPatch> mapped_ground(const Inputs& in) {
   const Obstacles obs = obstacles(in);
   const std::size_t na = m.areas.size();
   const std::size_t np = m.paths.size();
-  std::vector<std::vector<GroundPatch>> slots(na + np);
-  tbb::parallel_for(std::size_t{0}, na + np, [&](std::size_t i) {
+  const auto patches = [&](std::size_t i) {
+    std::vector<GroundPatch> slot;
     if (i < na) {
       const GroundArea& a = m.areas[i];
-      if (a.area.outer.size() < 3) return;
+      if (a.area.outer.size() < 3) return slot;
       const bool water = a.kind == GroundKind::water;
-      slots[i] = clip(a.area, obs, !water);
+      slot = clip(a.area, obs, !water);
       const double z = water ? lowest_shore(a.area, in.ground) : 0.0;
-      for (GroundPatch& g : slots[i]) {
+      for (GroundPatch& g : slot) {
         g.kind = a.kind;
         g.z_m = z;
       }
-      return;
+      return slot;
     }
     const MappedPath& path = m.paths[i - na];
     const Polyline line = polyline_dedupe(path.points, 1e-6);
-    if (line.size() < 2 || !(path.width_m > 0.0)) return;
+    if (line.size() < 2 || !(path.width_m > 0.0)) return slot;
     for (const Polygon& strip : polyline_buffer(line, path.width_m * 0.5)) {
       for (GroundPatch& g : clip(strip, obs, false)) {
         g.kind = GroundKind::pavement;
         g.path = true;
-        slots[i].push_back(std::move(g));
+        slot.push_back(std::move(g));
       }
     }
-  });
+    return slot;
+  };
+  // Shared between the ranks (clipping the roads and buildings out of every mapped area),
+  // costed by the outline's points and the obstacles near it.
+  std::vector<std::vector<GroundPatch>> slots = shared_jobs<std::vector<GroundPatch>>(
+      in, na + np, "ground patches from another rank",
+      [&](std::size_t i) {
+        if (i >= na) return 1.0 + static_cast<double>(m.paths[i - na].points.size());
+        std::vector<std::uint32_t> ids;
+        obs.hash.query(polygon_box(m.areas[i].area), ids);
+        return 1.0 + static_cast<double>(m.areas[i].area.outer.size() + 8 * ids.size());
+      },
+      patches,
+      [](ByteWriter& w, const std::vector<GroundPatch>& slot) {
+        w.put<std::uint64_t>(slot.size());
+        for (const GroundPatch& g : slot) {
+          w.put(g.kind);
+          w.put(g.path);
+          put_polygon(w, g.area);
+          w.put(g.z_m);
+        }
+      },
+      [](ByteReader& r, std::vector<GroundPatch>& slot) -> Status {
+        std::uint64_t n = 0;
+        Status st = r.get(n);
+        for (std::uint64_t k = 0; st && k < n; ++k) {
+          GroundPatch g;
+          st = r.get(g.kind);
+          if (st) st = r.get(g.path);
+          if (st) st = get_polygon(r, g.area);
+          if (st) st = r.get(g.z_m);
+          slot.push_back(std::move(g));
+        }
+        return st;
+      });
   std::vector<GroundPatch> out;
   for (auto& slot : slots)
     for (GroundPatch& g : slot)

@@ -16,7 +16,6 @@
 //   runs' tiles stop at Pa and start at Pb.
 // Tile origins sit roads::Output::block_raise_m above the terrain (the sidewalks are drawn at
 // that height; the tile kit puts its top 2 cm above the origin).
-#include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -384,14 +383,57 @@ double sidewalk_tiles(const Inputs& in, const Config& config, Seed seed, std::ve
   std::vector<Aabb2> block_boxes(in.city.blocks.size());
   for (std::size_t b = 0; b < block_boxes.size(); ++b)
     block_boxes[b] = ring_bounds(in.city.blocks[b].area.outer);
-  std::vector<Slot> slots(sidewalks.size());
-  tbb::parallel_for(std::size_t{0}, sidewalks.size(), [&](std::size_t s) {
-    if (sidewalks[s].outer.size() < 3) return;
-    const std::int32_t block = match_block(sidewalks[s], in.city, block_boxes);
-    if (block < 0) return;
-    tile_sidewalk(in, config, seed, static_cast<std::uint32_t>(s), block, slots[s],
-                  runs != nullptr);
-  });
+  // Shared between the ranks, costed by the sidewalks' perimeters (tiles are laid along them).
+  std::vector<Slot> slots = shared_jobs<Slot>(
+      in, sidewalks.size(), "sidewalk tiles from another rank",
+      [&](std::size_t s) {
+        double length = 1.0;
+        const Ring& ring = sidewalks[s].outer;
+        for (std::size_t k = 0; k < ring.size(); ++k)
+          length += distance(ring[k], ring[(k + 1) % ring.size()]);
+        return length;
+      },
+      [&](std::size_t s) {
+        Slot slot;
+        if (sidewalks[s].outer.size() < 3) return slot;
+        const std::int32_t block = match_block(sidewalks[s], in.city, block_boxes);
+        if (block < 0) return slot;
+        tile_sidewalk(in, config, seed, static_cast<std::uint32_t>(s), block, slot,
+                      runs != nullptr);
+        return slot;
+      },
+      [](ByteWriter& w, const Slot& slot) {
+        w.put_vector(slot.items);
+        w.put(slot.length_m);
+        w.put<std::uint64_t>(slot.runs.size());
+        for (const TileRun& r : slot.runs) {
+          w.put(r.sidewalk);
+          w.put(r.run);
+          w.put(r.length_m);
+          w.put_vector(r.spans);
+          w.put(r.start);
+          w.put(r.direction);
+          w.put(r.width_m);
+        }
+      },
+      [](ByteReader& rd, Slot& slot) -> Status {
+        Status st = rd.get_vector(slot.items);
+        if (st) st = rd.get(slot.length_m);
+        std::uint64_t n = 0;
+        if (st) st = rd.get(n);
+        for (std::uint64_t k = 0; st && k < n; ++k) {
+          TileRun r;
+          st = rd.get(r.sidewalk);
+          if (st) st = rd.get(r.run);
+          if (st) st = rd.get(r.length_m);
+          if (st) st = rd.get_vector(r.spans);
+          if (st) st = rd.get(r.start);
+          if (st) st = rd.get(r.direction);
+          if (st) st = rd.get(r.width_m);
+          slot.runs.push_back(std::move(r));
+        }
+        return st;
+      });
   double total = 0.0;
   for (Slot& slot : slots) {
     out.insert(out.end(), slot.items.begin(), slot.items.end());

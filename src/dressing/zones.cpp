@@ -55,11 +55,16 @@ bool boxes_overlap(const Aabb2& a, const Aabb2& b) {
 std::vector<Polygon> open_piece(const Polygon& piece, double min_area) {
   std::vector<Polygon> out;
   if (polygon_area(piece) < min_area) return out;
+  std::vector<Polygon> grown;
   for (const Polygon& core : polygon_offset(piece, -0.5 * kMinWidthM)) {
-    for (const Polygon& grown : polygon_offset(core, 0.5 * kMinWidthM)) {
-      for (Polygon& p : polygon_intersection(grown, piece)) {
-        if (polygon_area(p) >= min_area) out.push_back(polygon_canonical(std::move(p)));
-      }
+    for (Polygon& g : polygon_offset(core, 0.5 * kMinWidthM))
+      grown.push_back(std::move(g));
+  }
+  // The piece made valid once for all its grown cores (a mountain block's piece has hundreds of
+  // holes and as many cores: validating it per core was most of an import's set dressing).
+  for (std::vector<Polygon>& clipped : polygon_intersections(grown, piece)) {
+    for (Polygon& p : clipped) {
+      if (polygon_area(p) >= min_area) out.push_back(polygon_canonical(std::move(p)));
     }
   }
   return out;
@@ -222,9 +227,55 @@ std::vector<LeftoverZone> roof_zones(const buildings::Building& b, const Inputs&
 std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config) {
   std::vector<LeftoverZone> out;
   const auto& blocks = in.city.blocks;
-  std::vector<std::vector<LeftoverZone>> ground(blocks.size());
-  tbb::parallel_for(std::size_t{0}, blocks.size(),
-                    [&](std::size_t i) { ground[i] = block_zones(blocks[i], in, config); });
+  // The blocks' pieces (cutting the buildings out: most of an imported valley's set dressing)
+  // are shared between the ranks, costed by the points they clip: the block's outline and the
+  // building bases on it.
+  std::vector<double> cost(blocks.size(), 1.0);
+  if (in.ranks != nullptr && in.ranks->size() > 1) {
+    const auto& bs = in.buildings.buildings;
+    std::vector<std::pair<Aabb2, double>> bases;
+    for (const buildings::Building& b : bs) {
+      if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
+      const Ring& ring = b.volumes[0].footprint.outer;
+      bases.emplace_back(ring_bounds(ring), static_cast<double>(ring.size()));
+    }
+    tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t i) {
+      const Aabb2 box = ring_bounds(blocks[i].area.outer);
+      cost[i] += static_cast<double>(blocks[i].area.outer.size());
+      for (const auto& [base, points] : bases)
+        if (boxes_overlap(box, base)) cost[i] += points;
+    });
+  }
+  std::vector<std::vector<LeftoverZone>> ground = shared_jobs<std::vector<LeftoverZone>>(
+      in, blocks.size(), "leftover zones from another rank", [&](std::size_t i) { return cost[i]; },
+      [&](std::size_t i) { return block_zones(blocks[i], in, config); },
+      [](ByteWriter& w, const std::vector<LeftoverZone>& zones) {
+        w.put<std::uint64_t>(zones.size());
+        for (const LeftoverZone& z : zones) {
+          w.put(z.kind);
+          put_polygon(w, z.area);
+          w.put(z.z_m);
+          w.put(z.angle_rad);
+          w.put(z.owner);
+          w.put(z.stamps);
+        }
+      },
+      [](ByteReader& r, std::vector<LeftoverZone>& zones) -> Status {
+        std::uint64_t n = 0;
+        if (Status s = r.get(n); !s) return s;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          LeftoverZone z;
+          Status s = r.get(z.kind);
+          if (s) s = get_polygon(r, z.area);
+          if (s) s = r.get(z.z_m);
+          if (s) s = r.get(z.angle_rad);
+          if (s) s = r.get(z.owner);
+          if (s) s = r.get(z.stamps);
+          if (!s) return s;
+          zones.push_back(std::move(z));
+        }
+        return Ok{};
+      });
   for (auto& g : ground) {
     for (LeftoverZone& z : g)
       out.push_back(std::move(z));
@@ -239,6 +290,26 @@ std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config)
       out.push_back(std::move(z));
   }
   return out;
+}
+
+void put_polygon(ByteWriter& w, const Polygon& p) {
+  w.put_vector(p.outer);
+  w.put<std::uint64_t>(p.holes.size());
+  for (const Ring& h : p.holes)
+    w.put_vector(h);
+}
+
+Status get_polygon(ByteReader& r, Polygon& p) {
+  if (Status s = r.get_vector(p.outer); !s) return s;
+  std::uint64_t n = 0;
+  if (Status s = r.get(n); !s) return s;
+  p.holes.clear();
+  for (std::uint64_t k = 0; k < n; ++k) {
+    Ring h;
+    if (Status s = r.get_vector(h); !s) return s;
+    p.holes.push_back(std::move(h));
+  }
+  return Ok{};
 }
 
 }  // namespace cityforge::dressing::detail

@@ -55,10 +55,10 @@ Status agree(const Ranks& ranks, const Status& mine);
 std::vector<std::string> all_gather(const Ranks& ranks, const std::string& mine);
 
 /// Collective: runs `job(i)` for every i in [0, n) on one rank each and returns every job's
-/// bytes, in job order, on every rank. Each rank takes a contiguous run of jobs of about equal
-/// total `cost(i)` (a deterministic rule) and runs them in parallel (oneTBB). The result is
-/// the same for any rank count as long as `job` is a pure function of i. One rank (or a group
-/// without any_thread()): every job here.
+/// bytes, in job order, on every rank. The jobs are dealt heaviest first (by `cost(i)`) to the
+/// least loaded rank (a deterministic rule); each rank runs its own in parallel (oneTBB). The
+/// result is the same for any rank count as long as `job` is a pure function of i. One rank (or a
+/// group without any_thread()): every job here.
 std::vector<std::string> share_jobs(const Ranks& ranks, std::size_t n,
                                     const std::function<double(std::size_t)>& cost,
                                     const std::function<std::string(std::size_t)>& job);
