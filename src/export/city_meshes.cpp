@@ -320,9 +320,8 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in) {
   if (Status s = check_config(in.settings); !s) return s.error();
   if (Status s = terrain::validate(in.terrain); !s) return s.error();
   const double chunk_m = in.settings.chunk_m;
-  // 1. Every item's mesh, checked, then cut into its own slot, in parallel.
-  const std::vector<terrain::TerrainChunk> terrain_chunks =
-      terrain::mesh_chunks(in.terrain, chunk_m);
+  // 1. Every item's mesh, checked.
+  std::vector<terrain::TerrainChunk> terrain_chunks = terrain::mesh_chunks(in.terrain, chunk_m);
   Result<std::vector<Group>> groups = groups_of(in, terrain_chunks);
   if (!groups) return groups.error();
   for (const Group& g : *groups) {
@@ -332,21 +331,25 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in) {
       }
     }
   }
-  std::vector<std::vector<Pieces>> pieces;
-  pieces.reserve(groups->size());
-  for (const Group& g : *groups)
-    pieces.push_back(split_group(g, chunk_m));
-
-  // 2. Merge in a fixed order (kind, then item index), so thread count never shows.
+  // 2. Group by group: its items cut into their own slots in parallel, then merged in a fixed
+  //    order (kind, then item index), so thread count never shows. Each piece is released once
+  //    merged and each group's pieces before the next is cut (the terrain's grid too, after its
+  //    group): the chunks and one group's pieces are held at once, not every piece twice.
   std::map<ChunkKey, ChunkMeshes> chunks;
-  for (const auto& group : pieces) {
-    for (const Pieces& item : group) {
-      for (const Piece& piece : item) {
+  for (std::size_t gi = 0; gi < groups->size(); ++gi) {
+    std::vector<Pieces> group = split_group((*groups)[gi], chunk_m);
+    for (Pieces& item : group) {
+      for (Piece& piece : item) {
         ChunkMeshes& chunk = chunks[piece.key];
         chunk.cy = piece.key.first;
         chunk.cx = piece.key.second;
         chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+        piece.mesh = Mesh{};
       }
+    }
+    if (gi == 0) {
+      (*groups)[0].meshes.clear();
+      terrain_chunks = {};
     }
   }
   std::vector<ChunkMeshes> out;
