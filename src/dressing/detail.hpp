@@ -3,8 +3,6 @@
 
 // Private to the dressing module: the generators run() calls, one file each.
 
-#include <tbb/parallel_for.h>
-
 #include <array>
 #include <functional>
 #include <string>
@@ -116,30 +114,16 @@ void drop_wild_zones(std::vector<LeftoverZone>& zones, const std::vector<GroundP
 /// Drops the items (not surfaces) standing in a water patch; returns how many.
 std::size_t drop_in_water(std::vector<Item>& items, const std::vector<GroundPatch>& patches);
 
-/// `job(i)` for every i in [0, n), the results in order. One rank: in parallel here. Several
-/// (in.ranks): share_jobs deals the jobs to the ranks heaviest first by `cost(i)`, and
-/// every rank receives every result, written by `put(ByteWriter&, const T&)` and read back by
-/// `get(ByteReader&, T&) -> Status` (`what` names the message in an internal error). The same
-/// results for any rank and thread count, as long as `job` is a pure function of i.
+/// share_results over the ranks in `in.ranks` (one rank when none). The generators have no
+/// error channel: a message from another rank that does not read back (the same binary on every
+/// rank; it cannot happen short of memory corruption) aborts the job.
 template <class T, class Cost, class Job, class Put, class Get>
 std::vector<T> shared_jobs(const Inputs& in, std::size_t n, const char* what, Cost&& cost,
                            Job&& job, Put&& put, Get&& get) {
-  std::vector<T> out(n);
   const Ranks& ranks = in.ranks != nullptr ? *in.ranks : single_rank();
-  if (ranks.size() == 1) {
-    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { out[i] = job(i); });
-    return out;
-  }
-  const std::vector<std::string> bytes = share_jobs(ranks, n, cost, [&](std::size_t i) {
-    ByteWriter w;
-    put(w, job(i));
-    return w.take();
-  });
-  for (std::size_t i = 0; i < n; ++i) {
-    ByteReader r(bytes[i], what);
-    if (!get(r, out[i]) || !r.done()) ranks.abort(3);
-  }
-  return out;
+  Result<std::vector<T>> out = share_results<T>(ranks, n, what, cost, job, put, get);
+  if (!out) ranks.abort(3);
+  return std::move(*out);
 }
 
 /// A polygon (outer ring, then its holes) for shared_jobs' messages.

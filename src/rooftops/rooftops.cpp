@@ -6,8 +6,6 @@
 
 #include "cityforge/rooftops/rooftops.hpp"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -539,9 +537,8 @@ Status check_config(const RooftopConfig& c, const Model& model) {
   return Ok{};
 }
 
-/// One roof's result as bytes for the other ranks (share_jobs), field by field.
-std::string roof_bytes(const RoofResult& r) {
-  ByteWriter w;
+/// One roof's result for the other ranks (share_results), field by field.
+void put_roof(ByteWriter& w, const RoofResult& r) {
   w.put(r.skipped);
   const Rooftop& f = r.roof;
   w.put(f.building);
@@ -560,11 +557,9 @@ std::string roof_bytes(const RoofResult& r) {
   w.put<std::uint64_t>(r.props);
   w.put(r.backtracks);
   w.put(r.contradictions);
-  return w.take();
 }
 
-Status read_roof(const std::string& bytes, RoofResult& r) {
-  ByteReader in(bytes, "rooftops from another rank");
+Status read_roof(ByteReader& in, RoofResult& r) {
   Rooftop& f = r.roof;
   std::uint64_t props = 0;
   for (const Status& s : {in.get(r.skipped), in.get(f.building), in.get(f.volume), in.get(f.origin),
@@ -626,28 +621,20 @@ Result<RooftopOutput> build_rooftops(const buildings::Output& buildings, const M
       }
     }
   }
-  // 2. Each roof on its own; slot i per job.
-  std::vector<RoofResult> results(jobs.size());
-  if (ranks.size() == 1) {
-    tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
-      const Building& b = buildings.buildings[jobs[i].building];
-      results[i] = build_one(b, jobs[i].volume, sh);
-    });
-  } else {
-    // Shared out by roof area (a solve's cost grows with its cells); every rank gets them all.
-    const std::vector<std::string> bytes = share_jobs(
-        ranks, jobs.size(),
-        [&](std::size_t i) {
-          return polygon_area(
-              buildings.buildings[jobs[i].building].volumes[jobs[i].volume].footprint);
-        },
-        [&](std::size_t i) {
-          return roof_bytes(build_one(buildings.buildings[jobs[i].building], jobs[i].volume, sh));
-        });
-    for (std::size_t i = 0; i < jobs.size(); ++i) {
-      if (Status st = read_roof(bytes[i], results[i]); !st) return st.error();
-    }
-  }
+  // 2. Each roof on its own, slot i per job: shared out by roof area (a solve's cost grows with
+  //    its cells); every rank gets them all.
+  Result<std::vector<RoofResult>> solved = share_results<RoofResult>(
+      ranks, jobs.size(), "rooftops from another rank",
+      [&](std::size_t i) {
+        return polygon_area(
+            buildings.buildings[jobs[i].building].volumes[jobs[i].volume].footprint);
+      },
+      [&](std::size_t i) {
+        return build_one(buildings.buildings[jobs[i].building], jobs[i].volume, sh);
+      },
+      put_roof, read_roof);
+  if (!solved) return solved.error();
+  std::vector<RoofResult> results = std::move(*solved);
   // 3. Gather in job order.
   out.stats.roofs_considered = jobs.size();
   for (RoofResult& r : results) {

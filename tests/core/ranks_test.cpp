@@ -175,6 +175,47 @@ TEST(ShareJobs, EveryJobRunsOnceAndEveryRankGetsAllResultsInOrder) {
   }
 }
 
+TEST(ShareResults, TypedResultsInOrderAndAMessageThatDoesNotReadBackIsAnError) {
+  constexpr std::size_t kJobs = 11;
+  const auto put = [](ByteWriter& w, const std::vector<int>& v) { w.put_vector(v); };
+  for (int n = 1; n <= 3; ++n) {
+    std::mutex m;
+    std::vector<std::vector<std::vector<int>>> seen(static_cast<std::size_t>(n));
+    on_ranks(n, [&](const Ranks& ranks) {
+      Result<std::vector<std::vector<int>>> out = share_results<std::vector<int>>(
+          ranks, kJobs, "test", [](std::size_t i) { return 1.0 + static_cast<double>(i); },
+          [](std::size_t i) { return std::vector<int>(i, static_cast<int>(i)); }, put,
+          [](ByteReader& r, std::vector<int>& v) { return r.get_vector(v); });
+      std::lock_guard lock(m);
+      ASSERT_TRUE(out.ok()) << n;
+      seen[static_cast<std::size_t>(ranks.rank())] = *out;
+    });
+    for (int r = 0; r < n; ++r) {
+      ASSERT_EQ(seen[static_cast<std::size_t>(r)].size(), kJobs);
+      for (std::size_t i = 0; i < kJobs; ++i)
+        EXPECT_EQ(seen[static_cast<std::size_t>(r)][i], std::vector<int>(i, static_cast<int>(i)));
+    }
+  }
+  // A reader that leaves bytes unread, on two ranks: an internal error naming the message.
+  std::mutex m;
+  std::vector<std::string> errors;
+  on_ranks(2, [&](const Ranks& ranks) {
+    Result<std::vector<std::vector<int>>> out = share_results<std::vector<int>>(
+        ranks, 4, "test message", [](std::size_t) { return 1.0; },
+        [](std::size_t i) { return std::vector<int>(i + 1, 7); }, put,
+        [](ByteReader& r, std::vector<int>& v) {
+          std::uint64_t size = 0;
+          v.clear();
+          return r.get(size);
+        });
+    std::lock_guard lock(m);
+    errors.push_back(out.ok() ? "" : out.error().where + ": " + out.error().message);
+  });
+  ASSERT_EQ(errors.size(), 2U);
+  for (const std::string& e : errors)
+    EXPECT_NE(e.find("test message"), std::string::npos) << e;
+}
+
 TEST(Agree, EveryRankGetsTheLowestFailingRanksErrorNamed) {
   on_ranks(4, [](const Ranks& ranks) {
     const Status mine =

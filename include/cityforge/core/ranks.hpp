@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <tbb/parallel_for.h>
+
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -134,5 +136,32 @@ class ByteReader {
   std::string m_what;
   std::size_t m_at = 0;
 };
+
+/// Collective: share_jobs for results of type T. `job(i)` for every i in [0, n), the results in
+/// job order on every rank. One rank: in parallel here, nothing serialised. Several: share_jobs
+/// deals the jobs by `cost(i)`, each result goes to the other ranks written by
+/// `put(ByteWriter&, const T&)` and read back by `get(ByteReader&, T&) -> Status`; a message
+/// that does not read back whole is an internal error naming `what`.
+template <class T, class Cost, class Job, class Put, class Get>
+Result<std::vector<T>> share_results(const Ranks& ranks, std::size_t n, const std::string& what,
+                                     Cost&& cost, Job&& job, Put&& put, Get&& get) {
+  std::vector<T> out(n);
+  if (ranks.size() == 1) {
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) { out[i] = job(i); });
+    return out;
+  }
+  const std::vector<std::string> bytes = share_jobs(ranks, n, cost, [&](std::size_t i) {
+    ByteWriter w;
+    put(w, job(i));
+    return w.take();
+  });
+  for (std::size_t i = 0; i < n; ++i) {
+    ByteReader r(bytes[i], what);
+    if (Status st = get(r, out[i]); !st) return st.error();
+    if (!r.done())
+      return Error::internal(what, "message from another rank is longer than its contents");
+  }
+  return out;
+}
 
 }  // namespace cityforge
