@@ -3,11 +3,12 @@
 // Based on: ASAM OpenDRIVE 1.4 / 1.8, "Geometry" (line, paramPoly3 with pRange normalized:
 // u(p), v(p) cubics in the frame of the start point and heading) and "Elevation" (cubic
 // polynomials in ds from each record's s).
+#include "export/detail/opendrive_geometry.hpp"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
-
-#include "export/detail/opendrive_geometry.hpp"
 
 namespace cityforge::exporter::detail {
 
@@ -25,7 +26,9 @@ struct Bezier {
     const double v = 1.0 - u;
     return (b - a) * (3.0 * v * v) + (c - b) * (6.0 * v * u) + (d - c) * (3.0 * u * u);
   }
-  Vec2 d2(double u) const { return (c - b * 2.0 + a) * (6.0 * (1.0 - u)) + (d - c * 2.0 + b) * (6.0 * u); }
+  Vec2 d2(double u) const {
+    return (c - b * 2.0 + a) * (6.0 * (1.0 - u)) + (d - c * 2.0 + b) * (6.0 * u);
+  }
 };
 
 /// Arc length of the curve: composite Simpson on |B'| with 256 intervals.
@@ -41,14 +44,12 @@ double arc_length(const Bezier& z) {
 
 }  // namespace
 
-std::vector<OdrGeometry> polyline_geometry(const Polyline& input) {
+Polyline polyline_corners(const Polyline& input) {
   const Polyline line = polyline_dedupe(input, 1e-6);
-  std::vector<OdrGeometry> out;
-  if (line.size() < 2) return out;
-  double s = 0.0;
+  if (line.size() < 2) return line;
+  Polyline corners{line[0]};
   std::size_t i = 0;
   while (i + 1 < line.size()) {
-    // Extend the run from i while every point lies within 1 mm of the chord.
     std::size_t j = i + 1;
     while (j + 1 < line.size()) {
       bool ok = dot(line[j + 1] - line[j], line[j] - line[i]) > 0.0;
@@ -57,17 +58,109 @@ std::vector<OdrGeometry> polyline_geometry(const Polyline& input) {
       if (!ok) break;
       ++j;
     }
-    const Vec2 d = line[j] - line[i];
+    corners.push_back(line[j]);
+    i = j;
+  }
+  return corners;
+}
+
+namespace {
+
+/// The rounding of the corner before -> node -> after with radius r: where it leaves the first
+/// line (a), its middle (m), where it meets the second line (b), its signed curvature and the
+/// length of each half. Computed from the same three points on both roads of a join.
+struct Fillet {
+  Vec2 a, m, b;
+  double hdg_a = 0.0;  ///< Heading at a (along the first line).
+  double hdg_m = 0.0;  ///< Heading at the middle.
+  double curvature = 0.0;
+  double half_length = 0.0;
+  bool ok = false;
+};
+
+Fillet fillet(Vec2 before, Vec2 node, Vec2 after, double r) {
+  Fillet f;
+  const Vec2 u0 = normalize(node - before);
+  const Vec2 u1 = normalize(after - node);
+  const double turn = std::atan2(cross2(u0, u1), dot(u0, u1));
+  const double half_tan = std::tan(0.5 * std::abs(turn));
+  const double room = 0.5 * std::min(distance(node, before), distance(after, node));
+  const double tangent = std::min(r * half_tan, room);
+  if (r <= 0.0 || std::abs(turn) < 1e-6 || tangent <= 1e-6) return f;
+  const double radius = tangent / half_tan;
+  f.a = node - u0 * tangent;
+  f.b = node + u1 * tangent;
+  f.hdg_a = std::atan2(u0.y, u0.x);
+  f.curvature = (turn > 0.0 ? 1.0 : -1.0) / radius;
+  f.half_length = 0.5 * radius * std::abs(turn);
+  f.hdg_m = f.hdg_a + f.curvature * f.half_length;
+  f.m = Vec2{f.a.x + (std::sin(f.hdg_m) - std::sin(f.hdg_a)) / f.curvature,
+             f.a.y - (std::cos(f.hdg_m) - std::cos(f.hdg_a)) / f.curvature};
+  f.ok = true;
+  return f;
+}
+
+}  // namespace
+
+std::vector<OdrGeometry> polyline_geometry(const Polyline& input, double radius_m,
+                                           const EndJoin& start, const EndJoin& end) {
+  const Polyline corners = polyline_corners(input);
+  std::vector<OdrGeometry> out;
+  if (corners.size() < 2) return out;
+  double s = 0.0;
+  const auto add_line = [&](Vec2 a, Vec2 b) {
+    const Vec2 d = b - a;
+    if (length(d) <= 1e-9) return;
     OdrGeometry g;
     g.s = s;
-    g.x = line[i].x;
-    g.y = line[i].y;
+    g.x = a.x;
+    g.y = a.y;
     g.hdg = std::atan2(d.y, d.x);
     g.length = length(d);
     s += g.length;
     out.push_back(g);
-    i = j;
+  };
+  const auto add_arc = [&](Vec2 a, double hdg, double curvature, double len) {
+    OdrGeometry g;
+    g.kind = OdrGeometry::Kind::arc;
+    g.s = s;
+    g.x = a.x;
+    g.y = a.y;
+    g.hdg = hdg;
+    g.curvature = curvature;
+    g.length = len;
+    s += len;
+    out.push_back(g);
+  };
+  Vec2 from = corners[0];
+  if (start.present) {
+    // The second half of the join's rounding: from its middle to this road's line.
+    const Fillet f = fillet(start.other, start.node, corners[1], start.radius_m);
+    if (f.ok) {
+      add_arc(f.m, f.hdg_m, f.curvature, f.half_length);
+      from = f.b;
+    }
   }
+  for (std::size_t k = 1; k + 1 < corners.size(); ++k) {
+    const Fillet f = fillet(corners[k - 1], corners[k], corners[k + 1], radius_m);
+    if (!f.ok) {
+      add_line(from, corners[k]);
+      from = corners[k];
+      continue;
+    }
+    add_line(from, f.a);
+    add_arc(f.a, f.hdg_a, f.curvature, 2.0 * f.half_length);
+    from = f.b;
+  }
+  if (end.present) {
+    const Fillet f = fillet(corners[corners.size() - 2], end.node, end.other, end.radius_m);
+    if (f.ok) {
+      add_line(from, f.a);
+      add_arc(f.a, f.hdg_a, f.curvature, f.half_length);
+      return out;
+    }
+  }
+  add_line(from, corners.back());
   return out;
 }
 
@@ -89,55 +182,85 @@ std::vector<OdrGeometry> bezier_geometry(const std::vector<Vec2>& samples, doubl
   for (double& x : u)
     x /= total;
   Bezier z{a, a + t0 * (total / 3.0), d - t3 * (total / 3.0), d};
-  for (int iteration = 0; iteration < 12; ++iteration) {
-    // Least squares for the two handle lengths at the current parameters.
-    double ee = 0.0, ef = 0.0, ff = 0.0, er = 0.0, fr = 0.0;
+  for (int iteration = 0; iteration < 40; ++iteration) {
+    // Least squares for the two inner control points at the current parameters (x and y
+    // share the normal equations).
+    double m11 = 0.0, m12 = 0.0, m22 = 0.0;
+    Vec2 r1, r2;
     for (std::size_t k = 0; k < n; ++k) {
       const double v = 1.0 - u[k];
-      const Vec2 base = a * (v * v * v + 3.0 * v * v * u[k]) + d * (3.0 * v * u[k] * u[k] + u[k] * u[k] * u[k]);
-      const Vec2 e = t0 * (3.0 * v * v * u[k]);
-      const Vec2 f = t3 * (-3.0 * v * u[k] * u[k]);
-      const Vec2 r = samples[k] - base;
-      ee += dot(e, e);
-      ef += dot(e, f);
-      ff += dot(f, f);
-      er += dot(e, r);
-      fr += dot(f, r);
+      const double b0 = v * v * v, b1 = 3.0 * v * v * u[k], b2 = 3.0 * v * u[k] * u[k],
+                   b3 = u[k] * u[k] * u[k];
+      const Vec2 r = samples[k] - a * b0 - d * b3;
+      m11 += b1 * b1;
+      m12 += b1 * b2;
+      m22 += b2 * b2;
+      r1 += r * b1;
+      r2 += r * b2;
     }
-    const double det = ee * ff - ef * ef;
+    const double det = m11 * m22 - m12 * m12;
     if (std::abs(det) < 1e-12) return {};
-    const double h0 = (er * ff - fr * ef) / det;
-    const double h3 = (fr * ee - er * ef) / det;
-    if (!(h0 > 0.0) || !(h3 > 0.0)) return {};
-    z = Bezier{a, a + t0 * h0, d - t3 * h3, d};
+    const Vec2 b = (r1 * m22 - r2 * m12) * (1.0 / det);
+    const Vec2 c = (r2 * m11 - r1 * m12) * (1.0 / det);
+    if (length(b - a) < 1e-6 || length(d - c) < 1e-6) return {};
+    z = Bezier{a, b, c, d};
     // Newton steps: each sample's parameter moves to its closest point on the curve.
     for (std::size_t k = 1; k + 1 < n; ++k) {
-      const Vec2 diff = z.at(u[k]) - samples[k];
-      const Vec2 d1 = z.d1(u[k]);
-      const double den = dot(d1, d1) + dot(diff, z.d2(u[k]));
-      if (den > 1e-12) u[k] = std::clamp(u[k] - dot(diff, d1) / den, 0.0, 1.0);
+      for (int step = 0; step < 4; ++step) {
+        const Vec2 diff = z.at(u[k]) - samples[k];
+        const Vec2 d1 = z.d1(u[k]);
+        const double den = dot(d1, d1) + dot(diff, z.d2(u[k]));
+        if (den > 1e-12) u[k] = std::clamp(u[k] - dot(diff, d1) / den, 0.0, 1.0);
+      }
     }
   }
+  return bezier_curve(z.a, z.b, z.c, z.d, samples, max_error_m);
+}
+
+std::vector<OdrGeometry> bezier_curve(Vec2 a, Vec2 b, Vec2 c, Vec2 d,
+                                      const std::vector<Vec2>& samples, double* max_error_m) {
+  const Bezier z{a, b, c, d};
+  const std::size_t n = samples.size();
+  // The error: each sample's distance from the curve (its closest point on a dense table,
+  // refined by Newton steps).
+  constexpr int kTable = 256;
   double worst = 0.0;
-  for (std::size_t k = 0; k < n; ++k)
-    worst = std::max(worst, distance(z.at(u[k]), samples[k]));
+  for (std::size_t k = 0; k < n; ++k) {
+    double best = 1e300;
+    double uk = 0.0;
+    for (int i = 0; i <= kTable; ++i) {
+      const double d2 = distance(z.at(static_cast<double>(i) / kTable), samples[k]);
+      if (d2 < best) {
+        best = d2;
+        uk = static_cast<double>(i) / kTable;
+      }
+    }
+    for (int step = 0; step < 6; ++step) {
+      const Vec2 diff = z.at(uk) - samples[k];
+      const Vec2 d1 = z.d1(uk);
+      const double den = dot(d1, d1) + dot(diff, z.d2(uk));
+      if (den > 1e-12) uk = std::clamp(uk - dot(diff, d1) / den, 0.0, 1.0);
+    }
+    worst = std::max(worst, std::min(best, distance(z.at(uk), samples[k])));
+  }
   if (max_error_m != nullptr) *max_error_m = worst;
-  // The polynomial coefficients of B(p), turned into the start frame.
+  // The polynomial coefficients of B(p), turned into the frame of its start tangent.
+  const Vec2 dir = normalize(z.b - z.a);
   const Vec2 c1 = (z.b - z.a) * 3.0;
   const Vec2 c2 = (z.a - z.b * 2.0 + z.c) * 3.0;
   const Vec2 c3 = z.d - z.a + (z.b - z.c) * 3.0;
   OdrGeometry g;
-  g.line = false;
+  g.kind = OdrGeometry::Kind::param_poly3;
   g.x = a.x;
   g.y = a.y;
-  g.hdg = std::atan2(t0.y, t0.x);
+  g.hdg = std::atan2(dir.y, dir.x);
   g.length = arc_length(z);
-  g.bu = dot(c1, t0);
-  g.bv = cross2(t0, c1);
-  g.cu = dot(c2, t0);
-  g.cv = cross2(t0, c2);
-  g.du = dot(c3, t0);
-  g.dv = cross2(t0, c3);
+  g.bu = dot(c1, dir);
+  g.bv = cross2(dir, c1);
+  g.cu = dot(c2, dir);
+  g.cv = cross2(dir, c2);
+  g.du = dot(c3, dir);
+  g.dv = cross2(dir, c3);
   return {g};
 }
 
@@ -150,9 +273,15 @@ Vec2 geometry_point(const std::vector<OdrGeometry>& geo, double s, Vec2* heading
   const double ds = std::clamp(s - g.s, 0.0, g.length);
   const Vec2 dir{std::cos(g.hdg), std::sin(g.hdg)};
   const Vec2 left{-dir.y, dir.x};
-  if (g.line) {
+  if (g.kind == OdrGeometry::Kind::line) {
     if (heading != nullptr) *heading = dir;
     return Vec2{g.x, g.y} + dir * ds;
+  }
+  if (g.kind == OdrGeometry::Kind::arc) {
+    const double a = g.hdg + g.curvature * ds;
+    if (heading != nullptr) *heading = Vec2{std::cos(a), std::sin(a)};
+    return Vec2{g.x + (std::sin(a) - std::sin(g.hdg)) / g.curvature,
+                g.y - (std::cos(a) - std::cos(g.hdg)) / g.curvature};
   }
   const double p = g.length > 0.0 ? ds / g.length : 0.0;
   const double u = g.au + p * (g.bu + p * (g.cu + p * g.du));
@@ -163,6 +292,30 @@ Vec2 geometry_point(const std::vector<OdrGeometry>& geo, double s, Vec2* heading
     *heading = normalize(dir * du + left * dv);
   }
   return Vec2{g.x, g.y} + dir * u + left * v;
+}
+
+Vec2 geometry_project(const std::vector<OdrGeometry>& geo, Vec2 p) {
+  const double len = geometry_length(geo);
+  const int n = std::max(1, static_cast<int>(std::ceil(len / 0.1)));
+  double best = 1e300;
+  int at = 0;
+  for (int i = 0; i <= n; ++i) {
+    const double d = distance(geometry_point(geo, len * i / n), p);
+    if (d < best) {
+      best = d;
+      at = i;
+    }
+  }
+  const double s0 = len * std::max(0, at - 1) / n;
+  const double s1 = len * std::min(n, at + 1) / n;
+  const Vec2 a = geometry_point(geo, s0);
+  const Vec2 b = geometry_point(geo, s1);
+  const double ab = distance(a, b);
+  const double f = ab > 1e-12 ? std::clamp(dot(p - a, b - a) / (ab * ab), 0.0, 1.0) : 0.0;
+  const double s = s0 + (s1 - s0) * f;
+  Vec2 h;
+  const Vec2 q = geometry_point(geo, s, &h);
+  return {s, cross2(h, p - q)};
 }
 
 double geometry_length(const std::vector<OdrGeometry>& geo) {
@@ -191,7 +344,8 @@ std::vector<Poly3> fit_profile(const std::function<double(double)>& f, double le
     double s, f, m;
   };
   // Depth first, left half before right: pieces come out in order of s.
-  std::vector<std::pair<Knot, Knot>> todo{{{0.0, f(0.0), slope(0.0)}, {length, f(length), slope(length)}}};
+  std::vector<std::pair<Knot, Knot>> todo{
+      {{0.0, f(0.0), slope(0.0)}, {length, f(length), slope(length)}}};
   while (!todo.empty()) {
     const auto [k0, k1] = todo.back();
     todo.pop_back();
@@ -211,6 +365,112 @@ std::vector<Poly3> fit_profile(const std::function<double(double)>& f, double le
     }
     out.push_back(p);
   }
+  return out;
+}
+
+namespace {
+
+/// The least-squares cubic through (x, y) samples, x measured from the interval's start.
+std::array<double, 4> cubic_fit(const std::vector<double>& x, const std::vector<double>& y,
+                                double width) {
+  // Normal equations in the scaled variable u = x / width, then scaled back.
+  double m[4][5] = {};
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const double u = x[i] / width;
+    const double p[4] = {1.0, u, u * u, u * u * u};
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 4; ++c)
+        m[r][c] += p[r] * p[c];
+      m[r][4] += p[r] * y[i];
+    }
+  }
+  for (int col = 0; col < 4; ++col) {
+    int pivot = col;
+    for (int r = col + 1; r < 4; ++r)
+      if (std::abs(m[r][col]) > std::abs(m[pivot][col])) pivot = r;
+    for (int c = 0; c < 5; ++c)
+      std::swap(m[col][c], m[pivot][c]);
+    if (std::abs(m[col][col]) < 1e-15) return {0.0, 0.0, 0.0, 0.0};
+    for (int r = 0; r < 4; ++r) {
+      if (r == col) continue;
+      const double f = m[r][col] / m[col][col];
+      for (int c = col; c < 5; ++c)
+        m[r][c] -= f * m[col][c];
+    }
+  }
+  std::array<double, 4> k{};
+  double scale = 1.0;
+  for (int r = 0; r < 4; ++r) {
+    k[static_cast<std::size_t>(r)] = m[r][4] / m[r][r] / scale;
+    scale *= width;
+  }
+  return k;
+}
+
+double shape_at(const std::vector<ShapeRecord>& station, double t) {
+  const ShapeRecord* r = &station.front();
+  for (const ShapeRecord& x : station)
+    if (x.t <= t) r = &x;
+  const double dt = t - r->t;
+  return r->a + dt * (r->b + dt * (r->c + dt * r->d));
+}
+
+}  // namespace
+
+std::vector<ShapeRecord> fit_shape(const std::function<double(double, double)>& residual,
+                                   double length, const std::vector<double>& breaks,
+                                   double tolerance, double min_piece_m) {
+  constexpr int kSamples = 9;
+  const auto station = [&](double s) {
+    std::vector<ShapeRecord> out;
+    for (std::size_t i = 0; i + 1 < breaks.size(); ++i) {
+      const double w = breaks[i + 1] - breaks[i];
+      std::vector<double> x, y;
+      for (int k = 0; k < kSamples; ++k) {
+        x.push_back(w * k / (kSamples - 1));
+        y.push_back(residual(s, breaks[i] + x.back()));
+      }
+      const auto c = cubic_fit(x, y, w);
+      out.push_back({s, breaks[i], c[0], c[1], c[2], c[3]});
+    }
+    return out;
+  };
+  // Where the residual matters at all.
+  bool needed = false;
+  const int n_s = std::max(2, static_cast<int>(std::ceil(length / 5.0)));
+  for (int i = 0; i <= n_s && !needed; ++i)
+    for (std::size_t b = 0; b + 1 < breaks.size() && !needed; ++b)
+      for (int k = 0; k < kSamples && !needed; ++k)
+        needed = std::abs(residual(length * i / n_s, breaks[b] + (breaks[b + 1] - breaks[b]) * k /
+                                                                     (kSamples - 1))) > tolerance;
+  if (!needed || breaks.size() < 2) return {};
+  std::vector<std::vector<ShapeRecord>> stations{station(0.0)};
+  std::vector<std::vector<ShapeRecord>> todo{station(length)};  // right ends, last = next
+  while (!todo.empty()) {
+    const std::vector<ShapeRecord>& a = stations.back();
+    const std::vector<ShapeRecord>& b = todo.back();
+    const double s0 = a.front().s;
+    const double s1 = b.front().s;
+    const double sm = 0.5 * (s0 + s1);
+    double worst = 0.0;
+    if (s1 - s0 > min_piece_m) {
+      for (std::size_t i = 0; i + 1 < breaks.size(); ++i)
+        for (int k = 0; k < kSamples; ++k) {
+          const double t = breaks[i] + (breaks[i + 1] - breaks[i]) * k / (kSamples - 1);
+          const double h = 0.5 * (shape_at(a, t) + shape_at(b, t));
+          worst = std::max(worst, std::abs(h - residual(sm, t)));
+        }
+    }
+    if (worst > tolerance) {
+      todo.push_back(station(sm));
+      continue;
+    }
+    stations.push_back(todo.back());
+    todo.pop_back();
+  }
+  std::vector<ShapeRecord> out;
+  for (const auto& st : stations)
+    out.insert(out.end(), st.begin(), st.end());
   return out;
 }
 

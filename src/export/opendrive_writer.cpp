@@ -9,17 +9,16 @@
 // Each section of the roads stage is one road; its reference line is the line the lane graph
 // offsets its lanes from (roads::lane_reference), so lane centres match the lane graph. Every
 // vehicle connector of a junction is one connecting road with one lane on the connector's curve.
-#include "cityforge/export/opendrive.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "cityforge/export/opendrive.hpp"
 #include "cityforge/roads/meshes.hpp"
 #include "export/detail/opendrive_geometry.hpp"
 #include "export/detail/xml_text.hpp"
@@ -31,9 +30,9 @@ namespace {
 using detail::OdrGeometry;
 using detail::Poly3;
 using detail::XmlText;
+using roads::kNoLane;
 using roads::Lane;
 using roads::LaneId;
-using roads::kNoLane;
 
 constexpr double kElevationToleranceM = 0.01;
 constexpr double kMinPieceM = 1.0;
@@ -70,6 +69,7 @@ class Writer {
   void connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction);
   void lane_xml(const Lane& lane, int id, const char* type, const char* mark, LaneRef pred,
                 LaneRef succ, double height_inner, double height_outer);
+
   void road_link(std::uint32_t k, bool at_start);
   void plan_view(const std::vector<OdrGeometry>& geo, const std::string& where);
   void profile(const char* element, const std::vector<Poly3>& pieces, const std::string& where,
@@ -89,11 +89,11 @@ class Writer {
   XmlText m_x;
   OpenDriveStats m_stats;
   std::vector<RoadLanes> m_sections;
-  std::vector<std::vector<OdrGeometry>> m_geo;         // Per section.
-  std::vector<std::vector<LaneId>> m_connectors;       // Per intersection, ascending.
-  std::vector<std::vector<LaneId>> m_crosswalks;       // Per section.
-  std::vector<LaneRef> m_ref;                          // Per lane.
-  std::vector<std::size_t> m_plan_of;                  // Per intersection, or SIZE_MAX.
+  std::vector<std::vector<OdrGeometry>> m_geo;    // Per section.
+  std::vector<std::vector<LaneId>> m_connectors;  // Per intersection, ascending.
+  std::vector<std::vector<LaneId>> m_crosswalks;  // Per section.
+  std::vector<LaneRef> m_ref;                     // Per lane.
+  std::vector<std::size_t> m_plan_of;             // Per intersection, or SIZE_MAX.
   // Signals: one controller per (junction, set of phases a movement is green in).
   struct Head {
     std::uint32_t road = 0;
@@ -102,10 +102,13 @@ class Writer {
     std::string controller;
     int type = 1000001;
   };
-  std::vector<std::vector<Head>> m_heads;                           // Per section road.
+  std::vector<std::vector<Head>> m_heads;                                       // Per section road.
   std::vector<std::pair<std::string, std::vector<std::string>>> m_controllers;  // id, signals
-  std::vector<std::vector<std::vector<std::string>>> m_phase_controllers;  // Per plan, phase.
+  std::vector<std::vector<std::vector<std::string>>> m_phase_controllers;       // Per plan, phase.
   std::size_t m_signal_count = 0;
+  /// 1 / cos(superelevation) along the road being written: the standard measures t across the
+  /// rolled surface, our lanes' widths are in plan.
+  std::vector<Poly3> m_stretch;
 };
 
 double Writer::stop_s(std::uint32_t k, bool forward) const {
@@ -145,8 +148,38 @@ void Writer::index_lanes() {
       if (r.right[i] != kNoLane) m_ref[r.right[i]] = {k, -static_cast<int>(i + 1)};
     for (std::size_t i = 0; i < r.left.size(); ++i)
       if (r.left[i] != kNoLane) m_ref[r.left[i]] = {k, static_cast<int>(i + 1)};
-    m_geo.push_back(detail::polyline_geometry(roads::lane_reference(m_city, m_roads, k)));
   }
+  // Reference lines. Corners round with the radius of the outermost lane border (no border
+  // loops inside); at a bend without a junction the two roads share one rounding.
+  std::vector<Polyline> corners(ns);
+  std::vector<double> radius(ns);
+  for (std::uint32_t k = 0; k < ns; ++k) {
+    const layout::RoadEdge& e = m_city.network.edges[k];
+    corners[k] = detail::polyline_corners(roads::lane_reference(m_city, m_roads, k));
+    radius[k] = 0.5 * e.width_m + e.sidewalk_width_m + 0.5;
+  }
+  const auto join = [&](std::uint32_t k, bool at_start) {
+    detail::EndJoin out;
+    const layout::RoadEdge& e = m_city.network.edges[k];
+    const roads::Intersection& x = m_roads.intersections[at_start ? e.from : e.to];
+    if (!m_connectors[at_start ? e.from : e.to].empty() || x.legs.size() != 2) return out;
+    const roads::Leg& other =
+        (x.legs[0].edge == k && x.legs[0].at_edge_start == at_start) ? x.legs[1] : x.legs[0];
+    const Polyline& a = corners[k];
+    const Polyline& b = corners[other.edge];
+    if (other.edge == k || a.size() < 2 || b.size() < 2) return out;
+    const Vec2 node = at_start ? a.front() : a.back();
+    const Vec2 there = other.at_edge_start ? b.front() : b.back();
+    if (distance(node, there) > 1e-3) return out;
+    out.present = true;
+    out.node = node;
+    out.other = other.at_edge_start ? b[1] : b[b.size() - 2];
+    out.radius_m = std::max(radius[k], radius[other.edge]);
+    return out;
+  };
+  for (std::uint32_t k = 0; k < ns; ++k)
+    m_geo.push_back(
+        detail::polyline_geometry(corners[k], radius[k], join(k, true), join(k, false)));
   std::size_t next = ns;
   for (const auto& cs : m_connectors)
     for (const LaneId c : cs)
@@ -160,7 +193,8 @@ void Writer::index_lanes() {
     const Vec2 mid = (xy(l.points.front()) + xy(l.points.back())) * 0.5;
     double best = 1e300;
     std::uint32_t road = 0;
-    for (const roads::Leg& leg : m_roads.intersections[static_cast<std::size_t>(l.intersection)].legs) {
+    for (const roads::Leg& leg :
+         m_roads.intersections[static_cast<std::size_t>(l.intersection)].legs) {
       const auto& geo = m_geo[leg.edge];
       const Vec2 end = detail::geometry_point(geo, leg.at_edge_start ? 0.0 : 1e300);
       if (distance(end, mid) < best) {
@@ -192,9 +226,8 @@ void Writer::road_link(std::uint32_t k, bool at_start) {
   // Sections joined directly (a bend without a junction surface): the other leg's road.
   const roads::Intersection& j = m_roads.intersections[node];
   if (j.legs.size() != 2) return;
-  const roads::Leg& other = (j.legs[0].edge == k && j.legs[0].at_edge_start == at_start)
-                                ? j.legs[1]
-                                : j.legs[0];
+  const roads::Leg& other =
+      (j.legs[0].edge == k && j.legs[0].at_edge_start == at_start) ? j.legs[1] : j.legs[0];
   m_x.raw(tag);
   link_attrs(m_x, "road", other.edge, other.at_edge_start ? "start" : "end");
   m_x.raw("/>\n");
@@ -209,8 +242,12 @@ void Writer::plan_view(const std::vector<OdrGeometry>& geo, const std::string& w
     m_x.attr("y", g.y, where);
     m_x.attr("hdg", g.hdg, where);
     m_x.attr("length", g.length, where);
-    if (g.line) {
+    if (g.kind == OdrGeometry::Kind::line) {
       m_x.raw("><line/></geometry>\n");
+    } else if (g.kind == OdrGeometry::Kind::arc) {
+      m_x.raw("><arc");
+      m_x.attr("curvature", g.curvature, where);
+      m_x.raw("/></geometry>\n");
     } else {
       m_x.raw("><paramPoly3");
       m_x.attr("aU", g.au, where);
@@ -266,9 +303,15 @@ void Writer::lane_xml(const Lane& lane, int id, const char* type, const char* ma
     }
     m_x.raw("</link>\n");
   }
-  m_x.raw("            <width sOffset=\"0\"");
-  m_x.attr("a", lane.width_m, where);
-  m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n");
+  for (const Poly3& p : m_stretch) {
+    m_x.raw("            <width");
+    m_x.attr("sOffset", p.s, where);
+    m_x.attr("a", lane.width_m * p.a, where);
+    m_x.attr("b", lane.width_m * p.b, where);
+    m_x.attr("c", lane.width_m * p.c, where);
+    m_x.attr("d", lane.width_m * p.d, where);
+    m_x.raw("/>\n");
+  }
   m_x.raw("            <roadMark sOffset=\"0\"");
   m_x.attr("type", mark);
   m_x.raw(" weight=\"standard\" color=\"standard\" width=\"0.15\"/>\n");
@@ -309,9 +352,9 @@ void Writer::section_road(std::uint32_t k) {
     const Vec2 p = detail::geometry_point(geo, s, &h);
     return m_ground.sample(p + Vec2{-h.y, h.x} * lateral) + raise;
   };
-  const auto elevation = detail::fit_profile(
-      [&](double s) { return surface(s, 0.0) + m_config.crown_m; }, len, kElevationToleranceM,
-      kMinPieceM);
+  const auto elevation =
+      detail::fit_profile([&](double s) { return surface(s, 0.0) + m_config.crown_m; }, len,
+                          kElevationToleranceM, kMinPieceM);
   m_stats.elevations += elevation.size();
   m_x.raw("    <elevationProfile>\n");
   profile("elevation", elevation, where);
@@ -321,35 +364,59 @@ void Writer::section_road(std::uint32_t k) {
       [&](double s) { return std::atan((surface(s, half) - surface(s, -half)) / (2.0 * half)); },
       len, kElevationToleranceM / std::max(half, 0.5), kMinPieceM);
   profile("superelevation", roll, where);
+  m_stretch = detail::fit_profile(
+      [&](double s) { return 1.0 / std::cos(detail::profile_at(roll, s)); }, len, 1e-4, kMinPieceM);
   const double crown_slope = m_config.crown_m / std::max(half, 0.5);
-  const double beyond = edge.sidewalk_width_m + 1.0;  // shape records reach past the sidewalks
+  const double cf = m_options.rev_minor == 4 ? std::atan(crown_slope) : 0.0;
   if (m_options.rev_minor == 4) {
+    // The crown as crossfall (1.4 readers that skip <shape> still get it).
     m_x.raw("      <crossfall side=\"both\" s=\"0\"");
-    m_x.attr("a", std::atan(crown_slope), where);
+    m_x.attr("a", cf, where);
     m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n");
-  } else {
-    const double ts[4] = {-half - beyond, -half, 0.0, half};
-    const double as[4] = {-m_config.crown_m, -m_config.crown_m, 0.0, -m_config.crown_m};
-    const double bs[4] = {0.0, crown_slope, -crown_slope, 0.0};
-    for (int i = 0; i < 4; ++i) {
-      m_x.raw("      <shape s=\"0\"");
-      m_x.attr("t", ts[i], where);
-      m_x.attr("a", as[i], where);
-      m_x.attr("b", bs[i], where);
-      m_x.raw(" c=\"0\" d=\"0\"/>\n");
-    }
   }
+  // What the elevation, roll and crossfall miss of the drawn surface (the crown in 1.8, the
+  // terrain's curvature across the road, the ground beside it under the sidewalks): shapes.
+  const double reach = half + edge.sidewalk_width_m + 1.0;
+  const auto shapes = detail::fit_shape(
+      [&](double s, double t) {
+        const double crown = m_config.crown_m * std::max(0.0, 1.0 - std::abs(t) / half);
+        const double base = detail::profile_at(elevation, s) +
+                            t * std::sin(detail::profile_at(roll, s)) - std::abs(t) * std::tan(cf);
+        return surface(s, t * std::cos(detail::profile_at(roll, s))) + crown - base;
+      },
+      len, {-reach, -half, 0.0, half, reach}, kElevationToleranceM, 2.0);
+  for (const detail::ShapeRecord& r : shapes) {
+    m_x.raw("      <shape");
+    m_x.attr("s", r.s, where);
+    m_x.attr("t", r.t, where);
+    m_x.attr("a", r.a, where);
+    m_x.attr("b", r.b, where);
+    m_x.attr("c", r.c, where);
+    m_x.attr("d", r.d, where);
+    m_x.raw("/>\n");
+  }
+  m_stats.shapes += shapes.size();
   m_x.raw("    </lateralProfile>\n    <lanes>\n");
   // The line between the directions (asymmetric imported roads; the left curb of one-way ones).
   const double divider =
-      rl.left.empty() ? half : half - static_cast<double>(rl.left.size()) * (edge.width_m / static_cast<double>(rl.left.size() + rl.right.size()));
-  m_x.raw("      <laneOffset s=\"0\"");
-  m_x.attr("a", rl.left.size() == rl.right.size() ? 0.0 : divider, where);
-  m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n");
+      rl.left.empty()
+          ? half
+          : half - static_cast<double>(rl.left.size()) *
+                       (edge.width_m / static_cast<double>(rl.left.size() + rl.right.size()));
+  const double offset = rl.left.size() == rl.right.size() ? 0.0 : divider;
+  for (const Poly3& p : m_stretch) {
+    m_x.raw("      <laneOffset");
+    m_x.attr("s", p.s, where);
+    m_x.attr("a", offset * p.a, where);
+    m_x.attr("b", offset * p.b, where);
+    m_x.attr("c", offset * p.c, where);
+    m_x.attr("d", offset * p.d, where);
+    m_x.raw("/>\n");
+  }
   m_x.raw("      <laneSection s=\"0\">\n");
   // Sidewalk tops: the block surface; the road surface at the curb is ground + raise.
   const double inner = m_roads.block_raise_m - raise;
-  const double outer = inner + (m_options.rev_minor == 4 ? edge.sidewalk_width_m * crown_slope : 0.0);
+  const double outer = inner;  // The shapes carry the ground under the sidewalks.
   const auto& lanes = m_roads.lanes.lanes;
   // Lane links inside a road chain (bends without a junction): OpenDRIVE predecessors sit at
   // s = 0, which is where forward lanes come from and backward lanes go to.
@@ -417,18 +484,9 @@ void Writer::objects_of(std::uint32_t k) {
     const Vec2 a = xy(l.points.front());
     const Vec2 b = xy(l.points.back());
     const Vec2 mid = (a + b) * 0.5;
-    // (s, t) of the middle: the closest point of the reference line, by its primitives.
-    double best = 1e300, s_mid = 0.0, t_mid = 0.0;
-    for (const OdrGeometry& g : geo) {
-      const Vec2 dir{std::cos(g.hdg), std::sin(g.hdg)};
-      const double ds = std::clamp(dot(mid - Vec2{g.x, g.y}, dir), 0.0, g.length);
-      const Vec2 p = Vec2{g.x, g.y} + dir * ds;
-      if (distance(p, mid) < best) {
-        best = distance(p, mid);
-        s_mid = g.s + ds;
-        t_mid = dir.x * (mid.y - p.y) - dir.y * (mid.x - p.x);
-      }
-    }
+    const Vec2 st = detail::geometry_project(geo, mid);
+    const double s_mid = st.x;
+    const double t_mid = st.y;
     const double across = distance(a, b);
     const double along = l.width_m;
     m_x.raw("      <object");
@@ -509,8 +567,13 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   std::vector<Vec2> samples;
   for (const Vec3& p : lane.points)
     samples.push_back(xy(p));
+  // The connector's own curve; from its samples when the lane graph came without it.
   double err = 0.0;
-  std::vector<OdrGeometry> geo = detail::bezier_geometry(samples, &err);
+  std::vector<OdrGeometry> geo =
+      lane.handles[0] == Vec2{} && lane.handles[1] == Vec2{}
+          ? detail::bezier_geometry(samples, &err)
+          : detail::bezier_curve(samples.front(), lane.handles[0], lane.handles[1], samples.back(),
+                                 samples, &err);
   if (geo.empty() || err > 0.01) {
     geo = detail::polyline_geometry(samples);
   } else {
@@ -547,9 +610,34 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   m_stats.elevations += elevation.size();
   m_x.raw("    <elevationProfile>\n");
   profile("elevation", elevation, where);
-  m_x.raw("    </elevationProfile>\n    <lanes>\n      <laneOffset s=\"0\"");
-  m_x.attr("a", 0.5 * lane.width_m, where);
-  m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n      <laneSection s=\"0\">\n");
+  // The junction surface's roll across the lane.
+  const double hw = 0.5 * std::max(lane.width_m, 1.0);
+  const auto roll = detail::fit_profile(
+      [&](double s) {
+        Vec2 h;
+        const Vec2 p = detail::geometry_point(geo, s, &h);
+        const Vec2 left{-h.y, h.x};
+        const auto z = [&](Vec2 q) {
+          return roads::junction_surface_z(m_city, m_roads, m_ground, m_config, junction, q);
+        };
+        return std::atan((z(p + left * hw) - z(p - left * hw)) / (2.0 * hw));
+      },
+      len, kElevationToleranceM / hw, kMinPieceM);
+  m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
+  profile("superelevation", roll, where);
+  m_stretch = detail::fit_profile(
+      [&](double s) { return 1.0 / std::cos(detail::profile_at(roll, s)); }, len, 1e-4, kMinPieceM);
+  m_x.raw("    </lateralProfile>\n    <lanes>\n");
+  for (const Poly3& p : m_stretch) {
+    m_x.raw("      <laneOffset");
+    m_x.attr("s", p.s, where);
+    m_x.attr("a", 0.5 * lane.width_m * p.a, where);
+    m_x.attr("b", 0.5 * lane.width_m * p.b, where);
+    m_x.attr("c", 0.5 * lane.width_m * p.c, where);
+    m_x.attr("d", 0.5 * lane.width_m * p.d, where);
+    m_x.raw("/>\n");
+  }
+  m_x.raw("      <laneSection s=\"0\">\n");
   m_x.raw("        <center>\n          <lane id=\"0\" type=\"none\" level=\"false\"/>\n");
   m_x.raw("        </center>\n        <right>\n");
   lane_xml(lane, -1, "driving", "none", pred, succ, 0.0, 0.0);
@@ -631,12 +719,13 @@ std::string Writer::side_json() const {
     const roads::SignalPlan& plan = m_roads.lanes.signals[p];
     out += p == 0 ? "\n  " : ",\n  ";
     out += "{\"junction\": \"" + std::to_string(plan.intersection) +
-           "\", \"offset_s\": " + format_g9(plan.offset_s) + ", \"cycle_s\": " +
-           format_g9(plan.cycle_s()) + ", \"phases\": [";
+           "\", \"offset_s\": " + format_g9(plan.offset_s) +
+           ", \"cycle_s\": " + format_g9(plan.cycle_s()) + ", \"phases\": [";
     for (std::size_t i = 0; i < plan.phases.size(); ++i) {
       const roads::Phase& ph = plan.phases[i];
       out += i == 0 ? "" : ", ";
-      out += "{\"green_s\": " + format_g9(ph.green_s) + ", \"yellow_s\": " + format_g9(ph.yellow_s) +
+      out += "{\"green_s\": " + format_g9(ph.green_s) +
+             ", \"yellow_s\": " + format_g9(ph.yellow_s) +
              ", \"all_red_s\": " + format_g9(ph.all_red_s) + ", \"green_controllers\": [";
       const auto& cs = m_phase_controllers[p][i];
       for (std::size_t c = 0; c < cs.size(); ++c)
@@ -651,8 +740,8 @@ std::string Writer::side_json() const {
 
 Result<OpenDriveFiles> Writer::run() {
   if (m_options.rev_minor != 4 && m_options.rev_minor != 8) {
-    return Error::invalid_input("--opendrive", "expected 1.4 or 1.8, got 1." +
-                                                   std::to_string(m_options.rev_minor));
+    return Error::invalid_input(
+        "--opendrive", "expected 1.4 or 1.8, got 1." + std::to_string(m_options.rev_minor));
   }
   if (m_roads.sections.size() != m_city.network.edges.size() ||
       m_roads.intersections.size() != m_city.network.nodes.size()) {
@@ -684,8 +773,8 @@ Result<OpenDriveFiles> Writer::run() {
           const auto& g = plan->phases[p].green;
           key += std::binary_search(g.begin(), g.end(), c) ? '1' : '0';
         }
-      } else if ((con.tags & roads::kYield) != 0U && (x.control == roads::Control::stop ||
-                                                       x.control == roads::Control::yield)) {
+      } else if ((con.tags & roads::kYield) != 0U &&
+                 (x.control == roads::Control::stop || x.control == roads::Control::yield)) {
         type = x.control == roads::Control::stop ? 206 : 205;
         key = "sign";
       } else {
@@ -700,8 +789,7 @@ Result<OpenDriveFiles> Writer::run() {
         h.forward = forward;
         h.type = type;
         if (lights) {
-          auto [cit, new_controller] =
-              controller_of.try_emplace(key, num_id(m_controllers.size()));
+          auto [cit, new_controller] = controller_of.try_emplace(key, num_id(m_controllers.size()));
           if (new_controller) {
             m_controllers.emplace_back(cit->second, std::vector<std::string>{});
             for (std::size_t p = 0; p < key.size(); ++p)

@@ -284,8 +284,10 @@ LaneId Builder::add_connector(std::uint32_t index, LaneId from, LaneId to, Turn 
   const double handle = turn == Turn::u_turn ? gap * 2.0 / 3.0 + 0.5 : std::max(gap / 3.0, 0.3);
   Lane lane;
   lane.tags = kVehicle | kIntersection | (yield ? kYield : 0U);
-  lane.points = bezier_connector(p0, end_tangent(a.points), p3, start_tangent(b.points), handle,
-                                 kConnectorSpacingM);
+  const Vec2 t0 = end_tangent(a.points);
+  const Vec2 t3 = start_tangent(b.points);
+  lane.points = bezier_connector(p0, t0, p3, t3, handle, kConnectorSpacingM);
+  lane.handles = {xy(p0) + t0 * handle, xy(p3) - t3 * handle};
   lane.width_m = std::min(a.width_m, b.width_m);
   double limit = std::min(a.speed_limit_mps, b.speed_limit_mps);
   if (turn == Turn::right) limit = std::min(limit, 20.0 / 3.6);

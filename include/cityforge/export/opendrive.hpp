@@ -15,10 +15,10 @@ namespace cityforge::exporter {
 
 /// What to write.
 struct OpenDriveOptions {
-  int rev_minor = 4;       ///< 4 (OpenDRIVE 1.4, what CARLA reads) or 8 (1.8).
-  std::string name;        ///< header/@name.
-  std::string geo_proj;    ///< PROJ definition of the local frame (imports); "" = none.
-  double lon0_deg = 0.0;   ///< Origin of the local frame, for the header's comment.
+  int rev_minor = 4;      ///< 4 (OpenDRIVE 1.4, what CARLA reads) or 8 (1.8).
+  std::string name;       ///< header/@name.
+  std::string geo_proj;   ///< PROJ definition of the local frame (imports); "" = none.
+  double lon0_deg = 0.0;  ///< Origin of the local frame, for the header's comment.
   double lat0_deg = 0.0;
 };
 
@@ -28,13 +28,14 @@ struct OpenDriveStats {
   std::size_t connecting_roads = 0;  ///< One per junction connector.
   std::size_t junctions = 0;
   std::size_t signalised_junctions = 0;
-  std::size_t traffic_lights = 0;   ///< signal elements of type 1000001.
-  std::size_t signs = 0;            ///< Stop (206) and yield (205) signs.
+  std::size_t traffic_lights = 0;  ///< signal elements of type 1000001.
+  std::size_t signs = 0;           ///< Stop (206) and yield (205) signs.
   std::size_t controllers = 0;
   std::size_t crosswalks = 0;
-  std::size_t geometries = 0;       ///< planView primitives.
-  std::size_t elevations = 0;       ///< elevationProfile pieces.
-  double max_fit_error_m = 0.0;     ///< Largest distance of a connector sample from its curve.
+  std::size_t geometries = 0;    ///< planView primitives.
+  std::size_t elevations = 0;    ///< elevationProfile pieces.
+  std::size_t shapes = 0;        ///< lateralProfile shape records.
+  double max_fit_error_m = 0.0;  ///< Largest distance of a connector sample from its curve.
 };
 
 /// The map and its side file.

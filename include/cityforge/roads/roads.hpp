@@ -133,6 +133,10 @@ struct Lane {
   LaneId right_neighbour = kNoLane;
   double traffic_density = 0.0;  ///< From the layout, 0..1.
   double pedestrian_density = 0.0;
+  /// Vehicle connectors of junctions: the inner control points of the cubic Bezier from the
+  /// first to the last point that `points` samples (bezier_connector), for exporters that write
+  /// the curve itself (OpenDRIVE). Zero elsewhere, and in lane graphs read from lanes.json.
+  std::array<Vec2, 2> handles{};
 };
 
 /// A signal phase: which connector and crosswalk lanes may go, for how long.

@@ -11,10 +11,12 @@
 
 namespace cityforge::exporter::detail {
 
-/// One planView primitive: a line, or a paramPoly3 with pRange "normalized" (p in [0, 1]) in
-/// the frame at (x, y) turned by hdg.
+/// One planView primitive: a line, an arc of signed curvature (positive turns left), or a
+/// paramPoly3 with pRange "normalized" (p in [0, 1]) in the frame at (x, y) turned by hdg.
 struct OdrGeometry {
-  bool line = true;
+  enum class Kind { line, arc, param_poly3 };
+  Kind kind = Kind::line;
+  double curvature = 0.0;  ///< Arcs only.
   double s = 0.0;
   double x = 0.0;
   double y = 0.0;
@@ -30,10 +32,31 @@ struct Poly3 {
   double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
 };
 
-/// Lines through the points of `line` (consecutive duplicates dropped), a run of points that
-/// all lie within 1 mm of the chord from its first to its last point written as one line.
-/// The reference line then passes through every point. Empty for fewer than 2 distinct points.
-std::vector<OdrGeometry> polyline_geometry(const Polyline& line);
+/// The corners of `line` (consecutive duplicates dropped): its ends and the ends of its runs of
+/// points that all lie within 1 mm of one chord.
+Polyline polyline_corners(const Polyline& line);
+
+/// A road end shared with the next road at a bend without a junction: the corner between the
+/// two is rounded like an inner corner and the rounding cut at its middle, each road taking its
+/// half, so both end at the same point with the same heading and their lanes meet. `node` is
+/// the shared end point, `other` the other road's corner next to it (polyline_corners).
+struct EndJoin {
+  bool present = false;
+  Vec2 node;
+  Vec2 other;
+  double radius_m = 0.0;  ///< The larger of the two roads' corner radii (the same both sides).
+};
+
+/// The corners of `line` as a G1 reference line: lines between them, and each inner corner
+/// that turns by theta rounded by an arc tangent to both lines, of radius `radius_m` (its
+/// tangent length radius_m * tan(theta / 2) capped at half of either line, which shrinks the
+/// radius). A radius at least the outermost lane border's offset keeps every lane border free
+/// of loops inside the corner; the arc departs from the corner by radius_m * (1 / cos(theta /
+/// 2) - 1), 2.4 mm for 2 degrees at 16 m. radius_m = 0: lines only, through every point.
+/// `start` and `end` round the joins with the neighbouring roads. Empty for fewer than 2
+/// distinct points.
+std::vector<OdrGeometry> polyline_geometry(const Polyline& line, double radius_m = 0.0,
+                                           const EndJoin& start = {}, const EndJoin& end = {});
 
 /// A cubic Bezier through the samples of a connector (the curve of roads::bezier_connector):
 /// its end points are the first and last samples, its inner control points lie along the end
@@ -42,8 +65,17 @@ std::vector<OdrGeometry> polyline_geometry(const Polyline& line);
 /// the largest distance of a sample from it. Fewer than 3 samples: nullopt-like empty vector.
 std::vector<OdrGeometry> bezier_geometry(const std::vector<Vec2>& samples, double* max_error_m);
 
+/// One paramPoly3 on the cubic Bezier a, b, c, d; `max_error_m` gets the largest distance of
+/// `samples` from it (a check that they sample that curve).
+std::vector<OdrGeometry> bezier_curve(Vec2 a, Vec2 b, Vec2 c, Vec2 d,
+                                      const std::vector<Vec2>& samples, double* max_error_m);
+
 /// Point and unit heading of the reference line at s (clamped to its length).
 Vec2 geometry_point(const std::vector<OdrGeometry>& geo, double s, Vec2* heading = nullptr);
+
+/// (s, t) of the point of the reference line closest to p: s along it, t left of it (found on
+/// samples 0.1 m apart, then on the chord between the best sample's neighbours).
+Vec2 geometry_project(const std::vector<OdrGeometry>& geo, Vec2 p);
 
 /// Total length of the primitives.
 double geometry_length(const std::vector<OdrGeometry>& geo);
@@ -53,6 +85,23 @@ double geometry_length(const std::vector<OdrGeometry>& geo);
 /// than tolerance at one of 8 inner samples and it is longer than min_piece_m. C1 continuous.
 std::vector<Poly3> fit_profile(const std::function<double(double)>& f, double length,
                                double tolerance, double min_piece_m);
+
+/// One lateralProfile <shape> record: height a + b dt + c dt^2 + d dt^3, dt = t - t, at s.
+struct ShapeRecord {
+  double s = 0.0;
+  double t = 0.0;
+  double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
+};
+
+/// Shape records for the height `residual(s, t)` that the rest of the profile misses: at each
+/// station one least-squares cubic per interval between consecutive `breaks` (ascending t),
+/// from 9 samples each. Stations at 0 and length; an interval between stations is halved while
+/// its middle (9 samples per t interval) departs from the two stations' records, interpolated
+/// linearly in s as the standard says, by more than tolerance, down to min_piece_m. Empty when
+/// no sample departs from 0 by more than tolerance.
+std::vector<ShapeRecord> fit_shape(const std::function<double(double, double)>& residual,
+                                   double length, const std::vector<double>& breaks,
+                                   double tolerance, double min_piece_m);
 
 /// Value of pieces at s (the last piece with s0 <= s).
 double profile_at(const std::vector<Poly3>& pieces, double s);
