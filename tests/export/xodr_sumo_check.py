@@ -217,7 +217,9 @@ def simulate(args, net, env, work):
     cmd = [sys.executable, os.path.join(tools, "randomTrips.py"), "-n", net, "-o", trips,
            "--seed", str(args.seed), "-b", "0", "-e", str(3 * args.trips * period),
            "-p", str(period), "--min-distance", str(args.min_distance), "--validate",
-           "--vehicle-class", "passenger", "--prefix", "t"]
+           "--vehicle-class", "passenger", "--prefix", "t",
+           # Trips may also start on edges that only leave the network (single roads, samples).
+           "--allow-fringe"]
     code, out = run(cmd, os.path.join(work, "randomTrips.log"), env)
     if code != 0 or not os.path.exists(trips):
         return {"error": "randomTrips.py failed (exit %d): %s" % (code, out.strip()[-500:])}
@@ -481,6 +483,9 @@ def main():
     if args.city_json and lanes_json is not None:
         with open(args.city_json, encoding="utf-8") as f:
             city_json = json.load(f)
+        if city_json.get("format") != "cityforge-opendrive":
+            failed.append("city.json: format %r, not cityforge-opendrive" % city_json.get("format"))
+        summary["junctions"]["ours_plans_in_city_json"] = len(city_json.get("plans", []))
         lanes = compare_lanes(city_json, lanes_json, lanes_by_orig)
         summary["lanes"] = lanes
         if lanes["compared"] == 0:
