@@ -215,11 +215,12 @@ def simulate(args, net, env, work):
     # reported: a large one means the connections are poor.
     period = 1.0
     cmd = [sys.executable, os.path.join(tools, "randomTrips.py"), "-n", net, "-o", trips,
+           "-r", os.path.join(work, "routes.rou.xml"),
            "--seed", str(args.seed), "-b", "0", "-e", str(3 * args.trips * period),
            "-p", str(period), "--min-distance", str(args.min_distance), "--validate",
-           "--vehicle-class", "passenger", "--prefix", "t",
-           # Trips may also start on edges that only leave the network (single roads, samples).
-           "--allow-fringe"]
+           "--vehicle-class", "passenger", "--prefix", "t"]
+    if args.allow_fringe:
+        cmd.append("--allow-fringe")
     code, out = run(cmd, os.path.join(work, "randomTrips.log"), env)
     if code != 0 or not os.path.exists(trips):
         return {"error": "randomTrips.py failed (exit %d): %s" % (code, out.strip()[-500:])}
@@ -401,6 +402,8 @@ def main():
     ap.add_argument("--length-tolerance", type=float, default=0.5,
                     help="max m between SUMO's lane length and ours less the cut ends")
     ap.add_argument("--no-sim", action="store_true", help="skip trips and simulation")
+    ap.add_argument("--allow-fringe", action="store_true",
+                    help="trips may start on edges that only leave the network (a lone road)")
     ap.add_argument("--netconvert-option", action="append", default=[],
                     help="extra netconvert argument (repeat)")
     args = ap.parse_args()
