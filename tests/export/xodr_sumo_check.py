@@ -77,13 +77,24 @@ def run(cmd, log_path, env):
 def warning_groups(output):
     """Warning lines grouped by their text with quoted ids and numbers blanked."""
     groups = {}
+    totals = {}
     for line in output.splitlines():
         if not line.startswith("Warning:"):
             continue
-        key = re.sub(r"'[^']*'", "'_'", line[len("Warning:"):].strip())
+        text = line[len("Warning:"):].strip()
+        # SUMO prints the first few of a kind, then "N total messages of type: <pattern>".
+        m = re.fullmatch(r"(\d+) total messages of type: (.*)", text)
+        if m:
+            key = re.sub(r"-?\d+(\.\d+)?", "N", m.group(2).replace("'%'", "'_'"))
+            totals[key] = int(m.group(1))
+            continue
+        key = re.sub(r"'[^']*'", "'_'", text)
         key = re.sub(r"-?\d+(\.\d+)?", "N", key)
         g = groups.setdefault(key, {"count": 0, "example": line})
         g["count"] += 1
+    for key, n in totals.items():
+        g = groups.setdefault(key, {"count": 0, "example": key})
+        g["count"] = max(g["count"], n)
     return sorted(({"what": k, **v} for k, v in groups.items()), key=lambda g: -g["count"])
 
 
@@ -110,7 +121,9 @@ def read_xodr(path):
         sig = r.find("signals")
         if sig is not None:
             for s in sig.findall("signal"):
-                signals.append((s.get("type"), s.get("orientation"), float(s.get("s", "0"))))
+                # netconvert makes a traffic light of a dynamic signal or one of type 1000001.
+                light = s.get("dynamic") == "yes" or s.get("type") == "1000001"
+                signals.append((light, s.get("orientation"), float(s.get("s", "0"))))
         roads[r.get("id")] = {"junction": r.get("junction", "-1"), "ends": ends,
                               "signals": signals}
     junctions = [j.get("id") for j in root.findall("junction")]
@@ -121,13 +134,13 @@ def xodr_expectation(roads, junctions):
     """Nodes and signalised nodes SUMO should build for the file, by its own declarations:
     one per <junction>, one per road end linked to nothing (SUMO's '<road>.begin/.end'), one per
     direct road-to-road link; signalised: junctions reached by a road carrying a traffic light
-    (type 1000001, the only signal type netconvert turns into a traffic light)."""
+    (dynamic="yes" or type 1000001: what netconvert 1.15 turns into a traffic light)."""
     nodes = len(junctions)
     pairs = set()
     signalised = set()
     for rid, r in roads.items():
         if r["junction"] != "-1":
-            if any(t == "1000001" for t, _, _ in r["signals"]):
+            if any(light for light, _, _ in r["signals"]):
                 signalised.add(r["junction"])
             continue
         for kind in ("predecessor", "successor"):
@@ -136,8 +149,8 @@ def xodr_expectation(roads, junctions):
                 nodes += 1
             elif end[0] == "road" and roads.get(end[1], {}).get("junction", "-1") == "-1":
                 pairs.add(tuple(sorted((rid, end[1]))))
-        for t, orientation, _ in r["signals"]:
-            if t != "1000001":
+        for light, orientation, _ in r["signals"]:
+            if not light:
                 continue
             kind = "successor" if orientation == "+" else "predecessor"
             end = r["ends"].get(kind)
