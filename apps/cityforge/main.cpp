@@ -150,7 +150,8 @@ struct CityOptions {
   bool no_sumo = false;
   bool tiles = false;
   bool no_city_glb = false;
-  std::string instances;  ///< ext, nodes or bake; empty: the config's.
+  std::string opendrive = "1.4";  ///< OpenDRIVE version of opendrive/city.xodr: 1.4 or 1.8.
+  std::string instances;          ///< ext, nodes or bake; empty: the config's.
 };
 
 /// The config's seed and instance mode as the options say.
@@ -170,6 +171,7 @@ exporter::CityWriteOptions write_options(const CityOptions& opt, int threads,
   w.sumo_convert = !opt.no_sumo;
   w.tiles = opt.tiles;
   w.city_glb = !opt.no_city_glb;
+  w.opendrive_minor = opt.opendrive == "1.8" ? 8 : 4;
   w.threads = threads;
   w.started = started;
   w.extra_files = server::crowd_files;
@@ -328,6 +330,9 @@ int main(int argc, char** argv) {
   g->add_flag("--tiles", gen.tiles,
               "Also write OUT/tiles/tileset.json: OGC 3D Tiles 1.1 with HLOD, streamed by "
               "`cityforge serve` and any 3D Tiles client");
+  g->add_option("--opendrive", gen.opendrive,
+                "ASAM OpenDRIVE version of OUT/opendrive/city.xodr: 1.4 (default; CARLA) or 1.8")
+      ->check(CLI::IsMember({"1.4", "1.8"}));
   g->add_flag("--no-city-glb", gen.no_city_glb,
               "Do not write the single city.glb (large cities: stream the tiles instead)");
   g->footer(
@@ -386,6 +391,9 @@ int main(int argc, char** argv) {
   im->add_flag("--tiles", imp.tiles,
                "Also write OUT/tiles/tileset.json (OGC 3D Tiles 1.1, placed on the globe)");
   im->add_flag("--no-city-glb", imp.no_city_glb, "Do not write the single city.glb");
+  im->add_option("--opendrive", imp.opendrive,
+                 "ASAM OpenDRIVE version of OUT/opendrive/city.xodr: 1.4 (default; CARLA) or 1.8")
+      ->check(CLI::IsMember({"1.4", "1.8"}));
   im->add_option("--instances", imp.instances, "ext (default), nodes or bake")
       ->check(CLI::IsMember({"ext", "nodes", "bake"}));
   im->add_flag("-q,--quiet", imp.quiet, "Errors only");

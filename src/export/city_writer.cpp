@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cityforge/dressing/dressing.hpp"
+#include "cityforge/export/opendrive.hpp"
 #include "cityforge/export/tiles.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/osm/osm.hpp"
@@ -38,6 +39,7 @@ struct Exported {
   roads::Output with_freeway;  ///< The lane graph of lanes.json: streets and freeway.
   std::string lanes;
   SumoFiles sumo;
+  OpenDriveFiles opendrive;
   std::vector<std::uint8_t> modules_ply;
 };
 
@@ -57,7 +59,7 @@ CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityRe
 }
 
 Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
-                             const Origin& origin, bool with_glb) {
+                             const Origin& origin, bool with_glb, int opendrive_minor) {
   Exported out;
   if (with_glb) {
     Result<std::vector<std::uint8_t>> glb = city_glb(glb_inputs(cfg, city));
@@ -98,6 +100,14 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   Result<SumoFiles> sumo = sumo_plain_xml(*city.layout, *city.roads);
   if (!sumo) return sumo.error();
   out.sumo = std::move(*sumo);
+  // The driving-simulator map of the same streets (CARLA, esmini, netconvert).
+  OpenDriveOptions odr;
+  odr.rev_minor = opendrive_minor;
+  odr.name = cfg.name;
+  odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
+  Result<OpenDriveFiles> xodr = opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr);
+  if (!xodr) return xodr.error();
+  out.opendrive = std::move(*xodr);
   Result<std::vector<std::uint8_t>> modules_ply =
       road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m);
   if (!modules_ply) return modules_ply.error();
@@ -129,7 +139,7 @@ std::string tiles_timings(const TilesetStats& t) {
 
 /// Every file of `ex` into `dir` (created with its subfolders), each through a temporary name.
 Status write_exported(const fs::path& dir, const Exported& ex, bool with_glb) {
-  for (const char* sub : {"", "sumo", "points", "points/props"}) {
+  for (const char* sub : {"", "sumo", "opendrive", "points", "points/props"}) {
     std::error_code ec;
     fs::create_directories(dir / sub, ec);
     if (ec) return Error::io((dir / sub).string(), "cannot create the folder: " + ec.message());
@@ -153,7 +163,9 @@ Status write_exported(const fs::path& dir, const Exported& ex, bool with_glb) {
         write_text("sumo/city.nod.xml", ex.sumo.nodes),
         write_text("sumo/city.edg.xml", ex.sumo.edges),
         write_text("sumo/city.con.xml", ex.sumo.connections),
-        write_text("sumo/city.tll.xml", ex.sumo.tll)}) {
+        write_text("sumo/city.tll.xml", ex.sumo.tll),
+        write_text("opendrive/city.xodr", ex.opendrive.xodr),
+        write_text("opendrive/city.json", ex.opendrive.side_json)}) {
     if (!s) return s;
   }
   for (const auto& [rel, bytes] : ex.prop_plys) {
@@ -177,7 +189,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   pipeline::reset_peak_rss();
   if (log.stages != nullptr) log.stages->stage_started("export");
   Result<Exported> ex = Exported{};
-  if (lead) ex = export_city(config, city, origin, options.city_glb);
+  if (lead) ex = export_city(config, city, origin, options.city_glb, options.opendrive_minor);
   if (Status st = agree(ranks, ex ? Status(Ok{}) : Status(ex.error())); !st) return st.error();
   const fs::path dir(options.out_dir);
   const auto finish_step = [&](const char* name, std::chrono::steady_clock::time_point t0) {
@@ -275,7 +287,8 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   text += "\nwrote " + options.out_dir + "/: " + (options.city_glb ? "city.glb, " : "") +
           "layout.geojson, lanes.json, map.svg, stats.json, "
           "points/{road,building}_modules.ply, points/props/*.ply, "
-          "points/{parking_spots,audio}.ply, sumo/city.{nod,edg,con,tll}.xml\n";
+          "points/{parking_spots,audio}.ply, sumo/city.{nod,edg,con,tll}.xml, "
+          "opendrive/city.{xodr,json}\n";
   text += "SUMO: " + report.sumo_note + "; drive it with sumo-gui -n " + options.out_dir +
           "/sumo/city.net.xml\n";
   text += "look at it: open " + options.out_dir + "/map.svg in a browser, or load " +

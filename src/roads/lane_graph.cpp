@@ -59,6 +59,23 @@ double turn_deg(Vec2 a, Vec2 b) {
   return std::atan2(cross(a, b), dot(a, b)) * 180.0 / std::numbers::pi;
 }
 
+}  // namespace
+
+Polyline lane_reference(const layout::Output& city, const Output& roads, std::uint32_t section) {
+  const Section& sec = roads.sections[section];
+  const layout::RoadEdge& edge = city.network.edges[sec.edge];
+  Polyline centre = polyline_dedupe(sec.centre, 1e-6);
+  if (centre.size() < 2) {
+    // A section trimmed away entirely keeps a 1 cm stub along the edge so lanes stay linked.
+    const Vec2 p = centre.empty() ? polyline_point_at(edge.points, sec.trim_start_m) : centre[0];
+    const Vec2 t = polyline_tangent_at(edge.points, sec.trim_start_m);
+    centre = {p, p + t * 0.01};
+  }
+  return polyline_resample(centre, kLaneSpacingM);
+}
+
+namespace {
+
 class Builder {
  public:
   Builder(const layout::Output& city, const Output& geo, const terrain::Heightfield& ground,
@@ -128,14 +145,7 @@ void Builder::build_section(std::uint32_t index) {
   const Section& sec = m_geo.sections[index];
   const layout::RoadEdge& edge = m_city.network.edges[sec.edge];
   SectionLanes sl;
-  Polyline centre = polyline_dedupe(sec.centre, 1e-6);
-  if (centre.size() < 2) {
-    // A section trimmed away entirely keeps a 1 cm stub along the edge so lanes stay linked.
-    const Vec2 p = centre.empty() ? polyline_point_at(edge.points, sec.trim_start_m) : centre[0];
-    const Vec2 t = polyline_tangent_at(edge.points, sec.trim_start_m);
-    centre = {p, p + t * 0.01};
-  }
-  centre = polyline_resample(centre, kLaneSpacingM);
+  const Polyline centre = lane_reference(m_city, m_geo, index);
   const double lane_w = detail::lane_width(edge);
   const double half = edge.width_m * 0.5;
   const double speed = edge.speed_limit_kmh / 3.6;

@@ -49,7 +49,9 @@ struct CityWriteOptions {
   bool sumo_convert = true;     ///< Run SUMO's netconvert on sumo/*.xml when it is on PATH.
   bool tiles = false;           ///< Also write the 3D Tiles tileset (out_dir/tiles/).
   bool city_glb = true;         ///< Write city.glb (false with --no-city-glb).
-  int threads = 1;              ///< The worker thread count, for stats.json only.
+  /// OpenDRIVE minor version of opendrive/city.xodr: 4 (1.4, the default) or 8 (1.8).
+  int opendrive_minor = 4;
+  int threads = 1;  ///< The worker thread count, for stats.json only.
   /// When the command began: stats.json's total_wall_s counts from here.
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   ExtraFiles extra_files;  ///< Optional.

@@ -250,6 +250,11 @@ Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geo
 /// never overlap road surfaces. In block order.
 std::vector<Polygon> build_sidewalks(const layout::Output& city, const Output& geometry);
 
+/// The line the lanes of section `section` are offset from (build_lane_graph): its trimmed
+/// centre line without repeated points, resampled at most 5 m apart; a section trimmed away
+/// entirely keeps a 1 cm stub along its edge from the trim point so its lanes stay linked.
+Polyline lane_reference(const layout::Output& city, const Output& roads, std::uint32_t section);
+
 /// The point lateral_m left of section `section`'s trimmed centre line (right when negative)
 /// at arc length s_m from its `from` end (clamped to the line): on the segment holding s, the
 /// same fraction of the way between the two vertices offset by lateral_m (mitred at interior

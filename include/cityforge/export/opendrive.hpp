@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "cityforge/core/result.hpp"
+#include "cityforge/layout/layout.hpp"
+#include "cityforge/roads/roads.hpp"
+#include "cityforge/terrain/heightfield.hpp"
+
+/// ASAM OpenDRIVE export of the street network (docs/opendrive.md): the map CARLA, esmini and
+/// SUMO's netconvert drive on, in the same local frame as city.glb and lanes.json.
+namespace cityforge::exporter {
+
+/// What to write.
+struct OpenDriveOptions {
+  int rev_minor = 4;       ///< 4 (OpenDRIVE 1.4, what CARLA reads) or 8 (1.8).
+  std::string name;        ///< header/@name.
+  std::string geo_proj;    ///< PROJ definition of the local frame (imports); "" = none.
+  double lon0_deg = 0.0;   ///< Origin of the local frame, for the header's comment.
+  double lat0_deg = 0.0;
+};
+
+/// Counts of the written map (stats and tests).
+struct OpenDriveStats {
+  std::size_t roads = 0;             ///< Every road, connecting roads included.
+  std::size_t connecting_roads = 0;  ///< One per junction connector.
+  std::size_t junctions = 0;
+  std::size_t signalised_junctions = 0;
+  std::size_t traffic_lights = 0;   ///< signal elements of type 1000001.
+  std::size_t signs = 0;            ///< Stop (206) and yield (205) signs.
+  std::size_t controllers = 0;
+  std::size_t crosswalks = 0;
+  std::size_t geometries = 0;       ///< planView primitives.
+  std::size_t elevations = 0;       ///< elevationProfile pieces.
+  double max_fit_error_m = 0.0;     ///< Largest distance of a connector sample from its curve.
+};
+
+/// The map and its side file.
+struct OpenDriveFiles {
+  std::string xodr;  ///< opendrive/city.xodr.
+  /// opendrive/city.json: our lane id -> (road, lane id) for every vehicle lane, and the
+  /// signal phase plans by controller (OpenDRIVE has no phases). Format in docs/opendrive.md.
+  std::string side_json;
+  OpenDriveStats stats;
+};
+
+/// Writes the streets of `roads` (sections as roads, junction connectors as connecting roads,
+/// junctions, signals, signs, crosswalks) as OpenDRIVE. Road z follows the drawn road surface
+/// (roads::road_surface_z). Deterministic: the same inputs give the same bytes. Errors
+/// (invalid_input) on a non-finite number, naming the road; on rev_minor other than 4 or 8.
+Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output& roads,
+                                 const terrain::Heightfield& ground, const roads::Config& config,
+                                 const OpenDriveOptions& options);
+
+}  // namespace cityforge::exporter
