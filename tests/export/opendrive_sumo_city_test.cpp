@@ -20,8 +20,9 @@ using clitest::CliRun;
 using clitest::run_command;
 
 bool have_sumo() {
-  return run_command("command -v netconvert && command -v sumo && command -v duarouter && "
-                     "command -v python3")
+  return run_command(
+             "command -v netconvert && command -v sumo && command -v duarouter && "
+             "command -v python3")
              .exit_code == 0;
 }
 
@@ -42,10 +43,10 @@ TEST(OpenDriveSumo, DefaultCityReadsAndDrivesInSumo) {
   const fs::path work = clitest::temp_dir("opendrive_sumo");
   const std::string script =
       (fs::path(CITYFORGE_SOURCE_DIR) / "tests" / "export" / "xodr_sumo_check.py").string();
-  const CliRun check = run_command(
-      "python3 '" + script + "' '" + xodr.string() + "' --city-json '" +
-      (city / "opendrive" / "city.json").string() + "' --lanes-json '" +
-      (city / "lanes.json").string() + "' --work-dir '" + work.string() + "'");
+  const CliRun check =
+      run_command("python3 '" + script + "' '" + xodr.string() + "' --city-json '" +
+                  (city / "opendrive" / "city.json").string() + "' --lanes-json '" +
+                  (city / "lanes.json").string() + "' --work-dir '" + work.string() + "'");
   // The JSON summary (stdout) and the one-line progress (stderr), for the log either way.
   std::printf("[ xodr-sumo ] %s\n", check.output.c_str());
   EXPECT_EQ(check.exit_code, 0) << "see \"failed\" in the summary above; files in " << work;
