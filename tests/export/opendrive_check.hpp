@@ -138,8 +138,7 @@ inline Fit compare(const xodr_test::Document& doc, const std::vector<OurLane>& l
       // curve; only our points (on the curve) are compared, below.
       for (const Vec2 q : {Vec2{pi.x, pi.y}, Vec2{po.x, po.y}}) {
         if (l.connector) break;
-        const double d =
-            std::min(polyline_distance(border_a, q), polyline_distance(border_b, q));
+        const double d = std::min(polyline_distance(border_a, q), polyline_distance(border_b, q));
         note(d, q, fit.border_m, fit.worst_border, where(l, s));
       }
       if (drawn_z) {
@@ -157,8 +156,8 @@ inline Fit compare(const xodr_test::Document& doc, const std::vector<OurLane>& l
     // Our points (on the connector curve, or the section's polyline) from the map's curves.
     for (const Vec2 p : ours) {
       note(polyline_distance(centre, p), p, fit.centre_m, fit.worst_centre,
-           "lane " + std::to_string(l.id) + " (road " + l.road + ") point (" +
-               std::to_string(p.x) + ", " + std::to_string(p.y) + ")");
+           "lane " + std::to_string(l.id) + " (road " + l.road + ") point (" + std::to_string(p.x) +
+               ", " + std::to_string(p.y) + ")");
     }
     for (const Polyline* border : {&border_a, &border_b}) {
       for (std::size_t i = 0; i < border->size(); ++i) {

@@ -8,10 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "app/cli_run.hpp"
 #include "cityforge/core/atomic_file.hpp"
@@ -135,12 +134,13 @@ TEST(OpenDrive, HillyCityLanesFollowTheLaneGraphAndTheDrawnSurface) {
   const Written w = write_and_read(city, *roads, ground);
   const auto lanes = our_lanes(*roads, w.files.side_json);
   const odr_check::Fit fit = odr_check::compare(w.doc, lanes, drawn_surface(city, *roads, ground));
-  std::printf("[ fit      ] %zu lanes, %zu samples: centre %.4f m (%s), border %.4f m (%s), "
-              "vertical %.4f m (%s); connector curve fit %.4f m; %zu samples near corners, "
-              "largest share of the corner allowance %.2f\n",
-              fit.lanes, fit.samples, fit.centre_m, fit.worst_centre.c_str(), fit.border_m,
-              fit.worst_border.c_str(), fit.vertical_m, fit.worst_vertical.c_str(),
-              w.files.stats.max_fit_error_m, fit.corner_samples, fit.corner_share);
+  std::printf(
+      "[ fit      ] %zu lanes, %zu samples: centre %.4f m (%s), border %.4f m (%s), "
+      "vertical %.4f m (%s); connector curve fit %.4f m; %zu samples near corners, "
+      "largest share of the corner allowance %.2f\n",
+      fit.lanes, fit.samples, fit.centre_m, fit.worst_centre.c_str(), fit.border_m,
+      fit.worst_border.c_str(), fit.vertical_m, fit.worst_vertical.c_str(),
+      w.files.stats.max_fit_error_m, fit.corner_samples, fit.corner_share);
   EXPECT_EQ(fit.missing, 0U);
   EXPECT_GT(fit.lanes, 500U);
   EXPECT_LT(fit.centre_m, 0.02) << fit.worst_centre;
@@ -246,7 +246,8 @@ TEST(OpenDrive, OneWayAndAsymmetricRoadsKeepTheirLanes) {
 }
 
 TEST(OpenDrive, ValidatesAgainstTheAsamXsd) {
-  const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas" / "opendrive";
+  const fs::path schemas =
+      fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas" / "opendrive";
   if (!fs::exists(schemas / "1.4" / "OpenDRIVE_1.4H.xsd")) {
     GTEST_SKIP() << "no ../shared/schemas/opendrive (offline XSDs): not validated";
   }
@@ -260,9 +261,9 @@ TEST(OpenDrive, ValidatesAgainstTheAsamXsd) {
   const fs::path dir = temp_dir("opendrive_xsd");
   const Written w = write_and_read(city, *roads, ground);
   ASSERT_TRUE(write_file_atomic((dir / "city.xodr").string(), w.files.xodr).ok());
-  const CliRun v = run_command("xmllint --noout --schema '" +
-                               (schemas / "1.4" / "OpenDRIVE_1.4H.xsd").string() + "' '" +
-                               (dir / "city.xodr").string() + "' 2>&1");
+  const CliRun v =
+      run_command("xmllint --noout --schema '" + (schemas / "1.4" / "OpenDRIVE_1.4H.xsd").string() +
+                  "' '" + (dir / "city.xodr").string() + "' 2>&1");
   EXPECT_EQ(v.exit_code, 0) << v.output.substr(0, 4000);
   if (!HasFailure()) fs::remove_all(dir);
 }
