@@ -24,7 +24,9 @@ packages=(
   libproj-dev                           # PROJ: WGS84 <-> local metric frame for imported places
   libgdal-dev                           # GDAL: DEM readers (GeoTIFF, SRTM .hgt, ArcInfo ASCII), warping
   openmpi-bin libopenmpi-dev            # MPI: `mpirun -np N cityforge generate|import` shares a run
-  libbz2-dev zlib1g-dev libexpat1-dev   # libosmium's XML / PBF codecs
+  libbz2-dev zlib1g-dev libexpat1-dev   # libosmium's XML / PBF codecs; expat also reads .xodr in the tests
+  libxml2-utils python3-xmlschema       # xmllint (XSD 1.0) and xmlschema (XSD 1.1): the OpenDRIVE
+                                        # 1.4 / 1.8 maps validated against the ASAM schemas
   chromium                              # headless browser for the viewer's e2e tests and bench
                                         # (driven by playwright-core; no browser is downloaded)
 )

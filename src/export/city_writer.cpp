@@ -40,6 +40,7 @@ struct Exported {
   std::string lanes;
   SumoFiles sumo;
   OpenDriveFiles opendrive;
+  double opendrive_s = 0.0;  ///< Time to write the OpenDRIVE map (stats.json "timings").
   std::vector<std::uint8_t> modules_ply;
 };
 
@@ -105,9 +106,11 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   odr.rev_minor = opendrive_minor;
   odr.name = cfg.name;
   odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
+  const auto t_odr = std::chrono::steady_clock::now();
   Result<OpenDriveFiles> xodr = opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr);
   if (!xodr) return xodr.error();
   out.opendrive = std::move(*xodr);
+  out.opendrive_s = seconds_since(t_odr);
   Result<std::vector<std::uint8_t>> modules_ply =
       road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m);
   if (!modules_ply) return modules_ply.error();
@@ -115,13 +118,28 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   return out;
 }
 
-/// stats.json's "tiles" section (counts and sizes, the same for any thread or rank count).
-std::string tiles_section(const TilesetStats& t) {
+/// stats.json's "opendrive" member (counts and sizes of the map).
+std::string opendrive_member(const OpenDriveFiles& f) {
+  const OpenDriveStats& o = f.stats;
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "\"opendrive\": {\"bytes\": %zu, \"roads\": %zu, \"connecting_roads\": %zu, "
+                "\"junctions\": %zu, \"signalised_junctions\": %zu, \"traffic_lights\": %zu, "
+                "\"signs\": %zu, \"controllers\": %zu, \"crosswalks\": %zu, "
+                "\"geometries\": %zu, \"elevations\": %zu, \"shapes\": %zu}",
+                f.xodr.size(), o.roads, o.connecting_roads, o.junctions, o.signalised_junctions,
+                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.geometries,
+                o.elevations, o.shapes);
+  return buf;
+}
+
+/// stats.json's "tiles" member (counts and sizes, the same for any thread or rank count).
+std::string tiles_member(const TilesetStats& t) {
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "{\"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, \"depth\": %zu, "
+                "\"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, \"depth\": %zu, "
                 "\"bytes\": %zu, \"max_leaf_bytes\": %zu, \"root_bytes\": %zu, \"buildings\": %zu, "
-                "\"root_geometric_error_m\": %.6g}}",
+                "\"root_geometric_error_m\": %.6g}",
                 t.tiles, t.leaves, t.parents, t.depth, t.bytes, t.max_leaf_bytes, t.root_bytes,
                 t.buildings, t.root_geometric_error_m);
   return buf;
@@ -131,8 +149,8 @@ std::string tiles_section(const TilesetStats& t) {
 std::string tiles_timings(const TilesetStats& t) {
   char buf[320];
   std::snprintf(buf, sizeof buf,
-                "{\"tiles_thread_seconds\": {\"chunking_s\": %.3f, \"leaves_s\": %.3f, "
-                "\"standins_s\": %.3f, \"parents_s\": %.3f, \"write_s\": %.3f}}",
+                "\"tiles_thread_seconds\": {\"chunking_s\": %.3f, \"leaves_s\": %.3f, "
+                "\"standins_s\": %.3f, \"parents_s\": %.3f, \"write_s\": %.3f}",
                 t.chunking_s, t.leaves_s, t.standins_s, t.parents_s, t.write_s);
   return buf;
 }
@@ -258,9 +276,15 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
           timings.per_rank.emplace_back(peak, tiles_s);
         }
       }
-      if (tiles) timings.more = tiles_timings(*tiles);
-      stats = pipeline::city_stats(config, city, timings, import,
-                                   tiles ? tiles_section(*tiles) : std::string());
+      char odr_s[64];
+      std::snprintf(odr_s, sizeof odr_s, "{\"opendrive_s\": %.3f", ex->opendrive_s);
+      timings.more = odr_s;
+      if (tiles) timings.more += ", " + tiles_timings(*tiles);
+      timings.more += "}";
+      std::string sections = "{" + opendrive_member(ex->opendrive);
+      if (tiles) sections += ", " + tiles_member(*tiles);
+      sections += "}";
+      stats = pipeline::city_stats(config, city, timings, import, sections);
       wrote = write_file_atomic((dir / "stats.json").string(), stats.json);
     }
   }
