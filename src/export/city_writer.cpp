@@ -128,8 +128,8 @@ std::string opendrive_member(const OpenDriveFiles& f) {
                 "\"signs\": %zu, \"controllers\": %zu, \"crosswalks\": %zu, "
                 "\"geometries\": %zu, \"elevations\": %zu, \"shapes\": %zu}",
                 f.xodr.size(), o.roads, o.connecting_roads, o.junctions, o.signalised_junctions,
-                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.geometries,
-                o.elevations, o.shapes);
+                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.geometries, o.elevations,
+                o.shapes);
   return buf;
 }
 

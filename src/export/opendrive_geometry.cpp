@@ -223,18 +223,32 @@ std::vector<OdrGeometry> bezier_curve(Vec2 a, Vec2 b, Vec2 c, Vec2 d,
   const std::size_t n = samples.size();
   // The error: each sample's distance from the curve (its closest point on a dense table,
   // refined by Newton steps).
+  // The samples run along the curve in order: each search starts from the last one's closest
+  // entry and stops once the table has moved well past it.
   constexpr int kTable = 256;
+  std::vector<Vec2> table(kTable + 1);
+  for (int i = 0; i <= kTable; ++i)
+    table[static_cast<std::size_t>(i)] = z.at(static_cast<double>(i) / kTable);
+  double spacing = 0.0;
+  for (int i = 0; i < kTable; ++i)
+    spacing = std::max(spacing, distance(table[static_cast<std::size_t>(i)],
+                                         table[static_cast<std::size_t>(i) + 1]));
   double worst = 0.0;
+  int from = 0;
   for (std::size_t k = 0; k < n; ++k) {
     double best = 1e300;
-    double uk = 0.0;
-    for (int i = 0; i <= kTable; ++i) {
-      const double d2 = distance(z.at(static_cast<double>(i) / kTable), samples[k]);
+    int at = from;
+    for (int i = from; i <= kTable; ++i) {
+      const double d2 = distance(table[static_cast<std::size_t>(i)], samples[k]);
       if (d2 < best) {
         best = d2;
-        uk = static_cast<double>(i) / kTable;
+        at = i;
+      } else if (d2 > best + 4.0 * spacing + 0.5) {
+        break;
       }
     }
+    from = at;
+    double uk = static_cast<double>(at) / kTable;
     for (int step = 0; step < 6; ++step) {
       const Vec2 diff = z.at(uk) - samples[k];
       const Vec2 d1 = z.d1(uk);

@@ -9,6 +9,8 @@
 // Each section of the roads stage is one road; its reference line is the line the lane graph
 // offsets its lanes from (roads::lane_reference), so lane centres match the lane graph. Every
 // vehicle connector of a junction is one connecting road with one lane on the connector's curve.
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -55,6 +57,16 @@ struct LaneRef {
   int id = 0;
 };
 
+/// The numeric part of one road, fitted before the text is written (in parallel).
+struct Profiles {
+  std::vector<OdrGeometry> geo;  ///< Connecting roads only (sections: Writer::m_geo).
+  std::vector<Poly3> elevation;
+  std::vector<Poly3> roll;
+  std::vector<Poly3> stretch;  ///< 1 / cos(roll): the standard measures t across the roll.
+  std::vector<detail::ShapeRecord> shapes;
+  double fit_error_m = -1.0;  ///< Connectors on their own curve: its distance from the samples.
+};
+
 class Writer {
  public:
   Writer(const layout::Output& city, const roads::Output& roads, const terrain::Heightfield& ground,
@@ -65,8 +77,10 @@ class Writer {
 
  private:
   void index_lanes();
-  void section_road(std::uint32_t k);
-  void connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction);
+  Profiles section_profiles(std::uint32_t k) const;
+  Profiles connector_profiles(LaneId c, std::uint32_t junction) const;
+  void section_road(std::uint32_t k, const Profiles& pr);
+  void connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction, const Profiles& pr);
   void lane_xml(const Lane& lane, int id, const char* type, const char* mark, LaneRef pred,
                 LaneRef succ, double height_inner, double height_outer);
 
@@ -328,7 +342,46 @@ void Writer::lane_xml(const Lane& lane, int id, const char* type, const char* ma
   m_x.raw("          </lane>\n");
 }
 
-void Writer::section_road(std::uint32_t k) {
+Profiles Writer::section_profiles(std::uint32_t k) const {
+  const layout::RoadEdge& edge = m_city.network.edges[k];
+  const auto& geo = m_geo[k];
+  const double len = detail::geometry_length(geo);
+  const double half = 0.5 * edge.width_m;
+  const double raise = roads::road_surface_raise(m_config, edge.road_class);
+  Profiles pr;
+  // The drawn surface: ground + the class raise, the crown on the reference line.
+  const auto surface = [&](double s, double lateral) {
+    Vec2 h;
+    const Vec2 p = detail::geometry_point(geo, s, &h);
+    return m_ground.sample(p + Vec2{-h.y, h.x} * lateral) + raise;
+  };
+  pr.elevation = detail::fit_profile([&](double s) { return surface(s, 0.0) + m_config.crown_m; },
+                                     len, kElevationToleranceM, kMinPieceM);
+  // Superelevation: the terrain's roll between the curbs; the crown on top of it.
+  pr.roll = detail::fit_profile(
+      [&](double s) { return std::atan((surface(s, half) - surface(s, -half)) / (2.0 * half)); },
+      len, kElevationToleranceM / std::max(half, 0.5), kMinPieceM);
+  pr.stretch =
+      detail::fit_profile([&](double s) { return 1.0 / std::cos(detail::profile_at(pr.roll, s)); },
+                          len, 1e-4, kMinPieceM);
+  const double crown_slope = m_config.crown_m / std::max(half, 0.5);
+  const double cf = m_options.rev_minor == 4 ? std::atan(crown_slope) : 0.0;
+  // What the elevation, roll and crossfall miss of the drawn surface (the crown in 1.8, the
+  // terrain's curvature across the road, the ground beside it under the sidewalks): shapes.
+  const double reach = half + edge.sidewalk_width_m + 1.0;
+  pr.shapes = detail::fit_shape(
+      [&](double s, double t) {
+        const double crown = m_config.crown_m * std::max(0.0, 1.0 - std::abs(t) / half);
+        const double roll = detail::profile_at(pr.roll, s);
+        const double base =
+            detail::profile_at(pr.elevation, s) + t * std::sin(roll) - std::abs(t) * std::tan(cf);
+        return surface(s, t * std::cos(roll)) + crown - base;
+      },
+      len, {-reach, -half, 0.0, half, reach}, kElevationToleranceM, 2.0);
+  return pr;
+}
+
+void Writer::section_road(std::uint32_t k, const Profiles& pr) {
   const layout::RoadEdge& edge = m_city.network.edges[k];
   const RoadLanes& rl = m_sections[k];
   const auto& geo = m_geo[k];
@@ -346,45 +399,20 @@ void Writer::section_road(std::uint32_t k) {
   road_link(k, false);
   m_x.raw("    </link>\n    <type s=\"0\" type=\"town\"/>\n");
   plan_view(geo, where);
-  // The drawn surface: ground + the class raise, the crown on the reference line.
-  const auto surface = [&](double s, double lateral) {
-    Vec2 h;
-    const Vec2 p = detail::geometry_point(geo, s, &h);
-    return m_ground.sample(p + Vec2{-h.y, h.x} * lateral) + raise;
-  };
-  const auto elevation =
-      detail::fit_profile([&](double s) { return surface(s, 0.0) + m_config.crown_m; }, len,
-                          kElevationToleranceM, kMinPieceM);
-  m_stats.elevations += elevation.size();
+  m_stretch = pr.stretch;
+  m_stats.elevations += pr.elevation.size();
   m_x.raw("    <elevationProfile>\n");
-  profile("elevation", elevation, where);
+  profile("elevation", pr.elevation, where);
   m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  // Superelevation: the terrain's roll between the curbs; the crown on top of it.
-  const auto roll = detail::fit_profile(
-      [&](double s) { return std::atan((surface(s, half) - surface(s, -half)) / (2.0 * half)); },
-      len, kElevationToleranceM / std::max(half, 0.5), kMinPieceM);
-  profile("superelevation", roll, where);
-  m_stretch = detail::fit_profile(
-      [&](double s) { return 1.0 / std::cos(detail::profile_at(roll, s)); }, len, 1e-4, kMinPieceM);
+  profile("superelevation", pr.roll, where);
   const double crown_slope = m_config.crown_m / std::max(half, 0.5);
-  const double cf = m_options.rev_minor == 4 ? std::atan(crown_slope) : 0.0;
   if (m_options.rev_minor == 4) {
     // The crown as crossfall (1.4 readers that skip <shape> still get it).
     m_x.raw("      <crossfall side=\"both\" s=\"0\"");
-    m_x.attr("a", cf, where);
+    m_x.attr("a", std::atan(crown_slope), where);
     m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n");
   }
-  // What the elevation, roll and crossfall miss of the drawn surface (the crown in 1.8, the
-  // terrain's curvature across the road, the ground beside it under the sidewalks): shapes.
-  const double reach = half + edge.sidewalk_width_m + 1.0;
-  const auto shapes = detail::fit_shape(
-      [&](double s, double t) {
-        const double crown = m_config.crown_m * std::max(0.0, 1.0 - std::abs(t) / half);
-        const double base = detail::profile_at(elevation, s) +
-                            t * std::sin(detail::profile_at(roll, s)) - std::abs(t) * std::tan(cf);
-        return surface(s, t * std::cos(detail::profile_at(roll, s))) + crown - base;
-      },
-      len, {-reach, -half, 0.0, half, reach}, kElevationToleranceM, 2.0);
+  const auto& shapes = pr.shapes;
   for (const detail::ShapeRecord& r : shapes) {
     m_x.raw("      <shape");
     m_x.attr("s", r.s, where);
@@ -560,25 +588,54 @@ void Writer::signals_of(std::uint32_t k) {
   m_x.raw("    </signals>\n");
 }
 
-void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction) {
-  const auto& lanes = m_roads.lanes.lanes;
-  const Lane& lane = lanes[c];
-  const std::string where = "connecting road " + std::to_string(road_id);
+Profiles Writer::connector_profiles(LaneId c, std::uint32_t junction) const {
+  const Lane& lane = m_roads.lanes.lanes[c];
+  Profiles pr;
   std::vector<Vec2> samples;
   for (const Vec3& p : lane.points)
     samples.push_back(xy(p));
   // The connector's own curve; from its samples when the lane graph came without it.
   double err = 0.0;
-  std::vector<OdrGeometry> geo =
-      lane.handles[0] == Vec2{} && lane.handles[1] == Vec2{}
-          ? detail::bezier_geometry(samples, &err)
-          : detail::bezier_curve(samples.front(), lane.handles[0], lane.handles[1], samples.back(),
-                                 samples, &err);
-  if (geo.empty() || err > 0.01) {
-    geo = detail::polyline_geometry(samples);
+  pr.geo = lane.handles[0] == Vec2{} && lane.handles[1] == Vec2{}
+               ? detail::bezier_geometry(samples, &err)
+               : detail::bezier_curve(samples.front(), lane.handles[0], lane.handles[1],
+                                      samples.back(), samples, &err);
+  if (pr.geo.empty() || err > 0.01) {
+    pr.geo = detail::polyline_geometry(samples);
   } else {
-    m_stats.max_fit_error_m = std::max(m_stats.max_fit_error_m, err);
+    pr.fit_error_m = err;
   }
+  const auto& geo = pr.geo;
+  const double len = detail::geometry_length(geo);
+  const auto z = [&](Vec2 q) {
+    return roads::junction_surface_z(m_city, m_roads, m_ground, m_config, junction, q);
+  };
+  pr.elevation = detail::fit_profile([&](double s) { return z(detail::geometry_point(geo, s)); },
+                                     len, kElevationToleranceM, kMinPieceM);
+  // The junction surface's roll across the lane.
+  const double hw = 0.5 * std::max(lane.width_m, 1.0);
+  pr.roll = detail::fit_profile(
+      [&](double s) {
+        Vec2 h;
+        const Vec2 p = detail::geometry_point(geo, s, &h);
+        const Vec2 left{-h.y, h.x};
+        return std::atan((z(p + left * hw) - z(p - left * hw)) / (2.0 * hw));
+      },
+      len, kElevationToleranceM / hw, kMinPieceM);
+  pr.stretch =
+      detail::fit_profile([&](double s) { return 1.0 / std::cos(detail::profile_at(pr.roll, s)); },
+                          len, 1e-4, kMinPieceM);
+  return pr;
+}
+
+void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction,
+                             const Profiles& pr) {
+  const auto& lanes = m_roads.lanes.lanes;
+  const Lane& lane = lanes[c];
+  const std::string where = "connecting road " + std::to_string(road_id);
+  const auto& geo = pr.geo;
+  if (pr.fit_error_m >= 0.0)
+    m_stats.max_fit_error_m = std::max(m_stats.max_fit_error_m, pr.fit_error_m);
   const double len = detail::geometry_length(geo);
   const LaneRef pred = lane.predecessors.empty() ? LaneRef{} : m_ref[lane.predecessors[0]];
   const LaneRef succ = lane.successors.empty() ? LaneRef{} : m_ref[lane.successors[0]];
@@ -601,32 +658,12 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   }
   m_x.raw("    </link>\n    <type s=\"0\" type=\"town\"/>\n");
   plan_view(geo, where);
-  const auto elevation = detail::fit_profile(
-      [&](double s) {
-        return roads::junction_surface_z(m_city, m_roads, m_ground, m_config, junction,
-                                         detail::geometry_point(geo, s));
-      },
-      len, kElevationToleranceM, kMinPieceM);
-  m_stats.elevations += elevation.size();
+  m_stretch = pr.stretch;
+  m_stats.elevations += pr.elevation.size();
   m_x.raw("    <elevationProfile>\n");
-  profile("elevation", elevation, where);
-  // The junction surface's roll across the lane.
-  const double hw = 0.5 * std::max(lane.width_m, 1.0);
-  const auto roll = detail::fit_profile(
-      [&](double s) {
-        Vec2 h;
-        const Vec2 p = detail::geometry_point(geo, s, &h);
-        const Vec2 left{-h.y, h.x};
-        const auto z = [&](Vec2 q) {
-          return roads::junction_surface_z(m_city, m_roads, m_ground, m_config, junction, q);
-        };
-        return std::atan((z(p + left * hw) - z(p - left * hw)) / (2.0 * hw));
-      },
-      len, kElevationToleranceM / hw, kMinPieceM);
+  profile("elevation", pr.elevation, where);
   m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  profile("superelevation", roll, where);
-  m_stretch = detail::fit_profile(
-      [&](double s) { return 1.0 / std::cos(detail::profile_at(roll, s)); }, len, 1e-4, kMinPieceM);
+  profile("superelevation", pr.roll, where);
   m_x.raw("    </lateralProfile>\n    <lanes>\n");
   for (const Poly3& p : m_stretch) {
     m_x.raw("      <laneOffset");
@@ -832,11 +869,22 @@ Result<OpenDriveFiles> Writer::run() {
     m_x.raw(m_options.geo_proj);
     m_x.raw("]]></geoReference>\n  </header>\n");
   }
-  for (std::uint32_t k = 0; k < m_roads.sections.size(); ++k)
-    section_road(k);
+  // The numbers of every road, in parallel (each a pure function of the inputs), then the text
+  // in road order.
+  const std::size_t ns = m_roads.sections.size();
+  std::vector<std::pair<LaneId, std::uint32_t>> connectors;  // (lane, junction) in road order
   for (std::uint32_t j = 0; j < m_connectors.size(); ++j)
     for (const LaneId c : m_connectors[j])
-      connecting_road(c, static_cast<std::size_t>(m_ref[c].road), j);
+      connectors.emplace_back(c, j);
+  std::vector<Profiles> profiles(ns + connectors.size());
+  tbb::parallel_for(std::size_t{0}, profiles.size(), [&](std::size_t i) {
+    profiles[i] = i < ns ? section_profiles(static_cast<std::uint32_t>(i))
+                         : connector_profiles(connectors[i - ns].first, connectors[i - ns].second);
+  });
+  for (std::uint32_t k = 0; k < ns; ++k)
+    section_road(k, profiles[k]);
+  for (std::size_t i = 0; i < connectors.size(); ++i)
+    connecting_road(connectors[i].first, ns + i, connectors[i].second, profiles[ns + i]);
   controllers_xml();
   for (std::uint32_t j = 0; j < m_connectors.size(); ++j)
     if (!m_connectors[j].empty()) junction_xml(j);
