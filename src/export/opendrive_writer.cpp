@@ -465,15 +465,15 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
     const auto& ids = left ? rl.left : rl.right;
     const LaneId walk = left ? rl.walk_left : rl.walk_right;
     const int sign = left ? 1 : -1;
-    m_x.raw(left ? "        <left>\n" : "        <right>\n");
     std::vector<std::pair<int, LaneId>> order;  // OpenDRIVE order: left 3,2,1; right -1,-2,-3.
     for (std::size_t i = 0; i < ids.size(); ++i)
-      order.emplace_back(sign * static_cast<int>(i + 1), ids[i]);
+      if (ids[i] != kNoLane) order.emplace_back(sign * static_cast<int>(i + 1), ids[i]);
     if (walk != kNoLane && edge.sidewalk_width_m > 0.0)
       order.emplace_back(sign * static_cast<int>(ids.size() + 1), walk);
     if (left) std::reverse(order.begin(), order.end());
+    // A side without lanes (the left of a one-way street without sidewalks) has no element.
+    if (!order.empty()) m_x.raw(left ? "        <left>\n" : "        <right>\n");
     for (const auto& [id, lid] : order) {
-      if (lid == kNoLane) continue;
       const Lane& l = lanes[lid];
       if ((l.tags & roads::kSidewalk) != 0U) {
         lane_xml(l, id, "sidewalk", "none", {}, {}, inner, outer);
@@ -483,7 +483,7 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
                  linked(l, false), 0.0, 0.0);
       }
     }
-    m_x.raw(left ? "        </left>\n" : "        </right>\n");
+    if (!order.empty()) m_x.raw(left ? "        </left>\n" : "        </right>\n");
     if (left) {
       m_x.raw("        <center>\n          <lane id=\"0\" type=\"none\" level=\"false\">\n");
       m_x.raw("            <roadMark sOffset=\"0\"");

@@ -29,6 +29,18 @@ void write(const fs::path& p, const std::string& text) {
   f << text;
 }
 
+/// Validates an OpenDRIVE 1.4 map against the ASAM XSD (xmllint); "" when it validates or the
+/// offline schemas / xmllint are missing (then `skipped` is set), else xmllint's complaint.
+std::string xodr_xsd_errors(const fs::path& xodr, bool* skipped) {
+  const fs::path xsd = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas" / "opendrive" /
+                       "1.4" / "OpenDRIVE_1.4H.xsd";
+  *skipped = !fs::exists(xsd) || run_command("command -v xmllint >/dev/null").exit_code != 0;
+  if (*skipped) return "";
+  const CliRun v =
+      run_command("xmllint --noout --schema '" + xsd.string() + "' '" + xodr.string() + "' 2>&1");
+  return v.exit_code == 0 ? "" : v.output.substr(0, 2000);
+}
+
 bool have_sumo() {
   return run_command("command -v netconvert >/dev/null && command -v sumo >/dev/null").exit_code ==
          0;
@@ -58,13 +70,21 @@ CliRun ManhattanCli::s_run2;
 TEST_F(ManhattanCli, WritesEveryOutputWithTheAttributionAndOrigin) {
   ASSERT_EQ(s_run.exit_code, 0) << s_run.output;
   const fs::path d = s_dir / "a";
-  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "stats.json", "lanes.json",
-                        "points/road_modules.ply", "points/building_modules.ply",
-                        "sumo/city.nod.xml", "sumo/city.edg.xml", "sumo/city.con.xml"}) {
+  for (const char* f :
+       {"city.glb", "layout.geojson", "map.svg", "stats.json", "lanes.json",
+        "points/road_modules.ply", "points/building_modules.ply", "sumo/city.nod.xml",
+        "sumo/city.edg.xml", "sumo/city.con.xml", "opendrive/city.xodr", "opendrive/city.json"}) {
     EXPECT_TRUE(fs::exists(d / f)) << f;
   }
+  // The OpenDRIVE map: valid, and carrying the local frame's PROJ definition.
+  bool skipped = false;
+  EXPECT_EQ(xodr_xsd_errors(d / "opendrive" / "city.xodr", &skipped), "");
+  const std::string xodr = slurp(d / "opendrive" / "city.xodr");
+  EXPECT_NE(xodr.find("<geoReference><![CDATA[+proj="), std::string::npos);
+
   const auto stats = nlohmann::json::parse(slurp(d / "stats.json"));
   ASSERT_TRUE(stats.contains("import")) << stats.dump();
+  EXPECT_GT(stats["opendrive"]["junctions"].get<int>(), 10);
   const auto& im = stats["import"];
   EXPECT_EQ(im["attribution"], "\u00a9 OpenStreetMap contributors");
   EXPECT_NEAR(im["origin"]["lon_deg"].get<double>(), -74.0066, 0.01);
@@ -111,9 +131,10 @@ TEST_F(ManhattanCli, GlbPassesTheKhronosValidator) {
 TEST_F(ManhattanCli, SameInputSameBytesAtAnyThreadCount) {
   ASSERT_EQ(s_run.exit_code, 0) << s_run.output;
   ASSERT_EQ(s_run2.exit_code, 0) << s_run2.output;
-  for (const char* f : {"city.glb", "layout.geojson", "map.svg", "lanes.json",
-                        "points/road_modules.ply", "points/building_modules.ply",
-                        "sumo/city.nod.xml", "sumo/city.edg.xml", "sumo/city.con.xml"}) {
+  for (const char* f :
+       {"city.glb", "layout.geojson", "map.svg", "lanes.json", "points/road_modules.ply",
+        "points/building_modules.ply", "sumo/city.nod.xml", "sumo/city.edg.xml",
+        "sumo/city.con.xml", "opendrive/city.xodr", "opendrive/city.json"}) {
     const std::string a = slurp(s_dir / "a" / f);
     EXPECT_FALSE(a.empty()) << f;
     EXPECT_TRUE(a == slurp(s_dir / "b" / f)) << f << " differs between 1 and 2 threads";
@@ -202,6 +223,8 @@ TEST(ImportCli, EverySampleImports) {
       const CliRun v = validate_glb(out / "city.glb");
       EXPECT_EQ(v.exit_code, 0) << c.osm << ": " << v.output;
     }
+    bool skipped = false;
+    EXPECT_EQ(xodr_xsd_errors(out / "opendrive" / "city.xodr", &skipped), "") << c.osm;
     fs::remove_all(out);
   }
   fs::remove_all(dir);

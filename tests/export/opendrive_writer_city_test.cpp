@@ -263,12 +263,23 @@ TEST(OpenDrive, ValidatesAgainstTheAsamXsd) {
   auto roads = roads::run(city, ground, roads::Config{}, 7);
   ASSERT_TRUE(roads.ok()) << roads.error().to_string();
   const fs::path dir = temp_dir("opendrive_xsd");
+  const auto validate14 = [&](const std::string& xodr, const std::string& name) {
+    ASSERT_TRUE(write_file_atomic((dir / name).string(), xodr).ok());
+    const CliRun v = run_command("xmllint --noout --schema '" +
+                                 (schemas / "1.4" / "OpenDRIVE_1.4H.xsd").string() + "' '" +
+                                 (dir / name).string() + "' 2>&1");
+    EXPECT_EQ(v.exit_code, 0) << name << ": " << v.output.substr(0, 4000);
+  };
   const Written w = write_and_read(city, *roads, ground);
-  ASSERT_TRUE(write_file_atomic((dir / "city.xodr").string(), w.files.xodr).ok());
-  const CliRun v =
-      run_command("xmllint --noout --schema '" + (schemas / "1.4" / "OpenDRIVE_1.4H.xsd").string() +
-                  "' '" + (dir / "city.xodr").string() + "' 2>&1");
-  EXPECT_EQ(v.exit_code, 0) << v.output.substr(0, 4000);
+  validate14(w.files.xodr, "city.xodr");
+  // One-way and asymmetric streets without sidewalks: a side without lanes.
+  layout::Output t = sumo_test::t_junction();
+  t.network.edges[1].lanes_backward = 0;
+  t.network.edges[2].lanes_per_direction = 2;
+  t.network.edges[2].lanes_backward = 1;
+  auto t_roads = roads::run(t, ground, roads::Config{}, 7);
+  ASSERT_TRUE(t_roads.ok()) << t_roads.error().to_string();
+  validate14(write_and_read(t, *t_roads, ground).files.xodr, "one_way.xodr");
   // 1.8: an XSD 1.1 schema, which xmllint does not read; Debian's python3-xmlschema does.
   if (run_command("/usr/bin/python3 -c 'import xmlschema'").exit_code != 0) {
     GTEST_SKIP() << "python3-xmlschema not installed: OpenDRIVE 1.8 not validated";
