@@ -39,16 +39,7 @@ terrain::Heightfield hills(double amplitude_m) {
 
 /// A ~1 x 1 km city with two crossing arteries on hills.
 layout::Output hilly_city(const terrain::Heightfield& ground) {
-  layout::Inputs in;
-  in.boundary.outer = {{0, 0}, {1000, 0}, {1000, 1000}, {0, 1000}};
-  in.arteries.push_back({"east-west", {{10, 480}, {500, 540}, {990, 500}}});
-  in.arteries.push_back({"north-south", {{520, 10}, {470, 500}, {530, 990}}});
-  layout::Zone res;
-  res.area.outer = in.boundary.outer;
-  in.zones = {res};
-  auto out = layout::run(in, ground, layout::Config{}, 7);
-  EXPECT_TRUE(out.ok()) << out.error().to_string();
-  return std::move(out).value();
+  return sumo_test::crossing_arteries_city(ground);
 }
 
 struct Written {

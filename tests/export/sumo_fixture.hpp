@@ -3,12 +3,15 @@
 // city).
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/layout/layout.hpp"
+#include "cityforge/terrain/heightfield.hpp"
 
 namespace cityforge::exporter::sumo_test {
 
@@ -41,6 +44,20 @@ inline layout::Output t_junction() {
       road(2, 1, 3, RoadClass::main, {{100, 0}, {175, 0}, {175, 0}, {250, 0}}, 2, 14.0, 50.0),
   };
   return city;
+}
+
+/// A ~1 x 1 km city with two crossing arteries on `ground`, as the layout tests build it.
+inline layout::Output crossing_arteries_city(const terrain::Heightfield& ground) {
+  layout::Inputs in;
+  in.boundary.outer = {{0, 0}, {1000, 0}, {1000, 1000}, {0, 1000}};
+  in.arteries.push_back({"east-west", {{10, 480}, {500, 540}, {990, 500}}});
+  in.arteries.push_back({"north-south", {{520, 10}, {470, 500}, {530, 990}}});
+  layout::Zone res;
+  res.area.outer = in.boundary.outer;
+  in.zones = {res};
+  auto out = layout::run(in, ground, layout::Config{}, 7);
+  EXPECT_TRUE(out.ok()) << out.error().to_string();
+  return std::move(out).value();
 }
 
 /// The node_control overload; a braced list alone would also match the roads::Output one.

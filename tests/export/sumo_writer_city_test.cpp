@@ -44,19 +44,8 @@ terrain::Heightfield flat_ground() {
                        terrain::Config{0.0}, 1);
 }
 
-/// A ~1 x 1 km city with two crossing arteries, as the layout tests build it.
-layout::Output generated_city() {
-  layout::Inputs in;
-  in.boundary.outer = {{0, 0}, {1000, 0}, {1000, 1000}, {0, 1000}};
-  in.arteries.push_back({"east-west", {{10, 480}, {500, 540}, {990, 500}}});
-  in.arteries.push_back({"north-south", {{520, 10}, {470, 500}, {530, 990}}});
-  layout::Zone res;
-  res.area.outer = in.boundary.outer;
-  in.zones = {res};
-  auto out = layout::run(in, flat_ground(), layout::Config{}, 7);
-  EXPECT_TRUE(out.ok()) << out.error().to_string();
-  return std::move(out).value();
-}
+/// A ~1 x 1 km city with two crossing arteries on flat ground.
+layout::Output generated_city() { return crossing_arteries_city(flat_ground()); }
 
 roads::Output roads_of(const layout::Output& city) {
   auto out = roads::run(city, flat_ground(), roads::Config{}, 7);
