@@ -40,6 +40,16 @@ TEST(OpenDriveSumo, DefaultCityReadsAndDrivesInSumo) {
   const fs::path xodr = city / "opendrive" / "city.xodr";
   ASSERT_TRUE(fs::exists(xodr)) << "no " << xodr << ": the OpenDRIVE writer did not run";
 
+  // The default city's map against the ASAM OpenDRIVE 1.4 XSD (offline copy, when present).
+  const fs::path xsd = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas" / "opendrive" /
+                       "1.4" / "OpenDRIVE_1.4H.xsd";
+  if (fs::exists(xsd) && run_command("command -v xmllint >/dev/null").exit_code == 0) {
+    const CliRun v =
+        run_command("xmllint --noout --schema '" + xsd.string() + "' '" + xodr.string() + "' 2>&1");
+    EXPECT_EQ(v.exit_code, 0) << v.output.substr(0, 4000);
+  } else {
+    std::printf("[ xsd ] no ../shared/schemas/opendrive or no xmllint: the XSD is not checked\n");
+  }
   const fs::path work = clitest::temp_dir("opendrive_sumo");
   const std::string script =
       (fs::path(CITYFORGE_SOURCE_DIR) / "tests" / "export" / "xodr_sumo_check.py").string();

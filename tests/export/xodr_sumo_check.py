@@ -177,11 +177,16 @@ def read_net(path):
     tl_logics = len(root.findall("tlLogic"))
     lanes_by_orig = {}  # "ROAD_LANEID" -> [(edge id, lane index, length, shape)]
     edges = {}
+    neighbours = {}  # node -> the nodes its (non-internal) edges lead to or come from
     for e in root.findall("edge"):
         if e.get("function") == "internal":
             continue
         lanes = e.findall("lane")
         edges[e.get("id")] = len(lanes)
+        a, b = e.get("from"), e.get("to")
+        if a is not None and b is not None and a != b:
+            neighbours.setdefault(a, set()).add(b)
+            neighbours.setdefault(b, set()).add(a)
         for l in lanes:
             orig = None
             for p in l.findall("param"):
@@ -191,7 +196,8 @@ def read_net(path):
                      parse_shape(l.get("shape")))
             if orig is not None:
                 lanes_by_orig.setdefault(orig, []).append(entry)
-    return junctions, tl_logics, lanes_by_orig, edges
+    degree = {j: len(n) for j, n in neighbours.items()}
+    return junctions, tl_logics, lanes_by_orig, edges, degree
 
 
 def count_junctions(junctions, road_ids):
@@ -395,8 +401,9 @@ def compare_lanes(city_json, lanes_json, lanes_by_orig, min_length):
             inside.append((p, s, d))
         if not inside:
             inside = [(p, project(pts, cum, p)[0], project(pts, cum, p)[1]) for p in shape]
-        s0 = inside[0][1]
-        s1 = inside[-1][1]
+        # A lane that runs on past our end was not cut there.
+        s0 = 0.0 if ext[0] > 0.0 else inside[0][1]
+        s1 = cum[-1] if ext[1] > 0.0 else inside[-1][1]
         lateral = max(d for _, _, d in inside)
         sumo_len -= ext[0] + ext[1]
         has_z = any(abs(p[2]) > 1e-9 for p in shape)
@@ -491,7 +498,12 @@ def main():
 
     # 2. Junctions.
     roads, xodr_junctions = read_xodr(args.xodr)
-    junctions, tl_logics, lanes_by_orig, edges = read_net(net)
+    junctions, tl_logics, lanes_by_orig, edges, degree = read_net(net)
+    # Junctions proper: nodes where three or more ways meet. netconvert keeps a node at every
+    # OpenDRIVE junction, but may fold a bend between two roads (two ways) into one edge, and
+    # makes its own dead-end nodes: those are counted above, compared only here.
+    sumo_3way = sum(1 for jid, jtype in junctions
+                    if jtype != "internal" and degree.get(jid, 0) >= 3)
     counted, by_type, unlinked, splits = count_junctions(junctions, set(roads))
     sumo_tls = by_type.get("traffic_light", 0) + by_type.get("traffic_light_right_on_red", 0) + \
         by_type.get("traffic_light_unregulated", 0)
@@ -501,10 +513,12 @@ def main():
         with open(args.lanes_json, encoding="utf-8") as f:
             lanes_json = json.load(f)
         ours_nodes = len(lanes_json["intersections"])
+        ours_3way = sum(1 for x in lanes_json["intersections"] if len(x.get("legs", [])) >= 3)
         ours_signals = len(lanes_json.get("signals", []))
         source = "lanes.json"
     else:
         ours_nodes, ours_signals, source = exp_nodes, exp_signals, "xodr"
+        ours_3way = None
     summary["junctions"] = {
         "sumo": counted, "sumo_by_type": by_type, "sumo_unlinked_road_ends": unlinked,
         "sumo_lane_section_splits_excluded": splits,
@@ -513,8 +527,12 @@ def main():
         "ours_source": source, "ours": ours_nodes, "ours_signalised": ours_signals,
         "xodr_declared": exp_nodes, "xodr_declared_signalised": exp_signals,
         "xodr_roads": len(roads), "xodr_junction_elements": len(xodr_junctions),
-        "sumo_edges": len(edges)}
-    if ours_nodes > 0 and abs(counted - ours_nodes) > args.junction_tolerance * ours_nodes:
+        "sumo_edges": len(edges), "sumo_3way": sumo_3way, "ours_3way": ours_3way}
+    if ours_3way is not None:
+        if ours_3way > 0 and abs(sumo_3way - ours_3way) > args.junction_tolerance * ours_3way:
+            failed.append("junctions (3+ ways): sumo %d vs ours %d (tolerance %g)" %
+                          (sumo_3way, ours_3way, args.junction_tolerance))
+    elif ours_nodes > 0 and abs(counted - ours_nodes) > args.junction_tolerance * ours_nodes:
         failed.append("junctions: sumo %d vs ours %d (tolerance %g)" %
                       (counted, ours_nodes, args.junction_tolerance))
     if sumo_tls != ours_signals:
