@@ -107,7 +107,8 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   odr.name = cfg.name;
   odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
   const auto t_odr = std::chrono::steady_clock::now();
-  Result<OpenDriveFiles> xodr = opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr);
+  Result<OpenDriveFiles> xodr =
+      opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr, city.freeway.get());
   if (!xodr) return xodr.error();
   out.opendrive = std::move(*xodr);
   out.opendrive_s = seconds_since(t_odr);

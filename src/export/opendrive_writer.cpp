@@ -22,6 +22,7 @@
 
 #include "cityforge/export/opendrive.hpp"
 #include "cityforge/roads/meshes.hpp"
+#include "export/detail/opendrive_freeway.hpp"
 #include "export/detail/opendrive_geometry.hpp"
 #include "export/detail/xml_text.hpp"
 
@@ -51,11 +52,7 @@ struct RoadLanes {
   LaneId walk_left = kNoLane;
 };
 
-/// Where a lane sits in the map.
-struct LaneRef {
-  std::int64_t road = -1;
-  int id = 0;
-};
+using LaneRef = detail::OdrLaneRef;
 
 /// The numeric part of one road, fitted before the text is written (in parallel).
 struct Profiles {
@@ -70,8 +67,14 @@ struct Profiles {
 class Writer {
  public:
   Writer(const layout::Output& city, const roads::Output& roads, const terrain::Heightfield& ground,
-         const roads::Config& config, const OpenDriveOptions& options)
-      : m_city(city), m_roads(roads), m_ground(ground), m_config(config), m_options(options) {}
+         const roads::Config& config, const OpenDriveOptions& options,
+         const freeway::Output* freeway)
+      : m_city(city),
+        m_roads(roads),
+        m_ground(ground),
+        m_config(config),
+        m_options(options),
+        m_freeway(freeway) {}
 
   Result<OpenDriveFiles> run();
 
@@ -100,6 +103,8 @@ class Writer {
   const terrain::Heightfield& m_ground;
   const roads::Config& m_config;
   const OpenDriveOptions& m_options;
+  const freeway::Output* m_freeway;
+  detail::FreewayMap m_fw;  // The freeway's roads (empty without one).
   XmlText m_x;
   OpenDriveStats m_stats;
   std::vector<RoadLanes> m_sections;
@@ -231,7 +236,7 @@ void Writer::road_link(std::uint32_t k, bool at_start) {
   const layout::RoadEdge& e = m_city.network.edges[k];
   const std::uint32_t node = at_start ? e.from : e.to;
   const char* tag = at_start ? "      <predecessor" : "      <successor";
-  if (!m_connectors[node].empty()) {
+  if (!m_connectors[node].empty() || m_fw.at_node.count(node) != 0) {
     m_x.raw(tag);
     link_attrs(m_x, "junction", node, nullptr);
     m_x.raw("/>\n");
@@ -500,7 +505,8 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
 }
 
 void Writer::objects_of(std::uint32_t k) {
-  if (m_crosswalks[k].empty()) {
+  const layout::RoadEdge& edge = m_city.network.edges[k];
+  if (m_crosswalks[k].empty() && !edge.bridge && !edge.tunnel) {
     m_x.raw("    <objects/>\n");
     return;
   }
@@ -537,6 +543,19 @@ void Writer::objects_of(std::uint32_t k) {
     }
     m_x.raw("        </outline>\n      </object>\n");
     ++m_stats.crosswalks;
+  }
+  // Imported bridges and tunnels span the whole road (the XSD wants tunnels before bridges).
+  // Their id is the road's: one per road at most.
+  if (edge.tunnel || edge.bridge) {
+    m_x.raw(edge.tunnel ? "      <tunnel s=\"0\"" : "      <bridge s=\"0\"");
+    m_x.attr("length", detail::geometry_length(geo), where);
+    std::string name = edge.tunnel ? "tunnel" : "bridge";
+    if (edge.osm_way != 0) name += " of OSM way " + std::to_string(edge.osm_way);
+    m_x.attr("name", name);
+    m_x.attr("id", num_id(k));
+    m_x.attr("type", edge.tunnel ? "standard" : "concrete");
+    m_x.raw("/>\n");
+    ++(edge.tunnel ? m_stats.tunnels : m_stats.bridges);
   }
   m_x.raw("    </objects>\n");
 }
@@ -703,6 +722,24 @@ void Writer::junction_xml(std::uint32_t j) {
     m_x.attr_int("from", in.id);
     m_x.raw(" to=\"-1\"/>\n    </connection>\n");
   }
+  // Ramps, and the freeway between an interchange's diverge and merge.
+  const auto ramps = m_fw.at_node.find(j);
+  if (ramps != m_fw.at_node.end()) {
+    for (const detail::OdrConnection& c : ramps->second) {
+      m_x.raw("    <connection");
+      m_x.attr("id", num_id(n++));
+      m_x.attr("incomingRoad", num_id(c.incoming));
+      m_x.attr("connectingRoad", num_id(c.connecting));
+      m_x.raw(" contactPoint=\"start\">\n");
+      for (const auto& [from, to] : c.lane_links) {
+        m_x.raw("      <laneLink");
+        m_x.attr_int("from", from);
+        m_x.attr_int("to", to);
+        m_x.raw("/>\n");
+      }
+      m_x.raw("    </connection>\n");
+    }
+  }
   if (m_plan_of[j] != SIZE_MAX) {
     std::vector<std::string> seen;
     for (const auto& phase : m_phase_controllers[m_plan_of[j]])
@@ -751,6 +788,12 @@ std::string Writer::side_json() const {
            std::to_string(m_ref[l.id].road) + "\", \"lane_id\": " + std::to_string(m_ref[l.id].id) +
            "}";
   }
+  for (const auto& [id, ref] : m_fw.lanes) {
+    out += first ? "\n  " : ",\n  ";
+    first = false;
+    out += "{\"lane\": " + std::to_string(id) + ", \"road\": \"" + std::to_string(ref.road) +
+           "\", \"lane_id\": " + std::to_string(ref.id) + "}";
+  }
   out += "],\n \"plans\": [";
   for (std::size_t p = 0; p < m_roads.lanes.signals.size(); ++p) {
     const roads::SignalPlan& plan = m_roads.lanes.signals[p];
@@ -786,6 +829,19 @@ Result<OpenDriveFiles> Writer::run() {
   }
   index_lanes();
   const auto& lanes = m_roads.lanes.lanes;
+  if (m_freeway != nullptr) {
+    std::size_t first_road = m_roads.sections.size();
+    for (const auto& cs : m_connectors)
+      first_road += cs.size();
+    m_fw = detail::freeway_map(*m_freeway, m_city, m_roads, m_ref, first_road,
+                               m_roads.intersections.size());
+    if (m_fw.error) return *m_fw.error;
+    m_stats.roads += m_fw.roads;
+    m_stats.connecting_roads += m_fw.connecting_roads;
+    m_stats.junctions += m_fw.junctions;
+    m_stats.geometries += m_fw.geometries;
+    m_stats.elevations += m_fw.elevations;
+  }
   // Heads and signs per approach: traffic lights grouped by the phases their movements are
   // green in (one controller per group and junction), stop and yield signs where movements
   // give way at stop and yield junctions.
@@ -856,7 +912,11 @@ Result<OpenDriveFiles> Writer::run() {
         e = std::max(e, p.x);
         w = std::min(w, p.x);
       }
-  if (m_geo.empty() || n < s) n = s = e = w = 0.0;
+  n = std::max(n, m_fw.north);
+  s = std::min(s, m_fw.south);
+  e = std::max(e, m_fw.east);
+  w = std::min(w, m_fw.west);
+  if (n < s) n = s = e = w = 0.0;
   m_x.attr("north", n, "header");
   m_x.attr("south", s, "header");
   m_x.attr("east", e, "header");
@@ -885,9 +945,11 @@ Result<OpenDriveFiles> Writer::run() {
     section_road(k, profiles[k]);
   for (std::size_t i = 0; i < connectors.size(); ++i)
     connecting_road(connectors[i].first, ns + i, connectors[i].second, profiles[ns + i]);
+  m_x.raw(m_fw.roads_xml);
   controllers_xml();
   for (std::uint32_t j = 0; j < m_connectors.size(); ++j)
-    if (!m_connectors[j].empty()) junction_xml(j);
+    if (!m_connectors[j].empty() || m_fw.at_node.count(j) != 0) junction_xml(j);
+  m_x.raw(m_fw.junctions_xml);
   m_x.raw("</OpenDRIVE>\n");
   if (m_x.error()) return *m_x.error();
   OpenDriveFiles out;
@@ -901,8 +963,8 @@ Result<OpenDriveFiles> Writer::run() {
 
 Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output& roads,
                                  const terrain::Heightfield& ground, const roads::Config& config,
-                                 const OpenDriveOptions& options) {
-  Writer writer(city, roads, ground, config, options);
+                                 const OpenDriveOptions& options, const freeway::Output* freeway) {
+  Writer writer(city, roads, ground, config, options, freeway);
   return writer.run();
 }
 

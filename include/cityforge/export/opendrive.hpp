@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cityforge/core/result.hpp"
+#include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
@@ -32,6 +33,8 @@ struct OpenDriveStats {
   std::size_t signs = 0;           ///< Stop (206) and yield (205) signs.
   std::size_t controllers = 0;
   std::size_t crosswalks = 0;
+  std::size_t bridges = 0;       ///< bridge objects (imported bridges).
+  std::size_t tunnels = 0;       ///< tunnel objects (imported tunnels).
   std::size_t geometries = 0;    ///< planView primitives.
   std::size_t elevations = 0;    ///< elevationProfile pieces.
   std::size_t shapes = 0;        ///< lateralProfile shape records.
@@ -48,11 +51,22 @@ struct OpenDriveFiles {
 };
 
 /// Writes the streets of `roads` (sections as roads, junction connectors as connecting roads,
-/// junctions, signals, signs, crosswalks) as OpenDRIVE. Road z follows the drawn road surface
-/// (roads::road_surface_z). Deterministic: the same inputs give the same bytes. Errors
-/// (invalid_input) on a non-finite number, naming the road; on rev_minor other than 4 or 8.
+/// junctions, signals, signs, crosswalks, imported bridges and tunnels as objects) and, when
+/// `freeway` is given, its decks and ramps as OpenDRIVE. Road z follows the drawn road surface
+/// (roads::road_surface_z); freeway and ramp z the lanes' (the deck top).
+///
+/// Ids: road k = section k; connecting roads of the street junctions next (one per connector,
+/// by junction, then lane id); then the freeway's roads in its lane order (one per deck piece
+/// of one direction, between ramp diverges and merges, lanes -1 at the median to -n at the
+/// curb; one per ramp and per deck-end turnaround). Junction j = layout node j; the deck-end
+/// turnarounds get junctions from the node count on. An interchange's off-ramp, on-ramp and
+/// the deck piece between its diverge and merge are connecting roads of the street junction
+/// where the ramps meet the artery (1.4 has no direct junctions; each road end belongs to one
+/// junction). Deterministic: the same inputs give the same bytes. Errors (invalid_input) on a
+/// non-finite number, naming the road; on rev_minor other than 4 or 8.
 Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output& roads,
                                  const terrain::Heightfield& ground, const roads::Config& config,
-                                 const OpenDriveOptions& options);
+                                 const OpenDriveOptions& options,
+                                 const freeway::Output* freeway = nullptr);
 
 }  // namespace cityforge::exporter
