@@ -3,6 +3,8 @@
 // turnarounds as roads. Based on ASAM OpenDRIVE 1.4H, sections on road linkage (a road end
 // with more than one successor needs a junction), junctions (connecting roads, laneLinks of
 // the incoming road) and lane types (offRamp, onRamp).
+#include "export/detail/opendrive_freeway.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "cityforge/core/polyline.hpp"
-#include "export/detail/opendrive_freeway.hpp"
 #include "export/detail/opendrive_geometry.hpp"
 #include "export/detail/xml_text.hpp"
 
@@ -198,10 +199,10 @@ void FreewayWriter::road_xml(std::size_t k) {
   const std::string where = "freeway road " + std::to_string(id);
   const double len = geometry_length(r.geo);
   m_x.raw("  <road");
-  m_x.attr("name", r.kind == Kind::piece         ? "freeway"
-                   : r.kind == Kind::off_ramp    ? "off-ramp"
-                   : r.kind == Kind::on_ramp     ? "on-ramp"
-                                                 : "freeway turnaround");
+  m_x.attr("name", r.kind == Kind::piece      ? "freeway"
+                   : r.kind == Kind::off_ramp ? "off-ramp"
+                   : r.kind == Kind::on_ramp  ? "on-ramp"
+                                              : "freeway turnaround");
   m_x.attr("length", len, where);
   m_x.attr("id", std::to_string(id));
   m_x.attr("junction", std::to_string(r.junction));
@@ -224,8 +225,13 @@ void FreewayWriter::road_xml(std::size_t k) {
       m_x.raw("/></geometry>\n");
     } else {
       m_x.raw("><paramPoly3");
-      for (const auto& [name, v] : {std::pair{"aU", g.au}, {"bU", g.bu}, {"cU", g.cu},
-                                    {"dU", g.du}, {"aV", g.av}, {"bV", g.bv}, {"cV", g.cv},
+      for (const auto& [name, v] : {std::pair{"aU", g.au},
+                                    {"bU", g.bu},
+                                    {"cU", g.cu},
+                                    {"dU", g.du},
+                                    {"aV", g.av},
+                                    {"bV", g.bv},
+                                    {"cV", g.cv},
                                     {"dV", g.dv}})
         m_x.attr(name, v, where);
       m_x.raw(" pRange=\"normalized\"/></geometry>\n");

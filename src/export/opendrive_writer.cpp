@@ -9,6 +9,8 @@
 // Each section of the roads stage is one road; its reference line is the line the lane graph
 // offsets its lanes from (roads::lane_reference), so lane centres match the lane graph. Every
 // vehicle connector of a junction is one connecting road with one lane on the connector's curve.
+#include "export/detail/opendrive_writer.hpp"
+
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -28,113 +30,7 @@
 
 namespace cityforge::exporter {
 
-namespace {
-
-using detail::OdrGeometry;
-using detail::Poly3;
-using detail::XmlText;
-using roads::kNoLane;
-using roads::Lane;
-using roads::LaneId;
-
-constexpr double kElevationToleranceM = 0.01;
-constexpr double kMinPieceM = 1.0;
-
-std::string num_id(std::size_t v) { return std::to_string(v); }
-
-Vec2 xy(Vec3 p) { return {p.x, p.y}; }
-
-/// The lanes of one section road, by OpenDRIVE side.
-struct RoadLanes {
-  std::vector<LaneId> right;  ///< Forward lanes, -1 (next to the centre) outwards.
-  std::vector<LaneId> left;   ///< Backward lanes, 1 outwards.
-  LaneId walk_right = kNoLane;
-  LaneId walk_left = kNoLane;
-};
-
-using LaneRef = detail::OdrLaneRef;
-
-/// The numeric part of one road, fitted before the text is written (in parallel).
-struct Profiles {
-  std::vector<OdrGeometry> geo;  ///< Connecting roads only (sections: Writer::m_geo).
-  std::vector<Poly3> elevation;
-  std::vector<Poly3> roll;
-  std::vector<Poly3> stretch;  ///< 1 / cos(roll): the standard measures t across the roll.
-  std::vector<detail::ShapeRecord> shapes;
-  double fit_error_m = -1.0;  ///< Connectors on their own curve: its distance from the samples.
-};
-
-class Writer {
- public:
-  Writer(const layout::Output& city, const roads::Output& roads, const terrain::Heightfield& ground,
-         const roads::Config& config, const OpenDriveOptions& options,
-         const freeway::Output* freeway)
-      : m_city(city),
-        m_roads(roads),
-        m_ground(ground),
-        m_config(config),
-        m_options(options),
-        m_freeway(freeway) {}
-
-  Result<OpenDriveFiles> run();
-
- private:
-  void index_lanes();
-  Profiles section_profiles(std::uint32_t k) const;
-  Profiles connector_profiles(LaneId c, std::uint32_t junction) const;
-  void section_road(std::uint32_t k, const Profiles& pr);
-  void connecting_road(LaneId c, std::size_t road_id, std::uint32_t junction, const Profiles& pr);
-  void lane_xml(const Lane& lane, int id, const char* type, const char* mark, LaneRef pred,
-                LaneRef succ, double height_inner, double height_outer);
-
-  void road_link(std::uint32_t k, bool at_start);
-  void plan_view(const std::vector<OdrGeometry>& geo, const std::string& where);
-  void profile(const char* element, const std::vector<Poly3>& pieces, const std::string& where,
-               const char* extra = nullptr);
-  void signals_of(std::uint32_t k);
-  void objects_of(std::uint32_t k);
-  void junction_xml(std::uint32_t j);
-  void controllers_xml();
-  std::string side_json() const;
-  double stop_s(std::uint32_t k, bool forward) const;
-
-  const layout::Output& m_city;
-  const roads::Output& m_roads;
-  const terrain::Heightfield& m_ground;
-  const roads::Config& m_config;
-  const OpenDriveOptions& m_options;
-  const freeway::Output* m_freeway;
-  detail::FreewayMap m_fw;  // The freeway's roads (empty without one).
-  XmlText m_x;
-  OpenDriveStats m_stats;
-  std::vector<RoadLanes> m_sections;
-  std::vector<std::vector<OdrGeometry>> m_geo;    // Per section.
-  std::vector<std::vector<LaneId>> m_connectors;  // Per intersection, ascending.
-  std::vector<std::vector<LaneId>> m_crosswalks;  // Per section.
-  std::vector<LaneRef> m_ref;                     // Per lane.
-  std::vector<std::size_t> m_plan_of;             // Per intersection, or SIZE_MAX.
-  // Signals: one controller per (junction, set of phases a movement is green in).
-  struct Head {
-    std::uint32_t road = 0;
-    bool forward = true;
-    std::vector<int> lanes;
-    std::string controller;
-    int type = 1000001;
-  };
-  std::vector<std::vector<Head>> m_heads;                                       // Per section road.
-  std::vector<std::pair<std::string, std::vector<std::string>>> m_controllers;  // id, signals
-  std::vector<std::vector<std::vector<std::string>>> m_phase_controllers;       // Per plan, phase.
-  std::size_t m_signal_count = 0;
-  /// 1 / cos(superelevation) along the road being written: the standard measures t across the
-  /// rolled surface, our lanes' widths are in plan.
-  std::vector<Poly3> m_stretch;
-};
-
-double Writer::stop_s(std::uint32_t k, bool forward) const {
-  const double len = detail::geometry_length(m_geo[k]);
-  const double back = std::min(0.5 * len, m_config.crosswalk_width_m + m_config.stop_line_gap_m);
-  return forward ? len - back : back;
-}
+namespace detail {
 
 void Writer::index_lanes() {
   const auto& lanes = m_roads.lanes.lanes;
@@ -225,13 +121,6 @@ void Writer::index_lanes() {
   }
 }
 
-/// Writes stateless pieces: a link element's attributes.
-void link_attrs(XmlText& x, const char* type, std::size_t id, const char* contact) {
-  x.attr("elementType", type);
-  x.attr("elementId", num_id(id));
-  if (contact != nullptr) x.attr("contactPoint", contact);
-}
-
 void Writer::road_link(std::uint32_t k, bool at_start) {
   const layout::RoadEdge& e = m_city.network.edges[k];
   const std::uint32_t node = at_start ? e.from : e.to;
@@ -285,17 +174,15 @@ void Writer::plan_view(const std::vector<OdrGeometry>& geo, const std::string& w
   m_x.raw("    </planView>\n");
 }
 
-void Writer::profile(const char* element, const std::vector<Poly3>& pieces,
-                     const std::string& where, const char* extra) {
+void Writer::profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces,
+                     double scale, const std::string& where) {
   for (const Poly3& p : pieces) {
-    m_x.raw("      <");
-    m_x.raw(element);
-    if (extra != nullptr) m_x.raw(extra);
-    m_x.attr("s", p.s, where);
-    m_x.attr("a", p.a, where);
-    m_x.attr("b", p.b, where);
-    m_x.attr("c", p.c, where);
-    m_x.attr("d", p.d, where);
+    m_x.raw(open);
+    m_x.attr(s_name, p.s, where);
+    m_x.attr("a", scale * p.a, where);
+    m_x.attr("b", scale * p.b, where);
+    m_x.attr("c", scale * p.c, where);
+    m_x.attr("d", scale * p.d, where);
     m_x.raw("/>\n");
   }
 }
@@ -322,15 +209,7 @@ void Writer::lane_xml(const Lane& lane, int id, const char* type, const char* ma
     }
     m_x.raw("</link>\n");
   }
-  for (const Poly3& p : m_stretch) {
-    m_x.raw("            <width");
-    m_x.attr("sOffset", p.s, where);
-    m_x.attr("a", lane.width_m * p.a, where);
-    m_x.attr("b", lane.width_m * p.b, where);
-    m_x.attr("c", lane.width_m * p.c, where);
-    m_x.attr("d", lane.width_m * p.d, where);
-    m_x.raw("/>\n");
-  }
+  profile("            <width", "sOffset", m_stretch, lane.width_m, where);
   m_x.raw("            <roadMark sOffset=\"0\"");
   m_x.attr("type", mark);
   m_x.raw(" weight=\"standard\" color=\"standard\" width=\"0.15\"/>\n");
@@ -407,9 +286,9 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
   m_stretch = pr.stretch;
   m_stats.elevations += pr.elevation.size();
   m_x.raw("    <elevationProfile>\n");
-  profile("elevation", pr.elevation, where);
+  profile("      <elevation", "s", pr.elevation, 1.0, where);
   m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  profile("superelevation", pr.roll, where);
+  profile("      <superelevation", "s", pr.roll, 1.0, where);
   const double crown_slope = m_config.crown_m / std::max(half, 0.5);
   if (m_options.rev_minor == 4) {
     // The crown as crossfall (1.4 readers that skip <shape> still get it).
@@ -437,15 +316,7 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
           : half - static_cast<double>(rl.left.size()) *
                        (edge.width_m / static_cast<double>(rl.left.size() + rl.right.size()));
   const double offset = rl.left.size() == rl.right.size() ? 0.0 : divider;
-  for (const Poly3& p : m_stretch) {
-    m_x.raw("      <laneOffset");
-    m_x.attr("s", p.s, where);
-    m_x.attr("a", offset * p.a, where);
-    m_x.attr("b", offset * p.b, where);
-    m_x.attr("c", offset * p.c, where);
-    m_x.attr("d", offset * p.d, where);
-    m_x.raw("/>\n");
-  }
+  profile("      <laneOffset", "s", m_stretch, offset, where);
   m_x.raw("      <laneSection s=\"0\">\n");
   // Sidewalk tops: the block surface; the road surface at the curb is ground + raise.
   const double inner = m_roads.block_raise_m - raise;
@@ -502,109 +373,6 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
   signals_of(k);
   m_x.raw("  </road>\n");
   ++m_stats.roads;
-}
-
-void Writer::objects_of(std::uint32_t k) {
-  const layout::RoadEdge& edge = m_city.network.edges[k];
-  if (m_crosswalks[k].empty() && !edge.bridge && !edge.tunnel) {
-    m_x.raw("    <objects/>\n");
-    return;
-  }
-  const auto& geo = m_geo[k];
-  const std::string where = "road " + std::to_string(k) + " crosswalk";
-  m_x.raw("    <objects>\n");
-  for (const LaneId c : m_crosswalks[k]) {
-    const Lane& l = m_roads.lanes.lanes[c];
-    const Vec2 a = xy(l.points.front());
-    const Vec2 b = xy(l.points.back());
-    const Vec2 mid = (a + b) * 0.5;
-    const Vec2 st = detail::geometry_project(geo, mid);
-    const double s_mid = st.x;
-    const double t_mid = st.y;
-    const double across = distance(a, b);
-    const double along = l.width_m;
-    m_x.raw("      <object");
-    m_x.attr("type", "crosswalk");
-    m_x.attr("name", "crosswalk");
-    m_x.attr("id", num_id(c));
-    m_x.attr("s", s_mid, where);
-    m_x.attr("t", t_mid, where);
-    m_x.raw(" zOffset=\"0\" validLength=\"0\" orientation=\"none\"");
-    m_x.attr("length", along, where);
-    m_x.attr("width", across, where);
-    m_x.raw(" height=\"0\" hdg=\"0\" pitch=\"0\" roll=\"0\">\n        <outline>\n");
-    const double us[4] = {-0.5 * along, 0.5 * along, 0.5 * along, -0.5 * along};
-    const double vs[4] = {-0.5 * across, -0.5 * across, 0.5 * across, 0.5 * across};
-    for (int i = 0; i < 4; ++i) {
-      m_x.raw("          <cornerLocal");
-      m_x.attr("u", us[i], where);
-      m_x.attr("v", vs[i], where);
-      m_x.raw(" z=\"0\" height=\"0\"/>\n");
-    }
-    m_x.raw("        </outline>\n      </object>\n");
-    ++m_stats.crosswalks;
-  }
-  // Imported bridges and tunnels span the whole road (the XSD wants tunnels before bridges).
-  // Their id is the road's: one per road at most.
-  if (edge.tunnel || edge.bridge) {
-    m_x.raw(edge.tunnel ? "      <tunnel s=\"0\"" : "      <bridge s=\"0\"");
-    m_x.attr("length", detail::geometry_length(geo), where);
-    std::string name = edge.tunnel ? "tunnel" : "bridge";
-    if (edge.osm_way != 0) name += " of OSM way " + std::to_string(edge.osm_way);
-    m_x.attr("name", name);
-    m_x.attr("id", num_id(k));
-    m_x.attr("type", edge.tunnel ? "standard" : "concrete");
-    m_x.raw("/>\n");
-    ++(edge.tunnel ? m_stats.tunnels : m_stats.bridges);
-  }
-  m_x.raw("    </objects>\n");
-}
-
-void Writer::signals_of(std::uint32_t k) {
-  if (m_heads[k].empty()) {
-    m_x.raw("    <signals/>\n");
-    return;
-  }
-  const layout::RoadEdge& edge = m_city.network.edges[k];
-  const std::string where = "road " + std::to_string(k) + " signal";
-  m_x.raw("    <signals>\n");
-  for (const Head& h : m_heads[k]) {
-    const std::string id = num_id(m_signal_count++);
-    m_x.raw("      <signal");
-    m_x.attr("s", stop_s(k, h.forward), where);
-    m_x.attr("t", (h.forward ? -1.0 : 1.0) * (0.5 * edge.width_m + 0.3), where);
-    m_x.attr("id", id);
-    m_x.attr("name", h.type == 1000001 ? "traffic light" : h.type == 206 ? "stop" : "yield");
-    m_x.attr("dynamic", h.type == 1000001 ? "yes" : "no");
-    m_x.attr("orientation", h.forward ? "+" : "-");
-    m_x.attr("zOffset", h.type == 1000001 ? "2.5" : "1.8");
-    m_x.attr("country", "OpenDRIVE");
-    m_x.attr_int("type", h.type);
-    m_x.attr("subtype", "-1");
-    m_x.raw(" value=\"-1\" height=\"0.9\" width=\"0.6\">\n");
-    // One validity per run of consecutive lane ids.
-    std::vector<int> ids = h.lanes;
-    std::sort(ids.begin(), ids.end());
-    for (std::size_t i = 0; i < ids.size();) {
-      std::size_t j = i;
-      while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
-        ++j;
-      m_x.raw("        <validity");
-      m_x.attr_int("fromLane", ids[i]);
-      m_x.attr_int("toLane", ids[j]);
-      m_x.raw("/>\n");
-      i = j + 1;
-    }
-    m_x.raw("      </signal>\n");
-    if (h.type == 1000001) {
-      for (auto& [cid, signals] : m_controllers)
-        if (cid == h.controller) signals.push_back(id);
-      ++m_stats.traffic_lights;
-    } else {
-      ++m_stats.signs;
-    }
-  }
-  m_x.raw("    </signals>\n");
 }
 
 Profiles Writer::connector_profiles(LaneId c, std::uint32_t junction) const {
@@ -680,19 +448,11 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   m_stretch = pr.stretch;
   m_stats.elevations += pr.elevation.size();
   m_x.raw("    <elevationProfile>\n");
-  profile("elevation", pr.elevation, where);
+  profile("      <elevation", "s", pr.elevation, 1.0, where);
   m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  profile("superelevation", pr.roll, where);
+  profile("      <superelevation", "s", pr.roll, 1.0, where);
   m_x.raw("    </lateralProfile>\n    <lanes>\n");
-  for (const Poly3& p : m_stretch) {
-    m_x.raw("      <laneOffset");
-    m_x.attr("s", p.s, where);
-    m_x.attr("a", 0.5 * lane.width_m * p.a, where);
-    m_x.attr("b", 0.5 * lane.width_m * p.b, where);
-    m_x.attr("c", 0.5 * lane.width_m * p.c, where);
-    m_x.attr("d", 0.5 * lane.width_m * p.d, where);
-    m_x.raw("/>\n");
-  }
+  profile("      <laneOffset", "s", m_stretch, 0.5 * lane.width_m, where);
   m_x.raw("      <laneSection s=\"0\">\n");
   m_x.raw("        <center>\n          <lane id=\"0\" type=\"none\" level=\"false\"/>\n");
   m_x.raw("        </center>\n        <right>\n");
@@ -700,122 +460,6 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   m_x.raw("        </right>\n      </laneSection>\n    </lanes>\n  </road>\n");
   ++m_stats.roads;
   ++m_stats.connecting_roads;
-}
-
-void Writer::junction_xml(std::uint32_t j) {
-  const auto& lanes = m_roads.lanes.lanes;
-  m_x.raw("  <junction");
-  m_x.attr("name", "");
-  m_x.attr("id", num_id(j));
-  m_x.raw(">\n");
-  std::size_t n = 0;
-  for (const LaneId c : m_connectors[j]) {
-    const Lane& lane = lanes[c];
-    if (lane.predecessors.empty()) continue;
-    const LaneRef in = m_ref[lane.predecessors[0]];
-    m_x.raw("    <connection");
-    m_x.attr("id", num_id(n++));
-    m_x.attr("incomingRoad", num_id(static_cast<std::size_t>(in.road)));
-    m_x.attr("connectingRoad", num_id(static_cast<std::size_t>(m_ref[c].road)));
-    m_x.attr("contactPoint", "start");
-    m_x.raw(">\n      <laneLink");
-    m_x.attr_int("from", in.id);
-    m_x.raw(" to=\"-1\"/>\n    </connection>\n");
-  }
-  // Ramps, and the freeway between an interchange's diverge and merge.
-  const auto ramps = m_fw.at_node.find(j);
-  if (ramps != m_fw.at_node.end()) {
-    for (const detail::OdrConnection& c : ramps->second) {
-      m_x.raw("    <connection");
-      m_x.attr("id", num_id(n++));
-      m_x.attr("incomingRoad", num_id(c.incoming));
-      m_x.attr("connectingRoad", num_id(c.connecting));
-      m_x.raw(" contactPoint=\"start\">\n");
-      for (const auto& [from, to] : c.lane_links) {
-        m_x.raw("      <laneLink");
-        m_x.attr_int("from", from);
-        m_x.attr_int("to", to);
-        m_x.raw("/>\n");
-      }
-      m_x.raw("    </connection>\n");
-    }
-  }
-  if (m_plan_of[j] != SIZE_MAX) {
-    std::vector<std::string> seen;
-    for (const auto& phase : m_phase_controllers[m_plan_of[j]])
-      for (const std::string& cid : phase)
-        if (std::find(seen.begin(), seen.end(), cid) == seen.end()) seen.push_back(cid);
-    std::sort(seen.begin(), seen.end(), [](const std::string& a, const std::string& b) {
-      return std::stoll(a) < std::stoll(b);
-    });
-    for (std::size_t i = 0; i < seen.size(); ++i) {
-      m_x.raw("    <controller");
-      m_x.attr("id", seen[i]);
-      m_x.attr("type", "0");
-      m_x.attr_int("sequence", static_cast<long long>(i));
-      m_x.raw("/>\n");
-    }
-  }
-  m_x.raw("  </junction>\n");
-  ++m_stats.junctions;
-}
-
-void Writer::controllers_xml() {
-  for (const auto& [cid, signals] : m_controllers) {
-    m_x.raw("  <controller");
-    m_x.attr("id", cid);
-    m_x.attr("name", "phase group " + cid);
-    m_x.raw(">\n");
-    for (const std::string& s : signals) {
-      m_x.raw("    <control");
-      m_x.attr("signalId", s);
-      m_x.attr("type", "0");
-      m_x.raw("/>\n");
-    }
-    m_x.raw("  </controller>\n");
-  }
-  m_stats.controllers = m_controllers.size();
-}
-
-std::string Writer::side_json() const {
-  std::string out = "{\"format\": \"cityforge-opendrive\", \"version\": 1,\n \"lanes\": [";
-  bool first = true;
-  for (const Lane& l : m_roads.lanes.lanes) {
-    if (m_ref[l.id].road < 0) continue;
-    out += first ? "\n  " : ",\n  ";
-    first = false;
-    out += "{\"lane\": " + std::to_string(l.id) + ", \"road\": \"" +
-           std::to_string(m_ref[l.id].road) + "\", \"lane_id\": " + std::to_string(m_ref[l.id].id) +
-           "}";
-  }
-  for (const auto& [id, ref] : m_fw.lanes) {
-    out += first ? "\n  " : ",\n  ";
-    first = false;
-    out += "{\"lane\": " + std::to_string(id) + ", \"road\": \"" + std::to_string(ref.road) +
-           "\", \"lane_id\": " + std::to_string(ref.id) + "}";
-  }
-  out += "],\n \"plans\": [";
-  for (std::size_t p = 0; p < m_roads.lanes.signals.size(); ++p) {
-    const roads::SignalPlan& plan = m_roads.lanes.signals[p];
-    out += p == 0 ? "\n  " : ",\n  ";
-    out += "{\"junction\": \"" + std::to_string(plan.intersection) +
-           "\", \"offset_s\": " + format_g9(plan.offset_s) +
-           ", \"cycle_s\": " + format_g9(plan.cycle_s()) + ", \"phases\": [";
-    for (std::size_t i = 0; i < plan.phases.size(); ++i) {
-      const roads::Phase& ph = plan.phases[i];
-      out += i == 0 ? "" : ", ";
-      out += "{\"green_s\": " + format_g9(ph.green_s) +
-             ", \"yellow_s\": " + format_g9(ph.yellow_s) +
-             ", \"all_red_s\": " + format_g9(ph.all_red_s) + ", \"green_controllers\": [";
-      const auto& cs = m_phase_controllers[p][i];
-      for (std::size_t c = 0; c < cs.size(); ++c)
-        out += (c == 0 ? "\"" : ", \"") + cs[c] + "\"";
-      out += "]}";
-    }
-    out += "]}";
-  }
-  out += "]}\n";
-  return out;
 }
 
 Result<OpenDriveFiles> Writer::run() {
@@ -828,7 +472,6 @@ Result<OpenDriveFiles> Writer::run() {
     return Error::invalid_input("roads", "expected one section per edge and one junction per node");
   }
   index_lanes();
-  const auto& lanes = m_roads.lanes.lanes;
   if (m_freeway != nullptr) {
     std::size_t first_road = m_roads.sections.size();
     for (const auto& cs : m_connectors)
@@ -842,61 +485,7 @@ Result<OpenDriveFiles> Writer::run() {
     m_stats.geometries += m_fw.geometries;
     m_stats.elevations += m_fw.elevations;
   }
-  // Heads and signs per approach: traffic lights grouped by the phases their movements are
-  // green in (one controller per group and junction), stop and yield signs where movements
-  // give way at stop and yield junctions.
-  m_heads.assign(m_roads.sections.size(), {});
-  m_phase_controllers.assign(m_roads.lanes.signals.size(), {});
-  for (std::uint32_t j = 0; j < m_roads.intersections.size(); ++j) {
-    const roads::Intersection& x = m_roads.intersections[j];
-    const bool lights = m_plan_of[j] != SIZE_MAX;
-    const roads::SignalPlan* plan = lights ? &m_roads.lanes.signals[m_plan_of[j]] : nullptr;
-    if (plan != nullptr) m_phase_controllers[m_plan_of[j]].assign(plan->phases.size(), {});
-    std::map<std::string, std::string> controller_of;  // phase signature -> controller id
-    std::map<std::tuple<std::uint32_t, bool, std::string>, std::size_t> head_of;
-    for (const LaneId c : m_connectors[j]) {
-      const Lane& con = lanes[c];
-      if (con.predecessors.empty()) continue;
-      const LaneRef in = m_ref[con.predecessors[0]];
-      if (in.road < 0) continue;
-      std::string key;
-      int type = 1000001;
-      if (lights) {
-        for (std::size_t p = 0; p < plan->phases.size(); ++p) {
-          const auto& g = plan->phases[p].green;
-          key += std::binary_search(g.begin(), g.end(), c) ? '1' : '0';
-        }
-      } else if ((con.tags & roads::kYield) != 0U &&
-                 (x.control == roads::Control::stop || x.control == roads::Control::yield)) {
-        type = x.control == roads::Control::stop ? 206 : 205;
-        key = "sign";
-      } else {
-        continue;
-      }
-      const auto road = static_cast<std::uint32_t>(in.road);
-      const bool forward = in.id < 0;
-      auto [it, fresh] = head_of.try_emplace({road, forward, key}, m_heads[road].size());
-      if (fresh) {
-        Head h;
-        h.road = road;
-        h.forward = forward;
-        h.type = type;
-        if (lights) {
-          auto [cit, new_controller] = controller_of.try_emplace(key, num_id(m_controllers.size()));
-          if (new_controller) {
-            m_controllers.emplace_back(cit->second, std::vector<std::string>{});
-            for (std::size_t p = 0; p < key.size(); ++p)
-              if (key[p] == '1') m_phase_controllers[m_plan_of[j]][p].push_back(cit->second);
-          }
-          h.controller = cit->second;
-        }
-        m_heads[road].push_back(h);
-      }
-      auto& ids = m_heads[road][it->second].lanes;
-      if (std::find(ids.begin(), ids.end(), in.id) == ids.end()) ids.push_back(in.id);
-    }
-    if (lights) ++m_stats.signalised_junctions;
-  }
+  build_heads();
   // The document.
   m_x.raw(detail::kXmlDeclaration);
   m_x.raw("<OpenDRIVE>\n  <header revMajor=\"1\"");
@@ -959,12 +548,12 @@ Result<OpenDriveFiles> Writer::run() {
   return out;
 }
 
-}  // namespace
+}  // namespace detail
 
 Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output& roads,
                                  const terrain::Heightfield& ground, const roads::Config& config,
                                  const OpenDriveOptions& options, const freeway::Output* freeway) {
-  Writer writer(city, roads, ground, config, options, freeway);
+  detail::Writer writer(city, roads, ground, config, options, freeway);
   return writer.run();
 }
 

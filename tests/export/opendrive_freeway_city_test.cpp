@@ -120,8 +120,8 @@ TEST(OpenDriveFreeway, DeckAndRampRoadsFollowTheFreewayLanes) {
     ++freeway_lanes;
   }
   EXPECT_EQ(freeway_lanes, c.freeway.lanes.size());  // every freeway and ramp lane is mapped
-  const odr_check::Fit fit = odr_check::compare(
-      doc, lanes, [&](const odr_check::OurLane& l, Vec2 p, double) {
+  const odr_check::Fit fit =
+      odr_check::compare(doc, lanes, [&](const odr_check::OurLane& l, Vec2 p, double) {
         return lane_z(c.merged.lanes[l.id].points, p);
       });
   std::printf(
@@ -179,7 +179,8 @@ TEST(OpenDriveFreeway, LaneEndsMeetAcrossEveryLink) {
         const auto b = xodr_test::lane_centre_point(
             *next, xodr_test::contact_s(*next, r.successor.contact_point), *l.successor);
         ASSERT_TRUE(a && b) << "road " << r.id << " lane " << l.id;
-        EXPECT_LT(std::hypot(a->x - b->x, a->y - b->y), 0.02) << "road " << r.id << " lane " << l.id;
+        EXPECT_LT(std::hypot(a->x - b->x, a->y - b->y), 0.02)
+            << "road " << r.id << " lane " << l.id;
         // Deck to deck: the same z. A ramp onto a street: our lane z at the artery lane's start
         // against the drawn street surface (crown and class raise) the map carries.
         if (is_freeway(*next)) {
@@ -218,9 +219,10 @@ TEST(OpenDriveFreeway, LaneEndsMeetAcrossEveryLink) {
     }
     junctions_with_ramps += ramps ? 1 : 0;
   }
-  std::printf("[ links    ] %zu lane links road to road, %zu through junctions; %zu street "
-              "junctions with ramps; ramp ends %.3f m from the street surface in z\n",
-              road_links, junction_links, junctions_with_ramps, street_dz);
+  std::printf(
+      "[ links    ] %zu lane links road to road, %zu through junctions; %zu street "
+      "junctions with ramps; ramp ends %.3f m from the street surface in z\n",
+      road_links, junction_links, junctions_with_ramps, street_dz);
   EXPECT_LT(street_dz, 0.15);
   EXPECT_GT(road_links, 0U);
   // Each interchange: the deck piece between diverge and merge (3 lanes) and 2 ramps; and 2
