@@ -126,11 +126,12 @@ std::string opendrive_member(const OpenDriveFiles& f) {
   std::snprintf(buf, sizeof buf,
                 "\"opendrive\": {\"bytes\": %zu, \"roads\": %zu, \"connecting_roads\": %zu, "
                 "\"junctions\": %zu, \"signalised_junctions\": %zu, \"traffic_lights\": %zu, "
-                "\"signs\": %zu, \"controllers\": %zu, \"crosswalks\": %zu, "
+                "\"signs\": %zu, \"controllers\": %zu, \"crosswalks\": %zu, \"bridges\": %zu, "
+                "\"tunnels\": %zu, "
                 "\"geometries\": %zu, \"elevations\": %zu, \"shapes\": %zu}",
                 f.xodr.size(), o.roads, o.connecting_roads, o.junctions, o.signalised_junctions,
-                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.geometries, o.elevations,
-                o.shapes);
+                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.bridges, o.tunnels,
+                o.geometries, o.elevations, o.shapes);
   return buf;
 }
 

@@ -23,9 +23,6 @@ using roads::kNoLane;
 using roads::Lane;
 using roads::LaneId;
 
-constexpr double kElevationToleranceM = 0.01;
-constexpr double kMinPieceM = 1.0;
-
 enum class Kind { piece, off_ramp, on_ramp, turnaround };
 
 /// One freeway road: its lanes in OpenDRIVE order (-1, -2, ...), and its junction (-1: none).

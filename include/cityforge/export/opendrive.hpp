@@ -16,11 +16,9 @@ namespace cityforge::exporter {
 
 /// What to write.
 struct OpenDriveOptions {
-  int rev_minor = 4;      ///< 4 (OpenDRIVE 1.4, what CARLA reads) or 8 (1.8).
-  std::string name;       ///< header/@name.
-  std::string geo_proj;   ///< PROJ definition of the local frame (imports); "" = none.
-  double lon0_deg = 0.0;  ///< Origin of the local frame, for the header's comment.
-  double lat0_deg = 0.0;
+  int rev_minor = 4;     ///< 4 (OpenDRIVE 1.4, what CARLA reads) or 8 (1.8).
+  std::string name;      ///< header/@name.
+  std::string geo_proj;  ///< PROJ definition of the local frame (imports); "" = none.
 };
 
 /// Counts of the written map (stats and tests).

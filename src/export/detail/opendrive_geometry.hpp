@@ -11,6 +11,11 @@
 
 namespace cityforge::exporter::detail {
 
+/// Profiles (elevation, roll) are fitted within this many metres of what they follow...
+inline constexpr double kElevationToleranceM = 0.01;
+/// ...in pieces no shorter than this (metres).
+inline constexpr double kMinPieceM = 1.0;
+
 /// One planView primitive: a line, an arc of signed curvature (positive turns left), or a
 /// paramPoly3 with pRange "normalized" (p in [0, 1]) in the frame at (x, y) turned by hdg.
 struct OdrGeometry {

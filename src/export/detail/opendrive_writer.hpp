@@ -21,9 +21,6 @@ using roads::kNoLane;
 using roads::Lane;
 using roads::LaneId;
 
-inline constexpr double kElevationToleranceM = 0.01;
-inline constexpr double kMinPieceM = 1.0;
-
 inline std::string num_id(std::size_t v) { return std::to_string(v); }
 
 inline Vec2 xy(Vec3 p) { return {p.x, p.y}; }
@@ -76,8 +73,8 @@ class Writer {
   void plan_view(const std::vector<OdrGeometry>& geo, const std::string& where);
   /// One record per piece: `open` (e.g. "      <elevation"), then `s_name` (s or sOffset) and
   /// a, b, c, d times `scale`.
-  void profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces,
-               double scale, const std::string& where);
+  void profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces, double scale,
+               const std::string& where);
   void signals_of(std::uint32_t k);
   void objects_of(std::uint32_t k);
   void junction_xml(std::uint32_t j);
