@@ -32,10 +32,9 @@ TEST(OpenDriveSumo, DefaultCityReadsAndDrivesInSumo) {
     GTEST_SKIP() << "netconvert / sumo / duarouter / python3 not installed (Debian package "
                     "'sumo', see scripts/install-deps.sh)";
   }
-  // The default city without the outputs this test does not read.
+  // The default city as the Tiles and MPI tests share it (made once per build).
   fs::path city;
-  const CliRun gen =
-      clitest::shared_city("opendrive_default", "generate -q --no-sumo --no-city-glb", &city);
+  const CliRun gen = clitest::shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
   ASSERT_EQ(gen.exit_code, 0) << gen.output;
   const fs::path xodr = city / "opendrive" / "city.xodr";
   ASSERT_TRUE(fs::exists(xodr)) << "no " << xodr << ": the OpenDRIVE writer did not run";
