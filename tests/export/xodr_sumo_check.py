@@ -177,16 +177,20 @@ def read_net(path):
     tl_logics = len(root.findall("tlLogic"))
     lanes_by_orig = {}  # "ROAD_LANEID" -> [(edge id, lane index, length, shape)]
     edges = {}
-    neighbours = {}  # node -> the nodes its (non-internal) edges lead to or come from
+    neighbours = {}  # node -> the roads (edge ids less direction and section) that touch it
     for e in root.findall("edge"):
         if e.get("function") == "internal":
             continue
         lanes = e.findall("lane")
         edges[e.get("id")] = len(lanes)
         a, b = e.get("from"), e.get("to")
+        # netconvert names an OpenDRIVE road's edges "ROAD" and "-ROAD" (".S" per lane section);
+        # two roads between the same two nodes (a loop) are two ways, so roads are counted,
+        # not neighbour nodes.
+        way = re.sub(r"\.\d+(\.\d+)?$", "", e.get("id").lstrip("-"))
         if a is not None and b is not None and a != b:
-            neighbours.setdefault(a, set()).add(b)
-            neighbours.setdefault(b, set()).add(a)
+            neighbours.setdefault(a, set()).add(way)
+            neighbours.setdefault(b, set()).add(way)
         for l in lanes:
             orig = None
             for p in l.findall("param"):
@@ -448,8 +452,15 @@ def compare_lanes(city_json, lanes_json, lanes_by_orig, min_length, lateral_tole
             "length_after_trim": abs(sumo_len - trimmed), "ours_length": l["length_m"]})
     short = [r for r in rows if r["ours_length"] < min_length]
     rows = [r for r in rows if r["ours_length"] >= min_length]
+    # Lanes SUMO's junction polygons swallowed whole (between two junctions closer than their
+    # polygons reach): nothing of our geometry is left in SUMO's lane to compare.
+    swallowed = [r for r in rows if r["trim_start"] + r["trim_end"] >= r["ours_length"] - 0.5]
+    rows = [r for r in rows if r["trim_start"] + r["trim_end"] < r["ours_length"] - 0.5]
     out = {"compared": len(rows), "short_lanes_not_held": len(short),
-           "short_lanes_lateral_max": round(max((r["lateral"] for r in short), default=0), 3), "not_in_lane_map": not_mapped, "missing_in_net": len(missing),
+           "short_lanes_lateral_max": round(max((r["lateral"] for r in short), default=0), 3),
+           "swallowed_by_sumo_junctions": len(swallowed),
+           "swallowed_examples": [r["sumo"] for r in swallowed[:10]],
+           "not_in_lane_map": not_mapped, "missing_in_net": len(missing),
            "missing_examples": missing[:10], "lane_index_mismatches": index_mismatch}
     for key in ("start_dist", "end_dist", "length_diff", "trim_start", "trim_end",
                 "extend_start", "extend_end", "lateral", "lateral_excess", "length_after_trim"):
