@@ -45,7 +45,8 @@ python3 - "$tmp" "${names[@]}" <<'PY'
 import json, os, sys
 root, names = sys.argv[1], sys.argv[2:]
 print(f'{"city":<17} {"write_s":>7} {"MB":>6} {"roads":>6} {"junct":>6} {"signal":>6} {"xsd":>7} '
-      f'{"sumo_j":>13} {"sumo_tls":>9} {"arrived":>8} {"lat_max":>7} {"lat_med":>7} {"failed":<}')
+      f'{"nodes":>11} {"3+ways":>11} {"signals":>8} {"arrived":>8} {"lat_max":>7} {"lat_med":>7} '
+      f'{"failed":<}')
 for n in names:
     s = json.load(open(os.path.join(root, n, "stats.json")))
     o = s["opendrive"]
@@ -60,7 +61,8 @@ for n in names:
     lat = lanes.get("lateral", {})
     print(f'{n:<17} {s["timings"]["opendrive_s"]:>7.2f} {o["bytes"] / 1e6:>6.1f} {o["roads"]:>6} '
           f'{o["junctions"]:>6} {o["signalised_junctions"]:>6} {xsd:>7} '
-          f'{str(j.get("sumo", "-")) + "/" + str(j.get("ours", "-")):>13} '
+          f'{str(j.get("sumo", "-")) + "/" + str(j.get("ours", "-")):>11} '
+          f'{str(j.get("sumo_3way", "-")) + "/" + str(j.get("ours_3way", "-")):>11} '
           f'{str(j.get("sumo_traffic_light", "-")) + "/" + str(j.get("ours_signalised", "-")):>9} '
           f'{sim.get("arrived_ratio", float("nan")):>8.3f} {lat.get("max") or float("nan"):>7.3f} '
           f'{lat.get("median") or float("nan"):>7.4f} {"; ".join(c.get("failed", ["no summary"]))}')
