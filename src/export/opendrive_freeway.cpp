@@ -206,33 +206,9 @@ void FreewayWriter::road_xml(std::size_t k) {
   m_x.raw(">\n    <link>\n");
   link_xml(r, true);
   link_xml(r, false);
-  m_x.raw("    </link>\n    <type s=\"0\" type=\"motorway\"/>\n    <planView>\n");
+  m_x.raw("    </link>\n    <type s=\"0\" type=\"motorway\"/>\n");
+  write_plan_view(m_x, r.geo, where);
   for (const OdrGeometry& g : r.geo) {
-    m_x.raw("      <geometry");
-    m_x.attr("s", g.s, where);
-    m_x.attr("x", g.x, where);
-    m_x.attr("y", g.y, where);
-    m_x.attr("hdg", g.hdg, where);
-    m_x.attr("length", g.length, where);
-    if (g.kind == OdrGeometry::Kind::line) {
-      m_x.raw("><line/></geometry>\n");
-    } else if (g.kind == OdrGeometry::Kind::arc) {
-      m_x.raw("><arc");
-      m_x.attr("curvature", g.curvature, where);
-      m_x.raw("/></geometry>\n");
-    } else {
-      m_x.raw("><paramPoly3");
-      for (const auto& [name, v] : {std::pair{"aU", g.au},
-                                    {"bU", g.bu},
-                                    {"cU", g.cu},
-                                    {"dU", g.du},
-                                    {"aV", g.av},
-                                    {"bV", g.bv},
-                                    {"cV", g.cv},
-                                    {"dV", g.dv}})
-        m_x.attr(name, v, where);
-      m_x.raw(" pRange=\"normalized\"/></geometry>\n");
-    }
     for (const Vec2 p : {Vec2{g.x, g.y}, geometry_point({g}, g.s + g.length)}) {
       m_out.north = std::max(m_out.north, p.y);
       m_out.south = std::min(m_out.south, p.y);
@@ -241,16 +217,8 @@ void FreewayWriter::road_xml(std::size_t k) {
     }
   }
   m_out.geometries += r.geo.size();
-  m_x.raw("    </planView>\n    <elevationProfile>\n");
-  for (const Poly3& p : r.elevation) {
-    m_x.raw("      <elevation");
-    m_x.attr("s", p.s, where);
-    m_x.attr("a", p.a, where);
-    m_x.attr("b", p.b, where);
-    m_x.attr("c", p.c, where);
-    m_x.attr("d", p.d, where);
-    m_x.raw("/>\n");
-  }
+  m_x.raw("    <elevationProfile>\n");
+  write_records(m_x, "      <elevation", "s", r.elevation, 1.0, where);
   m_out.elevations += r.elevation.size();
   // The deck is flat across: no lateral profile. Lane -1's centre is the reference line.
   m_x.raw("    </elevationProfile>\n    <lanes>\n      <laneOffset s=\"0\"");

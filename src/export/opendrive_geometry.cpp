@@ -488,6 +488,51 @@ std::vector<ShapeRecord> fit_shape(const std::function<double(double, double)>& 
   return out;
 }
 
+void write_plan_view(XmlText& x, const std::vector<OdrGeometry>& geo, const std::string& where) {
+  x.raw("    <planView>\n");
+  for (const OdrGeometry& g : geo) {
+    x.raw("      <geometry");
+    x.attr("s", g.s, where);
+    x.attr("x", g.x, where);
+    x.attr("y", g.y, where);
+    x.attr("hdg", g.hdg, where);
+    x.attr("length", g.length, where);
+    if (g.kind == OdrGeometry::Kind::line) {
+      x.raw("><line/></geometry>\n");
+    } else if (g.kind == OdrGeometry::Kind::arc) {
+      x.raw("><arc");
+      x.attr("curvature", g.curvature, where);
+      x.raw("/></geometry>\n");
+    } else {
+      x.raw("><paramPoly3");
+      x.attr("aU", g.au, where);
+      x.attr("bU", g.bu, where);
+      x.attr("cU", g.cu, where);
+      x.attr("dU", g.du, where);
+      x.attr("aV", g.av, where);
+      x.attr("bV", g.bv, where);
+      x.attr("cV", g.cv, where);
+      x.attr("dV", g.dv, where);
+      x.attr("pRange", "normalized");
+      x.raw("/></geometry>\n");
+    }
+  }
+  x.raw("    </planView>\n");
+}
+
+void write_records(XmlText& x, const char* open, const char* s_name,
+                   const std::vector<Poly3>& pieces, double scale, const std::string& where) {
+  for (const Poly3& p : pieces) {
+    x.raw(open);
+    x.attr(s_name, p.s, where);
+    x.attr("a", scale * p.a, where);
+    x.attr("b", scale * p.b, where);
+    x.attr("c", scale * p.c, where);
+    x.attr("d", scale * p.d, where);
+    x.raw("/>\n");
+  }
+}
+
 double profile_at(const std::vector<Poly3>& pieces, double s) {
   if (pieces.empty()) return 0.0;
   auto it = std::upper_bound(pieces.begin(), pieces.end(), s,

@@ -142,49 +142,13 @@ void Writer::road_link(std::uint32_t k, bool at_start) {
 }
 
 void Writer::plan_view(const std::vector<OdrGeometry>& geo, const std::string& where) {
-  m_x.raw("    <planView>\n");
-  for (const OdrGeometry& g : geo) {
-    m_x.raw("      <geometry");
-    m_x.attr("s", g.s, where);
-    m_x.attr("x", g.x, where);
-    m_x.attr("y", g.y, where);
-    m_x.attr("hdg", g.hdg, where);
-    m_x.attr("length", g.length, where);
-    if (g.kind == OdrGeometry::Kind::line) {
-      m_x.raw("><line/></geometry>\n");
-    } else if (g.kind == OdrGeometry::Kind::arc) {
-      m_x.raw("><arc");
-      m_x.attr("curvature", g.curvature, where);
-      m_x.raw("/></geometry>\n");
-    } else {
-      m_x.raw("><paramPoly3");
-      m_x.attr("aU", g.au, where);
-      m_x.attr("bU", g.bu, where);
-      m_x.attr("cU", g.cu, where);
-      m_x.attr("dU", g.du, where);
-      m_x.attr("aV", g.av, where);
-      m_x.attr("bV", g.bv, where);
-      m_x.attr("cV", g.cv, where);
-      m_x.attr("dV", g.dv, where);
-      m_x.attr("pRange", "normalized");
-      m_x.raw("/></geometry>\n");
-    }
-  }
+  write_plan_view(m_x, geo, where);
   m_stats.geometries += geo.size();
-  m_x.raw("    </planView>\n");
 }
 
 void Writer::profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces,
                      double scale, const std::string& where) {
-  for (const Poly3& p : pieces) {
-    m_x.raw(open);
-    m_x.attr(s_name, p.s, where);
-    m_x.attr("a", scale * p.a, where);
-    m_x.attr("b", scale * p.b, where);
-    m_x.attr("c", scale * p.c, where);
-    m_x.attr("d", scale * p.d, where);
-    m_x.raw("/>\n");
-  }
+  write_records(m_x, open, s_name, pieces, scale, where);
 }
 
 void Writer::lane_xml(const Lane& lane, int id, const char* type, const char* mark, LaneRef pred,

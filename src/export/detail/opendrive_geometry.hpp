@@ -4,10 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/vec.hpp"
+#include "export/detail/xml_text.hpp"
 
 namespace cityforge::exporter::detail {
 
@@ -107,6 +109,14 @@ struct ShapeRecord {
 std::vector<ShapeRecord> fit_shape(const std::function<double(double, double)>& residual,
                                    double length, const std::vector<double>& breaks,
                                    double tolerance, double min_piece_m);
+
+/// `<planView>` with one `<geometry>` per primitive; numbers name `where` in errors.
+void write_plan_view(XmlText& x, const std::vector<OdrGeometry>& geo, const std::string& where);
+
+/// One record per piece: `open` (e.g. "      <elevation"), then `s_name` (s or sOffset) and
+/// a, b, c, d times `scale`.
+void write_records(XmlText& x, const char* open, const char* s_name,
+                   const std::vector<Poly3>& pieces, double scale, const std::string& where);
 
 /// Value of pieces at s (the last piece with s0 <= s).
 double profile_at(const std::vector<Poly3>& pieces, double s);
