@@ -195,32 +195,16 @@ void Writer::junction_xml(std::uint32_t j) {
     const Lane& lane = lanes[c];
     if (lane.predecessors.empty()) continue;
     const LaneRef in = m_ref[lane.predecessors[0]];
-    m_x.raw("    <connection");
-    m_x.attr("id", num_id(n++));
-    m_x.attr("incomingRoad", num_id(static_cast<std::size_t>(in.road)));
-    m_x.attr("connectingRoad", num_id(static_cast<std::size_t>(m_ref[c].road)));
-    m_x.attr("contactPoint", "start");
-    m_x.raw(">\n      <laneLink");
-    m_x.attr_int("from", in.id);
-    m_x.raw(" to=\"-1\"/>\n    </connection>\n");
+    write_connection(m_x, n++,
+                     {static_cast<std::size_t>(in.road),
+                      static_cast<std::size_t>(m_ref[c].road),
+                      {{in.id, -1}}});
   }
   // Ramps, and the freeway between an interchange's diverge and merge.
   const auto ramps = m_fw.at_node.find(j);
   if (ramps != m_fw.at_node.end()) {
-    for (const detail::OdrConnection& c : ramps->second) {
-      m_x.raw("    <connection");
-      m_x.attr("id", num_id(n++));
-      m_x.attr("incomingRoad", num_id(c.incoming));
-      m_x.attr("connectingRoad", num_id(c.connecting));
-      m_x.raw(" contactPoint=\"start\">\n");
-      for (const auto& [from, to] : c.lane_links) {
-        m_x.raw("      <laneLink");
-        m_x.attr_int("from", from);
-        m_x.attr_int("to", to);
-        m_x.raw("/>\n");
-      }
-      m_x.raw("    </connection>\n");
-    }
+    for (const detail::OdrConnection& c : ramps->second)
+      write_connection(m_x, n++, c);
   }
   if (m_plan_of[j] != SIZE_MAX) {
     std::vector<std::string> seen;

@@ -255,20 +255,7 @@ void FreewayWriter::road_xml(std::size_t k) {
       con.incoming = static_cast<std::size_t>(pred.road);
       con.lane_links.emplace_back(pred.id, lid);
     }
-    if (pred.road >= 0 || succ.road >= 0) {
-      m_x.raw("            <link>");
-      if (pred.road >= 0) {
-        m_x.raw("<predecessor");
-        m_x.attr_int("id", pred.id);
-        m_x.raw("/>");
-      }
-      if (succ.road >= 0) {
-        m_x.raw("<successor");
-        m_x.attr_int("id", succ.id);
-        m_x.raw("/>");
-      }
-      m_x.raw("</link>\n");
-    }
+    write_lane_link(m_x, pred, succ);
     m_x.raw("            <width sOffset=\"0\"");
     m_x.attr("a", l.width_m, where);
     m_x.raw(" b=\"0\" c=\"0\" d=\"0\"/>\n            <roadMark sOffset=\"0\"");
@@ -289,17 +276,9 @@ void FreewayWriter::road_xml(std::size_t k) {
   }
   m_j.raw("  <junction name=\"freeway turnaround\"");
   m_j.attr("id", std::to_string(r.junction));
-  m_j.raw(">\n    <connection id=\"0\"");
-  m_j.attr("incomingRoad", std::to_string(con.incoming));
-  m_j.attr("connectingRoad", std::to_string(id));
-  m_j.raw(" contactPoint=\"start\">\n");
-  for (const auto& [from, to] : con.lane_links) {
-    m_j.raw("      <laneLink");
-    m_j.attr_int("from", from);
-    m_j.attr_int("to", to);
-    m_j.raw("/>\n");
-  }
-  m_j.raw("    </connection>\n  </junction>\n");
+  m_j.raw(">\n");
+  write_connection(m_j, 0, {con.incoming, id, con.lane_links});
+  m_j.raw("  </junction>\n");
   ++m_out.junctions;
 }
 

@@ -146,6 +146,15 @@ void Writer::plan_view(const std::vector<OdrGeometry>& geo, const std::string& w
   m_stats.geometries += geo.size();
 }
 
+void Writer::heights(const Profiles& pr, const std::string& where) {
+  m_stretch = pr.stretch;
+  m_stats.elevations += pr.elevation.size();
+  m_x.raw("    <elevationProfile>\n");
+  profile("      <elevation", "s", pr.elevation, 1.0, where);
+  m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
+  profile("      <superelevation", "s", pr.roll, 1.0, where);
+}
+
 void Writer::profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces,
                      double scale, const std::string& where) {
   write_records(m_x, open, s_name, pieces, scale, where);
@@ -159,20 +168,7 @@ void Writer::lane_xml(const Lane& lane, int id, const char* type, const char* ma
   m_x.attr("type", type);
   m_x.attr("level", "false");
   m_x.raw(">\n");
-  if (pred.road >= 0 || succ.road >= 0) {
-    m_x.raw("            <link>");
-    if (pred.road >= 0) {
-      m_x.raw("<predecessor");
-      m_x.attr_int("id", pred.id);
-      m_x.raw("/>");
-    }
-    if (succ.road >= 0) {
-      m_x.raw("<successor");
-      m_x.attr_int("id", succ.id);
-      m_x.raw("/>");
-    }
-    m_x.raw("</link>\n");
-  }
+  write_lane_link(m_x, pred, succ);
   profile("            <width", "sOffset", m_stretch, lane.width_m, where);
   m_x.raw("            <roadMark sOffset=\"0\"");
   m_x.attr("type", mark);
@@ -247,12 +243,7 @@ void Writer::section_road(std::uint32_t k, const Profiles& pr) {
   road_link(k, false);
   m_x.raw("    </link>\n    <type s=\"0\" type=\"town\"/>\n");
   plan_view(geo, where);
-  m_stretch = pr.stretch;
-  m_stats.elevations += pr.elevation.size();
-  m_x.raw("    <elevationProfile>\n");
-  profile("      <elevation", "s", pr.elevation, 1.0, where);
-  m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  profile("      <superelevation", "s", pr.roll, 1.0, where);
+  heights(pr, where);
   const double crown_slope = m_config.crown_m / std::max(half, 0.5);
   if (m_options.rev_minor == 4) {
     // The crown as crossfall (1.4 readers that skip <shape> still get it).
@@ -409,12 +400,7 @@ void Writer::connecting_road(LaneId c, std::size_t road_id, std::uint32_t juncti
   }
   m_x.raw("    </link>\n    <type s=\"0\" type=\"town\"/>\n");
   plan_view(geo, where);
-  m_stretch = pr.stretch;
-  m_stats.elevations += pr.elevation.size();
-  m_x.raw("    <elevationProfile>\n");
-  profile("      <elevation", "s", pr.elevation, 1.0, where);
-  m_x.raw("    </elevationProfile>\n    <lateralProfile>\n");
-  profile("      <superelevation", "s", pr.roll, 1.0, where);
+  heights(pr, where);
   m_x.raw("    </lateralProfile>\n    <lanes>\n");
   profile("      <laneOffset", "s", m_stretch, 0.5 * lane.width_m, where);
   m_x.raw("      <laneSection s=\"0\">\n");

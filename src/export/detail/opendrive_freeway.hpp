@@ -14,6 +14,7 @@
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "export/detail/xml_text.hpp"
 
 namespace cityforge::exporter::detail {
 
@@ -30,6 +31,40 @@ struct OdrConnection {
   std::size_t connecting = 0;
   std::vector<std::pair<int, int>> lane_links;  ///< (incoming lane id, connecting lane id)
 };
+
+/// A junction's `<connection id=id>` (contact point start) with its lane links.
+inline void write_connection(XmlText& x, std::size_t id, const OdrConnection& c) {
+  x.raw("    <connection");
+  x.attr("id", std::to_string(id));
+  x.attr("incomingRoad", std::to_string(c.incoming));
+  x.attr("connectingRoad", std::to_string(c.connecting));
+  x.attr("contactPoint", "start");
+  x.raw(">\n");
+  for (const auto& [from, to] : c.lane_links) {
+    x.raw("      <laneLink");
+    x.attr_int("from", from);
+    x.attr_int("to", to);
+    x.raw("/>\n");
+  }
+  x.raw("    </connection>\n");
+}
+
+/// A lane's `<link>` to its predecessor and successor lanes (nothing when it has neither).
+inline void write_lane_link(XmlText& x, OdrLaneRef pred, OdrLaneRef succ) {
+  if (pred.road < 0 && succ.road < 0) return;
+  x.raw("            <link>");
+  if (pred.road >= 0) {
+    x.raw("<predecessor");
+    x.attr_int("id", pred.id);
+    x.raw("/>");
+  }
+  if (succ.road >= 0) {
+    x.raw("<successor");
+    x.attr_int("id", succ.id);
+    x.raw("/>");
+  }
+  x.raw("</link>\n");
+}
 
 /// The freeway roads, ready to be spliced into the map.
 struct FreewayMap {

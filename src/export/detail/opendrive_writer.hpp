@@ -71,6 +71,9 @@ class Writer {
 
   void road_link(std::uint32_t k, bool at_start);
   void plan_view(const std::vector<OdrGeometry>& geo, const std::string& where);
+  /// The elevation profile, then an open `<lateralProfile>` with the superelevation (the
+  /// caller adds its crossfall and shapes and closes it); sets m_stretch.
+  void heights(const Profiles& pr, const std::string& where);
   /// One record per piece: `open` (e.g. "      <elevation"), then `s_name` (s or sOffset) and
   /// a, b, c, d times `scale`.
   void profile(const char* open, const char* s_name, const std::vector<Poly3>& pieces, double scale,
