@@ -21,6 +21,7 @@
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
 #include "opendrive_check.hpp"
+#include "roads/small_city_fixture.hpp"
 
 namespace cityforge::exporter {
 namespace {
@@ -41,13 +42,7 @@ struct FreewayCity {
 
 const FreewayCity& freeway_city() {
   static const FreewayCity c = [] {
-    layout::Inputs in;
-    in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
-    in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-    in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
-    layout::Zone res;
-    res.area.outer = in.boundary.outer;
-    in.zones = {res};
+    const layout::Inputs in = roads::test::small_city_inputs();
     terrain::Config hills;
     hills.amplitude_m = 6;
     hills.scale_m = 600;

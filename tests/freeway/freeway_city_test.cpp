@@ -9,6 +9,7 @@
 
 #include "cityforge/freeway/freeway.hpp"
 #include "freeway/detail.hpp"
+#include "roads/small_city_fixture.hpp"
 
 namespace cityforge::freeway {
 namespace {
@@ -22,13 +23,7 @@ struct City {
 // The small city of the layout tests, on gentle hills.
 const City& city() {
   static const City c = [] {
-    layout::Inputs in;
-    in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
-    in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
-    in.arteries.push_back({"north-south", {{620, 10}, {560, 500}, {640, 1040}}});
-    layout::Zone res;
-    res.area.outer = in.boundary.outer;
-    in.zones = {res};
+    const layout::Inputs in = roads::test::small_city_inputs();
     terrain::Config hills;
     hills.amplitude_m = 6;
     hills.scale_m = 600;

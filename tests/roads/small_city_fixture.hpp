@@ -14,7 +14,9 @@ struct SmallCity {
   layout::Output city;
 };
 
-inline SmallCity small_layout_city() {
+/// Its layout inputs: the boundary, two crossing arteries, one residential zone over it all
+/// (the freeway tests lay it out on their own terrain and seed).
+inline layout::Inputs small_city_inputs() {
   layout::Inputs in;
   in.boundary.outer = {{0, 0}, {1200, 0}, {1250, 700}, {1100, 1100}, {0, 1000}};
   in.arteries.push_back({"east-west", {{10, 480}, {600, 560}, {1230, 520}}});
@@ -22,6 +24,11 @@ inline SmallCity small_layout_city() {
   layout::Zone res;
   res.area.outer = in.boundary.outer;
   in.zones = {res};
+  return in;
+}
+
+inline SmallCity small_layout_city() {
+  const layout::Inputs in = small_city_inputs();
   SmallCity out{*terrain::run(ring_bounds(in.boundary.outer), terrain::Config{}, 4), {}};
   out.city = *layout::run(in, out.ground, layout::Config{}, 4);
   return out;
