@@ -148,17 +148,38 @@ void FreewayWriter::fit(FRoad& r) const {
       reach += lane(id).width_m;
     r.geo = polyline_geometry(polyline_corners(plan), reach + 1.0);
   } else {
+    // The ramp's or turnaround's own Bezier; fitted to its samples when it came without it.
     double err = 0.0;
-    r.geo = bezier_geometry(plan, &err);
-    if (r.geo.empty() || err > 0.01) r.geo = polyline_geometry(plan);
+    r.geo = l.handles[0] == Vec2{} && l.handles[1] == Vec2{}
+                ? bezier_geometry(plan, &err)
+                : bezier_curve(plan.front(), l.handles[0], l.handles[1], plan.back(), plan, &err);
+    if (r.geo.empty() || err > 0.01) r.geo = polyline_geometry(polyline_corners(plan));
   }
   // z along the lane by the share of its plan length.
   std::vector<double> run{0.0};
   for (std::size_t i = 1; i < plan.size(); ++i)
     run.push_back(run.back() + distance(plan[i], plan[i - 1]));
   const double len = geometry_length(r.geo);
+  const bool curve = r.kind != Kind::piece && !r.geo.empty() &&
+                     r.geo.front().kind == OdrGeometry::Kind::param_poly3;
   const auto z = [&](double s) {
-    const double u = len > 0.0 ? s / len * run.back() : 0.0;
+    // On a paramPoly3 (p = s / length) s is not the curve's arc length: the plan length up to
+    // the point nearest the map's position at s; elsewhere s's share of the length.
+    double u = len > 0.0 ? s / len * run.back() : 0.0;
+    if (curve) {
+      const Vec2 q = geometry_point(r.geo, s);
+      double best = 1e300;
+      for (std::size_t i = 1; i < plan.size(); ++i) {
+        const Vec2 d = plan[i] - plan[i - 1];
+        const double l2 = dot(d, d);
+        const double t = l2 > 0.0 ? std::clamp(dot(q - plan[i - 1], d) / l2, 0.0, 1.0) : 0.0;
+        const double dist = distance(q, plan[i - 1] + d * t);
+        if (dist < best) {
+          best = dist;
+          u = run[i - 1] + (run[i] - run[i - 1]) * t;
+        }
+      }
+    }
     const auto it = std::upper_bound(run.begin(), run.end(), u);
     if (it == run.begin()) return l.points.front().z;
     if (it == run.end()) return l.points.back().z;

@@ -44,67 +44,9 @@ double arc_length(const Bezier& z) {
 
 }  // namespace
 
-Polyline polyline_corners(const Polyline& input) {
-  const Polyline line = polyline_dedupe(input, 1e-6);
-  if (line.size() < 2) return line;
-  Polyline corners{line[0]};
-  std::size_t i = 0;
-  while (i + 1 < line.size()) {
-    std::size_t j = i + 1;
-    while (j + 1 < line.size()) {
-      bool ok = dot(line[j + 1] - line[j], line[j] - line[i]) > 0.0;
-      for (std::size_t k = i + 1; ok && k <= j; ++k)
-        ok = segment_distance(line[i], line[j + 1], line[k]) <= 1e-3;
-      if (!ok) break;
-      ++j;
-    }
-    corners.push_back(line[j]);
-    i = j;
-  }
-  return corners;
-}
-
-namespace {
-
-/// The rounding of the corner before -> node -> after with radius r: where it leaves the first
-/// line (a), its middle (m), where it meets the second line (b), its signed curvature and the
-/// length of each half. Computed from the same three points on both roads of a join.
-struct Fillet {
-  Vec2 a, m, b;
-  double hdg_a = 0.0;  ///< Heading at a (along the first line).
-  double hdg_m = 0.0;  ///< Heading at the middle.
-  double curvature = 0.0;
-  double half_length = 0.0;
-  bool ok = false;
-};
-
-Fillet fillet(Vec2 before, Vec2 node, Vec2 after, double r) {
-  Fillet f;
-  const Vec2 u0 = normalize(node - before);
-  const Vec2 u1 = normalize(after - node);
-  const double turn = std::atan2(cross2(u0, u1), dot(u0, u1));
-  const double half_tan = std::tan(0.5 * std::abs(turn));
-  const double room = 0.5 * std::min(distance(node, before), distance(after, node));
-  const double tangent = std::min(r * half_tan, room);
-  if (r <= 0.0 || std::abs(turn) < 1e-6 || tangent <= 1e-6) return f;
-  const double radius = tangent / half_tan;
-  f.a = node - u0 * tangent;
-  f.b = node + u1 * tangent;
-  f.hdg_a = std::atan2(u0.y, u0.x);
-  f.curvature = (turn > 0.0 ? 1.0 : -1.0) / radius;
-  f.half_length = 0.5 * radius * std::abs(turn);
-  f.hdg_m = f.hdg_a + f.curvature * f.half_length;
-  f.m = Vec2{f.a.x + (std::sin(f.hdg_m) - std::sin(f.hdg_a)) / f.curvature,
-             f.a.y - (std::cos(f.hdg_m) - std::cos(f.hdg_a)) / f.curvature};
-  f.ok = true;
-  return f;
-}
-
-}  // namespace
-
 std::vector<OdrGeometry> polyline_geometry(const Polyline& input, double radius_m,
-                                           const EndJoin& start, const EndJoin& end) {
-  const Polyline corners = polyline_corners(input);
+                                           const CornerJoin& start, const CornerJoin& end) {
+  const Polyline corners = polyline_dedupe(input, 1e-6);
   std::vector<OdrGeometry> out;
   if (corners.size() < 2) return out;
   double s = 0.0;
@@ -132,33 +74,28 @@ std::vector<OdrGeometry> polyline_geometry(const Polyline& input, double radius_
     s += len;
     out.push_back(g);
   };
+  const std::size_t n = corners.size();
+  const std::vector<CornerFillet> f = line_fillets(corners, radius_m, start, end);
   Vec2 from = corners[0];
-  if (start.present) {
+  if (f[0].ok) {
     // The second half of the join's rounding: from its middle to this road's line.
-    const Fillet f = fillet(start.other, start.node, corners[1], start.radius_m);
-    if (f.ok) {
-      add_arc(f.m, f.hdg_m, f.curvature, f.half_length);
-      from = f.b;
-    }
+    add_arc(f[0].m, f[0].hdg_m, f[0].curvature, f[0].half_length);
+    from = f[0].b;
   }
-  for (std::size_t k = 1; k + 1 < corners.size(); ++k) {
-    const Fillet f = fillet(corners[k - 1], corners[k], corners[k + 1], radius_m);
-    if (!f.ok) {
+  for (std::size_t k = 1; k + 1 < n; ++k) {
+    if (!f[k].ok) {
       add_line(from, corners[k]);
       from = corners[k];
       continue;
     }
-    add_line(from, f.a);
-    add_arc(f.a, f.hdg_a, f.curvature, 2.0 * f.half_length);
-    from = f.b;
+    add_line(from, f[k].a);
+    add_arc(f[k].a, f[k].hdg_a, f[k].curvature, 2.0 * f[k].half_length);
+    from = f[k].b;
   }
-  if (end.present) {
-    const Fillet f = fillet(corners[corners.size() - 2], end.node, end.other, end.radius_m);
-    if (f.ok) {
-      add_line(from, f.a);
-      add_arc(f.a, f.hdg_a, f.curvature, f.half_length);
-      return out;
-    }
+  if (f[n - 1].ok) {
+    add_line(from, f[n - 1].a);
+    add_arc(f[n - 1].a, f[n - 1].hdg_a, f[n - 1].curvature, f[n - 1].half_length);
+    return out;
   }
   add_line(from, corners.back());
   return out;

@@ -7,7 +7,8 @@
 // the lateral profile (superelevation; crossfall in 1.4, shape in 1.8).
 //
 // Each section of the roads stage is one road; its reference line is the line the lane graph
-// offsets its lanes from (roads::lane_reference), so lane centres match the lane graph. Every
+// offsets its lanes from (roads::lane_reference): the corners of the section's centre line
+// rounded by the arcs the roads stage sampled, so lane centres match the lane graph. Every
 // vehicle connector of a junction is one connecting road with one lane on the connector's curve.
 #include "export/detail/opendrive_writer.hpp"
 
@@ -64,37 +65,18 @@ void Writer::index_lanes() {
     for (std::size_t i = 0; i < r.left.size(); ++i)
       if (r.left[i] != kNoLane) m_ref[r.left[i]] = {k, static_cast<int>(i + 1)};
   }
-  // Reference lines. Corners round with the radius of the outermost lane border (no border
-  // loops inside); at a bend without a junction the two roads share one rounding.
-  std::vector<Polyline> corners(ns);
-  std::vector<double> radius(ns);
+  // Reference lines: the corners of the roads stage's centre lines, rounded by the same arcs
+  // (Section::corner_radius_m, Section::joins) the lanes were sampled from.
   for (std::uint32_t k = 0; k < ns; ++k) {
-    const layout::RoadEdge& e = m_city.network.edges[k];
-    corners[k] = detail::polyline_corners(roads::lane_reference(m_city, m_roads, k));
-    radius[k] = 0.5 * e.width_m + e.sidewalk_width_m + 0.5;
+    const roads::Section& sec = m_roads.sections[k];
+    if (sec.corners.size() >= 2) {
+      m_geo.push_back(
+          detail::polyline_geometry(sec.corners, sec.corner_radius_m, sec.joins[0], sec.joins[1]));
+    } else {
+      // A section trimmed away: the 1 cm stub its lanes keep.
+      m_geo.push_back(detail::polyline_geometry(roads::lane_reference(m_city, m_roads, k)));
+    }
   }
-  const auto join = [&](std::uint32_t k, bool at_start) {
-    detail::EndJoin out;
-    const layout::RoadEdge& e = m_city.network.edges[k];
-    const roads::Intersection& x = m_roads.intersections[at_start ? e.from : e.to];
-    if (!m_connectors[at_start ? e.from : e.to].empty() || x.legs.size() != 2) return out;
-    const roads::Leg& other =
-        (x.legs[0].edge == k && x.legs[0].at_edge_start == at_start) ? x.legs[1] : x.legs[0];
-    const Polyline& a = corners[k];
-    const Polyline& b = corners[other.edge];
-    if (other.edge == k || a.size() < 2 || b.size() < 2) return out;
-    const Vec2 node = at_start ? a.front() : a.back();
-    const Vec2 there = other.at_edge_start ? b.front() : b.back();
-    if (distance(node, there) > 1e-3) return out;
-    out.present = true;
-    out.node = node;
-    out.other = other.at_edge_start ? b[1] : b[b.size() - 2];
-    out.radius_m = std::max(radius[k], radius[other.edge]);
-    return out;
-  };
-  for (std::uint32_t k = 0; k < ns; ++k)
-    m_geo.push_back(
-        detail::polyline_geometry(corners[k], radius[k], join(k, true), join(k, false)));
   std::size_t next = ns;
   for (const auto& cs : m_connectors)
     for (const LaneId c : cs)
@@ -343,7 +325,7 @@ Profiles Writer::connector_profiles(LaneId c, std::uint32_t junction) const {
                : detail::bezier_curve(samples.front(), lane.handles[0], lane.handles[1],
                                       samples.back(), samples, &err);
   if (pr.geo.empty() || err > 0.01) {
-    pr.geo = detail::polyline_geometry(samples);
+    pr.geo = detail::polyline_geometry(polyline_corners(samples));
   } else {
     pr.fit_error_m = err;
   }

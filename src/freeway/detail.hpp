@@ -95,6 +95,8 @@ struct RampPlan {
   double merge_t = 0;    ///< On-ramp joins it here.
   std::vector<Vec3> off_points;
   std::vector<Vec3> on_points;
+  std::array<Vec2, 2> off_handles{};  ///< Inner control points of the ramps' Bezier curves.
+  std::array<Vec2, 2> on_handles{};
   roads::LaneId artery_in = 0;   ///< The off-ramp leads into this lane's start.
   roads::LaneId artery_out = 0;  ///< The on-ramp leaves this lane's end.
   std::uint32_t section = 0;

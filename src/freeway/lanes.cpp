@@ -100,6 +100,8 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
     turn.turn = roads::Turn::u_turn;
     turn.points = roads::bezier_connector(a.back(), tangent_at_end(a), b.front(),
                                           tangent_at_start(b), std::max(gap, 5.0), 1.0);
+    turn.handles = {Vec2{a.back().x, a.back().y} + tangent_at_end(a) * std::max(gap, 5.0),
+                    Vec2{b.front().x, b.front().y} - tangent_at_start(b) * std::max(gap, 5.0)};
     turn.width_m = config.lane_width_m;
     turn.length_m = roads::polyline3_length(turn.points);
     turn.speed_limit_mps = std::min(speed, 30.0 / 3.6);
@@ -126,6 +128,7 @@ void build_lanes(std::uint32_t freeway, const FreewayCurve& curve, const CentreL
       lane.id = next_id();
       lane.tags = roads::kVehicle | roads::kRamp;
       lane.points = off ? r.off_points : r.on_points;
+      lane.handles = off ? r.off_handles : r.on_handles;
       lane.width_m = config.ramp_lane_width_m;
       lane.length_m = roads::polyline3_length(lane.points);
       lane.speed_limit_mps = ramp_speed;

@@ -43,10 +43,13 @@ Vec2 end_tangent(const roads::Lane& l) {
   return normalize(xy(l.points[n - 1]) - xy(l.points[n - 2]));
 }
 
-// A ramp between a and b with end tangents; empty if too short or too steep.
-std::vector<Vec3> ramp_curve(Vec3 a, Vec2 ta, Vec3 b, Vec2 tb, const Config& config) {
+// A ramp between a and b with end tangents; empty if too short or too steep. `handles` gets
+// the inner control points of its Bezier curve.
+std::vector<Vec3> ramp_curve(Vec3 a, Vec2 ta, Vec3 b, Vec2 tb, const Config& config,
+                             std::array<Vec2, 2>& handles) {
   const double chord = distance(xy(a), xy(b));
   std::vector<Vec3> pts = roads::bezier_connector(a, ta, b, tb, chord / 3.0, kRampSpacingM);
+  handles = {xy(a) + ta * (chord / 3.0), xy(b) - tb * (chord / 3.0)};
   const double len = plan_length(pts);
   if (len < config.min_ramp_length_m) return {};
   if (std::fabs(b.z - a.z) > config.max_ramp_grade * len) return {};
@@ -136,7 +139,7 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
     for (double back = kSlideStepM; t_site - back >= lo; back += kSlideStepM) {
       const double t = t_site - back;
       plan.off_points = ramp_curve(point_at(lane, t), tangent_at(lane, t), in.points.front(),
-                                   start_tangent(in), config);
+                                   start_tangent(in), config, plan.off_handles);
       if (!plan.off_points.empty()) {
         plan.diverge_t = t;
         break;
@@ -145,7 +148,7 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
     for (double ahead = kSlideStepM; t_site + ahead <= len - kEndMarginM; ahead += kSlideStepM) {
       const double t = t_site + ahead;
       plan.on_points = ramp_curve(out.points.back(), end_tangent(out), point_at(lane, t),
-                                  tangent_at(lane, t), config);
+                                  tangent_at(lane, t), config, plan.on_handles);
       if (!plan.on_points.empty()) {
         plan.merge_t = t;
         break;

@@ -21,7 +21,7 @@ namespace {
 using detail::JunctionLanes;
 using detail::Movement;
 
-constexpr double kLaneSpacingM = 5.0;       // Section lanes are resampled this fine (terrain).
+constexpr double kLaneSpacingM = 5.0;  // Section lanes have points at least this often (terrain).
 constexpr double kConnectorSpacingM = 1.0;  // Connector curves are sampled this fine.
 constexpr double kWalkSpeedMps = 1.4;
 constexpr double kMaxTurnDeg = 150.0;  // Sharper turns at 3+ legs count as U-turns.
@@ -71,7 +71,7 @@ Polyline lane_reference(const layout::Output& city, const Output& roads, std::ui
     const Vec2 t = polyline_tangent_at(edge.points, sec.trim_start_m);
     centre = {p, p + t * 0.01};
   }
-  return polyline_resample(centre, kLaneSpacingM);
+  return polyline_densify(centre, kLaneSpacingM);
 }
 
 namespace {

@@ -39,6 +39,17 @@ Polygon mitre_cut(const layout::RoadNode& node, const NodeLegs& nl, std::size_t 
   return polygon_canonical(std::move(cut));
 }
 
+// Radius of the rounding of a section's corners: the outermost lane border's offset plus this
+// (Section::corner_radius_m).
+constexpr double kCornerMarginM = 0.5;
+// A corner whose rounding would loop a lane border is dropped where that moves the centre line
+// by at most this (metres).
+constexpr double kMaxCornerShiftM = 0.25;
+
+double corner_radius(const layout::RoadEdge& e) {
+  return 0.5 * e.width_m + e.sidewalk_width_m + kCornerMarginM;
+}
+
 struct Builder {
   const layout::Output& city;
   const Config& config;
@@ -47,15 +58,49 @@ struct Builder {
   std::vector<std::array<Polygon, 2>> cuts;  // mitre cuts per edge end
   std::vector<Section> sections;
 
+  // The corners of edge e's line trimmed by the current trims, less those whose rounding would
+  // loop a lane border and that can go without moving the line more than kMaxCornerShiftM.
+  Polyline trimmed_corners(layout::EdgeId e) const {
+    const layout::RoadEdge& edge = city.network.edges[e];
+    const Polyline line = polyline_dedupe(edge.points);
+    const double len = polyline_length(line);
+    const double r = corner_radius(edge);
+    return corners_for_rounding(
+        polyline_corners(detail::polyline_slice(line, trims[e][0], len - trims[e][1])), r,
+        r - kCornerMarginM, kMaxCornerShiftM);
+  }
+
+  // The rounding shared with the other section at a mitred bend, at edge e's start or end.
+  CornerJoin join(layout::EdgeId e, const Polyline& corners, bool at_start) const {
+    CornerJoin out;
+    const layout::RoadEdge& edge = city.network.edges[e];
+    const NodeLegs& nl = nodes[at_start ? edge.from : edge.to];
+    if (nl.kind != NodeKind::mitre || nl.legs.size() != 2 || corners.size() < 2) return out;
+    const Leg& other =
+        (nl.legs[0].edge == e && nl.legs[0].at_edge_start == at_start) ? nl.legs[1] : nl.legs[0];
+    if (other.edge == e) return out;
+    const Polyline theirs = trimmed_corners(other.edge);
+    if (theirs.size() < 2) return out;
+    const Vec2 node = at_start ? corners.front() : corners.back();
+    const Vec2 there = other.at_edge_start ? theirs.front() : theirs.back();
+    if (distance(node, there) > 1e-3) return out;
+    out.present = true;
+    out.node = node;
+    out.other = other.at_edge_start ? theirs[1] : theirs[theirs.size() - 2];
+    out.radius_m = std::max(corner_radius(edge), corner_radius(city.network.edges[other.edge]));
+    return out;
+  }
+
   Section make_section(layout::EdgeId e) const {
     const layout::RoadEdge& edge = city.network.edges[e];
     Section s;
     s.edge = e;
     s.trim_start_m = trims[e][0];
     s.trim_end_m = trims[e][1];
-    const Polyline line = polyline_dedupe(edge.points);
-    const double len = polyline_length(line);
-    s.centre = detail::polyline_slice(line, s.trim_start_m, len - s.trim_end_m);
+    s.corners = trimmed_corners(e);
+    s.corner_radius_m = corner_radius(edge);
+    s.joins = {join(e, s.corners, true), join(e, s.corners, false)};
+    s.centre = round_corners(s.corners, s.corner_radius_m, s.joins[0], s.joins[1]);
     if (polyline_length(s.centre) <= 1e-6) return s;
     s.surface = detail::largest_piece(polyline_buffer(s.centre, 0.5 * edge.width_m));
     for (const Polygon& cut : cuts[e]) {
@@ -63,6 +108,23 @@ struct Builder {
       s.surface = detail::largest_piece(polygon_difference(s.surface, {cut}));
     }
     return s;
+  }
+
+  // The sections to rebuild after the trims of `changed` (sorted) changed: those and the
+  // sections that share a rounded bend with one of them.
+  std::vector<layout::EdgeId> with_bend_neighbours(std::vector<layout::EdgeId> changed) const {
+    const std::size_t n = changed.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const layout::RoadEdge& edge = city.network.edges[changed[i]];
+      for (const layout::NodeId node : {edge.from, edge.to}) {
+        if (nodes[node].kind != NodeKind::mitre) continue;
+        for (const Leg& leg : nodes[node].legs)
+          changed.push_back(leg.edge);
+      }
+    }
+    std::sort(changed.begin(), changed.end());
+    changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
+    return changed;
   }
 
   // Lengthens the trims at junctions whose sections still overlap; returns legs grown.
@@ -99,9 +161,7 @@ struct Builder {
         }
       }
       if (changed.empty()) break;
-      std::sort(changed.begin(), changed.end());
-      changed.erase(std::unique(changed.begin(), changed.end()), changed.end());
-      for (layout::EdgeId e : changed)
+      for (layout::EdgeId e : with_bend_neighbours(std::move(changed)))
         sections[e] = make_section(e);
     }
     return grown;

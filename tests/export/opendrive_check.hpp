@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -25,34 +26,18 @@ struct OurLane {
   std::string road;
   int lane_id = 0;
   bool connector = false;
-  /// Turn (radians) from the lane joined directly at its start (end) to it: a bend between two
-  /// sections without a junction, where the lanes meet mitred. 0 elsewhere.
-  double start_turn_rad = 0.0;
-  double end_turn_rad = 0.0;
+  /// A connector's cubic Bezier (its end points and roads::Lane::handles), when known: its
+  /// borders are then its exact offsets, which fold back where the curve turns tighter than
+  /// half the lane width, as the map's do; otherwise the offsets of `points`.
+  bool has_curve = false;
+  std::array<Vec2, 4> curve{};
 };
-
-/// Upper bound of r + |t| (corner radius plus lane offset) in our maps: the corner radius is
-/// the outermost border's offset (half the widest carriageway plus its sidewalk, < 17 m), and
-/// no lane lies further out.
-inline constexpr double kCornerReachM = 35.0;
-/// How far the map may depart from our mitred lanes near a corner turning by theta: an offset
-/// curve of a smooth reference line that rounds the corner with radius r passes the mitre point
-/// of a lane at offset d at (r + d) (1 / cos(theta / 2) - 1) (0 only for a sharp corner, which
-/// OpenDRIVE cannot offset without a gap). 2 cm plus that, with r + d <= kCornerReachM.
-inline double corner_allowance(double theta) {
-  return 0.02 + kCornerReachM * (1.0 / std::cos(0.5 * std::min(theta, 3.0)) - 1.0);
-}
 
 /// Largest departures found, and where.
 struct Fit {
   double centre_m = 0.0;    ///< Our lane points from the map's lane centre curve (plan).
   double border_m = 0.0;    ///< The map's lane borders from ours (plan).
   double vertical_m = 0.0;  ///< The map's surface from the drawn surface (drawn_z).
-  /// Near corners of our lanes (vertices whose corner_allowance is over 2.1 cm, 2.7 degrees and
-  /// more): the largest departure (plan) as a share of corner_allowance, and how many samples
-  /// were near one. Outside corners the limit is 2 cm.
-  double corner_share = 0.0;
-  std::size_t corner_samples = 0;
   std::size_t samples = 0;
   std::size_t lanes = 0;
   std::size_t missing = 0;  ///< Lanes the map does not have.
@@ -84,41 +69,44 @@ inline Fit compare(const xodr_test::Document& doc, const std::vector<OurLane>& l
       ours.push_back({p.x, p.y});
     ours = polyline_dedupe(ours, 1e-6);
     if (ours.size() < 2) continue;
-    // Corners of our lane: (vertex, turn), and the lane ends joined mitred to the next section.
-    std::vector<std::pair<Vec2, double>> corners;
-    for (std::size_t i = 1; i + 1 < ours.size(); ++i) {
-      const Vec2 a = normalize(ours[i] - ours[i - 1]);
-      const Vec2 b = normalize(ours[i + 1] - ours[i]);
-      const double turn = std::abs(std::atan2(a.x * b.y - a.y * b.x, dot(a, b)));
-      if (corner_allowance(turn) > 0.021) corners.emplace_back(ours[i], turn);
-    }
-    if (corner_allowance(l.start_turn_rad) > 0.021)
-      corners.emplace_back(ours.front(), l.start_turn_rad);
-    if (corner_allowance(l.end_turn_rad) > 0.021) corners.emplace_back(ours.back(), l.end_turn_rad);
-    // The allowance at q: 2 cm, or a corner's within reach of it.
-    const auto allowance = [&](Vec2 q) {
-      double a = 0.02;
-      for (const auto& [v, turn] : corners)
-        if (distance(v, q) <= kCornerReachM * std::tan(0.5 * std::min(turn, 3.0)) + 1.0)
-          a = std::max(a, corner_allowance(turn));
-      return a;
-    };
-    const auto note = [&](double d, Vec2 q, double& worst, std::string& at, const std::string& w) {
-      const double a = allowance(q);
-      if (a > 0.021) {
-        ++fit.corner_samples;
-        fit.corner_share = std::max(fit.corner_share, d / a);
-        return;
-      }
+    const auto note = [](double d, double& worst, std::string& at, const std::string& w) {
       if (d > worst) {
         worst = d;
         at = w;
       }
     };
-    const Polyline border_a = polyline_offset(ours, 0.5 * l.width_m);
-    const Polyline border_b = polyline_offset(ours, -0.5 * l.width_m);
+    Polyline border_a, border_b;
+    if (l.has_curve) {
+      const auto& [a, b, c, d] = l.curve;
+      // 5 cm apart along the curve's control polygon (at least as long as the curve).
+      const double hull = distance(a, b) + distance(b, c) + distance(c, d);
+      const int samples = std::max(20, static_cast<int>(std::ceil(hull / 0.05)));
+      for (int i = 0; i <= samples; ++i) {
+        const double u = static_cast<double>(i) / samples, v = 1.0 - u;
+        const Vec2 p =
+            a * (v * v * v) + b * (3.0 * v * v * u) + c * (3.0 * v * u * u) + d * (u * u * u);
+        const Vec2 t =
+            normalize((b - a) * (3.0 * v * v) + (c - b) * (6.0 * v * u) + (d - c) * (3.0 * u * u));
+        border_a.push_back(p + perp(t) * (0.5 * l.width_m));
+        border_b.push_back(p - perp(t) * (0.5 * l.width_m));
+      }
+    } else if (l.connector) {
+      // Points sampled on a curve: its normal at each point from the chord of its neighbours
+      // (parallel to the tangent on a circle), not a mitre of the chords, which departs from
+      // the curve's offset by the sampling's turn. Only these points are compared (below).
+      for (std::size_t i = 0; i < ours.size(); ++i) {
+        const Vec2 t = normalize(ours[std::min(i + 1, ours.size() - 1)] - ours[i > 0 ? i - 1 : 0]);
+        border_a.push_back(ours[i] + perp(t) * (0.5 * l.width_m));
+        border_b.push_back(ours[i] - perp(t) * (0.5 * l.width_m));
+      }
+    } else {
+      border_a = polyline_offset(ours, 0.5 * l.width_m);
+      border_b = polyline_offset(ours, -0.5 * l.width_m);
+    }
     Polyline centre, inner, outer;  // The map's lane centre and borders, densely sampled.
-    const int n = std::max(2, static_cast<int>(std::ceil(road->length / step_m)));
+    // Connecting roads are short and may turn tightly: sampled 5x finer.
+    const double step = l.connector ? 0.2 * step_m : step_m;
+    const int n = std::max(2, static_cast<int>(std::ceil(road->length / step)));
     for (int i = 0; i <= n; ++i) {
       const double s = road->length * i / n;
       const auto b = xodr_test::lane_bounds(*road, s, l.lane_id);
@@ -137,9 +125,9 @@ inline Fit compare(const xodr_test::Document& doc, const std::vector<OurLane>& l
       // Connectors: our polyline samples the curve 1 m apart, its chords cut inside the
       // curve; only our points (on the curve) are compared, below.
       for (const Vec2 q : {Vec2{pi.x, pi.y}, Vec2{po.x, po.y}}) {
-        if (l.connector) break;
+        if (l.connector && !l.has_curve) break;
         const double d = std::min(polyline_distance(border_a, q), polyline_distance(border_b, q));
-        note(d, q, fit.border_m, fit.worst_border, where(l, s));
+        note(d, fit.border_m, fit.worst_border, where(l, s));
       }
       if (drawn_z) {
         for (const double t : {b->centre_t, b->inner_t, b->outer_t}) {
@@ -155,18 +143,20 @@ inline Fit compare(const xodr_test::Document& doc, const std::vector<OurLane>& l
     }
     // Our points (on the connector curve, or the section's polyline) from the map's curves.
     for (const Vec2 p : ours) {
-      note(polyline_distance(centre, p), p, fit.centre_m, fit.worst_centre,
+      note(polyline_distance(centre, p), fit.centre_m, fit.worst_centre,
            "lane " + std::to_string(l.id) + " (road " + l.road + ") point (" + std::to_string(p.x) +
                ", " + std::to_string(p.y) + ")");
     }
+    // Exact borders: every 10th of their samples (at most 0.5 m apart).
+    const std::size_t stride = l.has_curve ? 10 : 1;
     for (const Polyline* border : {&border_a, &border_b}) {
-      for (std::size_t i = 0; i < border->size(); ++i) {
+      for (std::size_t i = 0; i < border->size(); i += stride) {
         // A connector's end chords are 1 cm stubs along the curve's end tangents (within
         // 0.25 degrees): the offset across such a stub says nothing about the border.
-        if (l.connector && (i < 2 || i + 2 >= border->size())) continue;
+        if (l.connector && !l.has_curve && (i < 2 || i + 2 >= border->size())) continue;
         const Vec2 p = (*border)[i];
         const double d = std::min(polyline_distance(inner, p), polyline_distance(outer, p));
-        note(d, p, fit.border_m, fit.worst_border,
+        note(d, fit.border_m, fit.worst_border,
              "lane " + std::to_string(l.id) + " (road " + l.road + ") border point (" +
                  std::to_string(p.x) + ", " + std::to_string(p.y) + ")");
       }

@@ -52,7 +52,20 @@ inline void check_geometry(const layout::Output& city, const Output& out,
   for (const Section& s : out.sections) {
     const double len = polyline_length(city.network.edges[s.edge].points);
     EXPECT_LE(s.trim_start_m + s.trim_end_m, config.max_trim_share * len + 1e-6);
-    EXPECT_NEAR(polyline_length(s.centre), len - s.trim_start_m - s.trim_end_m, 1e-6);
+    // The corners run between the trim points (dropping a corner only shortens them); the
+    // rounded centre line starts and ends there, or, at a rounded bend, on the shared arc.
+    const Polyline& edge = city.network.edges[s.edge].points;
+    ASSERT_GE(s.corners.size(), 2U);
+    EXPECT_LT(distance(s.corners.front(), polyline_point_at(edge, s.trim_start_m)), 1e-6);
+    EXPECT_LT(distance(s.corners.back(), polyline_point_at(edge, len - s.trim_end_m)), 1e-6);
+    EXPECT_LE(polyline_length(s.corners), len - s.trim_start_m - s.trim_end_m + 1e-6);
+    EXPECT_LE(polyline_length(s.centre), polyline_length(s.corners) + 1e-6);
+    if (!s.joins[0].present) {
+      EXPECT_LT(distance(s.centre.front(), s.corners.front()), 1e-9);
+    }
+    if (!s.joins[1].present) {
+      EXPECT_LT(distance(s.centre.back(), s.corners.back()), 1e-9);
+    }
     EXPECT_GT(polygon_area(s.surface), 0.0);
   }
 }

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <numbers>
 
 #include "cityforge/roads/roads.hpp"
 #include "geometry_checks.hpp"
@@ -85,6 +86,67 @@ TEST(RoadsGeometry, BendsOfEqualRoadsMeetWithoutSurfaceOrOverlap) {
     for (const Leg& leg : out.intersections[0].legs)
       EXPECT_EQ(leg.trim_m, 0.0);
   }
+}
+
+/// Heading (radians) of the chord from a to b.
+double heading(Vec2 a, Vec2 b) { return std::atan2(b.y - a.y, b.x - a.x); }
+
+TEST(RoadsGeometry, CornersAndBendsAreRoundedAndLanesFollowThem) {
+  // A 90 degree corner inside one edge, and a bend of two equal edges without a junction.
+  test::NetBuilder b;
+  const auto n0 = b.node({0, 0});
+  const auto n1 = b.node({200, 100});
+  const auto n2 = b.node({260, 180});
+  b.edge(n0, n1, RoadClass::main, {{200, 0}});
+  b.edge(n1, n2, RoadClass::main);
+  const layout::Output city = b.finish();
+  const Output out = geometry(city);
+  check_geometry(city, out);
+  const Section& s0 = out.sections[0];
+  const Section& s1 = out.sections[1];
+  ASSERT_EQ(s0.corners.size(), 3U);
+  EXPECT_GT(s0.corner_radius_m, 0.5 * city.network.edges[0].width_m);
+  // The inner corner: the centre line passes r (sqrt 2 - 1) from it, on an arc of radius r.
+  const double r = s0.corner_radius_m;
+  EXPECT_NEAR(polyline_distance(s0.centre, {200, 0}), r * (std::sqrt(2.0) - 1.0), 0.003);
+  EXPECT_GT(s0.centre.size(), 20U);
+  for (const Vec2 p : s0.centre) {
+    if (p.x > 200.0 - r + 1e-6 && p.y < r - 1e-6) {
+      EXPECT_NEAR(distance(p, {200.0 - r, r}), r, 1e-6);
+    }
+  }
+  // The bend: both sections round it and end at one point with one heading (within one
+  // sampling step of the arc), off the sharp corner.
+  ASSERT_TRUE(s0.joins[1].present);
+  ASSERT_TRUE(s1.joins[0].present);
+  EXPECT_FALSE(s0.joins[0].present);
+  EXPECT_LT(distance(s0.centre.back(), s1.centre.front()), 1e-9);
+  EXPECT_GT(distance(s0.centre.back(), {200, 100}), 0.2);
+  const double h0 = heading(s0.centre[s0.centre.size() - 2], s0.centre.back());
+  const double h1 = heading(s1.centre[0], s1.centre[1]);
+  EXPECT_LT(std::abs(std::remainder(h1 - h0, 2.0 * std::numbers::pi)), 0.05);
+  // The lanes follow the rounded lines: no lane turns back on itself, and the lanes across the
+  // bend meet end to start.
+  const auto g = build_lane_graph(city, out, flat_ground(), Config{});
+  ASSERT_TRUE(g.ok()) << g.error().to_string();
+  std::size_t joined = 0;
+  for (const Lane& l : g->lanes) {
+    for (std::size_t i = 2; l.section >= 0 && i < l.points.size(); ++i) {
+      const Vec2 a{l.points[i - 1].x - l.points[i - 2].x, l.points[i - 1].y - l.points[i - 2].y};
+      const Vec2 c{l.points[i].x - l.points[i - 1].x, l.points[i].y - l.points[i - 1].y};
+      EXPECT_GT(dot(a, c), 0.0) << "lane " << l.id << " turns back at point " << i - 1;
+    }
+    if ((l.tags & kVehicle) == 0U || l.section < 0) continue;
+    for (const LaneId next : l.successors) {
+      const Lane& m = g->lanes[next];
+      if (m.section < 0 || m.section == l.section) continue;
+      EXPECT_LT(distance(Vec2{l.points.back().x, l.points.back().y},
+                         Vec2{m.points.front().x, m.points.front().y}),
+                1e-6);
+      ++joined;
+    }
+  }
+  EXPECT_EQ(joined, 2U * city.network.edges[0].lanes_per_direction);
 }
 
 TEST(RoadsGeometry, WidthChangeGetsATaper) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/fillet.hpp"
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/result.hpp"
@@ -81,8 +82,19 @@ struct Section {
   layout::EdgeId edge = 0;
   double trim_start_m = 0.0;
   double trim_end_m = 0.0;
-  Polyline centre;  ///< Trimmed centre line, from the edge's `from` side.
+  /// Trimmed centre line, from the edge's `from` side: `corners` with every corner rounded
+  /// (round_corners), the arcs sampled within 3 mm. Lanes, surfaces and markings follow it.
+  Polyline centre;
   Polygon surface;  ///< Carriageway, curb to curb.
+  /// The corners of the trimmed edge line (polyline_corners), before rounding.
+  Polyline corners;
+  /// Radius of the rounding of each inner corner: the outermost lane border's offset (half
+  /// the carriageway plus the sidewalk) plus 0.5 m, so no lane border loops inside a corner
+  /// (less where the corner's lines are too short: corner_fillet).
+  double corner_radius_m = 0.0;
+  /// At a bend without a junction (a mitre node), the rounding shared with the other section
+  /// at the `from` ([0]) and `to` ([1]) end.
+  std::array<CornerJoin, 2> joins{};
 };
 
 /// A road module instance of the point cloud ("9 bricks for 3 classes").
@@ -255,7 +267,8 @@ Result<LaneGraph> build_lane_graph(const layout::Output& city, const Output& geo
 std::vector<Polygon> build_sidewalks(const layout::Output& city, const Output& geometry);
 
 /// The line the lanes of section `section` are offset from (build_lane_graph): its trimmed
-/// centre line without repeated points, resampled at most 5 m apart; a section trimmed away
+/// (rounded) centre line without repeated points, every point kept and long segments split
+/// so points are at most 5 m apart; a section trimmed away
 /// entirely keeps a 1 cm stub along its edge from the trim point so its lanes stay linked.
 Polyline lane_reference(const layout::Output& city, const Output& roads, std::uint32_t section);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/fillet.hpp"
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/core/vec.hpp"
 #include "export/detail/xml_text.hpp"
@@ -39,31 +40,15 @@ struct Poly3 {
   double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
 };
 
-/// The corners of `line` (consecutive duplicates dropped): its ends and the ends of its runs of
-/// points that all lie within 1 mm of one chord.
-Polyline polyline_corners(const Polyline& line);
-
-/// A road end shared with the next road at a bend without a junction: the corner between the
-/// two is rounded like an inner corner and the rounding cut at its middle, each road taking its
-/// half, so both end at the same point with the same heading and their lanes meet. `node` is
-/// the shared end point, `other` the other road's corner next to it (polyline_corners).
-struct EndJoin {
-  bool present = false;
-  Vec2 node;
-  Vec2 other;
-  double radius_m = 0.0;  ///< The larger of the two roads' corner radii (the same both sides).
-};
-
-/// The corners of `line` as a G1 reference line: lines between them, and each inner corner
-/// that turns by theta rounded by an arc tangent to both lines, of radius `radius_m` (its
-/// tangent length radius_m * tan(theta / 2) capped at half of either line, which shrinks the
-/// radius). A radius at least the outermost lane border's offset keeps every lane border free
-/// of loops inside the corner; the arc departs from the corner by radius_m * (1 / cos(theta /
-/// 2) - 1), 2.4 mm for 2 degrees at 16 m. radius_m = 0: lines only, through every point.
-/// `start` and `end` round the joins with the neighbouring roads. Empty for fewer than 2
-/// distinct points.
+/// The corners `line` (polyline_corners; consecutive duplicates dropped) as a G1 reference
+/// line: lines between them, and
+/// each inner corner rounded by the arc of corner_fillet with radius `radius_m`, the joins with
+/// the neighbouring roads by `start` and `end`: the arcs that round_corners samples for the
+/// roads stage's centre lines, written exactly. radius_m = 0: lines only, through every point.
+/// Empty for fewer than 2 distinct points.
 std::vector<OdrGeometry> polyline_geometry(const Polyline& line, double radius_m = 0.0,
-                                           const EndJoin& start = {}, const EndJoin& end = {});
+                                           const CornerJoin& start = {},
+                                           const CornerJoin& end = {});
 
 /// A cubic Bezier through the samples of a connector (the curve of roads::bezier_connector):
 /// its end points are the first and last samples, its inner control points lie along the end
