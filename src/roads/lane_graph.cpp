@@ -10,6 +10,7 @@
 #include <numbers>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -37,15 +38,32 @@ struct SectionLanes {
   LaneId walk_left = kNoLane;
 };
 
-/// Sub-line of `line` between arc lengths s0 <= s1 (clamped).
-Polyline sub_polyline(const Polyline& line, double s0, double s1) {
-  Polyline out{polyline_point_at(line, s0)};
-  double acc = 0.0;
-  for (std::size_t i = 1; i < line.size(); ++i) {
-    acc += distance(line[i - 1], line[i]);
-    if (acc > s0 + 1e-9 && acc < s1 - 1e-9) out.push_back(line[i]);
-  }
-  out.push_back(polyline_point_at(line, s1));
+/// The part between arc lengths s0 <= s1 (clamped) of `line` offset by `offset_m`
+/// (polyline_offset): the whole line is offset, then cut where the offset segments correspond
+/// to the cut points, at the same share of the segment. Cutting first and offsetting the cut
+/// would turn back at an inner offset whose cut lands early on a chord of a sampled arc (the
+/// mitred vertex lies further along than the offset of the cut point).
+Polyline offset_part(const Polyline& input, double s0, double s1, double offset_m) {
+  const Polyline line = polyline_dedupe(input);
+  const Polyline off = polyline_offset(line, offset_m);
+  if (line.size() < 2) return off;
+  // Segment index and share along it of arc length s.
+  const auto locate = [&](double s) {
+    double acc = 0.0;
+    for (std::size_t i = 0; i + 1 < line.size(); ++i) {
+      const double d = distance(line[i], line[i + 1]);
+      if (s <= acc + d || i + 2 == line.size())
+        return std::pair{i, d > 0.0 ? std::clamp((s - acc) / d, 0.0, 1.0) : 0.0};
+      acc += d;
+    }
+    return std::pair{std::size_t{0}, 0.0};
+  };
+  const auto [k0, f0] = locate(s0);
+  const auto [k1, f1] = locate(s1);
+  Polyline out{lerp(off[k0], off[k0 + 1], f0)};
+  for (std::size_t i = k0 + 1; i <= k1; ++i)
+    out.push_back(off[i]);
+  out.push_back(lerp(off[k1], off[k1 + 1], f1));
   return polyline_dedupe(out, 1e-6);
 }
 
@@ -186,12 +204,11 @@ void Builder::build_section(std::uint32_t index) {
     c0 *= f;
     c1 *= f;
   }
-  const Polyline walk_centre = sub_polyline(centre, c0, len - c1);
   const double walk_off = half + edge.sidewalk_width_m * 0.5;
   for (int side = 0; side < 2; ++side) {
     Lane lane;
     lane.tags = kSidewalk;
-    lane.points = drape(polyline_offset(walk_centre, side == 0 ? -walk_off : walk_off),
+    lane.points = drape(offset_part(centre, c0, len - c1, side == 0 ? -walk_off : walk_off),
                         m_config.curb_height_m);
     lane.width_m = edge.sidewalk_width_m;
     lane.speed_limit_mps = kWalkSpeedMps;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "city_once.hpp"
@@ -33,6 +34,26 @@ TEST(LaneGraphDefaultCity, MeetsAcceptanceChecks) {
       "%zu crosswalk, %zu yield, %zu signals, SCC share %.4f, %.0f ms\n",
       g->lanes.size(), c.vehicle, c.connectors, c.sidewalks, c.crosswalks, c.yields,
       g->signals.size(), roads::test::largest_scc_share(*g), ms);
+  // Corners are rounded (core/fillet.hpp): no section lane (driving or sidewalk) bends sharply
+  // at any point; its arcs are sampled 1.5 degrees apart at most with this city's radii (a
+  // sharp mitred corner turns by the corner's whole angle at one point).
+  double worst = 0.0;
+  std::uint32_t worst_lane = 0;
+  for (const roads::Lane& l : g->lanes) {
+    if (l.section < 0) continue;
+    for (std::size_t i = 2; i < l.points.size(); ++i) {
+      const Vec2 a{l.points[i - 1].x - l.points[i - 2].x, l.points[i - 1].y - l.points[i - 2].y};
+      const Vec2 b{l.points[i].x - l.points[i - 1].x, l.points[i].y - l.points[i - 1].y};
+      const double turn = std::abs(std::atan2(cross(a, b), dot(a, b))) * 180.0 / 3.14159265358979;
+      if (turn > worst) {
+        worst = turn;
+        worst_lane = l.id;
+      }
+    }
+  }
+  std::printf("sharpest turn at one point of a section lane: %.2f degrees (lane %u)\n", worst,
+              worst_lane);
+  EXPECT_LT(worst, 3.0) << "lane " << worst_lane;
 }
 
 }  // namespace
