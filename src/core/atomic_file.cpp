@@ -5,9 +5,13 @@
 #include "cityforge/core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <system_error>
 
@@ -34,15 +38,14 @@ int write_all(int fd, const void* data, std::size_t size) {
   return 0;
 }
 
-}  // namespace
-
-Status write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+/// Writes `data` to a temporary file next to `path` and flushes it; returns its name.
+Result<std::string> write_temporary(const std::string& path, const void* data, std::size_t size) {
   if (path.empty()) {
     return Error::io("(empty path)", "cannot write a file without a name");
   }
   // The temporary name carries the process id, so two processes never share one; it lives in
   // the target's folder so the rename never crosses file systems.
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::string tmp = path + ".tmp-" + std::to_string(::getpid());
 
   // 1. Create the temporary file.
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -51,7 +54,7 @@ Status write_file_atomic(const std::string& path, const void* data, std::size_t 
     return Error::io(path, "cannot create temporary file " + tmp + ": " + errno_text(err));
   }
   // 2. Write and flush it; on any failure remove it so no debris is left behind.
-  const auto fail = [&](const std::string& what, int err) -> Status {
+  const auto fail = [&](const std::string& what, int err) -> Error {
     ::unlink(tmp.c_str());
     return Error::io(path, what + " " + tmp + ": " + errno_text(err));
   };
@@ -67,9 +70,98 @@ Status write_file_atomic(const std::string& path, const void* data, std::size_t 
   if (::close(fd) != 0) {
     return fail("cannot close", errno);
   }
-  // 3. Move it into place.
+  return tmp;
+}
+
+/// Moves `tmp` over `path`, or removes it and names the failure.
+Status move_into_place(const std::string& tmp, const std::string& path) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    return fail("cannot rename to the target", errno);
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return Error::io(path, "cannot rename to the target " + tmp + ": " + errno_text(err));
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status write_file_atomic(const std::string& path, const void* data, std::size_t size) {
+  Result<std::string> tmp = write_temporary(path, data, size);
+  if (!tmp) return tmp.error();
+  return move_into_place(*tmp, path);
+}
+
+namespace {
+
+/// Whether no process `pid` runs: none exists, or only its exit status waits to be collected (a
+/// zombie: a rank that mpirun's job ended, whose parent has not reaped it yet).
+bool process_gone(long pid) {
+  if (::kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const std::size_t close = line.rfind(')');
+  return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+}  // namespace
+
+void remove_stale_temporaries(const std::string& folder) {
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(folder, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::size_t at = name.rfind(".tmp-");
+    if (at == std::string::npos || at == 0 || !it->is_regular_file(ec)) continue;
+    const std::string digits = name.substr(at + 5);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const long pid = std::strtol(digits.c_str(), nullptr, 10);
+    if (pid > 0 && process_gone(pid)) {
+      ::unlink(it->path().c_str());
+    }
+  }
+}
+
+StagedFiles::~StagedFiles() {
+  for (const auto& [tmp, target] : m_files)
+    ::unlink(tmp.c_str());
+  if (m_committed) return;
+  // Not committed: the folders made for the files go too (innermost first; only when empty).
+  for (auto it = m_folders.rbegin(); it != m_folders.rend(); ++it)
+    ::rmdir(it->c_str());
+}
+
+Status StagedFiles::write(const std::string& path, const void* data, std::size_t size) {
+  // The missing folders above the file, outermost first.
+  std::vector<std::filesystem::path> missing;
+  std::error_code ec;
+  for (std::filesystem::path p = std::filesystem::path(path).parent_path();
+       !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+    missing.insert(missing.begin(), p);
+    if (p == p.parent_path()) break;
+  }
+  for (const std::filesystem::path& p : missing) {
+    if (!std::filesystem::create_directory(p, ec) && ec) {
+      return Error::io(p.string(), "cannot create the folder: " + ec.message());
+    }
+    m_folders.push_back(p.string());
+  }
+  Result<std::string> tmp = write_temporary(path, data, size);
+  if (!tmp) return tmp.error();
+  m_files.emplace_back(std::move(*tmp), path);
+  return Ok{};
+}
+
+Status StagedFiles::commit() {
+  std::vector<std::pair<std::string, std::string>> files = std::move(m_files);
+  m_files.clear();
+  m_committed = true;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (Status st = move_into_place(files[i].first, files[i].second); !st) {
+      for (std::size_t k = i + 1; k < files.size(); ++k)
+        ::unlink(files[k].first.c_str());
+      return st;
+    }
   }
   return Ok{};
 }

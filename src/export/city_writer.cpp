@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The city folder of `cityforge generate` and `cityforge import`: every output exported into
-// memory, then each file written through a temporary name and a rename, stats.json last.
+// The city folder of `cityforge generate` and `cityforge import`: each output made and written
+// under a temporary name in turn, the tileset, then every file renamed into place, stats.json
+// last.
 #include "cityforge/export/city_writer.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -10,6 +12,7 @@
 #include <system_error>
 #include <utility>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/export/opendrive.hpp"
 #include "cityforge/export/tiles.hpp"
@@ -27,22 +30,20 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
-/// The city's own outputs, in memory.
+/// What stats.json and the extra files need of the export once its files are staged.
 struct Exported {
-  std::vector<std::uint8_t> glb;
-  std::string geojson;
-  std::string svg;
-  std::vector<std::uint8_t> building_ply;
-  std::vector<std::pair<std::string, std::vector<std::uint8_t>>> prop_plys;
-  std::vector<std::uint8_t> parking;
-  std::vector<std::uint8_t> audio;
-  roads::Output with_freeway;  ///< The lane graph of lanes.json: streets and freeway.
-  std::string lanes;
-  SumoFiles sumo;
-  OpenDriveFiles opendrive;
+  OpenDriveStats opendrive;
+  std::size_t opendrive_bytes = 0;
   double opendrive_s = 0.0;  ///< Time to write the OpenDRIVE map (stats.json "timings").
-  std::vector<std::uint8_t> modules_ply;
 };
+
+/// The lane graph of lanes.json: the streets' lanes with the freeway and its ramps joined to
+/// them. Made again where it is needed rather than held (a copy of the roads stage's output).
+roads::Output lanes_with_freeway(const pipeline::CityResult& city) {
+  roads::Output out = *city.roads;
+  out.lanes = freeway::merged_lanes(city.roads->lanes, *city.freeway);
+  return out;
+}
 
 /// What city.glb and the tileset are made of.
 CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityResult& city) {
@@ -59,69 +60,89 @@ CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityRe
           .lots = city.lots.get()};
 }
 
+/// Makes every file of the city folder but the tileset and stats.json, one at a time, and
+/// stages each (written under a temporary name, StagedFiles) as soon as it is made, so the
+/// process never holds them all: the whole run's peak memory was the city plus every output at
+/// once (city.glb, the PLYs, lanes, SUMO and OpenDRIVE), held through the tile writing.
 Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
-                             const Origin& origin, bool with_glb, int opendrive_minor) {
+                             const Origin& origin, bool with_glb, int opendrive_minor,
+                             const fs::path& dir, StagedFiles& files) {
+  const auto stage = [&](const char* rel, const auto& bytes) {
+    return files.write((dir / rel).string(), bytes.data(), bytes.size());
+  };
+  // Makes one file, stages it and frees it.
+  const auto make = [&](const char* rel, auto&& made) -> Status {
+    if (!made) return made.error();
+    return stage(rel, *made);
+  };
   Exported out;
   if (with_glb) {
-    Result<std::vector<std::uint8_t>> glb = city_glb(glb_inputs(cfg, city));
-    if (!glb) return glb.error();
-    out.glb = std::move(*glb);
+    if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city))); !st) return st.error();
   }
-  Result<std::string> geojson = layout_geojson(*city.layout, origin, city.lots.get(),
-                                               city.buildings.get(), city.styles.get());
-  if (!geojson) return geojson.error();
-  out.geojson = std::move(*geojson);
-  out.svg = map_svg(*city.layout, city.buildings.get());
-  Result<std::vector<std::uint8_t>> building_ply =
-      building_modules_ply(*city.buildings, *city.styles);
-  if (!building_ply) return building_ply.error();
-  out.building_ply = std::move(*building_ply);
+  if (Status st = make("layout.geojson", layout_geojson(*city.layout, origin, city.lots.get(),
+                                                        city.buildings.get(), city.styles.get()));
+      !st) {
+    return st.error();
+  }
+  if (Status st = stage("map.svg", map_svg(*city.layout, city.buildings.get())); !st) {
+    return st.error();
+  }
+  if (Status st = make("lanes.json", lanes_json(lanes_with_freeway(city), *city.layout)); !st) {
+    return st.error();
+  }
+  if (Status st = make("points/road_modules.ply",
+                       road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m));
+      !st) {
+    return st.error();
+  }
+  if (Status st =
+          make("points/building_modules.ply", building_modules_ply(*city.buildings, *city.styles));
+      !st) {
+    return st.error();
+  }
   // One point cloud per prop that occurs, parking spots and the audio grid.
   const dressing::Output& dressed = *city.dressing;
+  if (Status st = make("points/parking_spots.ply", parking_ply(dressed)); !st) return st.error();
+  if (Status st = make("points/audio.ply", audio_ply(dressed)); !st) return st.error();
+  // SUMO drives our own lanes, connectors and signal plans (not netconvert's guesses).
+  {
+    Result<SumoFiles> sumo = sumo_plain_xml(*city.layout, *city.roads);
+    if (!sumo) return sumo.error();
+    for (const Status& st :
+         {stage("sumo/city.nod.xml", sumo->nodes), stage("sumo/city.edg.xml", sumo->edges),
+          stage("sumo/city.con.xml", sumo->connections), stage("sumo/city.tll.xml", sumo->tll)}) {
+      if (!st) return st.error();
+    }
+  }
+  // The driving-simulator map of the same streets (CARLA, esmini, netconvert).
+  {
+    OpenDriveOptions odr;
+    odr.rev_minor = opendrive_minor;
+    odr.name = cfg.name;
+    odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
+    const auto t_odr = std::chrono::steady_clock::now();
+    Result<OpenDriveFiles> xodr =
+        opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr, city.freeway.get());
+    if (!xodr) return xodr.error();
+    out.opendrive_s = seconds_since(t_odr);
+    out.opendrive = xodr->stats;
+    out.opendrive_bytes = xodr->xodr.size();
+    for (const Status& st : {stage("opendrive/city.xodr", xodr->xodr),
+                             stage("opendrive/city.json", xodr->side_json)}) {
+      if (!st) return st.error();
+    }
+  }
   for (std::uint32_t p = 0; p < dressed.stats.items_by_prop.size(); ++p) {
     if (dressed.stats.items_by_prop[p] == 0) continue;
-    Result<std::vector<std::uint8_t>> ply = prop_ply(dressed, p);
-    if (!ply) return ply.error();
-    out.prop_plys.emplace_back("points/props/" + dressing::prop_catalog()[p].id + ".ply",
-                               std::move(*ply));
+    const std::string rel = "points/props/" + dressing::prop_catalog()[p].id + ".ply";
+    if (Status st = make(rel.c_str(), prop_ply(dressed, p)); !st) return st.error();
   }
-  Result<std::vector<std::uint8_t>> parking = parking_ply(dressed);
-  if (!parking) return parking.error();
-  out.parking = std::move(*parking);
-  Result<std::vector<std::uint8_t>> audio = audio_ply(dressed);
-  if (!audio) return audio.error();
-  out.audio = std::move(*audio);
-  // One lane graph: the streets' lanes with the freeway and its ramps joined to them.
-  out.with_freeway = *city.roads;
-  out.with_freeway.lanes = freeway::merged_lanes(city.roads->lanes, *city.freeway);
-  Result<std::string> lanes = lanes_json(out.with_freeway, *city.layout);
-  if (!lanes) return lanes.error();
-  out.lanes = std::move(*lanes);
-  // SUMO drives our own lanes, connectors and signal plans (not netconvert's guesses).
-  Result<SumoFiles> sumo = sumo_plain_xml(*city.layout, *city.roads);
-  if (!sumo) return sumo.error();
-  out.sumo = std::move(*sumo);
-  // The driving-simulator map of the same streets (CARLA, esmini, netconvert).
-  OpenDriveOptions odr;
-  odr.rev_minor = opendrive_minor;
-  odr.name = cfg.name;
-  odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
-  const auto t_odr = std::chrono::steady_clock::now();
-  Result<OpenDriveFiles> xodr =
-      opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr, city.freeway.get());
-  if (!xodr) return xodr.error();
-  out.opendrive = std::move(*xodr);
-  out.opendrive_s = seconds_since(t_odr);
-  Result<std::vector<std::uint8_t>> modules_ply =
-      road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m);
-  if (!modules_ply) return modules_ply.error();
-  out.modules_ply = std::move(*modules_ply);
   return out;
 }
 
 /// stats.json's "opendrive" member (counts and sizes of the map).
-std::string opendrive_member(const OpenDriveFiles& f) {
-  const OpenDriveStats& o = f.stats;
+std::string opendrive_member(const Exported& ex) {
+  const OpenDriveStats& o = ex.opendrive;
   char buf[640];
   std::snprintf(buf, sizeof buf,
                 "\"opendrive\": {\"bytes\": %zu, \"roads\": %zu, \"connecting_roads\": %zu, "
@@ -129,9 +150,9 @@ std::string opendrive_member(const OpenDriveFiles& f) {
                 "\"signs\": %zu, \"controllers\": %zu, \"crosswalks\": %zu, \"bridges\": %zu, "
                 "\"tunnels\": %zu, "
                 "\"geometries\": %zu, \"elevations\": %zu, \"shapes\": %zu}",
-                f.xodr.size(), o.roads, o.connecting_roads, o.junctions, o.signalised_junctions,
-                o.traffic_lights, o.signs, o.controllers, o.crosswalks, o.bridges, o.tunnels,
-                o.geometries, o.elevations, o.shapes);
+                ex.opendrive_bytes, o.roads, o.connecting_roads, o.junctions,
+                o.signalised_junctions, o.traffic_lights, o.signs, o.controllers, o.crosswalks,
+                o.bridges, o.tunnels, o.geometries, o.elevations, o.shapes);
   return buf;
 }
 
@@ -157,43 +178,6 @@ std::string tiles_timings(const TilesetStats& t) {
   return buf;
 }
 
-/// Every file of `ex` into `dir` (created with its subfolders), each through a temporary name.
-Status write_exported(const fs::path& dir, const Exported& ex, bool with_glb) {
-  for (const char* sub : {"", "sumo", "opendrive", "points", "points/props"}) {
-    std::error_code ec;
-    fs::create_directories(dir / sub, ec);
-    if (ec) return Error::io((dir / sub).string(), "cannot create the folder: " + ec.message());
-  }
-  auto write = [&](const char* rel, const void* data, std::size_t size) {
-    return write_file_atomic((dir / rel).string(), data, size);
-  };
-  auto write_text = [&](const char* rel, const std::string& body) {
-    return write(rel, body.data(), body.size());
-  };
-  if (with_glb) {
-    if (Status s = write("city.glb", ex.glb.data(), ex.glb.size()); !s) return s;
-  }
-  for (const Status& s :
-       {write_text("layout.geojson", ex.geojson), write_text("map.svg", ex.svg),
-        write_text("lanes.json", ex.lanes),
-        write("points/road_modules.ply", ex.modules_ply.data(), ex.modules_ply.size()),
-        write("points/building_modules.ply", ex.building_ply.data(), ex.building_ply.size()),
-        write("points/parking_spots.ply", ex.parking.data(), ex.parking.size()),
-        write("points/audio.ply", ex.audio.data(), ex.audio.size()),
-        write_text("sumo/city.nod.xml", ex.sumo.nodes),
-        write_text("sumo/city.edg.xml", ex.sumo.edges),
-        write_text("sumo/city.con.xml", ex.sumo.connections),
-        write_text("sumo/city.tll.xml", ex.sumo.tll),
-        write_text("opendrive/city.xodr", ex.opendrive.xodr),
-        write_text("opendrive/city.json", ex.opendrive.side_json)}) {
-    if (!s) return s;
-  }
-  for (const auto& [rel, bytes] : ex.prop_plys) {
-    if (Status s = write(rel.c_str(), bytes.data(), bytes.size()); !s) return s;
-  }
-  return Ok{};
-}
-
 }  // namespace
 
 Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
@@ -203,15 +187,21 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   const CityLog& log = options.log;
   const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
   const bool lead = ranks.rank() == 0;
-  // 1. Export into memory (rank 0): the "export" step.
+  // 1. The export (rank 0): each file made and staged in turn, the "export" step.
   std::vector<pipeline::StageStats> stages = city.stages;
   const auto t_export = std::chrono::steady_clock::now();
+  pipeline::release_free_memory();
   pipeline::reset_peak_rss();
   if (log.stages != nullptr) log.stages->stage_started("export");
-  Result<Exported> ex = Exported{};
-  if (lead) ex = export_city(config, city, origin, options.city_glb, options.opendrive_minor);
-  if (Status st = agree(ranks, ex ? Status(Ok{}) : Status(ex.error())); !st) return st.error();
   const fs::path dir(options.out_dir);
+  StagedFiles staged;  // Moved into place only once the tileset is written too.
+  Result<Exported> ex = Exported{};
+  if (lead) {
+    for (const char* sub : {"", "sumo", "opendrive", "points", "points/props"})
+      remove_stale_temporaries((dir / sub).string());
+    ex = export_city(config, city, origin, options.city_glb, options.opendrive_minor, dir, staged);
+  }
+  if (Status st = agree(ranks, ex ? Status(Ok{}) : Status(ex.error())); !st) return st.error();
   const auto finish_step = [&](const char* name, std::chrono::steady_clock::time_point t0) {
     pipeline::StageStats step;
     step.name = name;
@@ -221,6 +211,8 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     stages.push_back(step);
   };
   finish_step("export", t_export);
+  pipeline::release_free_memory();
+  pipeline::reset_peak_rss();
   // The tileset: its own step, written tile by tile into a folder renamed into place at the end.
   std::optional<TilesetStats> tiles;
   if (options.tiles) {
@@ -249,16 +241,19 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   // 2. Write (rank 0): each file through a temporary name and a rename; the extra files;
   //    stats.json last, with every rank's peak memory and tile time.
   ByteWriter mine;
-  mine.put(static_cast<double>(pipeline::peak_rss_kb()) / 1024.0);
+  std::int64_t peak_kb = pipeline::peak_rss_kb();  // Restarted at every stage: the largest.
+  for (const pipeline::StageStats& s : stages)
+    peak_kb = std::max(peak_kb, s.peak_rss_kb);
+  mine.put(static_cast<double>(peak_kb) / 1024.0);
   mine.put(tiles ? tiles->rank_seconds : 0.0);
   const std::vector<std::string> per_rank = ranks.gather(mine.bytes());
   Status wrote = Ok{};
   pipeline::CityStats stats;
   if (lead) {
-    wrote = write_exported(dir, *ex, options.city_glb);
+    wrote = staged.commit();
     if (wrote && options.extra_files) {
       Result<std::vector<CityFile>> extra =
-          options.extra_files(config, ex->with_freeway, dir.string(), log);
+          options.extra_files(config, lanes_with_freeway(city), dir.string(), log);
       if (!extra) wrote = extra.error();
       for (std::size_t k = 0; wrote && extra && k < extra->size(); ++k)
         wrote = write_file_atomic((dir / (*extra)[k].path).string(), (*extra)[k].bytes);
@@ -283,7 +278,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
       timings.more = odr_s;
       if (tiles) timings.more += ", " + tiles_timings(*tiles);
       timings.more += "}";
-      std::string sections = "{" + opendrive_member(ex->opendrive);
+      std::string sections = "{" + opendrive_member(*ex);
       if (tiles) sections += ", " + tiles_member(*tiles);
       sections += "}";
       stats = pipeline::city_stats(config, city, timings, import, sections);

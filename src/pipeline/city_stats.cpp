@@ -218,7 +218,11 @@ nlohmann::ordered_json timings_json(const RunTimings& t) {
   j["stages"] = st;
   j["total_wall_s"] = t.total_s;
   // The job's peak: the largest rank's (each rank holds its own memory).
-  double peak = static_cast<double>(pipeline::peak_rss_kb()) / 1024.0;
+  // (VmHWM restarts at every stage: the run's peak is the largest of the stages' and now.)
+  std::int64_t peak_kb = pipeline::peak_rss_kb();
+  for (const pipeline::StageStats& s : t.stages)
+    peak_kb = std::max(peak_kb, s.peak_rss_kb);
+  double peak = static_cast<double>(peak_kb) / 1024.0;
   if (!t.per_rank.empty()) {
     ordered_json ranks = ordered_json::array();
     peak = 0.0;

@@ -6,6 +6,10 @@
 
 #include <tbb/task_group.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -71,6 +75,7 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
       if (ready) wave.push_back(i);
     }
     // Peak memory per stage is exact when a wave holds one stage; otherwise it is the wave's.
+    release_free_memory();
     reset_peak_rss();
     tbb::task_group group;
     for (std::size_t i : wave) {
@@ -143,6 +148,12 @@ std::int64_t peak_rss_kb() {
     if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
   }
   return 0;
+}
+
+void release_free_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 void reset_peak_rss() {

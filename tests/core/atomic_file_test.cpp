@@ -2,11 +2,14 @@
 #include "cityforge/core/atomic_file.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <string>
+#include <vector>
 
 namespace cityforge {
 namespace {
@@ -78,6 +81,81 @@ TEST(WriteFileAtomic, FailsCleanlyWhenTheTargetIsAFolder) {
   EXPECT_EQ(s.error().where, target.string());
   EXPECT_EQ(entries(dir.path()), 1U);  // the temporary file was removed again
   EXPECT_TRUE(fs::is_directory(target));
+}
+
+TEST(StagedFiles, NothingMovesUntilCommitThenEverythingDoes) {
+  TempDir dir("staged");
+  const fs::path a = dir.path() / "lanes.json";
+  const fs::path b = dir.path() / "map.svg";
+  ASSERT_TRUE(write_file_atomic(a.string(), std::string("old lanes")).ok());
+  StagedFiles staged;
+  ASSERT_TRUE(staged.write(a.string(), std::string("new lanes")).ok());
+  ASSERT_TRUE(staged.write(b.string(), std::string("new map")).ok());
+  EXPECT_EQ(slurp(a), "old lanes");  // the old file stays until the commit
+  EXPECT_FALSE(fs::exists(b));
+  EXPECT_EQ(entries(dir.path()), 3U);  // lanes.json and two temporaries
+  ASSERT_TRUE(staged.write((dir.path() / "sumo" / "city.nod.xml").string(), std::string("n")).ok());
+  ASSERT_TRUE(staged.commit().ok());
+  EXPECT_EQ(slurp(dir.path() / "sumo" / "city.nod.xml"), "n");
+  EXPECT_EQ(slurp(a), "new lanes");
+  EXPECT_EQ(slurp(b), "new map");
+  EXPECT_EQ(entries(dir.path()), 3U);  // lanes.json, map.svg, sumo/
+}
+
+TEST(StagedFiles, WithoutCommitTheOldFilesStayAndNoTemporaryIsLeft) {
+  TempDir dir("staged-dropped");
+  const fs::path a = dir.path() / "stats.json";
+  ASSERT_TRUE(write_file_atomic(a.string(), std::string("old")).ok());
+  {
+    StagedFiles staged;
+    ASSERT_TRUE(staged.write(a.string(), std::string("new")).ok());
+    ASSERT_TRUE(
+        staged.write((dir.path() / "points" / "props" / "tree.ply").string(), std::string("p"))
+            .ok());
+    EXPECT_TRUE(fs::is_directory(dir.path() / "points" / "props"));  // made as needed
+    // A failure later in the run: the object goes without a commit.
+  }
+  EXPECT_EQ(slurp(a), "old");
+  EXPECT_EQ(entries(dir.path()), 1U);  // no temporary, no folder made for the files
+}
+
+TEST(StagedFiles, AFailedRenameNamesTheFileAndRemovesTheRest) {
+  TempDir dir("staged-fail");
+  const fs::path taken = dir.path() / "taken";
+  StagedFiles staged;
+  ASSERT_TRUE(staged.write((dir.path() / "first").string(), std::string("1")).ok());
+  ASSERT_TRUE(staged.write(taken.string(), std::string("2")).ok());
+  ASSERT_TRUE(staged.write((dir.path() / "third").string(), std::string("3")).ok());
+  fs::create_directories(taken / "inside");  // a non-empty folder where a file should go
+  const Status s = staged.commit();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().where, taken.string());
+  EXPECT_EQ(slurp(dir.path() / "first"), "1");
+  EXPECT_FALSE(fs::exists(dir.path() / "third"));
+  EXPECT_EQ(entries(dir.path()), 2U);  // "first" and the folder: no temporaries
+}
+
+TEST(RemoveStaleTemporaries, RemovesWhatDeadProcessesLeftAndNothingElse) {
+  TempDir dir("stale");
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);  // a process id that no longer runs
+  const std::string dead = std::to_string(child), alive = std::to_string(::getpid());
+  const std::vector<std::string> names = {"lanes.json.tmp-" + dead, "map.svg.tmp-" + alive,
+                                          "notes.tmp-x", "city.glb", ".tmp-" + dead};
+  for (const std::string& name : names)
+    std::ofstream(dir.path() / name) << "x";
+  fs::create_directories(dir.path() / "sumo");
+  std::ofstream(dir.path() / "sumo" / ("city.nod.xml.tmp-" + dead)) << "x";
+  remove_stale_temporaries(dir.path().string());
+  EXPECT_FALSE(fs::exists(dir.path() / ("lanes.json.tmp-" + dead)));
+  EXPECT_TRUE(fs::exists(dir.path() / ("map.svg.tmp-" + alive)));  // a run still writing
+  EXPECT_TRUE(fs::exists(dir.path() / "notes.tmp-x"));
+  EXPECT_TRUE(fs::exists(dir.path() / "city.glb"));
+  EXPECT_TRUE(fs::exists(dir.path() / (".tmp-" + dead)));  // not a temporary of a file
+  EXPECT_TRUE(fs::exists(dir.path() / "sumo" / ("city.nod.xml.tmp-" + dead)));  // not deeper
 }
 
 }  // namespace

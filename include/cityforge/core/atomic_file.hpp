@@ -3,6 +3,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "cityforge/core/result.hpp"
 
@@ -15,5 +17,34 @@ Status write_file_atomic(const std::string& path, const void* data, std::size_t 
 inline Status write_file_atomic(const std::string& path, const std::string& text) {
   return write_file_atomic(path, text.data(), text.size());
 }
+
+/// Removes the temporary files (`NAME.tmp-PID`, above) that processes no longer running left in
+/// `folder` (not in its subfolders): what a run killed before its renames leaves behind.
+void remove_stale_temporaries(const std::string& folder);
+
+/// Files written now under temporary names (flushed, next to their targets) and moved into place
+/// together by commit(), so a run can write each output as soon as it is made and free it, yet
+/// a failure before commit() leaves every old file as it was. Missing folders are made as
+/// needed. What is not committed is removed when the object goes, with the folders it made.
+/// Renames happen in the order the files were written.
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles();
+  Status write(const std::string& path, const void* data, std::size_t size);
+  Status write(const std::string& path, const std::string& text) {
+    return write(path, text.data(), text.size());
+  }
+  /// Moves every staged file into place; the first failed rename is the error (the files before
+  /// it are in place, the ones after it are removed).
+  Status commit();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> m_files;  ///< (temporary, target).
+  std::vector<std::string> m_folders;                        ///< Made here, outermost first.
+  bool m_committed = false;
+};
 
 }  // namespace cityforge

@@ -177,5 +177,9 @@ class StageGraph {
 /// (so a stage's own peak can be read). Both are no-ops returning 0 elsewhere.
 std::int64_t peak_rss_kb();
 void reset_peak_rss();
+/// Hands the heap's free memory back to the system (glibc's malloc_trim; nothing elsewhere).
+/// Called between stages: without it the memory a stage used for its work and freed stays
+/// resident, and the next stage's peak lands on top of it.
+void release_free_memory();
 
 }  // namespace cityforge::pipeline
