@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <string>
@@ -316,7 +317,11 @@ bool instanced_roads(const CityGlbInputs& in) {
          in.road_meshes != nullptr && in.roads->sections.size() == in.layout.network.edges.size();
 }
 
-Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in) {
+namespace {
+
+/// Cuts every item of the city into pieces, one per chunk it crosses, and hands each piece to
+/// `take` in a fixed order (group, item, chunk), whatever the thread count.
+Status cut_city(const CityGlbInputs& in, const std::function<void(Piece&)>& take) {
   if (Status s = check_config(in.settings); !s) return s.error();
   if (Status s = terrain::validate(in.terrain); !s) return s.error();
   const double chunk_m = in.settings.chunk_m;
@@ -331,19 +336,15 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in) {
       }
     }
   }
-  // 2. Group by group: its items cut into their own slots in parallel, then merged in a fixed
+  // 2. Group by group: its items cut into their own slots in parallel, then taken in a fixed
   //    order (kind, then item index), so thread count never shows. Each piece is released once
-  //    merged and each group's pieces before the next is cut (the terrain's grid too, after its
+  //    taken and each group's pieces before the next is cut (the terrain's grid too, after its
   //    group): the chunks and one group's pieces are held at once, not every piece twice.
-  std::map<ChunkKey, ChunkMeshes> chunks;
   for (std::size_t gi = 0; gi < groups->size(); ++gi) {
     std::vector<Pieces> group = split_group((*groups)[gi], chunk_m);
     for (Pieces& item : group) {
       for (Piece& piece : item) {
-        ChunkMeshes& chunk = chunks[piece.key];
-        chunk.cy = piece.key.first;
-        chunk.cx = piece.key.second;
-        chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+        take(piece);
         piece.mesh = Mesh{};
       }
     }
@@ -352,11 +353,38 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in) {
       terrain_chunks = {};
     }
   }
+  return Ok{};
+}
+
+}  // namespace
+
+Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in,
+                                                   const ChunkFilter& keep) {
+  std::map<ChunkKey, ChunkMeshes> chunks;
+  const Status cut = cut_city(in, [&](Piece& piece) {
+    if (keep && !keep(piece.key.first, piece.key.second)) return;
+    ChunkMeshes& chunk = chunks[piece.key];
+    chunk.cy = piece.key.first;
+    chunk.cx = piece.key.second;
+    chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+  });
+  if (!cut) return cut.error();
   std::vector<ChunkMeshes> out;
   out.reserve(chunks.size());
   for (auto& [key, chunk] : chunks)
     out.push_back(std::move(chunk));
   return out;
+}
+
+Result<std::map<std::pair<std::int32_t, std::int32_t>, double>> chunk_mesh_bytes(
+    const CityGlbInputs& in) {
+  std::map<ChunkKey, double> bytes;
+  const Status cut = cut_city(in, [&](Piece& piece) {
+    bytes[piece.key] += 24.0 * static_cast<double>(piece.mesh.positions.size()) +
+                        4.0 * static_cast<double>(piece.mesh.indices.size());
+  });
+  if (!cut) return cut.error();
+  return bytes;
 }
 
 }  // namespace cityforge::exporter::detail

@@ -4,6 +4,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "cityforge/core/mesh.hpp"
@@ -76,6 +79,15 @@ bool instanced_roads(const CityGlbInputs& in);
 /// own slots and merged in that fixed order: identical output at any thread count. Fails on a
 /// bad chunk_m or terrain grid, on a vertex that is not finite (as float32) or too far from the
 /// origin for chunk_m, and on meshes that do not match their items in count.
-Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in);
+/// `keep` (when set) picks the chunks to return by (cy, cx); the others are cut and dropped,
+/// never held (a rank of a tileset keeps the chunks of its own tiles).
+using ChunkFilter = std::function<bool(std::int32_t cy, std::int32_t cx)>;
+Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in,
+                                                   const ChunkFilter& keep = {});
+
+/// What chunk_city_meshes would hold per chunk, (cy, cx) -> 24 bytes per vertex and 4 per
+/// index, without holding it: the tileset's weights on a rank that keeps only its own chunks.
+Result<std::map<std::pair<std::int32_t, std::int32_t>, double>> chunk_mesh_bytes(
+    const CityGlbInputs& in);
 
 }  // namespace cityforge::exporter::detail

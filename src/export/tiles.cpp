@@ -65,16 +65,11 @@ std::int32_t floor_chunk(double v, double chunk_m) {
   return static_cast<std::int32_t>(std::floor(v / chunk_m));
 }
 
-/// Estimated content bytes per chunk: vertices, indices, instances.
-std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::CityTiling& t) {
-  std::map<ChunkKey, double> w;
-  for (const ChunkMeshes& c : t.chunks) {
-    double bytes = 0.0;
-    for (const Mesh& m : c.parts)
-      bytes += 24.0 * static_cast<double>(m.positions.size()) +
-               4.0 * static_cast<double>(m.indices.size());
-    w[{c.cy, c.cx}] += bytes;
-  }
+/// Estimated content bytes per chunk: vertices, indices, instances. `mesh_bytes`: the chunks'
+/// meshes (detail::chunk_mesh_bytes).
+std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::CityTiling& t,
+                                         std::map<ChunkKey, double> mesh_bytes) {
+  std::map<ChunkKey, double> w = std::move(mesh_bytes);
   for (const auto& [key, bricks] : t.bricks) {
     for (const auto& list : bricks)
       w[key] += 40.0 * static_cast<double>(list.size());
@@ -482,16 +477,34 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   const fs::path final_dir(dir);
   if (Status st = check_tileset_folder(dir); !st) return st.error();
   const double chunk_m = in.settings.chunk_m;
-  // 1. The city cut into chunks once; roofs go with their buildings instead.
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  const int me = ranks.rank();
+  // 1. The city cut into chunks; roofs go with their buildings instead. One rank keeps every
+  //    chunk. Several ranks only count each chunk's bytes here (the quadtree needs them all)
+  //    and, once the tiles are dealt, cut again keeping the chunks of their own tiles alone
+  //    (step 3): a rank never holds the whole city's chunk meshes.
   detail::CityTiling tiling;
+  CityGlbInputs ground = in;
+  ground.buildings = nullptr;
+  ground.styles = nullptr;
+  if (in.buildings != nullptr) ground.block_volumes = nullptr;
+  std::map<ChunkKey, double> mesh_bytes;
   {
-    CityGlbInputs ground = in;
-    ground.buildings = nullptr;
-    ground.styles = nullptr;
-    if (in.buildings != nullptr) ground.block_volumes = nullptr;
-    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground);
-    if (!chunks) return chunks.error();
-    tiling.chunks = std::move(*chunks);
+    if (ranks.size() == 1) {
+      Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground);
+      if (!chunks) return chunks.error();
+      tiling.chunks = std::move(*chunks);
+      for (const ChunkMeshes& c : tiling.chunks) {
+        double& bytes = mesh_bytes[{c.cy, c.cx}];
+        for (const Mesh& m : c.parts)
+          bytes += 24.0 * static_cast<double>(m.positions.size()) +
+                   4.0 * static_cast<double>(m.indices.size());
+      }
+    } else {
+      Result<std::map<ChunkKey, double>> bytes = detail::chunk_mesh_bytes(ground);
+      if (!bytes) return bytes.error();
+      mesh_bytes = std::move(*bytes);
+    }
     tiling.instanced_roads = detail::instanced_roads(ground);
     if (tiling.instanced_roads) {
       Result<detail::BrickInstances> bricks = detail::group_road_instances(*in.roads, chunk_m);
@@ -515,9 +528,9 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       tiling.building_chunk.emplace_back(floor_chunk(c.y, chunk_m), floor_chunk(c.x, chunk_m));
     }
   }
-  const double chunking_s = seconds_since(started);
+  double chunking_s = seconds_since(started);
   // 2. The quadtree over the chunk grid.
-  const std::map<ChunkKey, double> weights = chunk_weights(in, tiling);
+  const std::map<ChunkKey, double> weights = chunk_weights(in, tiling, std::move(mesh_bytes));
   if (weights.empty()) return Error::invalid_input("tileset", "the city has nothing to draw");
   std::int32_t min_cx = INT32_MAX, min_cy = INT32_MAX, max_cx = INT32_MIN, max_cy = INT32_MIN;
   for (const auto& [k, w] : weights) {
@@ -542,8 +555,6 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       if (contains(tiles[i], k)) leaf_of[k] = i;
     }
   }
-  for (const ChunkMeshes& c : tiling.chunks)
-    tiles[leaf_of.at({c.cy, c.cx})].items.chunks.push_back(&c);
   for (const auto& [k, bricks] : tiling.bricks)
     tiles[leaf_of.at(k)].items.brick_chunks.push_back(k);
   for (std::uint32_t b = 0; b < tiling.building_chunk.size(); ++b)
@@ -573,8 +584,6 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   // 3. Tiles, deepest level first, into a temporary folder next to `dir` that rank 0 makes.
   //    Each rank builds the subtrees it is given; rank 0 then builds the levels above them from
   //    the stand-ins the others send (the same bytes whoever builds a tile).
-  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
-  const int me = ranks.rank();
   TempDir tmp;
   {
     Status made = Ok{};
@@ -599,6 +608,22 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   for (const Tile& t : tiles)
     depth = std::max<std::size_t>(depth, static_cast<std::size_t>(t.level));
   const std::vector<int> owner = assign_tiles(tiles, weights, ranks.size());
+  if (ranks.size() > 1) {
+    const auto chunks_started = std::chrono::steady_clock::now();
+    const auto keep = [&](std::int32_t cy, std::int32_t cx) {
+      const auto it = leaf_of.find({cy, cx});
+      if (it == leaf_of.end()) return false;
+      const int o = owner[it->second];
+      return o == me || (o < 0 && me == 0);
+    };
+    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground, keep);
+    Status cut = chunks ? Status(Ok{}) : Status(chunks.error());
+    if (Status st = agree(ranks, cut); !st) return st.error();
+    tiling.chunks = std::move(*chunks);
+    chunking_s += seconds_since(chunks_started);
+  }
+  for (const ChunkMeshes& c : tiling.chunks)
+    tiles[leaf_of.at({c.cy, c.cx})].items.chunks.push_back(&c);
   std::size_t mine = 0;
   for (const int o : owner)
     mine += o == me || (o < 0 && me == 0) ? 1 : 0;
