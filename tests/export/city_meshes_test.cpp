@@ -7,6 +7,7 @@
 #include <tbb/task_arena.h>
 
 #include <cmath>
+#include <map>
 
 #include "export/fixture.hpp"
 
@@ -157,6 +158,41 @@ TEST(CityMeshes, IdenticalAtAnyThreadCount) {
       EXPECT_EQ(a[c].parts[p].indices, b[c].parts[p].indices);
     }
   }
+}
+
+TEST(CityMeshes, AFilterKeepsItsChunksAloneAndTheCountedBytesMatch) {
+  // What a rank of a tileset does: counts every chunk's bytes, then keeps its own chunks.
+  const Config config;
+  std::map<std::pair<std::int32_t, std::int32_t>, double> bytes;
+  auto all = fixture::chunks_of(small_city(), small_ground(), config, {}, {}, &bytes);
+  ASSERT_TRUE(all.ok()) << all.error().to_string();
+  ASSERT_GT(all->size(), 3U);
+  ASSERT_EQ(bytes.size(), all->size());
+  for (const ChunkMeshes& c : *all) {
+    double expected = 0.0;
+    for (const Mesh& m : c.parts)
+      expected += 24.0 * static_cast<double>(m.positions.size()) +
+                  4.0 * static_cast<double>(m.indices.size());
+    EXPECT_EQ(bytes.at({c.cy, c.cx}), expected) << c.cy << "," << c.cx;
+  }
+  const auto mine = [](std::int32_t cy, std::int32_t cx) { return (cy + cx) % 2 == 0; };
+  auto kept = fixture::chunks_of(small_city(), small_ground(), config, {}, mine);
+  ASSERT_TRUE(kept.ok()) << kept.error().to_string();
+  std::size_t k = 0;
+  for (const ChunkMeshes& c : *all) {
+    if (!mine(c.cy, c.cx)) continue;
+    ASSERT_LT(k, kept->size());
+    const ChunkMeshes& o = (*kept)[k++];
+    EXPECT_EQ(o.cy, c.cy);
+    EXPECT_EQ(o.cx, c.cx);
+    for (std::size_t p = 0; p < kPartCount; ++p) {
+      EXPECT_EQ(o.parts[p].positions, c.parts[p].positions);
+      EXPECT_EQ(o.parts[p].indices, c.parts[p].indices);
+    }
+  }
+  EXPECT_EQ(k, kept->size()) << "a chunk the filter did not pick";
+  EXPECT_GT(k, 0U);
+  EXPECT_LT(k, all->size());
 }
 
 TEST(CityMeshes, RejectsBadGround) {

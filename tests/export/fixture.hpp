@@ -145,20 +145,28 @@ inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
 }
 
 /// The chunk meshes behind city_glb_of.
-inline Result<std::vector<detail::ChunkMeshes>> chunks_of(const layout::Output& city,
-                                                          const terrain::Heightfield& ground,
-                                                          const Config& config,
-                                                          const Extras& extras = {}) {
+/// `keep`: detail::chunk_city_meshes's chunk filter; `bytes` (when set) gets
+/// detail::chunk_mesh_bytes of the same inputs.
+inline Result<std::vector<detail::ChunkMeshes>> chunks_of(
+    const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
+    const Extras& extras = {}, const detail::ChunkFilter& keep = {},
+    std::map<std::pair<std::int32_t, std::int32_t>, double>* bytes = nullptr) {
   Result<CityMeshes> meshes = city_meshes(city, ground, config, extras.roads, extras.rules);
   if (!meshes) return meshes.error();
-  return detail::chunk_city_meshes({.terrain = ground,
-                                    .layout = city,
-                                    .settings = config,
-                                    .roads = extras.roads,
-                                    .road_meshes = &meshes->roads,
-                                    .block_volumes = &meshes->volumes,
-                                    .dressing = extras.dressing,
-                                    .rooftops = extras.rooftops});
+  const CityGlbInputs in{.terrain = ground,
+                         .layout = city,
+                         .settings = config,
+                         .roads = extras.roads,
+                         .road_meshes = &meshes->roads,
+                         .block_volumes = &meshes->volumes,
+                         .dressing = extras.dressing,
+                         .rooftops = extras.rooftops};
+  if (bytes != nullptr) {
+    auto counted = detail::chunk_mesh_bytes(in);
+    if (!counted) return counted.error();
+    *bytes = std::move(*counted);
+  }
+  return detail::chunk_city_meshes(in, keep);
 }
 
 }  // namespace cityforge::exporter::fixture
