@@ -127,6 +127,20 @@ struct Extras {
   const rooftops::RooftopOutput* rooftops = nullptr;
 };
 
+/// What city_glb and the chunking read of `city`, its `meshes` and `extras`.
+inline CityGlbInputs inputs_of(const layout::Output& city, const terrain::Heightfield& ground,
+                               const Config& config, const CityMeshes& meshes,
+                               const Extras& extras) {
+  return {.terrain = ground,
+          .layout = city,
+          .settings = config,
+          .roads = extras.roads,
+          .road_meshes = &meshes.roads,
+          .block_volumes = &meshes.volumes,
+          .dressing = extras.dressing,
+          .rooftops = extras.rooftops};
+}
+
 /// city_glb of `city` with its meshes built first (city_meshes); the first error of either.
 inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
                                                      const terrain::Heightfield& ground,
@@ -134,14 +148,7 @@ inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
                                                      const Extras& extras = {}) {
   Result<CityMeshes> meshes = city_meshes(city, ground, config, extras.roads, extras.rules);
   if (!meshes) return meshes.error();
-  return city_glb({.terrain = ground,
-                   .layout = city,
-                   .settings = config,
-                   .roads = extras.roads,
-                   .road_meshes = &meshes->roads,
-                   .block_volumes = &meshes->volumes,
-                   .dressing = extras.dressing,
-                   .rooftops = extras.rooftops});
+  return city_glb(inputs_of(city, ground, config, *meshes, extras));
 }
 
 /// The chunk meshes behind city_glb_of.
@@ -153,14 +160,7 @@ inline Result<std::vector<detail::ChunkMeshes>> chunks_of(
     std::map<std::pair<std::int32_t, std::int32_t>, double>* bytes = nullptr) {
   Result<CityMeshes> meshes = city_meshes(city, ground, config, extras.roads, extras.rules);
   if (!meshes) return meshes.error();
-  const CityGlbInputs in{.terrain = ground,
-                         .layout = city,
-                         .settings = config,
-                         .roads = extras.roads,
-                         .road_meshes = &meshes->roads,
-                         .block_volumes = &meshes->volumes,
-                         .dressing = extras.dressing,
-                         .rooftops = extras.rooftops};
+  const CityGlbInputs in = inputs_of(city, ground, config, *meshes, extras);
   if (bytes != nullptr) {
     auto counted = detail::chunk_mesh_bytes(in);
     if (!counted) return counted.error();
