@@ -154,9 +154,11 @@ struct CityOptions {
   std::string instances;          ///< ext, nodes or bake; empty: the config's.
 };
 
-/// The config's seed and instance mode as the options say.
+/// The config's seed and instance mode as the options say. Without city.glb, nothing needs
+/// every facade module at once: the tiles and the point cloud make each lot's again.
 void override_config(const CityOptions& opt, pipeline::CityConfig& cfg) {
   if (opt.seed) cfg.seed = *opt.seed;
+  if (opt.no_city_glb) cfg.buildings.generator.keep_instances = false;
   pipeline::InstanceMode mode{};
   if (!opt.instances.empty() && pipeline::instance_mode_from_string(opt.instances, &mode)) {
     cfg.exports.instances = mode;

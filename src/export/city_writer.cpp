@@ -45,8 +45,21 @@ roads::Output lanes_with_freeway(const pipeline::CityResult& city) {
   return out;
 }
 
-/// What city.glb and the tileset are made of.
-CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityResult& city) {
+/// What makes a building's facade modules again (buildings::lot_instances): the buildings
+/// stage's inputs. Points into `cfg` and `city`.
+buildings::LotInputs facade_inputs(const pipeline::CityConfig& cfg,
+                                   const pipeline::CityResult& city) {
+  return {.lots = city.lots.get(),
+          .library = city.styles.get(),
+          .tags = &cfg.buildings.tag_volumes,
+          .ground = city.terrain.get(),
+          .config = cfg.buildings.generator,
+          .seed = cfg.seed};
+}
+
+/// What city.glb and the tileset are made of; `facades` from facade_inputs.
+CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
+                         const buildings::LotInputs* facades) {
   return {.terrain = *city.terrain,
           .layout = *city.layout,
           .settings = cfg.exports,
@@ -57,7 +70,8 @@ CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityRe
           .styles = city.styles.get(),
           .dressing = city.dressing.get(),
           .rooftops = city.rooftops.get(),
-          .lots = city.lots.get()};
+          .lots = city.lots.get(),
+          .facades = facades};
 }
 
 /// Makes every file of the city folder but the tileset and stats.json, one at a time, and
@@ -76,8 +90,11 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
     return stage(rel, *made);
   };
   Exported out;
+  const buildings::LotInputs facades = facade_inputs(cfg, city);
   if (with_glb) {
-    if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city))); !st) return st.error();
+    if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city, nullptr))); !st) {
+      return st.error();
+    }
   }
   if (Status st = make("layout.geojson", layout_geojson(*city.layout, origin, city.lots.get(),
                                                         city.buildings.get(), city.styles.get()));
@@ -95,8 +112,8 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
       !st) {
     return st.error();
   }
-  if (Status st =
-          make("points/building_modules.ply", building_modules_ply(*city.buildings, *city.styles));
+  if (Status st = make("points/building_modules.ply",
+                       building_modules_ply(*city.buildings, *city.styles, &facades));
       !st) {
     return st.error();
   }
@@ -230,9 +247,10 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
                       : GeoAnchor{config.exports.anchor_lon_deg, config.exports.anchor_lat_deg,
                                   config.exports.anchor_height_m};
     topt.ranks = &ranks;
+    const buildings::LotInputs facades = facade_inputs(config, city);
     topt.before_tile = options.before_tile;
     Result<TilesetStats> written =
-        write_tileset(glb_inputs(config, city), (dir / "tiles").string(), topt);
+        write_tileset(glb_inputs(config, city, &facades), (dir / "tiles").string(), topt);
     if (!written) return written.error();
     tiles = *written;
     finish_step("tiles", t_tiles);

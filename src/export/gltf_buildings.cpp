@@ -53,6 +53,10 @@ std::array<double, 4> linear_colour(const std::array<float, 3>& srgb) {
 }
 
 Result<BuildingGroups> group_building_instances(const buildings::Output& out, double chunk_m) {
+  if (!out.instances_kept) {
+    return Error::internal("buildings.instances",
+                           "not kept (buildings keep_instances false): city.glb needs them all");
+  }
   BuildingGroups groups;
   for (std::size_t i = 0; i < out.instances.size(); ++i) {
     const buildings::Instance& in = out.instances[i];
@@ -72,9 +76,9 @@ Result<BuildingGroups> group_building_instances(const buildings::Output& out, do
 
 Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
                           const std::map<BuildingChunkKey, int>& chunk_node,
-                          const buildings::Output& out, const buildings::StyleLibrary& library,
-                          InstanceWriter& writer, const std::vector<std::uint32_t>* feature_of,
-                          const KitCache* kits) {
+                          const std::vector<buildings::Instance>& instances,
+                          const buildings::StyleLibrary& library, InstanceWriter& writer,
+                          const std::vector<std::uint32_t>* feature_of, const KitCache* kits) {
   // 1. Which modules occur, in module number order.
   std::map<std::uint32_t, bool> used;
   for (const auto& [key, modules] : groups) {
@@ -125,7 +129,7 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
       InstanceAttribute room{"_ROOM", false, {}, {}};
       InstanceAttribute feature{"_FEATURE_ID_0", true, {}, {}};
       for (const std::uint32_t i : list) {
-        const buildings::Instance& in = out.instances[i];
+        const buildings::Instance& in = instances[i];
         // Module frame: x along the facade (width), y out of the wall, z up (height).
         placements.push_back(Placement{in.position, in.yaw_rad, {in.scale_x, 1.0f, in.scale_z}});
         building.floats.push_back(static_cast<float>(in.building));

@@ -395,8 +395,8 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
   }
   detail::InstanceWriter writer(model, config.instances);
   if (buildings != nullptr) {
-    if (Status st = detail::add_building_nodes(model, building_groups, chunk_node, *buildings,
-                                               *in.styles, writer);
+    if (Status st = detail::add_building_nodes(model, building_groups, chunk_node,
+                                               buildings->instances, *in.styles, writer);
         !st) {
       return st.error();
     }
@@ -471,7 +471,8 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
       std::sort(list.begin(), list.end());
   }
   detail::InstanceWriter writer(model, pipeline::InstanceMode::ext);
-  if (Status s = detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building, styles, writer);
+  if (Status s =
+          detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building.instances, styles, writer);
       !s) {
     return s.error();
   }

@@ -2,10 +2,15 @@
 // Instance point clouds as binary little-endian PLY (Houdini, CloudCompare, Blender read it):
 // one vertex per instance with its position, heading, scale and attributes.
 // Based on: G. Turk, The PLY Polygon File Format, 1994.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "cityforge/export/export.hpp"
 
@@ -56,7 +61,8 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
 }
 
 Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
-                                                       const buildings::StyleLibrary& styles) {
+                                                       const buildings::StyleLibrary& styles,
+                                                       const buildings::LotInputs* facades) {
   std::string header =
       "ply\nformat binary_little_endian 1.0\n"
       "comment cityforge building modules: one point per instance at the module's origin (left "
@@ -64,15 +70,15 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
       "building, z up; width = module width * scale_x, height = mesh height * scale_z\n";
   for (std::uint32_t m = 0; m < styles.module_count(); ++m)
     header += "comment module " + std::to_string(m) + " " + styles.module(m).id + "\n";
-  header += "element vertex " + std::to_string(out.instances.size()) +
+  header += "element vertex " + std::to_string(out.stats.instances) +
             "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
             "property float scale_x\nproperty float scale_z\nproperty uint module\n"
             "property uint building\nproperty uint lot\nproperty ushort floor\n"
             "property int room\nproperty ushort brand\nproperty uint tags\nend_header\n";
   std::vector<std::uint8_t> bytes(header.begin(), header.end());
-  bytes.reserve(bytes.size() + out.instances.size() * 48);  // The 48 bytes of a vertex above.
-  for (std::size_t i = 0; i < out.instances.size(); ++i) {
-    const buildings::Instance& in = out.instances[i];
+  bytes.reserve(bytes.size() + out.stats.instances * 48);  // The 48 bytes of a vertex above.
+  std::size_t i = 0;
+  const auto put_instance = [&](const buildings::Instance& in) -> Status {
     const float vals[] = {in.position[0], in.position[1], in.position[2],
                           in.yaw_rad,     in.scale_x,     in.scale_z};
     for (float v : vals) {
@@ -90,6 +96,46 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
         in.room == buildings::kNoRoom ? std::int32_t{-1} : static_cast<std::int32_t>(in.room));
     put(bytes, in.brand);
     put(bytes, in.tags);
+    ++i;
+    return Ok{};
+  };
+  if (out.instances_kept) {
+    for (const buildings::Instance& in : out.instances) {
+      if (Status st = put_instance(in); !st) return st.error();
+    }
+    return bytes;
+  }
+  // Made again: the buildings of each block (a run of ids: lots come by block), a wave of
+  // blocks in parallel.
+  if (facades == nullptr || facades->lots == nullptr) {
+    return Error::internal("buildings.instances", "not kept and nothing to make them from");
+  }
+  std::vector<std::vector<std::uint32_t>> lots;
+  const auto block_of = [&](std::uint32_t b) {
+    const std::uint32_t lot = out.buildings[b].lot;
+    return lot < facades->lots->lots.size() ? facades->lots->lots[lot].block : lot;
+  };
+  for (std::uint32_t b = 0; b < out.buildings.size(); ++b) {
+    if (b == 0 || block_of(b) != block_of(b - 1)) lots.emplace_back();
+    lots.back().push_back(b);
+  }
+  constexpr std::size_t kWave = 256;
+  for (std::size_t w = 0; w < lots.size(); w += kWave) {
+    const std::size_t n = std::min(kWave, lots.size() - w);
+    std::vector<std::optional<Result<std::vector<buildings::Instance>>>> made(n);
+    tbb::parallel_for(std::size_t{0}, n, [&](std::size_t k) {
+      made[k].emplace(buildings::instances_of(out, lots[w + k], facades));
+    });
+    for (auto& m : made) {
+      if (!*m) return m->error();
+      for (const buildings::Instance& in : **m) {
+        if (Status st = put_instance(in); !st) return st.error();
+      }
+    }
+  }
+  if (i != out.stats.instances) {
+    return Error::internal("buildings.instances", "made " + std::to_string(i) + " again, not " +
+                                                      std::to_string(out.stats.instances));
   }
   return bytes;
 }

@@ -142,6 +142,9 @@ detail::KitCache kit_cache(const CityGlbInputs& in) {
     for (const buildings::Instance& i : in.buildings->instances) {
       if (i.module < used.size()) used[i.module] = true;
     }
+    for (const std::uint32_t m : in.buildings->modules_used) {  // When it kept no instances.
+      if (m < used.size()) used[m] = true;
+    }
     for (std::uint32_t m = 0; m < used.size(); ++m) {
       if (used[m]) modules.push_back(m);
     }

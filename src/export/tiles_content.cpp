@@ -360,15 +360,23 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
     keys[{c->cy, c->cx}] = c;
   for (const ChunkKey& k : items.brick_chunks)
     keys.try_emplace(k, nullptr);
+  // The leaf's facade modules: the buildings stage's, or made again here from their lots when
+  // it kept none (a tiled region: no rank holds the whole city's).
   BuildingGroups groups;
+  std::vector<buildings::Instance> instances;
   if (in.buildings != nullptr) {
+    Result<std::vector<buildings::Instance>> mine =
+        buildings::instances_of(*in.buildings, items.buildings, in.facades);
+    if (!mine) return mine.error();
+    instances = std::move(*mine);
+    std::uint32_t i = 0;
     for (const std::uint32_t b : items.buildings) {
       const buildings::Building& bd = in.buildings->buildings[b];
       if (bd.instance_count == 0) continue;
       const ChunkKey key = tiling.building_chunk[b];
       keys.try_emplace(key, nullptr);
-      for (std::uint32_t i = bd.first_instance; i < bd.first_instance + bd.instance_count; ++i)
-        groups[key][in.buildings->instances[i].module].push_back(i);
+      for (std::uint32_t k = 0; k < bd.instance_count; ++k, ++i)
+        groups[key][instances[i].module].push_back(i);
     }
   }
   Result<std::map<ChunkKey, int>> chunk_nodes =
@@ -419,7 +427,7 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
       model.nodes[0].children.push_back(static_cast<int>(model.nodes.size()));
       model.nodes.push_back(std::move(node));
     }
-    if (Status s = add_building_nodes(model, groups, chunk_node, *in.buildings, *in.styles, writer,
+    if (Status s = add_building_nodes(model, groups, chunk_node, instances, *in.styles, writer,
                                       &row_of, &kits);
         !s) {
       return s.error();

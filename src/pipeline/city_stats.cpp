@@ -187,11 +187,11 @@ nlohmann::ordered_json stats_json(const CityConfig& cfg, const CityResult& r) {
                      {"contradictions", rs.contradictions},
                      {"by_tile", by_tile}};
   }
-  j["instances"] = {{"building_modules", r.buildings->instances.size()},
+  j["instances"] = {{"building_modules", r.buildings->stats.instances},
                     {"props", r.dressing->items.size()},
                     {"road_modules", r.roads->modules.size()},
                     {"rooftop_tiles", rooftop_instances},
-                    {"total", r.buildings->instances.size() + r.dressing->items.size() +
+                    {"total", r.buildings->stats.instances + r.dressing->items.size() +
                                   r.roads->modules.size() + rooftop_instances}};
   return j;
 }

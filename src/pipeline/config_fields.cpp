@@ -361,6 +361,7 @@ const Table& table_of<buildings::Config>() {
                            hidden<&C::occlusion_push_m>("occlusion_push_m"),
                            hidden<&C::entrance_depth_m>("entrance_depth_m"),
                            hidden<&C::keep_facade_spans>("keep_facade_spans"),
+                           hidden<&C::keep_instances>("keep_instances"),
                        }};
   return t;
 }

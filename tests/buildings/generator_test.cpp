@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "buildings/detail/gen_internal.hpp"
 #include "cityforge/buildings/buildings.hpp"
@@ -159,6 +160,67 @@ TEST(BuildingOcclusion, TouchingBoxesLoseSharedWallOnly) {
     EXPECT_EQ(r->buildings[1].id, 1U);
     EXPECT_EQ(r->buildings[1].first_instance, r->buildings[0].instance_count);
   }
+}
+
+TEST(BuildingRun, ModulesMadeAgainPerLotAreTheRunsOwn) {
+  // A tiled region keeps no instances (keep_instances false); each tile makes its buildings'
+  // modules again from their lots. Party walls hide modules, so a lot must be made among its
+  // block's neighbours to come out the same.
+  const StyleLibrary lib = library_of(test_style());
+  lots::Output lo;
+  const double xs[] = {5, 15, 25, 60};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const auto d = dna(lots::FootprintShape::rectangle, 10, 10, {xs[i], 5}, 10.0 + 3.0 * i);
+    lo.lots.push_back(lot_of(i, {parcel_for(d)}));
+    lo.lots.back().area = lo.lots.back().parcels[0].area;
+    lo.lots.back().block = i < 3 ? 0 : 1;
+  }
+  terrain::Heightfield flat;
+  Config keep;
+  Result<Output> all = run(lo, lib, {}, flat, keep, 7);
+  ASSERT_TRUE(all.ok());
+  ASSERT_GT(all->stats.modules_occluded, 0U) << "the test needs party walls";
+  Config drop;
+  drop.keep_instances = false;
+  Result<Output> none = run(lo, lib, {}, flat, drop, 7);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->instances.empty());
+  EXPECT_FALSE(none->instances_kept);
+  EXPECT_EQ(none->stats.instances, all->instances.size());
+  ASSERT_EQ(none->buildings.size(), all->buildings.size());
+  std::vector<std::uint32_t> modules;
+  for (const Instance& in : all->instances)
+    modules.push_back(in.module);
+  std::sort(modules.begin(), modules.end());
+  modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+  EXPECT_EQ(none->modules_used, modules);
+  const std::vector<TagVolume> tags;
+  const LotInputs inputs{&lo, &lib, &tags, &flat, drop, 7};
+  const auto same = [](const std::vector<Instance>& a, const std::vector<Instance>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].module != b[i].module || a[i].position != b[i].position ||
+          a[i].building != b[i].building || a[i].room != b[i].room || a[i].yaw_rad != b[i].yaw_rad)
+        return false;
+    }
+    return true;
+  };
+  for (const std::vector<std::uint32_t>& ids :
+       std::vector<std::vector<std::uint32_t>>{{0, 1, 2, 3}, {1}, {1, 3}, {2, 3}}) {
+    std::vector<Instance> expected;
+    for (const std::uint32_t b : ids) {
+      const Building& bd = all->buildings[b];
+      expected.insert(expected.end(), all->instances.begin() + bd.first_instance,
+                      all->instances.begin() + bd.first_instance + bd.instance_count);
+    }
+    Result<std::vector<Instance>> kept = instances_of(*all, ids, nullptr);
+    ASSERT_TRUE(kept.ok());
+    EXPECT_TRUE(same(*kept, expected)) << ids.size();
+    Result<std::vector<Instance>> made = instances_of(*none, ids, &inputs);
+    ASSERT_TRUE(made.ok()) << made.error().to_string();
+    EXPECT_TRUE(same(*made, expected)) << ids.size() << " from " << ids[0];
+  }
+  EXPECT_FALSE(instances_of(*none, {0}, nullptr).ok()) << "nothing to make them from";
 }
 
 TEST(BuildingOcclusion, TallerNeighbourKeepsUpperModules) {

@@ -118,6 +118,11 @@ struct Config {
   double occlusion_push_m = 0.05;  ///< Sample points are pushed this far out of the wall.
   double entrance_depth_m = 3.0;   ///< Exclusion box depth in front of an entrance.
   bool keep_facade_spans = false;  ///< Fill Output::spans (tests, debugging).
+  /// false: Output::instances stays empty (its counts, entrances and rooms are kept) and
+  /// whoever draws a building makes its modules again from its lot (lot_instances): a tiled
+  /// region's writer needs the modules of the tiles it writes, never the whole city's (3 M
+  /// instances, 147 MB in the 4x5 km example). The command line sets it with --no-city-glb.
+  bool keep_instances = true;
 };
 
 struct Stats {
@@ -151,6 +156,11 @@ struct Output {
   std::vector<std::array<Mesh, kMaterialCount>> roofs;
   std::vector<FacadeSpan> spans;  ///< Only with Config::keep_facade_spans.
   Stats stats;
+  /// Whether `instances` holds every building's modules (Config::keep_instances). Without them,
+  /// each Building's first_instance and instance_count still number them as if it did.
+  bool instances_kept = true;
+  /// Without instances: the module numbers they use, ascending (the kit meshes to build).
+  std::vector<std::uint32_t> modules_used;
 };
 
 /// Generates every building of every lot. Each lot is an independent job run in parallel;
@@ -159,6 +169,34 @@ struct Output {
 Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
                    const std::vector<TagVolume>& tags, const terrain::Heightfield& ground,
                    const Config& config, Seed seed);
+
+/// run()'s inputs, for making a building's modules again (lot_instances) where they are drawn.
+/// Pointers: the caller keeps what they point to alive.
+struct LotInputs {
+  const lots::Output* lots = nullptr;
+  const StyleLibrary* library = nullptr;
+  const std::vector<TagVolume>* tags = nullptr;
+  const terrain::Heightfield* ground = nullptr;
+  Config config;
+  Seed seed{};
+};
+
+/// The instances of the buildings `ids` (ascending) of `out`, in that order: from
+/// out.instances when it holds them, else made again per lot from `inputs` (lot_instances).
+/// Fails without instances and without inputs.
+Result<std::vector<Instance>> instances_of(const Output& out, const std::vector<std::uint32_t>& ids,
+                                           const LotInputs* inputs);
+
+/// The facade module instances of lot `lot` of `lots`, exactly as run() with the same inputs
+/// makes them, in its order, with building ids counted from `first_building` (the id run()
+/// gives the lot's first building). Generates the lot among its block's neighbours alone, so
+/// the cost is the block's, not the city's.
+Result<std::vector<Instance>> lot_instances(const lots::Output& lots, std::size_t lot,
+                                            const StyleLibrary& library,
+                                            const std::vector<TagVolume>& tags,
+                                            const terrain::Heightfield& ground,
+                                            const Config& config, Seed seed,
+                                            BuildingId first_building);
 
 /// Generates one lot of buildings standing on flat ground at z = 0 (used by run() and by
 /// `cityforge building`). `lot.id` seeds the draws.

@@ -67,6 +67,9 @@ struct CityGlbInputs {
   /// The lots of `buildings`: their zone and OSM id go into the tiles' building metadata
   /// (city.glb does not read them).
   const lots::Output* lots = nullptr;
+  /// What makes the facade modules again when `buildings` does not hold them
+  /// (buildings::Config::keep_instances false): the tileset makes each leaf's own.
+  const buildings::LotInputs* facades = nullptr;
 };
 
 /// Builds `city.glb` (glTF 2.0 binary) in memory: one node per chunk_m x chunk_m chunk (named
@@ -141,8 +144,11 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
 /// `points/building_modules.ply`: every facade module instance (x y z yaw scale_x scale_z
 /// module building lot floor room brand tags; room -1 = none), binary little-endian; header
 /// comments map module numbers to module ids. Rejects non-finite values.
-Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
-                                                       const buildings::StyleLibrary& styles);
+/// When `out` kept no instances (buildings::Config::keep_instances false), they are made again
+/// lot by lot from `facades`, a wave of lots at a time: the same bytes.
+Result<std::vector<std::uint8_t>> building_modules_ply(
+    const buildings::Output& out, const buildings::StyleLibrary& styles,
+    const buildings::LotInputs* facades = nullptr);
 
 /// `points/props/<prop id>.ply`: the instances of one prop of the set dressing (x y z yaw
 /// scale_x scale_y scale_z owner variant state), binary little-endian.

@@ -22,11 +22,13 @@ using BuildingChunkKey = std::pair<std::int32_t, std::int32_t>;
 using BuildingGroups =
     std::map<BuildingChunkKey, std::map<std::uint32_t, std::vector<std::uint32_t>>>;
 
-/// Groups the instances by the chunk of their position. Fails on a non-finite instance.
+/// Groups the instances by the chunk of their position. Fails on a non-finite instance, and
+/// when `out` does not hold its instances (buildings::Config::keep_instances false).
 Result<BuildingGroups> group_building_instances(const buildings::Output& out, double chunk_m);
 
 /// Adds one material per (style, kit material) used and, under each chunk node, the instances
-/// of every module used (its kit mesh, one primitive per material) through `writer`: in ext
+/// of every module used (its kit mesh, one primitive per material) through `writer`; `groups`
+/// index `instances`: in ext
 /// mode one node per module "<chunk name>.<module id>" with the per-instance attributes
 /// _BUILDING (float), _FLOOR and _ROOM (unsigned shorts, 65535 = no room), so a viewer can light
 /// rooms per floor. With `feature_of` (per building id: its row in the tile's property table),
@@ -34,8 +36,8 @@ Result<BuildingGroups> group_building_instances(const buildings::Output& out, do
 /// holds them.
 Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
                           const std::map<BuildingChunkKey, int>& chunk_node,
-                          const buildings::Output& out, const buildings::StyleLibrary& library,
-                          InstanceWriter& writer,
+                          const std::vector<buildings::Instance>& instances,
+                          const buildings::StyleLibrary& library, InstanceWriter& writer,
                           const std::vector<std::uint32_t>* feature_of = nullptr,
                           const KitCache* kits = nullptr);
 
