@@ -91,10 +91,6 @@ Status write_file_atomic(const std::string& path, const void* data, std::size_t 
   return move_into_place(*tmp, path);
 }
 
-namespace {
-
-/// Whether no process `pid` runs: none exists, or only its exit status waits to be collected (a
-/// zombie: a rank that mpirun's job ended, whose parent has not reaped it yet).
 bool process_gone(long pid) {
   if (::kill(static_cast<pid_t>(pid), 0) != 0) return errno == ESRCH;
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -103,8 +99,6 @@ bool process_gone(long pid) {
   const std::size_t close = line.rfind(')');
   return close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z';
 }
-
-}  // namespace
 
 void remove_stale_temporaries(const std::string& folder) {
   std::error_code ec;

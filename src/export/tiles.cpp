@@ -17,13 +17,11 @@
 
 #include "cityforge/export/tiles.hpp"
 
-#include <signal.h>
 #include <tbb/parallel_for.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -35,6 +33,7 @@
 #include <system_error>
 
 #include "cityforge/buildings/kit.hpp"
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "export/detail/tiles_content.hpp"
@@ -308,7 +307,7 @@ void remove_stale(const fs::path& parent, const std::string& prefix) {
     const std::string name = it->path().filename().string();
     if (name.rfind(prefix, 0) != 0) continue;
     const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
-    if (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+    if (pid > 0 && process_gone(pid)) {
       std::error_code rm;
       fs::remove_all(it->path(), rm);
     }

@@ -158,5 +158,22 @@ TEST(RemoveStaleTemporaries, RemovesWhatDeadProcessesLeftAndNothingElse) {
   EXPECT_TRUE(fs::exists(dir.path() / "sumo" / ("city.nod.xml.tmp-" + dead)));  // not deeper
 }
 
+TEST(ProcessGone, AZombieIsGoneAndThisProcessIsNot) {
+  EXPECT_FALSE(process_gone(::getpid()));
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  // Not reaped yet: a zombie, as a rank that mpirun's job ended can be for a while.
+  bool gone = false;
+  for (int i = 0; i < 200 && !gone; ++i) {
+    gone = process_gone(child);
+    if (!gone) ::usleep(10000);
+  }
+  EXPECT_TRUE(gone);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(process_gone(child));
+}
+
 }  // namespace
 }  // namespace cityforge

@@ -18,6 +18,10 @@ inline Status write_file_atomic(const std::string& path, const std::string& text
   return write_file_atomic(path, text.data(), text.size());
 }
 
+/// Whether no process `pid` runs on this machine: none exists, or only its exit status waits to
+/// be collected (a zombie, e.g. a rank whose job mpirun just ended).
+bool process_gone(long pid);
+
 /// Removes the temporary files (`NAME.tmp-PID`, above) that processes no longer running left in
 /// `folder` (not in its subfolders): what a run killed before its renames leaves behind.
 void remove_stale_temporaries(const std::string& folder);
