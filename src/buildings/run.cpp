@@ -165,20 +165,6 @@ Result<std::vector<Instance>> instances_in_block(const lots::Output& lots, std::
 
 }  // namespace
 
-Result<std::vector<Instance>> lot_instances(const lots::Output& lots, std::size_t lot,
-                                            const StyleLibrary& library,
-                                            const std::vector<TagVolume>& tags,
-                                            const terrain::Heightfield& ground,
-                                            const Config& config, Seed seed,
-                                            BuildingId first_building) {
-  if (lot >= lots.lots.size()) {
-    return Error::internal("buildings.lot_instances", "lot " + std::to_string(lot) + " of " +
-                                                          std::to_string(lots.lots.size()));
-  }
-  BlockPrep bp = prepare_block(lots, lot, ground);
-  return instances_in_block(lots, lot, bp, library, tags, config, seed, first_building);
-}
-
 Result<std::vector<Instance>> instances_of(const Output& out, const std::vector<std::uint32_t>& ids,
                                            const LotInputs* inputs) {
   std::vector<Instance> result;

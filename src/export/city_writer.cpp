@@ -45,7 +45,7 @@ roads::Output lanes_with_freeway(const pipeline::CityResult& city) {
   return out;
 }
 
-/// What makes a building's facade modules again (buildings::lot_instances): the buildings
+/// What makes a building's facade modules again (buildings::instances_of): the buildings
 /// stage's inputs. Points into `cfg` and `city`.
 buildings::LotInputs facade_inputs(const pipeline::CityConfig& cfg,
                                    const pipeline::CityResult& city) {

@@ -119,7 +119,7 @@ struct Config {
   double entrance_depth_m = 3.0;   ///< Exclusion box depth in front of an entrance.
   bool keep_facade_spans = false;  ///< Fill Output::spans (tests, debugging).
   /// false: Output::instances stays empty (its counts, entrances and rooms are kept) and
-  /// whoever draws a building makes its modules again from its lot (lot_instances): a tiled
+  /// whoever draws a building makes its modules again from its lot (instances_of): a tiled
   /// region's writer needs the modules of the tiles it writes, never the whole city's (3 M
   /// instances, 147 MB in the 4x5 km example). The command line sets it with --no-city-glb.
   bool keep_instances = true;
@@ -170,7 +170,7 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
                    const std::vector<TagVolume>& tags, const terrain::Heightfield& ground,
                    const Config& config, Seed seed);
 
-/// run()'s inputs, for making a building's modules again (lot_instances) where they are drawn.
+/// run()'s inputs, for making a building's modules again (instances_of) where they are drawn.
 /// Pointers: the caller keeps what they point to alive.
 struct LotInputs {
   const lots::Output* lots = nullptr;
@@ -182,21 +182,11 @@ struct LotInputs {
 };
 
 /// The instances of the buildings `ids` (ascending) of `out`, in that order: from
-/// out.instances when it holds them, else made again per lot from `inputs` (lot_instances).
+/// out.instances when it holds them, else made again from `inputs`, exactly as run() made
+/// them: each lot among its block's neighbours alone (the cost is the blocks', not the city's).
 /// Fails without instances and without inputs.
 Result<std::vector<Instance>> instances_of(const Output& out, const std::vector<std::uint32_t>& ids,
                                            const LotInputs* inputs);
-
-/// The facade module instances of lot `lot` of `lots`, exactly as run() with the same inputs
-/// makes them, in its order, with building ids counted from `first_building` (the id run()
-/// gives the lot's first building). Generates the lot among its block's neighbours alone, so
-/// the cost is the block's, not the city's.
-Result<std::vector<Instance>> lot_instances(const lots::Output& lots, std::size_t lot,
-                                            const StyleLibrary& library,
-                                            const std::vector<TagVolume>& tags,
-                                            const terrain::Heightfield& ground,
-                                            const Config& config, Seed seed,
-                                            BuildingId first_building);
 
 /// Generates one lot of buildings standing on flat ground at z = 0 (used by run() and by
 /// `cityforge building`). `lot.id` seeds the draws.
