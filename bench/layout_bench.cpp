@@ -75,14 +75,15 @@ void BM_ExportGlb(benchmark::State& state) {
   const auto roads = *roads::run(city, hf, cfg.roads, cfg.seed);
   std::size_t bytes = 0;
   for (auto _ : state) {
-    // Meshing (now the roads stage's) and writing, as this bench measured before.
-    auto meshes = roads::build_surface_meshes(city, hf, &roads, cfg.roads);
+    // Meshing (made as the chunks are cut) and writing, as this bench measured before.
+    const roads::SurfaceSource surfaces{
+        .city = &city, .ground = &hf, .roads = &roads, .config = &cfg.roads};
     auto volumes = roads::build_block_volumes(city, hf, cfg.exports.volume_setback_m);
     auto glb = exporter::city_glb({.terrain = hf,
                                    .layout = city,
                                    .settings = cfg.exports,
                                    .roads = &roads,
-                                   .road_meshes = &*meshes,
+                                   .road_surfaces = &surfaces,
                                    .block_volumes = &*volumes});
     bytes = glb->size();
     benchmark::DoNotOptimize(glb);

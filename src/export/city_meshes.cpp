@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The triangle meshes of city.glb cut into square chunks by triangle centroid. The meshes come
-// built by their stages (roads::SurfaceMeshes, block volumes, roofs, ground patches, freeway
-// decks and pillars; the terrain by terrain::mesh_chunks): this file only assigns triangles to
-// chunks and parts.
+// built by their stages (block volumes, roofs, ground patches, freeway decks and pillars) or
+// are made by their module's code a batch at a time as they are cut (the terrain by
+// terrain::mesh_chunks, the road and block surfaces by roads::surface_mesh): this file only
+// assigns triangles to chunks and parts.
 
 #include "export/city_meshes.hpp"
 
@@ -18,6 +19,7 @@
 #include <utility>
 
 #include "cityforge/core/assert.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/vec.hpp"
 
 namespace cityforge::exporter::detail {
@@ -139,16 +141,29 @@ const char* mesh_problem(const Mesh& m, double chunk_m) {
   return nullptr;
 }
 
-/// One group of items to cut: a mesh and its part per item, named for errors.
+/// One group of items to cut, named for errors: a held mesh and its part per item, or
+/// `made` items that `make` makes when asked (item i's mesh and part), a batch at a time.
 struct Group {
   std::string name;
   std::vector<const Mesh*> meshes;
   std::vector<Part> parts;
+  std::size_t made = 0;
+  std::function<std::pair<Mesh, Part>(std::size_t)> make;
   void add(const Mesh& m, Part p) {
     meshes.push_back(&m);
     parts.push_back(p);
   }
 };
+
+Group named(std::string name) {
+  Group g;
+  g.name = std::move(name);
+  return g;
+}
+
+/// Items of a made group made and cut at once: bounds what is held to a batch's meshes and
+/// pieces rather than the group's.
+constexpr std::size_t kMadeBatch = 2048;
 
 // ---- Chunking -----------------------------------------------------------------------------
 
@@ -231,44 +246,61 @@ Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
   return out;
 }
 
-/// Cuts every item of a group in parallel, each into its own slot.
-std::vector<Pieces> split_group(const Group& g, double chunk_m) {
+/// Which items to cut, by their index in the merge order (groups in order, each group's items
+/// by index); every item when empty.
+using ItemPick = std::function<bool(std::size_t item)>;
+
+/// Cuts every (picked) item of a group in parallel, each into its own slot; `base` is the
+/// group's first item in the merge order.
+std::vector<Pieces> split_group(const Group& g, double chunk_m, const ItemPick& pick,
+                                std::size_t base) {
   std::vector<Pieces> slots(g.meshes.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, g.meshes.size()),
                     [&](const tbb::blocked_range<std::size_t>& r) {
                       for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                        if (pick && !pick(base + i)) continue;
                         slots[i] = split_by_chunk(*g.meshes[i], g.parts[i], chunk_m);
                       }
                     });
   return slots;
 }
 
+/// The road and block surfaces of one kind as a made group (none when not `drawn`).
+void surface_group(std::vector<Group>& groups, const char* name, const roads::SurfaceSource& source,
+                   roads::SurfaceKind kind, bool drawn = true) {
+  Group g = named(name);
+  if (drawn) {
+    g.made = roads::surface_count(source, kind);
+    g.make = [&source, kind](std::size_t i) {
+      roads::ClassMesh c = roads::surface_mesh(source, kind, i);
+      Part part = road_part(c.road_class);
+      if (kind == roads::SurfaceKind::sidewalk) part = Part::sidewalk;
+      if (kind == roads::SurfaceKind::block) part = Part::block;
+      if (kind == roads::SurfaceKind::marking) part = Part::marking;
+      return std::pair<Mesh, Part>(std::move(c.mesh), part);
+    };
+  }
+  groups.push_back(std::move(g));
+}
+
 /// The items of city.glb as groups, in the merge order.
 Result<std::vector<Group>> groups_of(const CityGlbInputs& in,
                                      const std::vector<terrain::TerrainChunk>& terrain) {
   std::vector<Group> groups;
-  groups.push_back({"terrain", {}, {}});
+  groups.push_back(named("terrain"));
   for (const terrain::TerrainChunk& c : terrain)
     groups.back().add(c.mesh, Part::terrain);
-  if (const roads::SurfaceMeshes* rm = in.road_meshes; rm != nullptr) {
-    // Instanced section carriageways are written as road bricks instead (gltf_writer.cpp).
-    groups.push_back({"road_meshes.carriageways", {}, {}});
-    if (!instanced_roads(in)) {
-      for (const roads::ClassMesh& c : rm->carriageways)
-        groups.back().add(c.mesh, road_part(c.road_class));
-    }
-    groups.push_back({"road_meshes.sidewalks", {}, {}});
-    for (const Mesh& m : rm->sidewalks)
-      groups.back().add(m, Part::sidewalk);
-    groups.push_back({"road_meshes.junctions", {}, {}});
-    for (const roads::ClassMesh& c : rm->junctions)
-      groups.back().add(c.mesh, road_part(c.road_class));
-    groups.push_back({"road_meshes.blocks", {}, {}});
-    for (const Mesh& m : rm->blocks)
-      groups.back().add(m, Part::block);
+  // Instanced section carriageways are written as road bricks instead (gltf_writer.cpp).
+  using roads::SurfaceKind;
+  if (in.road_surfaces != nullptr) {
+    surface_group(groups, "road_meshes.carriageways", *in.road_surfaces, SurfaceKind::carriageway,
+                  !instanced_roads(in));
+    surface_group(groups, "road_meshes.sidewalks", *in.road_surfaces, SurfaceKind::sidewalk);
+    surface_group(groups, "road_meshes.junctions", *in.road_surfaces, SurfaceKind::junction);
+    surface_group(groups, "road_meshes.blocks", *in.road_surfaces, SurfaceKind::block);
   }
   if (in.buildings == nullptr) {
-    groups.push_back({"block_volumes", {}, {}});
+    groups.push_back(named("block_volumes"));
     if (in.block_volumes != nullptr) {
       for (const Mesh& m : *in.block_volumes)
         groups.back().add(m, Part::volume);
@@ -276,7 +308,7 @@ Result<std::vector<Group>> groups_of(const CityGlbInputs& in,
   } else {
     // Per building: roof, parapets, then the gable ends and skillion sides of pitched roofs
     // (imported places) in plastered wall.
-    groups.push_back({"buildings.roofs", {}, {}});
+    groups.push_back(named("buildings.roofs"));
     for (const auto& roof : in.buildings->roofs) {
       groups.back().add(roof[static_cast<std::size_t>(buildings::Material::roof)], Part::roof);
       groups.back().add(roof[static_cast<std::size_t>(buildings::Material::trim)], Part::parapet);
@@ -288,22 +320,20 @@ Result<std::vector<Group>> groups_of(const CityGlbInputs& in,
       return Error::internal("dressing.ground_meshes",
                              "expected one mesh per ground patch (dressing::ground_patch_meshes)");
     }
-    groups.push_back({"dressing.ground_meshes", {}, {}});
+    groups.push_back(named("dressing.ground_meshes"));
     for (std::size_t i = 0; i < d->ground.size(); ++i)
       groups.back().add(d->ground_meshes[i], ground_part(d->ground[i]));
   }
-  if (const roads::SurfaceMeshes* rm = in.road_meshes; rm != nullptr) {
-    groups.push_back({"road_meshes.markings", {}, {}});
-    for (const Mesh& m : rm->markings)
-      groups.back().add(m, Part::marking);
+  if (in.road_surfaces != nullptr) {
+    surface_group(groups, "road_meshes.markings", *in.road_surfaces, SurfaceKind::marking);
   }
   if (const freeway::Output* f = in.freeway; f != nullptr) {
-    groups.push_back({"freeway.decks", {}, {}});
+    groups.push_back(named("freeway.decks"));
     for (const auto& c : f->deck_chunks)
       groups.back().add(c.mesh, Part::freeway);
     for (const auto& c : f->barrier_chunks)
       groups.back().add(c.mesh, Part::freeway);
-    groups.push_back({"freeway.pillar_meshes", {}, {}});
+    groups.push_back(named("freeway.pillar_meshes"));
     for (const Mesh& m : f->pillar_meshes)
       groups.back().add(m, Part::freeway);
   }
@@ -314,18 +344,56 @@ Result<std::vector<Group>> groups_of(const CityGlbInputs& in,
 
 bool instanced_roads(const CityGlbInputs& in) {
   return in.settings.road_modules == pipeline::RoadModules::instanced && in.roads != nullptr &&
-         in.road_meshes != nullptr && in.roads->sections.size() == in.layout.network.edges.size();
+         in.road_surfaces != nullptr && in.roads->sections.size() == in.layout.network.edges.size();
 }
 
 namespace {
 
-/// Cuts every item of the city into pieces, one per chunk it crosses, and hands each piece to
-/// `take` in a fixed order (group, item, chunk), whatever the thread count.
-Status cut_city(const CityGlbInputs& in, const std::function<void(Piece&)>& take) {
+/// Hands a piece of item `item` (in the merge order) to whoever collects them.
+using TakePiece = std::function<void(Piece&, std::size_t item)>;
+
+/// Makes and cuts the (picked) items of a made group a batch at a time (each batch in
+/// parallel), handing the pieces to `take` in item order; fails on the first item (in order)
+/// that cannot be cut. `base`: the group's first item in the merge order.
+Status cut_made_group(const Group& g, double chunk_m, const TakePiece& take, const ItemPick& pick,
+                      std::size_t base) {
+  for (std::size_t first = 0; first < g.made; first += kMadeBatch) {
+    const std::size_t n = std::min(kMadeBatch, g.made - first);
+    std::vector<Pieces> slots(n);
+    std::vector<const char*> problems(n, nullptr);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                          if (pick && !pick(base + first + i)) continue;
+                          const auto [mesh, part] = g.make(first + i);
+                          problems[i] = mesh_problem(mesh, chunk_m);
+                          if (problems[i] == nullptr)
+                            slots[i] = split_by_chunk(mesh, part, chunk_m);
+                        }
+                      });
+    for (std::size_t i = 0; i < n; ++i) {
+      if (problems[i] != nullptr) {
+        return Error::invalid_input(g.name + "[" + std::to_string(first + i) + "]", problems[i]);
+      }
+      for (Piece& piece : slots[i]) {
+        take(piece, base + first + i);
+        piece.mesh = Mesh{};
+      }
+    }
+  }
+  return Ok{};
+}
+
+/// Cuts every (picked) item of the city into pieces, one per chunk it crosses, and hands each
+/// piece to `take` in a fixed order (group, item, chunk), whatever the thread count.
+Status cut_city(const CityGlbInputs& in, const TakePiece& take, const ItemPick& pick = {}) {
   if (Status s = check_config(in.settings); !s) return s.error();
   if (Status s = terrain::validate(in.terrain); !s) return s.error();
+  if (in.road_surfaces != nullptr) {
+    if (Status s = roads::check_surface_source(*in.road_surfaces); !s) return s.error();
+  }
   const double chunk_m = in.settings.chunk_m;
-  // 1. Every item's mesh, checked.
+  // 1. Every held item's mesh, checked (made ones are checked as they are made).
   std::vector<terrain::TerrainChunk> terrain_chunks = terrain::mesh_chunks(in.terrain, chunk_m);
   Result<std::vector<Group>> groups = groups_of(in, terrain_chunks);
   if (!groups) return groups.error();
@@ -340,14 +408,22 @@ Status cut_city(const CityGlbInputs& in, const std::function<void(Piece&)>& take
   //    order (kind, then item index), so thread count never shows. Each piece is released once
   //    taken and each group's pieces before the next is cut (the terrain's grid too, after its
   //    group): the chunks and one group's pieces are held at once, not every piece twice.
+  std::size_t base = 0;
   for (std::size_t gi = 0; gi < groups->size(); ++gi) {
-    std::vector<Pieces> group = split_group((*groups)[gi], chunk_m);
-    for (Pieces& item : group) {
-      for (Piece& piece : item) {
-        take(piece);
+    const Group& g = (*groups)[gi];
+    if (g.make) {
+      if (Status s = cut_made_group(g, chunk_m, take, pick, base); !s) return s;
+      base += g.made;
+      continue;
+    }
+    std::vector<Pieces> group = split_group(g, chunk_m, pick, base);
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      for (Piece& piece : group[i]) {
+        take(piece, base + i);
         piece.mesh = Mesh{};
       }
     }
+    base += g.meshes.size();
     if (gi == 0) {
       (*groups)[0].meshes.clear();
       terrain_chunks = {};
@@ -356,18 +432,35 @@ Status cut_city(const CityGlbInputs& in, const std::function<void(Piece&)>& take
   return Ok{};
 }
 
+bool box_has(const ChunkBox& b, const ChunkFilter& keep) {
+  for (std::int32_t cy = b.min_cy; cy <= b.max_cy; ++cy) {
+    for (std::int32_t cx = b.min_cx; cx <= b.max_cx; ++cx) {
+      if (keep(cy, cx)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
-Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in,
-                                                   const ChunkFilter& keep) {
+Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in, const ChunkFilter& keep,
+                                                   const std::vector<ChunkBox>* items) {
   std::map<ChunkKey, ChunkMeshes> chunks;
-  const Status cut = cut_city(in, [&](Piece& piece) {
-    if (keep && !keep(piece.key.first, piece.key.second)) return;
-    ChunkMeshes& chunk = chunks[piece.key];
-    chunk.cy = piece.key.first;
-    chunk.cx = piece.key.second;
-    chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
-  });
+  // With the items' chunk boxes, an item none of whose chunks is kept is not even made.
+  ItemPick pick;
+  if (keep && items != nullptr) {
+    pick = [&](std::size_t item) { return item < items->size() && box_has((*items)[item], keep); };
+  }
+  const Status cut = cut_city(
+      in,
+      [&](Piece& piece, std::size_t) {
+        if (keep && !keep(piece.key.first, piece.key.second)) return;
+        ChunkMeshes& chunk = chunks[piece.key];
+        chunk.cy = piece.key.first;
+        chunk.cx = piece.key.second;
+        chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+      },
+      pick);
   if (!cut) return cut.error();
   std::vector<ChunkMeshes> out;
   out.reserve(chunks.size());
@@ -376,15 +469,78 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in,
   return out;
 }
 
-Result<std::map<std::pair<std::int32_t, std::int32_t>, double>> chunk_mesh_bytes(
-    const CityGlbInputs& in) {
+Result<ChunkCensus> chunk_census(const CityGlbInputs& in, const Ranks& ranks) {
+  // 1. This rank's share: every size()-th item (neighbouring items, often of one size, spread
+  //    over the ranks).
+  const auto size = static_cast<std::size_t>(ranks.size());
+  const auto me = static_cast<std::size_t>(ranks.rank());
   std::map<ChunkKey, double> bytes;
-  const Status cut = cut_city(in, [&](Piece& piece) {
-    bytes[piece.key] += 24.0 * static_cast<double>(piece.mesh.positions.size()) +
-                        4.0 * static_cast<double>(piece.mesh.indices.size());
-  });
-  if (!cut) return cut.error();
-  return bytes;
+  std::map<std::size_t, ChunkBox> boxes;  // Items without a piece have none (and are not kept).
+  const Status cut = cut_city(
+      in,
+      [&](Piece& piece, std::size_t item) {
+        // Whole numbers of bytes: sums are exact in any order, so any rank count adds up alike.
+        bytes[piece.key] += 24.0 * static_cast<double>(piece.mesh.positions.size()) +
+                            4.0 * static_cast<double>(piece.mesh.indices.size());
+        auto [it, fresh] = boxes.try_emplace(item);
+        ChunkBox& b = it->second;
+        const auto [cy, cx] = piece.key;
+        if (fresh) b = {cy, cx, cy, cx};
+        b.min_cy = std::min(b.min_cy, cy);
+        b.min_cx = std::min(b.min_cx, cx);
+        b.max_cy = std::max(b.max_cy, cy);
+        b.max_cx = std::max(b.max_cx, cx);
+      },
+      [&](std::size_t item) { return item % size == me; });
+  if (Status st = agree(ranks, cut); !st) return st.error();
+  ChunkCensus out;
+  if (size == 1) {
+    out.bytes = std::move(bytes);
+    out.items.resize(boxes.empty() ? 0 : boxes.rbegin()->first + 1);
+    for (const auto& [item, b] : boxes)
+      out.items[item] = b;
+    return out;
+  }
+  // 2. Every rank's counts and boxes to every rank.
+  ByteWriter w;
+  w.put<std::uint64_t>(boxes.empty() ? 0 : boxes.rbegin()->first + 1);
+  w.put<std::uint64_t>(bytes.size());
+  for (const auto& [k, v] : bytes) {
+    w.put(k.first);
+    w.put(k.second);
+    w.put(v);
+  }
+  w.put<std::uint64_t>(boxes.size());
+  for (const auto& [item, b] : boxes) {
+    w.put<std::uint64_t>(item);
+    w.put(b);
+  }
+  for (const std::string& part : all_gather(ranks, w.take())) {
+    ByteReader r(part, "chunk census");
+    std::uint64_t n = 0;
+    std::uint64_t count = 0;
+    if (Status s = r.get(n); !s) return s.error();
+    out.items.resize(std::max<std::size_t>(out.items.size(), n));
+    if (Status s = r.get(count); !s) return s.error();
+    for (std::uint64_t k = 0; k < count; ++k) {
+      ChunkKey key;
+      double v = 0.0;
+      for (const Status& s : {r.get(key.first), r.get(key.second), r.get(v)}) {
+        if (!s) return s.error();
+      }
+      out.bytes[key] += v;
+    }
+    if (Status s = r.get(count); !s) return s.error();
+    for (std::uint64_t k = 0; k < count; ++k) {
+      std::uint64_t item = 0;
+      ChunkBox b;
+      if (Status s = r.get(item); !s) return s.error();
+      if (Status s = r.get(b); !s) return s.error();
+      if (item >= out.items.size()) return Error::internal("chunk census", "an item out of range");
+      out.items[item] = b;
+    }
+  }
+  return out;
 }
 
 }  // namespace cityforge::exporter::detail

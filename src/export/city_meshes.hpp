@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cityforge/core/mesh.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/export/export.hpp"
@@ -79,15 +80,32 @@ bool instanced_roads(const CityGlbInputs& in);
 /// own slots and merged in that fixed order: identical output at any thread count. Fails on a
 /// bad chunk_m or terrain grid, on a vertex that is not finite (as float32) or too far from the
 /// origin for chunk_m, and on meshes that do not match their items in count.
+/// The chunks one item's pieces fell in (items in the merge order above); min > max: none.
+struct ChunkBox {
+  std::int32_t min_cy = 1;
+  std::int32_t min_cx = 1;
+  std::int32_t max_cy = 0;
+  std::int32_t max_cx = 0;
+};
+
 /// `keep` (when set) picks the chunks to return by (cy, cx); the others are cut and dropped,
-/// never held (a rank of a tileset keeps the chunks of its own tiles).
+/// never held (a rank of a tileset keeps the chunks of its own tiles). With `items` too (the
+/// boxes of a ChunkCensus of the same inputs), an item none of whose chunks is kept is not
+/// even made or cut.
 using ChunkFilter = std::function<bool(std::int32_t cy, std::int32_t cx)>;
 Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in,
-                                                   const ChunkFilter& keep = {});
+                                                   const ChunkFilter& keep = {},
+                                                   const std::vector<ChunkBox>* items = nullptr);
 
-/// What chunk_city_meshes would hold per chunk, (cy, cx) -> 24 bytes per vertex and 4 per
-/// index, without holding it: the tileset's weights on a rank that keeps only its own chunks.
-Result<std::map<std::pair<std::int32_t, std::int32_t>, double>> chunk_mesh_bytes(
-    const CityGlbInputs& in);
+/// What a tileset's ranks need of the city's meshes before the tiles are dealt, without
+/// holding them: what chunk_city_meshes would hold per chunk, (cy, cx) -> 24 bytes per vertex
+/// and 4 per index, and each item's ChunkBox. Collective over `ranks`: each rank cuts every
+/// size()-th item and the ranks exchange what they counted, so no rank makes and cuts the
+/// whole city here; the same figures for any rank count.
+struct ChunkCensus {
+  std::map<std::pair<std::int32_t, std::int32_t>, double> bytes;
+  std::vector<ChunkBox> items;
+};
+Result<ChunkCensus> chunk_census(const CityGlbInputs& in, const Ranks& ranks);
 
 }  // namespace cityforge::exporter::detail

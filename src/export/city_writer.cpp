@@ -57,14 +57,26 @@ buildings::LotInputs facade_inputs(const pipeline::CityConfig& cfg,
           .seed = cfg.seed};
 }
 
-/// What city.glb and the tileset are made of; `facades` from facade_inputs.
+/// What makes the road and block surface meshes (roads::surface_mesh): made where they are
+/// cut, a batch at a time, not held by a stage. Points into `cfg` and `city`.
+roads::SurfaceSource surface_source(const pipeline::CityConfig& cfg,
+                                    const pipeline::CityResult& city) {
+  return {.city = city.layout.get(),
+          .ground = city.terrain.get(),
+          .roads = city.roads.get(),
+          .config = &cfg.roads};
+}
+
+/// What city.glb and the tileset are made of; `facades` from facade_inputs, `surfaces` from
+/// surface_source.
 CityGlbInputs glb_inputs(const pipeline::CityConfig& cfg, const pipeline::CityResult& city,
-                         const buildings::LotInputs* facades) {
+                         const buildings::LotInputs* facades,
+                         const roads::SurfaceSource* surfaces) {
   return {.terrain = *city.terrain,
           .layout = *city.layout,
           .settings = cfg.exports,
           .roads = city.roads.get(),
-          .road_meshes = city.road_meshes.get(),
+          .road_surfaces = surfaces,
           .freeway = city.freeway.get(),
           .buildings = city.buildings.get(),
           .styles = city.styles.get(),
@@ -92,7 +104,8 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   Exported out;
   const buildings::LotInputs facades = facade_inputs(cfg, city);
   if (with_glb) {
-    if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city, nullptr))); !st) {
+    const roads::SurfaceSource surfaces = surface_source(cfg, city);
+    if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city, nullptr, &surfaces))); !st) {
       return st.error();
     }
   }
@@ -248,9 +261,10 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
                                   config.exports.anchor_height_m};
     topt.ranks = &ranks;
     const buildings::LotInputs facades = facade_inputs(config, city);
+    const roads::SurfaceSource surfaces = surface_source(config, city);
     topt.before_tile = options.before_tile;
-    Result<TilesetStats> written =
-        write_tileset(glb_inputs(config, city, &facades), (dir / "tiles").string(), topt);
+    Result<TilesetStats> written = write_tileset(glb_inputs(config, city, &facades, &surfaces),
+                                                 (dir / "tiles").string(), topt);
     if (!written) return written.error();
     tiles = *written;
     finish_step("tiles", t_tiles);

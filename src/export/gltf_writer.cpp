@@ -388,7 +388,7 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
   const std::map<ChunkKey, int>& chunk_node = *chunk_nodes;
   if (instanced) {
     if (Status s = add_instanced_bricks(model, instances, chunk_node, in.terrain,
-                                        in.road_meshes->bricks, material_of);
+                                        roads::road_bricks(*in.road_surfaces), material_of);
         !s) {
       return s.error();
     }

@@ -65,7 +65,7 @@ std::int32_t floor_chunk(double v, double chunk_m) {
 }
 
 /// Estimated content bytes per chunk: vertices, indices, instances. `mesh_bytes`: the chunks'
-/// meshes (detail::chunk_mesh_bytes).
+/// meshes (detail::chunk_census).
 std::map<ChunkKey, double> chunk_weights(const CityGlbInputs& in, const detail::CityTiling& t,
                                          std::map<ChunkKey, double> mesh_bytes) {
   std::map<ChunkKey, double> w = std::move(mesh_bytes);
@@ -482,15 +482,17 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
   const int me = ranks.rank();
   // 1. The city cut into chunks; roofs go with their buildings instead. One rank keeps every
-  //    chunk. Several ranks only count each chunk's bytes here (the quadtree needs them all)
-  //    and, once the tiles are dealt, cut again keeping the chunks of their own tiles alone
-  //    (step 3): a rank never holds the whole city's chunk meshes.
+  //    chunk. Several ranks only count each chunk's bytes here (the quadtree needs them all),
+  //    each a share of the items (chunk_census), and, once the tiles are dealt, make and cut
+  //    again only the items that fall in their own tiles' chunks, keeping those chunks alone
+  //    (step 3): a rank never holds the whole city's chunk meshes, nor makes them all.
   detail::CityTiling tiling;
   CityGlbInputs ground = in;
   ground.buildings = nullptr;
   ground.styles = nullptr;
   if (in.buildings != nullptr) ground.block_volumes = nullptr;
   std::map<ChunkKey, double> mesh_bytes;
+  std::vector<detail::ChunkBox> item_chunks;  // Several ranks: what each item is cut into.
   {
     if (ranks.size() == 1) {
       Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground);
@@ -503,15 +505,17 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
                    4.0 * static_cast<double>(m.indices.size());
       }
     } else {
-      Result<std::map<ChunkKey, double>> bytes = detail::chunk_mesh_bytes(ground);
-      if (!bytes) return bytes.error();
-      mesh_bytes = std::move(*bytes);
+      Result<detail::ChunkCensus> counted = detail::chunk_census(ground, ranks);
+      if (!counted) return counted.error();
+      mesh_bytes = std::move(counted->bytes);
+      item_chunks = std::move(counted->items);
     }
     tiling.instanced_roads = detail::instanced_roads(ground);
     if (tiling.instanced_roads) {
       Result<detail::BrickInstances> bricks = detail::group_road_instances(*in.roads, chunk_m);
       if (!bricks) return bricks.error();
       tiling.bricks = std::move(*bricks);
+      tiling.brick_meshes = roads::road_bricks(*in.road_surfaces);
     }
   }
   if (in.buildings != nullptr) {
@@ -618,7 +622,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       const int o = owner[it->second];
       return o == me || (o < 0 && me == 0);
     };
-    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground, keep);
+    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground, keep, &item_chunks);
+    item_chunks = {};
     Status cut = chunks ? Status(Ok{}) : Status(chunks.error());
     if (Status st = agree(ranks, cut); !st) return st.error();
     tiling.chunks = std::move(*chunks);

@@ -388,8 +388,8 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
     BrickInstances mine;
     for (const ChunkKey& k : items.brick_chunks)
       mine.emplace(k, tiling.bricks.at(k));
-    if (Status s = add_road_bricks(model, mine, chunk_node, in.terrain, in.road_meshes->bricks,
-                                   material_of);
+    if (Status s =
+            add_road_bricks(model, mine, chunk_node, in.terrain, tiling.brick_meshes, material_of);
         !s) {
       return s.error();
     }

@@ -37,7 +37,6 @@ Generate generate_graph(const CityConfig& c, const Ranks& ranks = single_rank())
          const layout::Config& rules,
          Seed seed) { return layout::run(in, ground, zones, rules, seed); });
   s.roads = detail::add_roads(g, c, s.terrain, s.layout);
-  s.road_meshes = detail::add_road_meshes(g, c, s);
   // Freeways join the roads (ramps reach artery lanes); their own rules are the stage's.
   s.freeway = add_stage<freeway::Output>(
       g, "freeway", reads(s.terrain, s.layout, s.roads), given(c.freeways, c.seed),

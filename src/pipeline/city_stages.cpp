@@ -87,16 +87,6 @@ StageOutput<roads::Output> add_roads(StageGraph& g, const CityConfig& c,
          Seed seed) { return roads::run(in, hf, rules, seed); });
 }
 
-StageOutput<roads::SurfaceMeshes> add_road_meshes(StageGraph& g, const CityConfig& c,
-                                                  const CityStages& s) {
-  return add_stage<roads::SurfaceMeshes>(
-      g, "road_meshes", reads(s.layout, s.terrain, s.roads), given(c.roads),
-      [](const layout::Output& city, const terrain::Heightfield& ground, const roads::Output& rd,
-         const roads::Config& rules) {
-        return roads::build_surface_meshes(city, ground, &rd, rules);
-      });
-}
-
 // Styles are data: parsing them is its own stage, keyed by the texts.
 StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig& c) {
   return add_stage<buildings::StyleLibrary>(
@@ -173,7 +163,6 @@ CityResult city_result(const StageValues& values, const CityStages& s,
   out.terrain = values.get(s.terrain);
   out.layout = values.get(s.layout);
   out.roads = values.get(s.roads);
-  out.road_meshes = values.get(s.road_meshes);
   out.freeway = values.get(s.freeway);
   out.styles = values.get(s.styles);
   out.lots = values.get(s.lots);

@@ -161,7 +161,6 @@ Import import_graph(const ImportSettings& settings, const std::vector<std::strin
   s.terrain = out.condition.part<&Conditioned::ground>();
   // 5. The road processor: junctions, sections, modules, sidewalks, lane graph. No freeways.
   s.roads = detail::add_roads(g, rules, s.terrain, s.layout);
-  s.road_meshes = detail::add_road_meshes(g, rules, s);
   s.freeway = add_stage<freeway::Output>(g, "freeway", reads(s.roads), given(),
                                          [](const roads::Output& rd) -> Result<freeway::Output> {
                                            freeway::Output fw;

@@ -223,72 +223,122 @@ Mesh decal_mesh(const roads::Decal& d) {
   return m;
 }
 
+Status check_surface_source(const SurfaceSource& source) {
+  CF_ASSERT(source.city != nullptr && source.ground != nullptr && source.config != nullptr,
+            "a surface source needs its city, ground and config");
+  return detail::check_mesh_inputs(*source.city, *source.ground, *source.config);
+}
+
+namespace {
+
+/// With roads built (one section per edge), carriageways and sidewalks stop at the junction
+/// mouths, carriageways are crowned with skirts, and junction surfaces fill the gaps. Until
+/// then ribbons of different roads overlap at junctions; the class raise lets the wider road
+/// win cleanly.
+bool built(const SurfaceSource& s) {
+  return s.roads != nullptr && s.roads->sections.size() == s.city->network.edges.size();
+}
+
+}  // namespace
+
+std::size_t surface_count(const SurfaceSource& s, SurfaceKind kind) {
+  const bool with_roads = built(s);
+  switch (kind) {
+    case SurfaceKind::carriageway:
+      return s.city->network.edges.size();
+    case SurfaceKind::sidewalk:
+      return with_roads ? s.roads->sidewalks.size() : s.city->network.edges.size();
+    case SurfaceKind::junction:
+      return with_roads ? s.roads->intersections.size() : 0;
+    case SurfaceKind::block:
+      return s.city->blocks.size();
+    case SurfaceKind::marking:
+      return with_roads ? s.roads->markings.size() : 0;
+  }
+  return 0;
+}
+
+ClassMesh surface_mesh(const SurfaceSource& s, SurfaceKind kind, std::size_t i) {
+  const layout::Output& city = *s.city;
+  const terrain::Heightfield& ground = *s.ground;
+  const Config& config = *s.config;
+  const bool with_roads = built(s);
+  ClassMesh c;
+  switch (kind) {
+    // Underground roads of imported places (tunnel=yes) are in the lane graph, not drawn.
+    case SurfaceKind::carriageway: {
+      const layout::RoadEdge& e = city.network.edges[i];
+      c.road_class = e.road_class;
+      if (!e.tunnel) {
+        c.mesh = road_ribbon(e, with_roads ? &s.roads->sections[i].centre : nullptr, ground,
+                             road_surface_raise(config, e.road_class),
+                             with_roads ? config.crown_m : 0.0, with_roads ? config.skirt_m : 0.0);
+      }
+      break;
+    }
+    // The road stage's areas (corners solved) at curb height like the blocks, or strips along
+    // every edge.
+    case SurfaceKind::sidewalk:
+      c.mesh = with_roads ? detail::sidewalk_mesh(s.roads->sidewalks[i], ground, config)
+                          : sidewalk_strips(city.network.edges[i], ground, config.road_raise_m);
+      break;
+    // At the height of the widest leg's class.
+    case SurfaceKind::junction: {
+      const Intersection& x = s.roads->intersections[i];
+      c.road_class = junction_class(x, city);
+      if (x.surface.outer.size() >= 3) {
+        c.mesh = cut_along_terrain_edges(
+            draped_surface(x.surface, ground, road_surface_raise(config, c.road_class)), ground);
+      }
+      break;
+    }
+    // Not cut: blocks lie off the roads the terrain was conditioned for.
+    case SurfaceKind::block:
+      c.mesh = draped_surface(city.blocks[i].area, ground, config.block_raise_m);
+      break;
+    case SurfaceKind::marking:
+      c.mesh = decal_mesh(s.roads->markings[i]);
+      break;
+  }
+  return c;
+}
+
+std::array<Brick, kBrickCount> road_bricks(const SurfaceSource& s) {
+  std::array<Brick, kBrickCount> bricks;
+  for (std::size_t b = 0; b < kBrickCount; ++b) {
+    Brick& brick = bricks[b];
+    brick.length_m = s.config->module_lengths_m[b % 3];
+    brick.width_m = brick_width(*s.city, b / 3);
+    brick.mesh =
+        road_brick(static_cast<layout::RoadClass>(b / 3), brick.length_m, brick.width_m, *s.config);
+  }
+  return bricks;
+}
+
 Result<SurfaceMeshes> build_surface_meshes(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Output* roads,
                                            const Config& config) {
-  if (Status s = detail::check_mesh_inputs(city, ground, config); !s) return s.error();
-  const auto& edges = city.network.edges;
+  const SurfaceSource source{.city = &city, .ground = &ground, .roads = roads, .config = &config};
+  if (Status s = check_surface_source(source); !s) return s.error();
+  const auto items = [&](SurfaceKind kind) {
+    return mesh_items<ClassMesh>(surface_count(source, kind),
+                                 [&](std::size_t i) { return surface_mesh(source, kind, i); });
+  };
+  const auto meshes_of = [&](SurfaceKind kind) {
+    std::vector<ClassMesh> made = items(kind);
+    std::vector<Mesh> out;
+    out.reserve(made.size());
+    for (ClassMesh& c : made)
+      out.push_back(std::move(c.mesh));
+    return out;
+  };
   SurfaceMeshes out;
-  // With roads built, carriageways and sidewalks stop at the junction mouths, carriageways are
-  // crowned with skirts, and junction surfaces fill the gaps. Until then ribbons of different
-  // roads overlap at junctions; the class raise lets the wider road win cleanly.
-  const bool built = roads != nullptr && roads->sections.size() == edges.size();
-  auto trimmed = [&](std::size_t i) { return built ? &roads->sections[i].centre : nullptr; };
-  const double crown_m = built ? config.crown_m : 0.0;
-  const double skirt_m = built ? config.skirt_m : 0.0;
-  // 1. Carriageways. Underground roads of imported places (tunnel=yes) are in the lane graph,
-  // not drawn.
-  out.carriageways = mesh_items<ClassMesh>(edges.size(), [&](std::size_t i) {
-    ClassMesh c{edges[i].road_class, {}};
-    if (!edges[i].tunnel) {
-      c.mesh = road_ribbon(edges[i], trimmed(i), ground,
-                           road_surface_raise(config, edges[i].road_class), crown_m, skirt_m);
-    }
-    return c;
-  });
-  // 2. Sidewalks: the road stage's areas (corners solved) at curb height like the blocks, or
-  // strips along every edge.
-  if (built) {
-    const auto& walks = roads->sidewalks;
-    out.sidewalks = mesh_items<Mesh>(walks.size(), [&](std::size_t i) {
-      return detail::sidewalk_mesh(walks[i], ground, config);
-    });
-  } else {
-    out.sidewalks = mesh_items<Mesh>(edges.size(), [&](std::size_t i) {
-      return sidewalk_strips(edges[i], ground, config.road_raise_m);
-    });
-  }
-  // 3. Junction surfaces, at the height of their widest leg's class.
-  if (built) {
-    const auto& xs = roads->intersections;
-    out.junctions = mesh_items<ClassMesh>(xs.size(), [&](std::size_t i) {
-      ClassMesh c{junction_class(xs[i], city), {}};
-      if (xs[i].surface.outer.size() >= 3) {
-        c.mesh = cut_along_terrain_edges(
-            draped_surface(xs[i].surface, ground, road_surface_raise(config, c.road_class)),
-            ground);
-      }
-      return c;
-    });
-  }
-  // 4. Block surfaces (not cut: blocks lie off the roads the terrain was conditioned for).
-  const auto& blocks = city.blocks;
-  out.blocks = mesh_items<Mesh>(blocks.size(), [&](std::size_t i) {
-    return draped_surface(blocks[i].area, ground, config.block_raise_m);
-  });
-  // 5. Marking decals and the road bricks.
-  if (built) {
-    const auto& decals = roads->markings;
-    out.markings =
-        mesh_items<Mesh>(decals.size(), [&](std::size_t i) { return decal_mesh(decals[i]); });
-  }
-  for (std::size_t b = 0; b < kBrickCount; ++b) {
-    Brick& brick = out.bricks[b];
-    brick.length_m = config.module_lengths_m[b % 3];
-    brick.width_m = brick_width(city, b / 3);
-    brick.mesh =
-        road_brick(static_cast<layout::RoadClass>(b / 3), brick.length_m, brick.width_m, config);
-  }
+  out.carriageways = items(SurfaceKind::carriageway);
+  out.sidewalks = meshes_of(SurfaceKind::sidewalk);
+  out.junctions = items(SurfaceKind::junction);
+  out.blocks = meshes_of(SurfaceKind::block);
+  out.markings = meshes_of(SurfaceKind::marking);
+  out.bricks = road_bricks(source);
   return out;
 }
 

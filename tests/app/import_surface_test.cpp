@@ -53,15 +53,24 @@ TEST(ImportedRoadSurfaces, StayWithinTwentyCentimetresOfTheTerrainAndDoNotOverla
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   const pipeline::CityResult& city = r->city;
   const terrain::Heightfield& hf = *city.terrain;
-  ASSERT_NE(city.road_meshes, nullptr);
-  // The road surfaces city.glb draws: carriageways, sidewalks and junctions of the roads stage.
+  // The road surfaces city.glb draws: carriageways, sidewalks and junctions of the roads stage,
+  // made as the exporter makes them.
+  const roads::SurfaceSource source{.city = city.layout.get(),
+                                    .ground = &hf,
+                                    .roads = city.roads.get(),
+                                    .config = &s.rules.roads};
+  ASSERT_TRUE(roads::check_surface_source(source).ok());
+  std::vector<Mesh> made;
+  for (const roads::SurfaceKind kind :
+       {roads::SurfaceKind::carriageway, roads::SurfaceKind::sidewalk,
+        roads::SurfaceKind::junction}) {
+    for (std::size_t i = 0; i < roads::surface_count(source, kind); ++i)
+      made.push_back(roads::surface_mesh(source, kind, i).mesh);
+  }
+  ASSERT_FALSE(made.empty());
   std::vector<const Mesh*> surfaces;
-  for (const roads::ClassMesh& c : city.road_meshes->carriageways)
-    surfaces.push_back(&c.mesh);
-  for (const Mesh& m : city.road_meshes->sidewalks)
+  for (const Mesh& m : made)
     surfaces.push_back(&m);
-  for (const roads::ClassMesh& c : city.road_meshes->junctions)
-    surfaces.push_back(&c.mesh);
   std::size_t samples = 0;
   std::size_t over = 0;
   std::size_t under = 0;

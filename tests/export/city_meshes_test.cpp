@@ -195,6 +195,95 @@ TEST(CityMeshes, AFilterKeepsItsChunksAloneAndTheCountedBytesMatch) {
   EXPECT_LT(k, all->size());
 }
 
+// Road and block surfaces are made and cut a batch of items at a time (never all held): with
+// more items than a batch, every item lands once, in item order, in its chunk.
+TEST(CityMeshes, SurfacesMadeInBatchesLandOnceEachInItemOrder) {
+  layout::Output city;
+  constexpr int kSide = 55;  // 3,025 blocks: more than one batch.
+  std::map<std::pair<std::int32_t, std::int32_t>, std::vector<std::size_t>> expected;
+  for (int j = 0; j < kSide; ++j) {
+    for (int i = 0; i < kSide; ++i) {
+      // 2 m squares 6 m apart: none crosses a chunk line.
+      const double x = 6.0 * i + 2.0;
+      const double y = 6.0 * j + 2.0;
+      layout::Block block;
+      block.area.outer = {{x, y}, {x + 2.0, y}, {x + 2.0, y + 2.0}, {x, y + 2.0}};
+      expected[{static_cast<std::int32_t>(std::floor((y + 1.0) / 100.0)),
+                static_cast<std::int32_t>(std::floor((x + 1.0) / 100.0))}]
+          .push_back(city.blocks.size());
+      city.blocks.push_back(block);
+    }
+  }
+  const terrain::Heightfield ground = small_ground();
+  auto chunks = fixture::chunks_of(city, ground, Config{});
+  ASSERT_TRUE(chunks.ok()) << chunks.error().to_string();
+  const roads::Config rules;
+  const roads::SurfaceSource source{
+      .city = &city, .ground = &ground, .roads = nullptr, .config = &rules};
+  std::size_t seen = 0;
+  for (const ChunkMeshes& c : *chunks) {
+    const Mesh& blocks = c.parts[static_cast<std::size_t>(Part::block)];
+    const std::vector<std::size_t>& mine = expected[{c.cy, c.cx}];
+    std::size_t made_triangles = 0;
+    for (const std::size_t b : mine)
+      made_triangles +=
+          roads::surface_mesh(source, roads::SurfaceKind::block, b).mesh.indices.size();
+    EXPECT_EQ(blocks.indices.size(), made_triangles) << c.cy << "," << c.cx;
+    if (mine.empty() || blocks.indices.empty()) continue;
+    // Item order: the chunk's first triangle is its lowest block's, its last its highest's.
+    const auto inside = [&](std::size_t b, std::uint32_t v) {
+      const auto& p = blocks.positions[v];
+      const Ring& r = city.blocks[b].area.outer;
+      return p[0] >= r[0].x - 1e-3 && p[0] <= r[2].x + 1e-3 && p[1] >= r[0].y - 1e-3 &&
+             p[1] <= r[2].y + 1e-3;
+    };
+    EXPECT_TRUE(inside(mine.front(), blocks.indices.front()));
+    EXPECT_TRUE(inside(mine.back(), blocks.indices.back()));
+    seen += mine.size();
+  }
+  EXPECT_EQ(seen, city.blocks.size());
+}
+
+// What a rank of a tileset does with the census: it makes and cuts only the items that fall in
+// its own chunks, and gets the same chunks as cutting everything and dropping the others.
+TEST(CityMeshes, TheCensusBoxesLetARankSkipItemsOutsideItsChunks) {
+  const Config config;
+  const layout::Output city = small_city();
+  const terrain::Heightfield ground = small_ground();
+  auto meshes = fixture::city_meshes(city, ground, config);
+  ASSERT_TRUE(meshes.ok()) << meshes.error().to_string();
+  const CityGlbInputs in = fixture::inputs_of(city, ground, config, *meshes, {});
+  auto census = chunk_census(in, single_rank());
+  ASSERT_TRUE(census.ok()) << census.error().to_string();
+  ASSERT_FALSE(census->items.empty());
+  auto all = chunk_city_meshes(in);
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(census->bytes.size(), all->size());
+  for (const ChunkBox& b : census->items) {
+    if (b.min_cy > b.max_cy) continue;  // An item without a piece.
+    EXPECT_LE(b.min_cx, b.max_cx);
+  }
+  const auto mine = [](std::int32_t cy, std::int32_t cx) { return (cy + 2 * cx) % 3 == 0; };
+  auto dropped = chunk_city_meshes(in, mine);
+  auto skipped = chunk_city_meshes(in, mine, &census->items);
+  ASSERT_TRUE(dropped.ok() && skipped.ok());
+  ASSERT_EQ(dropped->size(), skipped->size());
+  ASSERT_GT(dropped->size(), 0U);
+  for (std::size_t k = 0; k < dropped->size(); ++k) {
+    EXPECT_EQ((*dropped)[k].cy, (*skipped)[k].cy);
+    EXPECT_EQ((*dropped)[k].cx, (*skipped)[k].cx);
+    for (std::size_t p = 0; p < kPartCount; ++p) {
+      EXPECT_EQ((*dropped)[k].parts[p].positions, (*skipped)[k].parts[p].positions);
+      EXPECT_EQ((*dropped)[k].parts[p].indices, (*skipped)[k].parts[p].indices);
+    }
+  }
+  // Boxes that keep nothing drop every item's pieces: nothing is made at all.
+  std::vector<ChunkBox> none(census->items.size());
+  auto nothing = chunk_city_meshes(in, mine, &none);
+  ASSERT_TRUE(nothing.ok());
+  EXPECT_TRUE(nothing->empty());
+}
+
 TEST(CityMeshes, RejectsBadGround) {
   terrain::Heightfield flat;
   flat.nx = 1;

@@ -105,6 +105,9 @@ inline terrain::Heightfield small_ground() {
 struct CityMeshes {
   roads::SurfaceMeshes roads;
   std::vector<Mesh> volumes;
+  /// What the exporter makes the same road meshes from (on the heap: CityMeshes moves).
+  std::unique_ptr<roads::Config> rules;
+  std::unique_ptr<roads::SurfaceSource> source;
 };
 
 inline Result<CityMeshes> city_meshes(const layout::Output& city,
@@ -116,7 +119,10 @@ inline Result<CityMeshes> city_meshes(const layout::Output& city,
   Result<std::vector<Mesh>> volumes =
       roads::build_block_volumes(city, ground, config.volume_setback_m);
   if (!volumes) return volumes.error();
-  return CityMeshes{std::move(*surfaces), std::move(*volumes)};
+  auto kept = std::make_unique<roads::Config>(rules);
+  auto source = std::make_unique<roads::SurfaceSource>(
+      roads::SurfaceSource{.city = &city, .ground = &ground, .roads = built, .config = kept.get()});
+  return CityMeshes{std::move(*surfaces), std::move(*volumes), std::move(kept), std::move(source)};
 }
 
 /// What else city_glb_of and chunks_of pass on (all optional).
@@ -135,7 +141,7 @@ inline CityGlbInputs inputs_of(const layout::Output& city, const terrain::Height
           .layout = city,
           .settings = config,
           .roads = extras.roads,
-          .road_meshes = &meshes.roads,
+          .road_surfaces = meshes.source.get(),
           .block_volumes = &meshes.volumes,
           .dressing = extras.dressing,
           .rooftops = extras.rooftops};
@@ -153,7 +159,7 @@ inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
 
 /// The chunk meshes behind city_glb_of.
 /// `keep`: detail::chunk_city_meshes's chunk filter; `bytes` (when set) gets
-/// detail::chunk_mesh_bytes of the same inputs.
+/// detail::chunk_census's bytes of the same inputs.
 inline Result<std::vector<detail::ChunkMeshes>> chunks_of(
     const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
     const Extras& extras = {}, const detail::ChunkFilter& keep = {},
@@ -162,9 +168,9 @@ inline Result<std::vector<detail::ChunkMeshes>> chunks_of(
   if (!meshes) return meshes.error();
   const CityGlbInputs in = inputs_of(city, ground, config, *meshes, extras);
   if (bytes != nullptr) {
-    auto counted = detail::chunk_mesh_bytes(in);
+    auto counted = detail::chunk_census(in, single_rank());
     if (!counted) return counted.error();
-    *bytes = std::move(*counted);
+    *bytes = std::move(counted->bytes);
   }
   return detail::chunk_city_meshes(in, keep);
 }

@@ -81,6 +81,53 @@ TEST(RoadsSurfaceMeshes, OneMeshPerItem) {
   EXPECT_TRUE(raw->markings.empty());
 }
 
+// What the exporter does: each item made alone, in any order, is the mesh build_surface_meshes
+// puts in its slot, with its class.
+TEST(RoadsSurfaceMeshes, AnItemMadeAloneIsItsSlotsMesh) {
+  const Crossing c = crossing();
+  const Config rules;
+  auto all = build_surface_meshes(c.city, c.ground, &c.roads, rules);
+  ASSERT_TRUE(all.ok()) << all.error().to_string();
+  const SurfaceSource source{
+      .city = &c.city, .ground = &c.ground, .roads = &c.roads, .config = &rules};
+  ASSERT_TRUE(check_surface_source(source).ok());
+  const auto same = [](const Mesh& a, const Mesh& b) {
+    return a.positions == b.positions && a.normals == b.normals && a.indices == b.indices;
+  };
+  ASSERT_EQ(surface_count(source, SurfaceKind::carriageway), all->carriageways.size());
+  for (std::size_t i = all->carriageways.size(); i-- > 0;) {
+    const ClassMesh m = surface_mesh(source, SurfaceKind::carriageway, i);
+    EXPECT_TRUE(same(m.mesh, all->carriageways[i].mesh)) << i;
+    EXPECT_EQ(m.road_class, all->carriageways[i].road_class);
+  }
+  ASSERT_EQ(surface_count(source, SurfaceKind::junction), all->junctions.size());
+  for (std::size_t i = all->junctions.size(); i-- > 0;) {
+    const ClassMesh m = surface_mesh(source, SurfaceKind::junction, i);
+    EXPECT_TRUE(same(m.mesh, all->junctions[i].mesh)) << i;
+    EXPECT_EQ(m.road_class, all->junctions[i].road_class);
+  }
+  const std::pair<SurfaceKind, const std::vector<Mesh>*> plain[] = {
+      {SurfaceKind::sidewalk, &all->sidewalks},
+      {SurfaceKind::block, &all->blocks},
+      {SurfaceKind::marking, &all->markings}};
+  for (const auto& [kind, meshes] : plain) {
+    ASSERT_EQ(surface_count(source, kind), meshes->size());
+    ASSERT_FALSE(meshes->empty());
+    for (std::size_t i = meshes->size(); i-- > 0;)
+      EXPECT_TRUE(same(surface_mesh(source, kind, i).mesh, (*meshes)[i])) << i;
+  }
+  const std::array<Brick, kBrickCount> bricks = road_bricks(source);
+  for (std::size_t b = 0; b < kBrickCount; ++b) {
+    EXPECT_TRUE(same(bricks[b].mesh, all->bricks[b].mesh));
+    EXPECT_EQ(bricks[b].width_m, all->bricks[b].width_m);
+  }
+  // Without a road stage output: sidewalk strips per edge, no junctions or markings.
+  const SurfaceSource raw{.city = &c.city, .ground = &c.ground, .roads = nullptr, .config = &rules};
+  EXPECT_EQ(surface_count(raw, SurfaceKind::sidewalk), c.city.network.edges.size());
+  EXPECT_EQ(surface_count(raw, SurfaceKind::junction), 0U);
+  EXPECT_EQ(surface_count(raw, SurfaceKind::marking), 0U);
+}
+
 TEST(RoadsSurfaceMeshes, TunnelsAreNotDrawn) {
   Crossing c = crossing();
   c.city.network.edges[2].tunnel = true;

@@ -44,7 +44,8 @@ struct Origin {
 
 /// What city.glb is made of: the stage outputs (references where required, null pointers for
 /// what is left out) and the export settings. Every mesh comes built by the stage that owns it
-/// (terrain::mesh_chunks aside); city_glb only cuts them into chunks and writes them.
+/// or is made by that module's code as it is cut (terrain::mesh_chunks, roads::surface_mesh);
+/// city_glb only cuts them into chunks and writes them.
 struct CityGlbInputs {
   const terrain::Heightfield& terrain;  ///< Drawn as the terrain mesh (terrain::mesh_chunks).
   const layout::Output& layout;
@@ -52,8 +53,9 @@ struct CityGlbInputs {
   /// The road stage: its section modules become instanced bricks with
   /// settings.road_modules == instanced (when it holds one section per layout edge).
   const roads::Output* roads = nullptr;
-  /// The road and block surface meshes (roads::build_surface_meshes); null: none drawn.
-  const roads::SurfaceMeshes* road_meshes = nullptr;
+  /// What the road and block surface meshes are made of; null: none drawn. They are made a
+  /// batch at a time as they are cut into chunks (roads::surface_mesh), never all held.
+  const roads::SurfaceSource* road_surfaces = nullptr;
   /// Placeholder block volumes (roads::build_block_volumes), drawn only without `buildings`.
   const std::vector<Mesh>* block_volumes = nullptr;
   /// Deck and barrier chunks and pillar meshes (part "freeway").
@@ -80,7 +82,7 @@ struct CityGlbInputs {
 /// y-up (x, z, -y). Positions are float32 with min/max, normals float32, indices uint32. Byte
 /// identical for identical inputs. Fails (never emits NaN) if any coordinate is not finite.
 /// With settings.road_modules == instanced and `roads` built, the section carriageways are
-/// written as the road bricks of `road_meshes` that occur (one mesh per class x module length)
+/// written as the road bricks (roads::road_bricks) that occur (one mesh per class x module length)
 /// instanced per chunk with EXT_mesh_gpu_instancing (in extensionsUsed only); junction surfaces
 /// stay baked. Instances are rigid: a module starts at the terrain height of its start and is
 /// pitched and rolled to follow the ground to its end and across, but does not bend as the

@@ -25,8 +25,6 @@ struct CityResult {
   std::shared_ptr<const terrain::Heightfield> terrain;
   std::shared_ptr<const layout::Output> layout;
   std::shared_ptr<const roads::Output> roads;
-  /// The road and block surface meshes of the roads stage (roads::build_surface_meshes).
-  std::shared_ptr<const roads::SurfaceMeshes> road_meshes;
   std::shared_ptr<const freeway::Output> freeway;
   std::shared_ptr<const buildings::StyleLibrary> styles;
   std::shared_ptr<const lots::Output> lots;
@@ -51,7 +49,7 @@ Result<rooftops::RooftopOutput> build_city_rooftops(const buildings::Output& bui
 struct ImportSettings;
 struct ImportResult;
 
-/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> road_meshes, freeway;
+/// The city graph of DESIGN.md (terrain, zoning -> layout -> roads -> freeway;
 /// styles; lots -> buildings -> rooftops -> dressing), with an in-memory cache: calling run()
 /// again after changing one config key re-runs only the stages that read it and those downstream
 /// of them. Each stage is handed exactly the config values it reads, and their canonical text is

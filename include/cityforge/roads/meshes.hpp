@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,35 @@ struct SurfaceMeshes {
   std::vector<Mesh> markings;  ///< One per Output::markings decal. None without a road output.
   std::array<Brick, kBrickCount> bricks;  ///< Always built (cheap); used only when instanced.
 };
+
+/// The kinds of surface item, in the order SurfaceMeshes holds them.
+enum class SurfaceKind : std::uint8_t { carriageway, sidewalk, junction, block, marking };
+inline constexpr std::size_t kSurfaceKindCount = 5;
+
+/// What the surface meshes are made of, for meshing them one item at a time where they are
+/// drawn instead of holding the whole city's (they were the largest stage output the export
+/// held: 138 of the 4x5 km example's 440 MB, on every rank). The same meshes, byte for byte,
+/// as build_surface_meshes. All pointers must outlive its use.
+struct SurfaceSource {
+  const layout::Output* city = nullptr;
+  const terrain::Heightfield* ground = nullptr;
+  const Output* roads = nullptr;  ///< The road stage's output for `city`, or null (see below).
+  const Config* config = nullptr;
+};
+
+/// Fails as build_surface_meshes does on bad inputs (invalid_input, naming the element).
+Status check_surface_source(const SurfaceSource& source);
+
+/// How many items of `kind` there are (SurfaceMeshes' vector sizes).
+std::size_t surface_count(const SurfaceSource& source, SurfaceKind kind);
+
+/// Item `i` of `kind`: the mesh build_surface_meshes puts at that slot, with the road class
+/// whose material it takes (the edge's or the junction's widest leg's; local for the other
+/// kinds). Thread-safe; the inputs must have passed check_surface_source.
+ClassMesh surface_mesh(const SurfaceSource& source, SurfaceKind kind, std::size_t i);
+
+/// The road bricks (SurfaceMeshes::bricks).
+std::array<Brick, kBrickCount> road_bricks(const SurfaceSource& source);
 
 /// Meshes every road and block surface of `city` (see SurfaceMeshes). `roads` is the road
 /// stage's output for `city`, or null; it counts only when it holds one section per edge

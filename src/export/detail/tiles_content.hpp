@@ -30,6 +30,7 @@ struct Box3 {
 struct CityTiling {
   std::vector<ChunkMeshes> chunks;  ///< Without roofs (chunk_city_meshes without buildings).
   BrickInstances bricks;            ///< Instanced road bricks by chunk (empty when baked).
+  std::array<roads::Brick, roads::kBrickCount> brick_meshes;  ///< When instanced.
   bool instanced_roads = false;
   /// Per building: the chunk of its footprint's centre, where all of it (roof, facade
   /// modules, rooftop tiles) is written.

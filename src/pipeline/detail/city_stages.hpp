@@ -96,7 +96,6 @@ struct CityStages {
   StageOutput<terrain::Heightfield> terrain;
   StageOutput<layout::Output> layout;
   StageOutput<roads::Output> roads;
-  StageOutput<roads::SurfaceMeshes> road_meshes;
   StageOutput<freeway::Output> freeway;
   StageOutput<buildings::StyleLibrary> styles;
   StageOutput<lots::Output> lots;
@@ -108,10 +107,6 @@ struct CityStages {
 StageOutput<roads::Output> add_roads(StageGraph& g, const CityConfig& c,
                                      const StageOutput<terrain::Heightfield>& ground,
                                      const StageOutput<layout::Output>& city);
-/// The road and block surface meshes of the roads stage: their own stage (beside the freeway) so
-/// a raise only re-meshes; handed the road rules (their raises, crown, skirt, module lengths).
-StageOutput<roads::SurfaceMeshes> add_road_meshes(StageGraph& g, const CityConfig& c,
-                                                  const CityStages& s);
 StageOutput<buildings::StyleLibrary> add_styles(StageGraph& g, const CityConfig& c);
 StageOutput<buildings::Output> add_buildings(StageGraph& g, const CityConfig& c,
                                              const CityStages& s);
