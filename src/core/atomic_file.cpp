@@ -38,8 +38,9 @@ int write_all(int fd, const void* data, std::size_t size) {
   return 0;
 }
 
-/// Writes `data` to a temporary file next to `path` and flushes it; returns its name.
-Result<std::string> write_temporary(const std::string& path, const void* data, std::size_t size) {
+/// Writes what `parts` writes to a temporary file next to `path` and flushes it; returns its
+/// name. On any failure the temporary file is removed.
+Result<std::string> write_temporary(const std::string& path, const FileParts& parts) {
   if (path.empty()) {
     return Error::io("(empty path)", "cannot write a file without a name");
   }
@@ -58,9 +59,22 @@ Result<std::string> write_temporary(const std::string& path, const void* data, s
     ::unlink(tmp.c_str());
     return Error::io(path, what + " " + tmp + ": " + errno_text(err));
   };
-  if (const int err = write_all(fd, data, size); err != 0) {
+  int write_error = 0;
+  const ByteSink sink = [&](const void* data, std::size_t size) -> Status {
+    if (write_error == 0) write_error = write_all(fd, data, size);
+    if (write_error != 0)
+      return Error::io(path, "cannot write " + tmp + ": " + errno_text(write_error));
+    return Ok{};
+  };
+  const Status made = parts(sink);
+  if (write_error != 0) {
     ::close(fd);
-    return fail("cannot write", err);
+    return fail("cannot write", write_error);
+  }
+  if (!made) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return made.error();
   }
   if (::fsync(fd) != 0) {
     const int err = errno;
@@ -71,6 +85,10 @@ Result<std::string> write_temporary(const std::string& path, const void* data, s
     return fail("cannot close", errno);
   }
   return tmp;
+}
+
+Result<std::string> write_temporary(const std::string& path, const void* data, std::size_t size) {
+  return write_temporary(path, [&](const ByteSink& sink) { return sink(data, size); });
 }
 
 /// Moves `tmp` over `path`, or removes it and names the failure.
@@ -125,7 +143,22 @@ StagedFiles::~StagedFiles() {
     ::rmdir(it->c_str());
 }
 
+Result<std::vector<std::uint8_t>> collect_bytes(const FileParts& parts) {
+  std::vector<std::uint8_t> out;
+  const Status made = parts([&](const void* data, std::size_t size) -> Status {
+    const auto* p = static_cast<const std::uint8_t*>(data);
+    out.insert(out.end(), p, p + size);
+    return Ok{};
+  });
+  if (!made) return made.error();
+  return out;
+}
+
 Status StagedFiles::write(const std::string& path, const void* data, std::size_t size) {
+  return write_parts(path, [&](const ByteSink& sink) { return sink(data, size); });
+}
+
+Status StagedFiles::write_parts(const std::string& path, const FileParts& parts) {
   // The missing folders above the file, outermost first.
   std::vector<std::filesystem::path> missing;
   std::error_code ec;
@@ -140,7 +173,7 @@ Status StagedFiles::write(const std::string& path, const void* data, std::size_t
     }
     m_folders.push_back(p.string());
   }
-  Result<std::string> tmp = write_temporary(path, data, size);
+  Result<std::string> tmp = write_temporary(path, parts);
   if (!tmp) return tmp.error();
   m_files.emplace_back(std::move(*tmp), path);
   return Ok{};

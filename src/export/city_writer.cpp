@@ -38,9 +38,12 @@ struct Exported {
 };
 
 /// The lane graph of lanes.json: the streets' lanes with the freeway and its ramps joined to
-/// them. Made again where it is needed rather than held (a copy of the roads stage's output).
+/// them, and the junctions (their control). Made again where it is needed rather than held; the
+/// rest of the road stage's output (sections, modules, sidewalks, markings) is not copied:
+/// lanes_json and the extra files read nothing else.
 roads::Output lanes_with_freeway(const pipeline::CityResult& city) {
-  roads::Output out = *city.roads;
+  roads::Output out;
+  out.intersections = city.roads->intersections;
   out.lanes = freeway::merged_lanes(city.roads->lanes, *city.freeway);
   return out;
 }
@@ -120,20 +123,38 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   if (Status st = make("lanes.json", lanes_json(lanes_with_freeway(city), *city.layout)); !st) {
     return st.error();
   }
-  if (Status st = make("points/road_modules.ply",
-                       road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m));
+  // Point clouds: written as they are made, a megabyte at a time.
+  const auto stream = [&](const std::string& rel, const FileParts& parts) {
+    return files.write_parts((dir / rel).string(), parts);
+  };
+  if (Status st = stream("points/road_modules.ply",
+                         [&](const ByteSink& sink) {
+                           return road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m,
+                                                   sink);
+                         });
       !st) {
     return st.error();
   }
-  if (Status st = make("points/building_modules.ply",
-                       building_modules_ply(*city.buildings, *city.styles, &facades));
+  if (Status st = stream("points/building_modules.ply",
+                         [&](const ByteSink& sink) {
+                           return building_modules_ply(*city.buildings, *city.styles, &facades,
+                                                       sink);
+                         });
       !st) {
     return st.error();
   }
   // One point cloud per prop that occurs, parking spots and the audio grid.
   const dressing::Output& dressed = *city.dressing;
-  if (Status st = make("points/parking_spots.ply", parking_ply(dressed)); !st) return st.error();
-  if (Status st = make("points/audio.ply", audio_ply(dressed)); !st) return st.error();
+  if (Status st = stream("points/parking_spots.ply",
+                         [&](const ByteSink& sink) { return parking_ply(dressed, sink); });
+      !st) {
+    return st.error();
+  }
+  if (Status st = stream("points/audio.ply",
+                         [&](const ByteSink& sink) { return audio_ply(dressed, sink); });
+      !st) {
+    return st.error();
+  }
   // SUMO drives our own lanes, connectors and signal plans (not netconvert's guesses).
   {
     Result<SumoFiles> sumo = sumo_plain_xml(*city.layout, *city.roads);
@@ -165,7 +186,10 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   for (std::uint32_t p = 0; p < dressed.stats.items_by_prop.size(); ++p) {
     if (dressed.stats.items_by_prop[p] == 0) continue;
     const std::string rel = "points/props/" + dressing::prop_catalog()[p].id + ".ply";
-    if (Status st = make(rel.c_str(), prop_ply(dressed, p)); !st) return st.error();
+    if (Status st = stream(rel, [&](const ByteSink& sink) { return prop_ply(dressed, p, sink); });
+        !st) {
+      return st.error();
+    }
   }
   return out;
 }

@@ -12,23 +12,43 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/export/export.hpp"
 
 namespace cityforge::exporter {
 namespace {
 
-template <class T>
-void put(std::vector<std::uint8_t>& out, T v) {
-  static_assert(std::is_trivially_copyable_v<T>);
-  std::uint8_t bytes[sizeof(T)];
-  std::memcpy(bytes, &v, sizeof(T));
-  out.insert(out.end(), bytes, bytes + sizeof(T));
-}
+/// A PLY file's bytes handed to the sink a megabyte at a time: a file of millions of points is
+/// never held whole (the building modules of a region are gigabytes).
+class PlyOut {
+ public:
+  explicit PlyOut(const ByteSink& sink) : m_sink(sink) { m_bytes.reserve(kFlushBytes + 256); }
+  template <class T>
+  void put(T v) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    std::uint8_t bytes[sizeof(T)];
+    std::memcpy(bytes, &v, sizeof(T));
+    m_bytes.insert(m_bytes.end(), bytes, bytes + sizeof(T));
+  }
+  void text(const std::string& s) { m_bytes.insert(m_bytes.end(), s.begin(), s.end()); }
+  /// After each point: hands the bytes on once a megabyte has gathered.
+  Status next() { return m_bytes.size() >= kFlushBytes ? flush() : Status(Ok{}); }
+  Status flush() {
+    Status st = m_sink(m_bytes.data(), m_bytes.size());
+    m_bytes.clear();
+    return st;
+  }
+
+ private:
+  static constexpr std::size_t kFlushBytes = std::size_t{1} << 20;
+  const ByteSink& m_sink;
+  std::vector<std::uint8_t> m_bytes;
+};
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> road_modules_ply(
-    const std::vector<roads::ModuleInstance>& modules, const double (&module_lengths_m)[3]) {
+Status road_modules_ply(const std::vector<roads::ModuleInstance>& modules,
+                        const double (&module_lengths_m)[3], const ByteSink& sink) {
   static_assert(std::endian::native == std::endian::little, "PLY is written little endian");
   const std::string header =
       "ply\nformat binary_little_endian 1.0\n"
@@ -39,8 +59,8 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
       "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
       "property float scale\nproperty float module_length_m\nproperty uchar road_class\n"
       "property uchar size\nproperty uint owner\nproperty uchar in_intersection\nend_header\n";
-  std::vector<std::uint8_t> out(header.begin(), header.end());
-  out.reserve(out.size() + modules.size() * 31);  // The 31 bytes of a vertex below.
+  PlyOut out(sink);
+  out.text(header);
   for (std::size_t i = 0; i < modules.size(); ++i) {
     const roads::ModuleInstance& m = modules[i];
     const double vals[] = {m.position.x, m.position.y, m.position.z, m.yaw_rad, m.scale};
@@ -49,20 +69,20 @@ Result<std::vector<std::uint8_t>> road_modules_ply(
         return Error::invalid_input("modules[" + std::to_string(i) + "]",
                                     "expected finite float32 values, got " + std::to_string(v));
       }
-      put(out, static_cast<float>(v));
+      out.put(static_cast<float>(v));
     }
-    put(out, static_cast<float>(module_lengths_m[m.size < 3 ? m.size : 2]));
-    put(out, m.road_class);
-    put(out, m.size);
-    put(out, m.owner);
-    put(out, static_cast<std::uint8_t>(m.in_intersection ? 1 : 0));
+    out.put(static_cast<float>(module_lengths_m[m.size < 3 ? m.size : 2]));
+    out.put(m.road_class);
+    out.put(m.size);
+    out.put(m.owner);
+    out.put(static_cast<std::uint8_t>(m.in_intersection ? 1 : 0));
+    if (Status st = out.next(); !st) return st;
   }
-  return out;
+  return out.flush();
 }
 
-Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& out,
-                                                       const buildings::StyleLibrary& styles,
-                                                       const buildings::LotInputs* facades) {
+Status building_modules_ply(const buildings::Output& out, const buildings::StyleLibrary& styles,
+                            const buildings::LotInputs* facades, const ByteSink& sink) {
   std::string header =
       "ply\nformat binary_little_endian 1.0\n"
       "comment cityforge building modules: one point per instance at the module's origin (left "
@@ -75,8 +95,8 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
             "property float scale_x\nproperty float scale_z\nproperty uint module\n"
             "property uint building\nproperty uint lot\nproperty ushort floor\n"
             "property int room\nproperty ushort brand\nproperty uint tags\nend_header\n";
-  std::vector<std::uint8_t> bytes(header.begin(), header.end());
-  bytes.reserve(bytes.size() + out.stats.instances * 48);  // The 48 bytes of a vertex above.
+  PlyOut bytes(sink);
+  bytes.text(header);
   std::size_t i = 0;
   const auto put_instance = [&](const buildings::Instance& in) -> Status {
     const float vals[] = {in.position[0], in.position[1], in.position[2],
@@ -86,24 +106,24 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
         return Error::invalid_input("buildings.instances[" + std::to_string(i) + "]",
                                     "expected finite values");
       }
-      put(bytes, v);
+      bytes.put(v);
     }
-    put(bytes, in.module);
-    put(bytes, in.building);
-    put(bytes, in.lot);
-    put(bytes, in.floor);
-    put(bytes,
-        in.room == buildings::kNoRoom ? std::int32_t{-1} : static_cast<std::int32_t>(in.room));
-    put(bytes, in.brand);
-    put(bytes, in.tags);
+    bytes.put(in.module);
+    bytes.put(in.building);
+    bytes.put(in.lot);
+    bytes.put(in.floor);
+    bytes.put(in.room == buildings::kNoRoom ? std::int32_t{-1}
+                                            : static_cast<std::int32_t>(in.room));
+    bytes.put(in.brand);
+    bytes.put(in.tags);
     ++i;
-    return Ok{};
+    return bytes.next();
   };
   if (out.instances_kept) {
     for (const buildings::Instance& in : out.instances) {
       if (Status st = put_instance(in); !st) return st.error();
     }
-    return bytes;
+    return bytes.flush();
   }
   // Made again: the buildings of each block (a run of ids: lots come by block), a wave of
   // blocks in parallel.
@@ -137,10 +157,10 @@ Result<std::vector<std::uint8_t>> building_modules_ply(const buildings::Output& 
     return Error::internal("buildings.instances", "made " + std::to_string(i) + " again, not " +
                                                       std::to_string(out.stats.instances));
   }
-  return bytes;
+  return bytes.flush();
 }
 
-Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uint32_t prop) {
+Status prop_ply(const dressing::Output& out, std::uint32_t prop, const ByteSink& sink) {
   const auto& catalog = dressing::prop_catalog();
   if (prop >= catalog.size()) {
     return Error::invalid_input("prop " + std::to_string(prop), "not in the prop catalogue");
@@ -157,8 +177,8 @@ Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uin
       "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
       "property float scale_x\nproperty float scale_y\nproperty float scale_z\n"
       "property uint owner\nproperty uchar variant\nproperty uchar state\nend_header\n";
-  std::vector<std::uint8_t> bytes(header.begin(), header.end());
-  bytes.reserve(bytes.size() + n * 34);
+  PlyOut bytes(sink);
+  bytes.text(header);
   for (std::size_t i = 0; i < out.items.size(); ++i) {
     const dressing::Item& it = out.items[i];
     if (it.prop != prop) continue;
@@ -169,24 +189,25 @@ Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uin
         return Error::invalid_input("dressing.items[" + std::to_string(i) + "]",
                                     "expected finite values");
       }
-      put(bytes, v);
+      bytes.put(v);
     }
-    put(bytes, it.owner);
-    put(bytes, it.variant);
-    put(bytes, it.state);
+    bytes.put(it.owner);
+    bytes.put(it.variant);
+    bytes.put(it.state);
+    if (Status st = bytes.next(); !st) return st;
   }
-  return bytes;
+  return bytes.flush();
 }
 
-Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out) {
+Status parking_ply(const dressing::Output& out, const ByteSink& sink) {
   const std::string header =
       "ply\nformat binary_little_endian 1.0\ncomment cityforge parking spots: centre of each "
       "spot on the road, yaw along the curb in the lane's direction of travel\nelement vertex " +
       std::to_string(out.parking.size()) +
       "\nproperty float x\nproperty float y\nproperty float z\nproperty float yaw\n"
       "property float length_m\nproperty uint edge\nproperty uint lane\nend_header\n";
-  std::vector<std::uint8_t> bytes(header.begin(), header.end());
-  bytes.reserve(bytes.size() + out.parking.size() * 28);
+  PlyOut bytes(sink);
+  bytes.text(header);
   for (std::size_t i = 0; i < out.parking.size(); ++i) {
     const dressing::ParkingSpot& p = out.parking[i];
     const float vals[] = {p.position[0], p.position[1], p.position[2], p.yaw_rad, p.length_m};
@@ -195,15 +216,16 @@ Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out) {
         return Error::invalid_input("dressing.parking[" + std::to_string(i) + "]",
                                     "expected finite values");
       }
-      put(bytes, v);
+      bytes.put(v);
     }
-    put(bytes, p.edge);
-    put(bytes, p.lane);
+    bytes.put(p.edge);
+    bytes.put(p.lane);
+    if (Status st = bytes.next(); !st) return st;
   }
-  return bytes;
+  return bytes.flush();
 }
 
-Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out) {
+Status audio_ply(const dressing::Output& out, const ByteSink& sink) {
   std::string header =
       "ply\nformat binary_little_endian 1.0\ncomment cityforge audio metadata: surface type and "
       "reverb (share of rays hitting a building) on a grid over the walkable surface\n";
@@ -214,8 +236,8 @@ Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out) {
   header += "element vertex " + std::to_string(out.audio.size()) +
             "\nproperty float x\nproperty float y\nproperty float z\nproperty uchar surface\n"
             "property float reverb\nend_header\n";
-  std::vector<std::uint8_t> bytes(header.begin(), header.end());
-  bytes.reserve(bytes.size() + out.audio.size() * 17);
+  PlyOut bytes(sink);
+  bytes.text(header);
   for (std::size_t i = 0; i < out.audio.size(); ++i) {
     const dressing::AudioPoint& a = out.audio[i];
     for (float v : {a.position[0], a.position[1], a.position[2]}) {
@@ -223,12 +245,13 @@ Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out) {
         return Error::invalid_input("dressing.audio[" + std::to_string(i) + "]",
                                     "expected finite values");
       }
-      put(bytes, v);
+      bytes.put(v);
     }
-    put(bytes, static_cast<std::uint8_t>(a.surface));
-    put(bytes, a.reverb);
+    bytes.put(static_cast<std::uint8_t>(a.surface));
+    bytes.put(a.reverb);
+    if (Status st = bytes.next(); !st) return st;
   }
-  return bytes;
+  return bytes.flush();
 }
 
 }  // namespace cityforge::exporter

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -117,6 +118,40 @@ TEST(StagedFiles, WithoutCommitTheOldFilesStayAndNoTemporaryIsLeft) {
   }
   EXPECT_EQ(slurp(a), "old");
   EXPECT_EQ(entries(dir.path()), 1U);  // no temporary, no folder made for the files
+}
+
+// Point clouds of millions of points are written in parts as they are made: the parts join up,
+// and a writer that fails half way (a bad value) leaves no temporary and stages nothing.
+TEST(StagedFiles, AFileWrittenInPartsJoinsThemAndAFailedOneLeavesNothing) {
+  TempDir dir("staged-parts");
+  const fs::path a = dir.path() / "points.ply";
+  const fs::path b = dir.path() / "bad.ply";
+  StagedFiles staged;
+  ASSERT_TRUE(staged
+                  .write_parts(a.string(),
+                               [](const ByteSink& sink) -> Status {
+                                 for (const char* part : {"ply\n", "two ", "parts"}) {
+                                   if (Status st = sink(part, std::strlen(part)); !st) return st;
+                                 }
+                                 return Ok{};
+                               })
+                  .ok());
+  const Status bad = staged.write_parts(b.string(), [](const ByteSink& sink) -> Status {
+    if (Status st = sink("half", 4); !st) return st;
+    return Error::invalid_input("items[7]", "expected finite values");
+  });
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where, "items[7]");
+  EXPECT_EQ(entries(dir.path()), 1U);  // the first file's temporary alone
+  ASSERT_TRUE(staged.commit().ok());
+  EXPECT_EQ(slurp(a), "ply\ntwo parts");
+  EXPECT_FALSE(fs::exists(b));
+  Result<std::vector<std::uint8_t>> bytes = collect_bytes([](const ByteSink& sink) {
+    if (Status st = sink("ab", 2); !st) return st;
+    return sink("c", 1);
+  });
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(std::string(bytes->begin(), bytes->end()), "abc");
 }
 
 TEST(StagedFiles, AFailedRenameNamesTheFileAndRemovesTheRest) {

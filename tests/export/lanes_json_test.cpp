@@ -84,7 +84,8 @@ TEST(RoadModulesPly, HeaderAndBinaryRecords) {
   mods[1].road_class = 1;
   mods[1].owner = 7;
   const double lengths[3] = {20, 10, 5};
-  const auto ply = road_modules_ply(mods, lengths);
+  const auto ply =
+      collect_bytes([&](const ByteSink& sink) { return road_modules_ply(mods, lengths, sink); });
   ASSERT_TRUE(ply.ok());
   const std::string text(ply->begin(), ply->end());
   const auto end = text.find("end_header\n");
@@ -99,7 +100,9 @@ TEST(RoadModulesPly, HeaderAndBinaryRecords) {
   EXPECT_EQ(x, 4.0f);
   EXPECT_EQ(len, 5.0f);
   mods[0].scale = std::numeric_limits<double>::infinity();
-  EXPECT_FALSE(road_modules_ply(mods, lengths).ok());
+  EXPECT_FALSE(collect_bytes([&](const ByteSink& sink) {
+                 return road_modules_ply(mods, lengths, sink);
+               }).ok());
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +11,16 @@
 #include "cityforge/core/result.hpp"
 
 namespace cityforge {
+
+/// Where a file written in parts goes: each call appends `size` bytes; an error stops the
+/// writer (a file that cannot be written, a disk that is full).
+using ByteSink = std::function<Status(const void* data, std::size_t size)>;
+
+/// What writes a file in parts to a sink; its own error (bad input) stops the file too.
+using FileParts = std::function<Status(const ByteSink& sink)>;
+
+/// The bytes `parts` writes, in memory (tests, small files).
+Result<std::vector<std::uint8_t>> collect_bytes(const FileParts& parts);
 
 /// Writes bytes to `path` through a temporary file in the same folder and an atomic rename, so
 /// a reader never sees a half-written file. The error names the path. Shared by every writer of
@@ -38,6 +50,9 @@ class StagedFiles {
   StagedFiles& operator=(const StagedFiles&) = delete;
   ~StagedFiles();
   Status write(const std::string& path, const void* data, std::size_t size);
+  /// Stages a file written in parts as they are made (never held whole): a failure of `parts`
+  /// or of the disk removes it and is the error.
+  Status write_parts(const std::string& path, const FileParts& parts);
   Status write(const std::string& path, const std::string& text) {
     return write(path, text.data(), text.size());
   }

@@ -138,29 +138,31 @@ std::string map_svg(const layout::Output& city, const buildings::Output* buildin
 /// docs/lanes.md. Byte identical for identical inputs; rejects non-finite numbers.
 Result<std::string> lanes_json(const roads::Output& roads, const layout::Output& city);
 
-/// `points/road_modules.ply`: the road module instances as a binary little-endian PLY point
-/// cloud (x y z yaw scale module_length_m road_class size owner in_intersection), for
-/// instancing in DCC tools. Rejects non-finite values.
-Result<std::vector<std::uint8_t>> road_modules_ply(
-    const std::vector<roads::ModuleInstance>& modules, const double (&module_lengths_m)[3]);
+/// The point clouds under `points/`, binary little-endian PLY, each handed to `sink` a megabyte
+/// at a time as it is made (never held whole; collect_bytes gives the bytes in memory). A
+/// non-finite value is an error naming the item, and stops the file.
+///
+/// `points/road_modules.ply`: the road module instances (x y z yaw scale module_length_m
+/// road_class size owner in_intersection), for instancing in DCC tools.
+Status road_modules_ply(const std::vector<roads::ModuleInstance>& modules,
+                        const double (&module_lengths_m)[3], const ByteSink& sink);
 /// `points/building_modules.ply`: every facade module instance (x y z yaw scale_x scale_z
-/// module building lot floor room brand tags; room -1 = none), binary little-endian; header
-/// comments map module numbers to module ids. Rejects non-finite values.
-/// When `out` kept no instances (buildings::Config::keep_instances false), they are made again
-/// lot by lot from `facades`, a wave of lots at a time: the same bytes.
-Result<std::vector<std::uint8_t>> building_modules_ply(
-    const buildings::Output& out, const buildings::StyleLibrary& styles,
-    const buildings::LotInputs* facades = nullptr);
+/// module building lot floor room brand tags; room -1 = none); header comments map module
+/// numbers to module ids. When `out` kept no instances (buildings::Config::keep_instances
+/// false), they are made again lot by lot from `facades`, a wave of lots at a time: the same
+/// bytes.
+Status building_modules_ply(const buildings::Output& out, const buildings::StyleLibrary& styles,
+                            const buildings::LotInputs* facades, const ByteSink& sink);
 
 /// `points/props/<prop id>.ply`: the instances of one prop of the set dressing (x y z yaw
-/// scale_x scale_y scale_z owner variant state), binary little-endian.
-Result<std::vector<std::uint8_t>> prop_ply(const dressing::Output& out, std::uint32_t prop);
+/// scale_x scale_y scale_z owner variant state).
+Status prop_ply(const dressing::Output& out, std::uint32_t prop, const ByteSink& sink);
 /// `points/parking_spots.ply`: where the simulation spawns parked cars (x y z yaw length_m edge
 /// lane).
-Result<std::vector<std::uint8_t>> parking_ply(const dressing::Output& out);
+Status parking_ply(const dressing::Output& out, const ByteSink& sink);
 /// `points/audio.ply`: the audio metadata grid (x y z surface reverb); the header comments name
 /// the surface codes.
-Result<std::vector<std::uint8_t>> audio_ply(const dressing::Output& out);
+Status audio_ply(const dressing::Output& out, const ByteSink& sink);
 
 /// Writes bytes to `path` through a temporary file and an atomic rename (core/atomic_file.hpp).
 using cityforge::write_file_atomic;
