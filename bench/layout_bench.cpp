@@ -76,8 +76,9 @@ void BM_ExportGlb(benchmark::State& state) {
   std::size_t bytes = 0;
   for (auto _ : state) {
     // Meshing (made as the chunks are cut) and writing, as this bench measured before.
+    const roads::SectionMarkings markings(city, roads, hf, cfg.roads);
     const roads::SurfaceSource surfaces{
-        .city = &city, .ground = &hf, .roads = &roads, .config = &cfg.roads};
+        .city = &city, .ground = &hf, .roads = &roads, .config = &cfg.roads, .markings = &markings};
     auto volumes = roads::build_block_volumes(city, hf, cfg.exports.volume_setback_m);
     auto glb = exporter::city_glb({.terrain = hf,
                                    .layout = city,

@@ -60,14 +60,17 @@ buildings::LotInputs facade_inputs(const pipeline::CityConfig& cfg,
           .seed = cfg.seed};
 }
 
-/// What makes the road and block surface meshes (roads::surface_mesh): made where they are
-/// cut, a batch at a time, not held by a stage. Points into `cfg` and `city`.
+/// What makes the road and block surface meshes and the markings (roads::surface_mesh): made
+/// where they are cut, a batch at a time, not held by a stage. Points into `cfg`, `city` and
+/// `markings` (made of the same city).
 roads::SurfaceSource surface_source(const pipeline::CityConfig& cfg,
-                                    const pipeline::CityResult& city) {
+                                    const pipeline::CityResult& city,
+                                    const roads::SectionMarkings& markings) {
   return {.city = city.layout.get(),
           .ground = city.terrain.get(),
           .roads = city.roads.get(),
-          .config = &cfg.roads};
+          .config = &cfg.roads,
+          .markings = &markings};
 }
 
 /// What city.glb and the tileset are made of; `facades` from facade_inputs, `surfaces` from
@@ -107,7 +110,8 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   Exported out;
   const buildings::LotInputs facades = facade_inputs(cfg, city);
   if (with_glb) {
-    const roads::SurfaceSource surfaces = surface_source(cfg, city);
+    const roads::SectionMarkings markings(*city.layout, *city.roads, *city.terrain, cfg.roads);
+    const roads::SurfaceSource surfaces = surface_source(cfg, city, markings);
     if (Status st = make("city.glb", city_glb(glb_inputs(cfg, city, nullptr, &surfaces))); !st) {
       return st.error();
     }
@@ -285,7 +289,8 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
                                   config.exports.anchor_height_m};
     topt.ranks = &ranks;
     const buildings::LotInputs facades = facade_inputs(config, city);
-    const roads::SurfaceSource surfaces = surface_source(config, city);
+    const roads::SectionMarkings markings(*city.layout, *city.roads, *city.terrain, config.roads);
+    const roads::SurfaceSource surfaces = surface_source(config, city, markings);
     topt.before_tile = options.before_tile;
     Result<TilesetStats> written = write_tileset(glb_inputs(config, city, &facades, &surfaces),
                                                  (dir / "tiles").string(), topt);

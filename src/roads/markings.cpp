@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
+#include <memory>
 
 #include "cityforge/core/polyline.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -64,13 +66,12 @@ class Painter {
     index_lanes();
   }
 
-  std::vector<Decal> paint() {
-    for (std::uint32_t i = 0; i < m_roads.sections.size(); ++i) {
-      // Underground roads of imported places are not drawn, nor painted.
-      if (m_city.network.edges[m_roads.sections[i].edge].tunnel) continue;
-      paint_section(i);
-    }
-    return std::move(m_out);
+  /// Section `sec`'s decals, in build_markings' order. Thread-safe.
+  std::vector<Decal> paint(std::uint32_t sec) const {
+    std::vector<Decal> out;
+    // Underground roads of imported places are not drawn, nor painted.
+    if (!m_city.network.edges[m_roads.sections[sec].edge].tunnel) paint_section(out, sec);
+    return out;
   }
 
  private:
@@ -81,12 +82,15 @@ class Painter {
   bool crossing(std::uint32_t sec, LaneId crosswalk, double lat, double shift_m,
                 double* s_out) const;
   bool band_at(std::uint32_t sec, LaneId crosswalk, double lat, double* s_lo, double* s_hi) const;
-  void paint_section(std::uint32_t sec);
-  void paint_end(std::uint32_t sec, int end, double len, const EndPlan& plan);
-  void strip(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat, double width,
-             bool reverse, bool bend = true);
-  void solid(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat, double width);
-  void dashed(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat, double width);
+  void paint_section(std::vector<Decal>& out, std::uint32_t sec) const;
+  void paint_end(std::vector<Decal>& out, std::uint32_t sec, int end, double len,
+                 const EndPlan& plan) const;
+  void strip(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+             double lat, double width, bool reverse, bool bend = true) const;
+  void solid(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+             double lat, double width) const;
+  void dashed(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+              double lat, double width) const;
   Vec3 lifted(std::uint32_t sec, double lat, double s) const {
     const Vec2 p = section_point(m_roads, sec, lat, s);
     return {
@@ -102,7 +106,6 @@ class Painter {
   std::vector<std::array<std::vector<LaneId>, 2>> m_section_lanes;
   // Per intersection: its crosswalk lanes, ascending.
   std::vector<std::vector<LaneId>> m_crosswalks;
-  std::vector<Decal> m_out;
 };
 
 void Painter::index_lanes() {
@@ -262,8 +265,8 @@ bool Painter::band_at(std::uint32_t sec, LaneId crosswalk, double lat, double* s
   return true;
 }
 
-void Painter::strip(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
-                    double width, bool reverse, bool bend) {
+void Painter::strip(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
+                    double s1, double lat, double width, bool reverse, bool bend) const {
   const Polyline& line = m_roads.sections[sec].centre;
   // Arc lengths of the outline: the ends and, for lines that bend with the road, every
   // centre-line vertex in between. Stripes, stop lines and arrows stay quads (their corners on
@@ -289,27 +292,27 @@ void Painter::strip(MarkingKind kind, std::uint32_t sec, double s0, double s1, d
     d.outline.push_back(lifted(sec, lat - 0.5 * width, s));
   for (auto it = ss.rbegin(); it != ss.rend(); ++it)
     d.outline.push_back(lifted(sec, lat + 0.5 * width, *it));
-  m_out.push_back(std::move(d));
+  out.push_back(std::move(d));
 }
 
-void Painter::solid(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
-                    double width) {
+void Painter::solid(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
+                    double s1, double lat, double width) const {
   if (s1 - s0 < kMinLineM) return;
   const auto n = static_cast<int>(std::ceil((s1 - s0) / kMaxPieceM - 1e-9));
   const double step = (s1 - s0) / n;
   for (int k = 0; k < n; ++k) {
-    strip(kind, sec, s0 + step * k, k + 1 == n ? s1 : s0 + step * (k + 1), lat, width, false);
+    strip(out, kind, sec, s0 + step * k, k + 1 == n ? s1 : s0 + step * (k + 1), lat, width, false);
   }
 }
 
-void Painter::dashed(MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
-                     double width) {
+void Painter::dashed(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
+                     double s1, double lat, double width) const {
   for (double s = s0; s + kDashM <= s1 + 1e-9; s += kDashM + kDashGapM) {
-    strip(kind, sec, s, std::min(s + kDashM, s1), lat, width, false);
+    strip(out, kind, sec, s, std::min(s + kDashM, s1), lat, width, false);
   }
 }
 
-void Painter::paint_section(std::uint32_t sec) {
+void Painter::paint_section(std::vector<Decal>& out, std::uint32_t sec) const {
   const Section& section = m_roads.sections[sec];
   const layout::RoadEdge& edge = m_city.network.edges[section.edge];
   if (polyline_dedupe(section.centre, 1e-6).size() < 2 || edge.width_m <= 0.0) return;
@@ -325,19 +328,19 @@ void Painter::paint_section(std::uint32_t sec) {
     // 1. Centre line: double solid on arteries, solid on main roads, dashed on locals.
     switch (edge.road_class) {
       case layout::RoadClass::artery:
-        solid(MarkingKind::centre_double_solid, sec, c0, c1, 0.0, kDoubleM);
+        solid(out, MarkingKind::centre_double_solid, sec, c0, c1, 0.0, kDoubleM);
         break;
       case layout::RoadClass::main:
-        solid(MarkingKind::centre_solid, sec, c0, c1, 0.0, kLineM);
+        solid(out, MarkingKind::centre_solid, sec, c0, c1, 0.0, kLineM);
         break;
       case layout::RoadClass::local:
-        dashed(MarkingKind::lane_dashed, sec, c0, c1, 0.0, kLineM);
+        dashed(out, MarkingKind::lane_dashed, sec, c0, c1, 0.0, kLineM);
         break;
     }
     // 2. Lane separators between same-direction lanes, both sides.
     for (int k = 1; k < n; ++k) {
-      dashed(MarkingKind::lane_dashed, sec, c0, c1, -k * lane_w, kLineM);
-      dashed(MarkingKind::lane_dashed, sec, c0, c1, k * lane_w, kLineM);
+      dashed(out, MarkingKind::lane_dashed, sec, c0, c1, -k * lane_w, kLineM);
+      dashed(out, MarkingKind::lane_dashed, sec, c0, c1, k * lane_w, kLineM);
     }
   } else {
     // Asymmetric lanes (imported places): the centre line on the divider, none on one-way
@@ -349,33 +352,36 @@ void Painter::paint_section(std::uint32_t sec) {
     if (nb > 0) {
       switch (edge.road_class) {
         case layout::RoadClass::artery:
-          solid(MarkingKind::centre_double_solid, sec, c0, c1, divider, kDoubleM);
+          solid(out, MarkingKind::centre_double_solid, sec, c0, c1, divider, kDoubleM);
           break;
         case layout::RoadClass::main:
-          solid(MarkingKind::centre_solid, sec, c0, c1, divider, kLineM);
+          solid(out, MarkingKind::centre_solid, sec, c0, c1, divider, kLineM);
           break;
         case layout::RoadClass::local:
-          dashed(MarkingKind::lane_dashed, sec, c0, c1, divider, kLineM);
+          dashed(out, MarkingKind::lane_dashed, sec, c0, c1, divider, kLineM);
           break;
       }
     }
     for (int k = 1; k < nf; ++k)
-      dashed(MarkingKind::lane_dashed, sec, c0, c1, -half + k * lane_w, kLineM);
+      dashed(out, MarkingKind::lane_dashed, sec, c0, c1, -half + k * lane_w, kLineM);
     for (int k = 1; k < nb; ++k)
-      dashed(MarkingKind::lane_dashed, sec, c0, c1, half - k * lane_w, kLineM);
+      dashed(out, MarkingKind::lane_dashed, sec, c0, c1, half - k * lane_w, kLineM);
   }
   // 3. Edge lines along both curbs.
   const double edge_lat = half - kEdgeInsetM - 0.5 * kLineM;
   if (edge_lat > 0.5 * kDoubleM + kLineM) {
-    solid(MarkingKind::edge_solid, sec, start.edge_clear, len - end.edge_clear, -edge_lat, kLineM);
-    solid(MarkingKind::edge_solid, sec, start.edge_clear, len - end.edge_clear, edge_lat, kLineM);
+    solid(out, MarkingKind::edge_solid, sec, start.edge_clear, len - end.edge_clear, -edge_lat,
+          kLineM);
+    solid(out, MarkingKind::edge_solid, sec, start.edge_clear, len - end.edge_clear, edge_lat,
+          kLineM);
   }
   // 4. Junction markings at both ends.
-  paint_end(sec, 0, len, start);
-  paint_end(sec, 1, len, end);
+  paint_end(out, sec, 0, len, start);
+  paint_end(out, sec, 1, len, end);
 }
 
-void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& plan) {
+void Painter::paint_end(std::vector<Decal>& out, std::uint32_t sec, int end, double len,
+                        const EndPlan& plan) const {
   const layout::RoadEdge& edge = m_city.network.edges[m_roads.sections[sec].edge];
   const double half = 0.5 * edge.width_m;
   // Distance d from this end as an arc-length interval [s(d1), s(d0)] of the section.
@@ -402,7 +408,7 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
       const double s0 = std::clamp(std::max(lo0, lo1), 0.0, len);
       const double s1 = std::clamp(std::min(hi0, hi1), 0.0, len);
       if (s1 - s0 >= kMinLineM) {
-        strip(MarkingKind::crosswalk_stripe, sec, s0, s1, lat, kStripeM, false, false);
+        strip(out, MarkingKind::crosswalk_stripe, sec, s0, s1, lat, kStripeM, false, false);
       }
     }
   }
@@ -420,7 +426,7 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
   if (plan.stop && outer > inner && incoming > 0) {
     const double d0 = plan.stop_near;
     const double d1 = plan.stop_near + kStopDepthM;
-    strip(MarkingKind::stop_line, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)),
+    strip(out, MarkingKind::stop_line, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)),
           side * 0.5 * (inner + outer), outer - inner, reverse, false);
   }
   // 3. Arrows on incoming lanes, for the movements their connectors allow.
@@ -447,7 +453,7 @@ void Painter::paint_end(std::uint32_t sec, int end, double len, const EndPlan& p
                                  : detail::lane_lateral(edge, end == 1, static_cast<int>(i));
     const double d0 = plan.arrow_near;
     const double d1 = plan.arrow_near + kArrowLengthM;
-    strip(kind, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)), lat,
+    strip(out, kind, sec, std::min(at(d0), at(d1)), std::max(at(d0), at(d1)), lat,
           std::min(kArrowWidthM, 0.8 * lane_w), reverse, false);
   }
 }
@@ -488,7 +494,34 @@ std::vector<Decal> build_markings(const layout::Output& city, const Output& road
       roads.intersections.size() != city.network.nodes.size()) {
     return {};
   }
-  return Painter(city, roads, ground, config).paint();
+  const Painter painter(city, roads, ground, config);
+  std::vector<Decal> out;
+  for (std::uint32_t i = 0; i < roads.sections.size(); ++i) {
+    std::vector<Decal> mine = painter.paint(i);
+    out.insert(out.end(), std::make_move_iterator(mine.begin()),
+               std::make_move_iterator(mine.end()));
+  }
+  return out;
+}
+
+struct SectionMarkings::Impl {
+  Painter painter;
+};
+
+SectionMarkings::SectionMarkings(const layout::Output& city, const Output& roads,
+                                 const terrain::Heightfield& ground, const Config& config) {
+  if (roads.sections.size() == city.network.edges.size() &&
+      roads.intersections.size() == city.network.nodes.size()) {
+    m_impl = std::make_unique<const Impl>(Impl{Painter(city, roads, ground, config)});
+    m_sections = roads.sections.size();
+  }
+}
+
+SectionMarkings::~SectionMarkings() = default;
+
+std::vector<Decal> SectionMarkings::of(std::uint32_t section) const {
+  if (m_impl == nullptr || section >= m_sections) return {};
+  return m_impl->painter.paint(section);
 }
 
 }  // namespace cityforge::roads

@@ -17,8 +17,8 @@ Result<Output> run(const layout::Output& city, const terrain::Heightfield& groun
   Result<LaneGraph> lanes = build_lane_graph(city, out, ground, config);
   if (!lanes.ok()) return lanes.error();
   out.lanes = std::move(lanes).value();
-  // 4. Markings on the finished sections and lanes.
-  out.markings = build_markings(city, out, ground, config);
+  // The markings are painted where they are drawn (build_markings, SectionMarkings): a city's
+  // hundreds of thousands of decals are not held with the road network.
   out.block_raise_m = config.block_raise_m;
   return out;
 }

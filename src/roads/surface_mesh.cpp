@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -253,7 +254,7 @@ std::size_t surface_count(const SurfaceSource& s, SurfaceKind kind) {
     case SurfaceKind::block:
       return s.city->blocks.size();
     case SurfaceKind::marking:
-      return with_roads ? s.roads->markings.size() : 0;
+      return with_roads && s.markings != nullptr ? s.markings->sections() : 0;
   }
   return 0;
 }
@@ -297,7 +298,8 @@ ClassMesh surface_mesh(const SurfaceSource& s, SurfaceKind kind, std::size_t i) 
       c.mesh = draped_surface(city.blocks[i].area, ground, config.block_raise_m);
       break;
     case SurfaceKind::marking:
-      c.mesh = decal_mesh(s.roads->markings[i]);
+      for (const Decal& d : s.markings->of(static_cast<std::uint32_t>(i)))
+        c.mesh.append(decal_mesh(d));
       break;
   }
   return c;
@@ -318,7 +320,13 @@ std::array<Brick, kBrickCount> road_bricks(const SurfaceSource& s) {
 Result<SurfaceMeshes> build_surface_meshes(const layout::Output& city,
                                            const terrain::Heightfield& ground, const Output* roads,
                                            const Config& config) {
-  const SurfaceSource source{.city = &city, .ground = &ground, .roads = roads, .config = &config};
+  std::optional<SectionMarkings> markings;
+  if (roads != nullptr) markings.emplace(city, *roads, ground, config);
+  const SurfaceSource source{.city = &city,
+                             .ground = &ground,
+                             .roads = roads,
+                             .config = &config,
+                             .markings = markings ? &*markings : nullptr};
   if (Status s = check_surface_source(source); !s) return s.error();
   const auto items = [&](SurfaceKind kind) {
     return mesh_items<ClassMesh>(surface_count(source, kind),

@@ -107,6 +107,7 @@ struct CityMeshes {
   std::vector<Mesh> volumes;
   /// What the exporter makes the same road meshes from (on the heap: CityMeshes moves).
   std::unique_ptr<roads::Config> rules;
+  std::unique_ptr<roads::SectionMarkings> markings;
   std::unique_ptr<roads::SurfaceSource> source;
 };
 
@@ -120,9 +121,17 @@ inline Result<CityMeshes> city_meshes(const layout::Output& city,
       roads::build_block_volumes(city, ground, config.volume_setback_m);
   if (!volumes) return volumes.error();
   auto kept = std::make_unique<roads::Config>(rules);
-  auto source = std::make_unique<roads::SurfaceSource>(
-      roads::SurfaceSource{.city = &city, .ground = &ground, .roads = built, .config = kept.get()});
-  return CityMeshes{std::move(*surfaces), std::move(*volumes), std::move(kept), std::move(source)};
+  std::unique_ptr<roads::SectionMarkings> markings;
+  if (built != nullptr)
+    markings = std::make_unique<roads::SectionMarkings>(city, *built, ground, *kept);
+  auto source =
+      std::make_unique<roads::SurfaceSource>(roads::SurfaceSource{.city = &city,
+                                                                  .ground = &ground,
+                                                                  .roads = built,
+                                                                  .config = kept.get(),
+                                                                  .markings = markings.get()});
+  return CityMeshes{std::move(*surfaces), std::move(*volumes), std::move(kept), std::move(markings),
+                    std::move(source)};
 }
 
 /// What else city_glb_of and chunks_of pass on (all optional).

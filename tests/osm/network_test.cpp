@@ -407,7 +407,7 @@ TEST(OsmNetwork, OnewayLaneGraphAndMarkings) {
     EXPECT_EQ(lane.predecessors.size(), 1U);
     EXPECT_EQ(lane.successors.size(), 1U);
   }
-  for (const roads::Decal& d : r->markings) {
+  for (const roads::Decal& d : roads::build_markings(nb.layout, *r, ground, roads::Config{})) {
     const layout::RoadEdge& e = net.edges[r->sections[d.section_or_intersection].edge];
     if (e.osm_way == 1) {
       EXPECT_NE(d.kind, roads::MarkingKind::centre_solid);

@@ -339,8 +339,8 @@ TEST(ConfigKeys, EveryDocumentedKeyRerunsExactlyTheStagesThatReadIt) {
 
 // ---- Cached outputs equal a fresh run's ---------------------------------------------------
 
-/// A hash per stage output of what the keys below change.
-std::map<std::string, std::uint64_t> fingerprints(const CityResult& c) {
+/// A hash per stage output of what the keys below change (the markings painted by `rules`).
+std::map<std::string, std::uint64_t> fingerprints(const CityResult& c, const roads::Config& rules) {
   std::map<std::string, std::uint64_t> f;
   const auto floats = [](const auto& v, std::uint64_t h) {
     return hash_bytes(v.data(), v.size() * sizeof(v[0]), h);
@@ -355,7 +355,7 @@ std::map<std::string, std::uint64_t> fingerprints(const CityResult& c) {
     h = hash_bytes(&s.trim_start_m, sizeof(double), h);
     h = hash_bytes(&s.trim_end_m, sizeof(double), h);
   }
-  for (const roads::Decal& d : c.roads->markings)
+  for (const roads::Decal& d : roads::build_markings(*c.layout, *c.roads, *c.terrain, rules))
     h = hash_bytes(&d.position, sizeof(d.position), h);
   f["roads"] = hash_combine(h, c.roads->lanes.lanes.size());
   f["freeway"] = hash_combine(c.freeway->footprints.size(), c.freeway->first_lane_id);
@@ -386,7 +386,7 @@ TEST(ConfigKeys, CachedStageOutputsEqualAFreshRun) {
   CityPipeline cached(64);
   Result<CityResult> first = cached.run(*cfg);
   ASSERT_TRUE(first.ok()) << first.error().to_string();
-  const std::map<std::string, std::uint64_t> was = fingerprints(*first);
+  const std::map<std::string, std::uint64_t> was = fingerprints(*first, cfg->roads);
   const std::pair<const char*, json> keys[] = {
       {"/roads/block_raise_m", 0.3}, {"/layout/classes/local/corner_radius_m", 8},
       {"/dressing/tile_m", 2},       {"/lots/height_jitter", 0.4},
@@ -404,8 +404,8 @@ TEST(ConfigKeys, CachedStageOutputsEqualAFreshRun) {
     ASSERT_TRUE(a.ok() && b.ok());
     EXPECT_TRUE(std::any_of(a->stages.begin(), a->stages.end(),
                             [](const StageStats& s) { return s.cached; }));
-    EXPECT_EQ(fingerprints(*a), fingerprints(*b));
-    EXPECT_NE(fingerprints(*a), was) << "the change reached no stage output";
+    EXPECT_EQ(fingerprints(*a, other->roads), fingerprints(*b, other->roads));
+    EXPECT_NE(fingerprints(*a, other->roads), was) << "the change reached no stage output";
   }
 }
 
@@ -424,7 +424,7 @@ TEST(ConfigKeys, CornerRadiusReachesTheJunctionTrims) {
   Result<CityResult> rb = pipe.run(*b);
   ASSERT_TRUE(ra.ok() && rb.ok());
   EXPECT_EQ(pipe.executions("layout"), 1U);
-  EXPECT_NE(fingerprints(*ra).at("roads"), fingerprints(*rb).at("roads"));
+  EXPECT_NE(fingerprints(*ra, a->roads).at("roads"), fingerprints(*rb, b->roads).at("roads"));
 }
 
 TEST(ConfigKeys, RemovedAndMovedKeysNameWhereTheyWent) {

@@ -66,7 +66,7 @@ TEST(RoadsImported, MappedCrossingsOnlyWhereMapped) {
   ASSERT_TRUE(two.ok());
   EXPECT_EQ(count_tag(*two, kCrosswalk), 2U);
   std::size_t stripes = 0;
-  for (const Decal& d : two->markings)
+  for (const Decal& d : build_markings(city, *two, test::flat_ground(), Config{}))
     stripes += d.kind == MarkingKind::crosswalk_stripe ? 1 : 0;
   EXPECT_GT(stripes, 0U);
 }
@@ -107,7 +107,7 @@ TEST(RoadsImported, OneWayLegsGetNoLanesAgainstThem) {
   }
   EXPECT_EQ(into, 2U);
   // No centre line on the one-way section.
-  for (const Decal& d : out->markings) {
+  for (const Decal& d : build_markings(city, *out, test::flat_ground(), Config{})) {
     if (d.section_or_intersection != side) continue;
     EXPECT_NE(d.kind, MarkingKind::lane_dashed) << "one lane, one way: no line inside";
   }

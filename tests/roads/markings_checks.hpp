@@ -18,6 +18,11 @@
 
 namespace cityforge::roads::markings_test {
 
+/// The road stage's output with its markings (build_markings), as the checks read them.
+struct Painted : Output {
+  std::vector<Decal> markings;
+};
+
 inline Vec2 xy(Vec3 p) { return {p.x, p.y}; }
 
 inline bool is_arrow(MarkingKind k) { return k >= MarkingKind::arrow_through; }
@@ -100,7 +105,7 @@ inline bool on_road(const Output& roads, std::uint32_t sec, Vec2 p, double tol =
 
 /// Every decal: >= 4 outline points, z within 1 mm above surface + lift, on the road in plan,
 /// pieces <= 5 m. Returns the first violation, or "".
-inline std::string check_on_surface(const layout::Output& city, const Output& roads,
+inline std::string check_on_surface(const layout::Output& city, const Painted& roads,
                                     const terrain::Heightfield& ground, const Config& config) {
   for (std::size_t i = 0; i < roads.markings.size(); ++i) {
     const Decal& d = roads.markings[i];
@@ -161,7 +166,7 @@ inline LaneId nearest_crosswalk(const Output& roads, std::uint32_t junction, Vec
 
 /// Stop lines: on every leg of signal / stop junctions whose section has room, exactly one, on
 /// the incoming lanes, beyond the crosswalk. Returns the first violation, or "".
-inline std::string check_stop_lines(const Output& roads, const Config& config, int* checked) {
+inline std::string check_stop_lines(const Painted& roads, const Config& config, int* checked) {
   for (std::uint32_t ji = 0; ji < roads.intersections.size(); ++ji) {
     const Intersection& j = roads.intersections[ji];
     if (j.legs.size() < 3 || (j.control != Control::signal && j.control != Control::stop)) continue;
@@ -214,7 +219,7 @@ inline std::string check_stop_lines(const Output& roads, const Config& config, i
 }
 
 /// Every stripe lies on a crosswalk lane's band; returns the first violation, or "".
-inline std::string check_stripes(const Output& roads, int* stripes) {
+inline std::string check_stripes(const Painted& roads, int* stripes) {
   for (const Decal& d : roads.markings) {
     if (d.kind != MarkingKind::crosswalk_stripe) continue;
     ++*stripes;
@@ -240,7 +245,7 @@ inline std::string check_stripes(const Output& roads, int* stripes) {
 }
 
 /// Every arrow lies on a driving lane heading its way and shows exactly that lane's movements.
-inline std::string check_arrows(const Output& roads, int* arrows) {
+inline std::string check_arrows(const Painted& roads, int* arrows) {
   for (const Decal& d : roads.markings) {
     if (!is_arrow(d.kind)) continue;
     ++*arrows;
@@ -285,7 +290,7 @@ inline std::string check_arrows(const Output& roads, int* arrows) {
   return "";
 }
 
-inline void check_all(const layout::Output& city, const Output& roads,
+inline void check_all(const layout::Output& city, const Painted& roads,
                       const terrain::Heightfield& g, const Config& config,
                       const std::string& name) {
   EXPECT_EQ(check_on_surface(city, roads, g, config), "") << name;
@@ -299,11 +304,15 @@ inline void check_all(const layout::Output& city, const Output& roads,
               roads.markings.size(), stops, stripes, arrows);
 }
 
-inline Output build(const layout::Output& city, const terrain::Heightfield& g,
-                    const Config& config) {
+inline Painted build(const layout::Output& city, const terrain::Heightfield& g,
+                     const Config& config) {
   Result<Output> r = run(city, g, config, 1);
   EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
-  return r.ok() ? std::move(r).value() : Output{};
+  Painted out;
+  if (!r.ok()) return out;
+  static_cast<Output&>(out) = std::move(r).value();
+  out.markings = build_markings(city, out, g, config);
+  return out;
 }
 
 }  // namespace cityforge::roads::markings_test

@@ -19,7 +19,7 @@ TEST(RoadsMarkings, SmallLayoutCity) {
   const terrain::Heightfield& g = small.ground;
   const layout::Output& city = small.city;
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   check_all(city, roads, g, config, "small city");
   const auto n = count_kinds(roads.markings);
   for (const auto& [k, c] : n)
@@ -28,7 +28,7 @@ TEST(RoadsMarkings, SmallLayoutCity) {
   EXPECT_GT(n.count(MarkingKind::stop_line), 0U);
   EXPECT_GT(n.count(MarkingKind::crosswalk_stripe), 0U);
   // Determinism: the same inputs give the same decals, bit for bit.
-  const Output again = build(city, g, config);
+  const Painted again = build(city, g, config);
   ASSERT_EQ(again.markings.size(), roads.markings.size());
   for (std::size_t i = 0; i < roads.markings.size(); ++i) {
     const Decal& x = roads.markings[i];

@@ -34,7 +34,7 @@ TEST(RoadsMarkings, SurfaceHeightFollowsTheExporterRule) {
   const layout::Output city = star({0, 90, 180}, {RC::artery, RC::local, RC::artery});
   const terrain::Heightfield g = sloped_ground();
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   const auto& e = city.network.edges[0];
   const double half = 0.5 * e.width_m;
   const Vec2 c = section_point(roads, 0, 0.0, 30.0);
@@ -52,7 +52,7 @@ TEST(RoadsMarkings, FourWayArteriesDoubleCentreStopLinesStripesArrows) {
   const layout::Output city = star({0, 90, 180, 270}, {RC::artery});
   const terrain::Heightfield g = sloped_ground();
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   ASSERT_EQ(roads.intersections[0].control, Control::signal);
   check_all(city, roads, g, config, "4-way arteries");
   const auto n = count_kinds(roads.markings);
@@ -79,7 +79,7 @@ TEST(RoadsMarkings, TJunctionMainAndLocalLines) {
   const layout::Output city = star({0, 90, 180}, {RC::main, RC::local, RC::main});
   const terrain::Heightfield g = sloped_ground();
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   check_all(city, roads, g, config, "T main/local");
   bool main_solid = false;
   bool local_dashed_centre = false;
@@ -112,7 +112,7 @@ TEST(RoadsMarkings, CurvedRoadPiecesFollowTheSurface) {
   const layout::Output city = b.finish();
   const terrain::Heightfield g = sloped_ground();
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   check_all(city, roads, g, config, "curved T");
   EXPECT_GT(roads.markings.size(), 50U);
 }
@@ -121,22 +121,22 @@ TEST(RoadsMarkings, ChecksCanFail) {
   const layout::Output city = star({0, 90, 180, 270}, {RC::artery, RC::main});
   const terrain::Heightfield g = sloped_ground();
   const Config config;
-  const Output roads = build(city, g, config);
+  const Painted roads = build(city, g, config);
   int n = 0;
   ASSERT_EQ(check_on_surface(city, roads, g, config), "");
   {  // Floating 5 mm too high.
-    Output bad = roads;
+    Painted bad = roads;
     bad.markings[0].outline[1].z += 0.005;
     EXPECT_NE(check_on_surface(city, bad, g, config), "");
   }
   {  // Off the carriageway.
-    Output bad = roads;
+    Painted bad = roads;
     for (Vec3& v : bad.markings[0].outline)
       v.y += 30.0;
     EXPECT_NE(check_on_surface(city, bad, g, config), "");
   }
   for (std::size_t i = 0; i < roads.markings.size(); ++i) {
-    Output bad = roads;
+    Painted bad = roads;
     Decal& d = bad.markings[i];
     if (d.kind == MarkingKind::crosswalk_stripe) {  // Moved off the crosswalk.
       for (Vec3& v : d.outline)

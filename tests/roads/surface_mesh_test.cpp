@@ -65,7 +65,19 @@ TEST(RoadsSurfaceMeshes, OneMeshPerItem) {
   EXPECT_FALSE(m->junctions[0].mesh.empty());
   EXPECT_EQ(m->junctions[0].road_class, RoadClass::artery);  // Its widest leg.
   EXPECT_EQ(m->sidewalks.size(), c.roads.sidewalks.size());
-  EXPECT_EQ(m->markings.size(), c.roads.markings.size());
+  // Markings: one mesh per section, its decals one after the other.
+  ASSERT_EQ(m->markings.size(), c.roads.sections.size());
+  const std::vector<Decal> decals = build_markings(c.city, c.roads, c.ground, Config{});
+  ASSERT_FALSE(decals.empty());
+  std::size_t k = 0;
+  for (std::uint32_t s = 0; s < m->markings.size(); ++s) {
+    Mesh painted;
+    for (; k < decals.size() && decals[k].section_or_intersection == s; ++k)
+      painted.append(decal_mesh(decals[k]));
+    EXPECT_EQ(m->markings[s].positions, painted.positions) << "section " << s;
+    EXPECT_EQ(m->markings[s].indices, painted.indices) << "section " << s;
+  }
+  EXPECT_EQ(k, decals.size()) << "decals in section order";
   ASSERT_EQ(m->blocks.size(), 1U);
   EXPECT_FALSE(m->blocks[0].empty());
   // Bricks: 3 classes x 3 lengths, the width of the first edge of each class.
@@ -88,8 +100,12 @@ TEST(RoadsSurfaceMeshes, AnItemMadeAloneIsItsSlotsMesh) {
   const Config rules;
   auto all = build_surface_meshes(c.city, c.ground, &c.roads, rules);
   ASSERT_TRUE(all.ok()) << all.error().to_string();
-  const SurfaceSource source{
-      .city = &c.city, .ground = &c.ground, .roads = &c.roads, .config = &rules};
+  const SectionMarkings markings(c.city, c.roads, c.ground, rules);
+  const SurfaceSource source{.city = &c.city,
+                             .ground = &c.ground,
+                             .roads = &c.roads,
+                             .config = &rules,
+                             .markings = &markings};
   ASSERT_TRUE(check_surface_source(source).ok());
   const auto same = [](const Mesh& a, const Mesh& b) {
     return a.positions == b.positions && a.normals == b.normals && a.indices == b.indices;

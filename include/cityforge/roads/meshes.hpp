@@ -68,8 +68,10 @@ struct SurfaceMeshes {
   /// One per intersection (with a road stage output): its surface at the raise of its widest
   /// leg's class; empty where the junction has no surface. None without.
   std::vector<ClassMesh> junctions;
-  std::vector<Mesh> blocks;    ///< One per layout block: its area draped at block_raise_m.
-  std::vector<Mesh> markings;  ///< One per Output::markings decal. None without a road output.
+  std::vector<Mesh> blocks;  ///< One per layout block: its area draped at block_raise_m.
+  /// One per section (with a road stage output): its decals (build_markings) one after the
+  /// other; empty for sections without. None without.
+  std::vector<Mesh> markings;
   std::array<Brick, kBrickCount> bricks;  ///< Always built (cheap); used only when instanced.
 };
 
@@ -86,6 +88,9 @@ struct SurfaceSource {
   const terrain::Heightfield* ground = nullptr;
   const Output* roads = nullptr;  ///< The road stage's output for `city`, or null (see below).
   const Config* config = nullptr;
+  /// The markings, painted a section at a time (one marking item per section: its decals in
+  /// one mesh); null: none drawn.
+  const SectionMarkings* markings = nullptr;
 };
 
 /// Fails as build_surface_meshes does on bad inputs (invalid_input, naming the element).
@@ -94,7 +99,8 @@ Status check_surface_source(const SurfaceSource& source);
 /// How many items of `kind` there are (SurfaceMeshes' vector sizes).
 std::size_t surface_count(const SurfaceSource& source, SurfaceKind kind);
 
-/// Item `i` of `kind`: the mesh build_surface_meshes puts at that slot, with the road class
+/// Item `i` of `kind`: the mesh build_surface_meshes puts at that slot (for markings, the
+/// meshes of section i's decals, one after the other), with the road class
 /// whose material it takes (the edge's or the junction's widest leg's; local for the other
 /// kinds). Thread-safe; the inputs must have passed check_surface_source.
 ClassMesh surface_mesh(const SurfaceSource& source, SurfaceKind kind, std::size_t i);

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -226,7 +227,6 @@ struct Output {
   std::vector<ModuleInstance> modules;
   std::vector<Polygon> sidewalks;  ///< Sidewalk areas: the ring between each block and its curbs.
   LaneGraph lanes;
-  std::vector<Decal> markings;  ///< Sections in index order; see build_markings.
   GeometryStats geometry_stats;
   /// Sidewalks and block surfaces stand this far above the terrain (Config::block_raise_m).
   double block_raise_m = 0.15;
@@ -315,6 +315,26 @@ double junction_surface_z(const layout::Output& city, const Output& roads,
 /// node of `city` (run() always does).
 std::vector<Decal> build_markings(const layout::Output& city, const Output& roads,
                                   const terrain::Heightfield& ground, const Config& config);
+
+/// The markings one section at a time: of(s) is the run of build_markings' decals on section s,
+/// in the same order, so a caller can make them where it draws them and never hold the whole
+/// city's (the export: hundreds of thousands of decals). Indexes the lanes once; of() is
+/// thread-safe. No decals where build_markings gives none. All inputs must outlive it.
+class SectionMarkings {
+ public:
+  SectionMarkings(const layout::Output& city, const Output& roads,
+                  const terrain::Heightfield& ground, const Config& config);
+  SectionMarkings(const SectionMarkings&) = delete;
+  SectionMarkings& operator=(const SectionMarkings&) = delete;
+  ~SectionMarkings();
+  std::size_t sections() const { return m_sections; }
+  std::vector<Decal> of(std::uint32_t section) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<const Impl> m_impl;
+  std::size_t m_sections = 0;
+};
 
 /// The whole road stage: geometry, modules, lane graph. Deterministic at any thread count.
 Result<Output> run(const layout::Output& city, const terrain::Heightfield& ground,
