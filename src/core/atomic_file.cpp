@@ -143,6 +143,15 @@ StagedFiles::~StagedFiles() {
     ::rmdir(it->c_str());
 }
 
+Status spill_text(std::string& text, const ByteSink& sink, std::size_t& spilled, bool all) {
+  constexpr std::size_t kSpillBytes = std::size_t{1} << 20;
+  if (text.empty() || (!all && text.size() < kSpillBytes)) return Ok{};
+  const Status s = sink(text.data(), text.size());
+  spilled += text.size();
+  text.clear();
+  return s;
+}
+
 Result<std::vector<std::uint8_t>> collect_bytes(const FileParts& parts) {
   std::vector<std::uint8_t> out;
   const Status made = parts([&](const void* data, std::size_t size) -> Status {

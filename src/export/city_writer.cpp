@@ -124,13 +124,18 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
   if (Status st = stage("map.svg", map_svg(*city.layout, city.buildings.get())); !st) {
     return st.error();
   }
-  if (Status st = make("lanes.json", lanes_json(lanes_with_freeway(city), *city.layout)); !st) {
-    return st.error();
-  }
-  // Point clouds: written as they are made, a megabyte at a time.
+  // The big files (lanes, OpenDRIVE, point clouds): written as they are made, a megabyte at a
+  // time.
   const auto stream = [&](const std::string& rel, const FileParts& parts) {
     return files.write_parts((dir / rel).string(), parts);
   };
+  if (Status st = stream("lanes.json",
+                         [&](const ByteSink& sink) {
+                           return lanes_json(sink, lanes_with_freeway(city), *city.layout);
+                         });
+      !st) {
+    return st.error();
+  }
   if (Status st = stream("points/road_modules.ply",
                          [&](const ByteSink& sink) {
                            return road_modules_ply(city.roads->modules, cfg.roads.module_lengths_m,
@@ -176,16 +181,23 @@ Result<Exported> export_city(const pipeline::CityConfig& cfg, const pipeline::Ci
     odr.name = cfg.name;
     odr.geo_proj = origin.local_crs.empty() ? cfg.exports.local_crs : origin.local_crs;
     const auto t_odr = std::chrono::steady_clock::now();
-    Result<OpenDriveFiles> xodr =
-        opendrive(*city.layout, *city.roads, *city.terrain, cfg.roads, odr, city.freeway.get());
-    if (!xodr) return xodr.error();
-    out.opendrive_s = seconds_since(t_odr);
-    out.opendrive = xodr->stats;
-    out.opendrive_bytes = xodr->xodr.size();
-    for (const Status& st : {stage("opendrive/city.xodr", xodr->xodr),
-                             stage("opendrive/city.json", xodr->side_json)}) {
-      if (!st) return st.error();
+    OpenDriveFiles xodr;
+    if (Status st = stream("opendrive/city.xodr",
+                           [&](const ByteSink& sink) -> Status {
+                             Result<OpenDriveFiles> made =
+                                 opendrive(sink, *city.layout, *city.roads, *city.terrain,
+                                           cfg.roads, odr, city.freeway.get());
+                             if (!made) return made.error();
+                             xodr = std::move(*made);
+                             return Ok{};
+                           });
+        !st) {
+      return st.error();
     }
+    out.opendrive_s = seconds_since(t_odr);
+    out.opendrive = xodr.stats;
+    out.opendrive_bytes = xodr.xodr_bytes;
+    if (Status st = stage("opendrive/city.json", xodr.side_json); !st) return st.error();
   }
   for (std::uint32_t p = 0; p < dressed.stats.items_by_prop.size(); ++p) {
     if (dressed.stats.items_by_prop[p] == 0) continue;
@@ -265,6 +277,8 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     step.name = name;
     step.wall_s = seconds_since(t0);
     step.peak_rss_kb = pipeline::peak_rss_kb();
+    pipeline::release_free_memory();
+    step.resident_kb = pipeline::resident_kb();
     if (log.stages != nullptr) log.stages->stage_finished(step);
     stages.push_back(step);
   };

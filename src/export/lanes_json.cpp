@@ -170,10 +170,8 @@ void signal(JsonText& j, const roads::SignalPlan& s, std::size_t index) {
   j.raw("]}");
 }
 
-}  // namespace
-
-Result<std::string> lanes_json(const roads::Output& roads, const layout::Output& city) {
-  JsonText j;
+/// Writes the file to `j`, spilling it as it goes when `j` has a sink.
+Status write_lanes(JsonText& j, const roads::Output& roads, const layout::Output& city) {
   j.raw("{");
   j.key("format", true);
   j.string("cityforge-lanes");
@@ -186,6 +184,7 @@ Result<std::string> lanes_json(const roads::Output& roads, const layout::Output&
   for (std::size_t i = 0; i < roads.lanes.lanes.size(); ++i) {
     if (i > 0) j.raw(",\n");
     lane(j, roads.lanes.lanes[i]);
+    j.spill();
   }
   j.raw("\n]");
   j.key("intersections");
@@ -193,6 +192,7 @@ Result<std::string> lanes_json(const roads::Output& roads, const layout::Output&
   for (std::size_t i = 0; i < roads.intersections.size(); ++i) {
     if (i > 0) j.raw(",\n");
     intersection(j, roads.intersections[i], i, city);
+    j.spill();
   }
   j.raw("\n]");
   j.key("signals");
@@ -200,10 +200,25 @@ Result<std::string> lanes_json(const roads::Output& roads, const layout::Output&
   for (std::size_t i = 0; i < roads.lanes.signals.size(); ++i) {
     if (i > 0) j.raw(",\n");
     signal(j, roads.lanes.signals[i], i);
+    j.spill();
   }
   j.raw("\n]}\n");
+  j.spill(true);
   if (j.error()) return *j.error();
+  return Ok{};
+}
+
+}  // namespace
+
+Result<std::string> lanes_json(const roads::Output& roads, const layout::Output& city) {
+  JsonText j;
+  if (Status s = write_lanes(j, roads, city); !s) return s.error();
   return std::move(j.str());
+}
+
+Status lanes_json(const ByteSink& sink, const roads::Output& roads, const layout::Output& city) {
+  JsonText j(&sink);
+  return write_lanes(j, roads, city);
 }
 
 }  // namespace cityforge::exporter

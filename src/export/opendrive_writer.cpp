@@ -450,30 +450,50 @@ Result<OpenDriveFiles> Writer::run() {
     m_x.raw(m_options.geo_proj);
     m_x.raw("]]></geoReference>\n  </header>\n");
   }
-  // The numbers of every road, in parallel (each a pure function of the inputs), then the text
-  // in road order.
+  // The numbers of the roads a batch at a time, in parallel (each a pure function of the
+  // inputs), then their text in road order, spilled to the sink as it grows: a valley's map
+  // (250 MB) was held whole, with every road's fitted profiles, at the export's peak.
   const std::size_t ns = m_roads.sections.size();
   std::vector<std::pair<LaneId, std::uint32_t>> connectors;  // (lane, junction) in road order
   for (std::uint32_t j = 0; j < m_connectors.size(); ++j)
     for (const LaneId c : m_connectors[j])
       connectors.emplace_back(c, j);
-  std::vector<Profiles> profiles(ns + connectors.size());
-  tbb::parallel_for(std::size_t{0}, profiles.size(), [&](std::size_t i) {
-    profiles[i] = i < ns ? section_profiles(static_cast<std::uint32_t>(i))
-                         : connector_profiles(connectors[i - ns].first, connectors[i - ns].second);
-  });
-  for (std::uint32_t k = 0; k < ns; ++k)
-    section_road(k, profiles[k]);
-  for (std::size_t i = 0; i < connectors.size(); ++i)
-    connecting_road(connectors[i].first, ns + i, connectors[i].second, profiles[ns + i]);
+  const std::size_t road_count = ns + connectors.size();
+  constexpr std::size_t kBatch = 4096;
+  std::vector<Profiles> profiles;
+  for (std::size_t first = 0; first < road_count; first += kBatch) {
+    const std::size_t batch = std::min(kBatch, road_count - first);
+    profiles.assign(batch, Profiles{});
+    tbb::parallel_for(std::size_t{0}, batch, [&](std::size_t b) {
+      const std::size_t i = first + b;
+      profiles[b] = i < ns
+                        ? section_profiles(static_cast<std::uint32_t>(i))
+                        : connector_profiles(connectors[i - ns].first, connectors[i - ns].second);
+    });
+    for (std::size_t b = 0; b < batch; ++b) {
+      const std::size_t i = first + b;
+      if (i < ns) {
+        section_road(static_cast<std::uint32_t>(i), profiles[b]);
+      } else {
+        connecting_road(connectors[i - ns].first, i, connectors[i - ns].second, profiles[b]);
+      }
+      m_x.spill();
+    }
+  }
+  profiles = {};
   m_x.raw(m_fw.roads_xml);
   controllers_xml();
-  for (std::uint32_t j = 0; j < m_connectors.size(); ++j)
+  m_x.spill();
+  for (std::uint32_t j = 0; j < m_connectors.size(); ++j) {
     if (!m_connectors[j].empty() || m_fw.at_node.count(j) != 0) junction_xml(j);
+    m_x.spill();
+  }
   m_x.raw(m_fw.junctions_xml);
   m_x.raw("</OpenDRIVE>\n");
+  m_x.spill(true);
   if (m_x.error()) return *m_x.error();
   OpenDriveFiles out;
+  out.xodr_bytes = m_x.bytes();
   out.xodr = std::move(m_x.str());
   out.side_json = side_json();
   out.stats = m_stats;
@@ -486,6 +506,14 @@ Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output
                                  const terrain::Heightfield& ground, const roads::Config& config,
                                  const OpenDriveOptions& options, const freeway::Output* freeway) {
   detail::Writer writer(city, roads, ground, config, options, freeway);
+  return writer.run();
+}
+
+Result<OpenDriveFiles> opendrive(const ByteSink& xodr, const layout::Output& city,
+                                 const roads::Output& roads, const terrain::Heightfield& ground,
+                                 const roads::Config& config, const OpenDriveOptions& options,
+                                 const freeway::Output* freeway) {
+  detail::Writer writer(city, roads, ground, config, options, freeway, &xodr);
   return writer.run();
 }
 

@@ -213,7 +213,8 @@ nlohmann::ordered_json timings_json(const RunTimings& t) {
     st.push_back({{"name", s.name},
                   {"wall_s", s.wall_s},
                   {"cached", s.cached},
-                  {"peak_rss_mib", static_cast<double>(s.peak_rss_kb) / 1024.0}});
+                  {"peak_rss_mib", static_cast<double>(s.peak_rss_kb) / 1024.0},
+                  {"resident_mib", static_cast<double>(s.resident_kb) / 1024.0}});
   }
   j["stages"] = st;
   j["total_wall_s"] = t.total_s;

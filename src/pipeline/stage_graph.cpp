@@ -115,7 +115,10 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
       });
     }
     group.wait();
+    release_free_memory();
+    const std::int64_t held_kb = resident_kb();
     for (std::size_t i : wave) {
+      local[i].resident_kb = held_kb;
       if (errors[i]) return *errors[i];
       done[i] = true;
       ++finished;
@@ -141,14 +144,23 @@ Result<StageValues> StageGraph::run(StageCache& cache, Observer* observer,
   return StageValues(std::move(*values));
 }
 
-std::int64_t peak_rss_kb() {
+namespace {
+
+std::int64_t status_kb(const char* field) {
   std::ifstream f("/proc/self/status");
   std::string line;
+  const std::size_t n = std::char_traits<char>::length(field);
   while (std::getline(f, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6));
+    if (line.compare(0, n, field) == 0) return std::stoll(line.substr(n));
   }
   return 0;
 }
+
+}  // namespace
+
+std::int64_t peak_rss_kb() { return status_kb("VmHWM:"); }
+
+std::int64_t resident_kb() { return status_kb("VmRSS:"); }
 
 void release_free_memory() {
 #if defined(__GLIBC__)

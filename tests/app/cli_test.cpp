@@ -154,6 +154,10 @@ TEST_F(DefaultCity, WritesAllOutputsAndASummary) {
   ASSERT_TRUE(stats["timings"]["stages"].is_array());
   EXPECT_EQ(stats["timings"]["stages"][2]["name"], "layout");
   EXPECT_GT(stats["timings"]["stages"][2]["peak_rss_mib"].get<double>(), 0.0);
+  // What the outputs hold once the stage ended: never more than the peak while it ran.
+  EXPECT_GT(stats["timings"]["stages"][2]["resident_mib"].get<double>(), 0.0);
+  EXPECT_LE(stats["timings"]["stages"][2]["resident_mib"].get<double>(),
+            stats["timings"]["stages"][2]["peak_rss_mib"].get<double>());
   EXPECT_EQ(stats["timings"]["threads"], 1);
   EXPECT_EQ(stats["timings"]["ranks"], 1);
   EXPECT_FALSE(stats.contains("threads"));

@@ -73,6 +73,41 @@ TEST(LanesJson, RejectsNonFiniteNamingTheLane) {
   EXPECT_EQ(text.error().where, "lanes[1].points[0]");
 }
 
+TEST(LanesJson, WrittenToASinkIsTheSameFileInParts) {
+  roads::Output r = small_roads();
+  const roads::Lane a = r.lanes.lanes[0];
+  for (std::uint32_t i = 2; i < 20000; ++i) {  // Some megabytes.
+    roads::Lane l = a;
+    l.id = i;
+    l.successors = {};
+    r.lanes.lanes.push_back(l);
+  }
+  const auto city = fixture::small_city();
+  const Result<std::string> whole = lanes_json(r, city);
+  ASSERT_TRUE(whole.ok()) << whole.error().to_string();
+  std::string streamed;
+  std::size_t parts = 0;
+  const ByteSink sink = [&](const void* data, std::size_t size) -> Status {
+    streamed.append(static_cast<const char*>(data), size);
+    ++parts;
+    return Ok{};
+  };
+  ASSERT_TRUE(lanes_json(sink, r, city).ok());
+  EXPECT_EQ(streamed, *whole);
+  EXPECT_GE(parts, 2U);
+  // A bad number or a failing sink stops it with that error.
+  r.lanes.lanes[1].points[0].y = std::numeric_limits<double>::quiet_NaN();
+  const Status bad = lanes_json(sink, r, city);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().where, "lanes[1].points[0]");
+  const ByteSink full = [](const void*, std::size_t) -> Status {
+    return Error::io("lanes.json", "no space left on device");
+  };
+  const Status failed = lanes_json(full, small_roads(), city);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().to_string().find("no space left"), std::string::npos);
+}
+
 TEST(RoadModulesPly, HeaderAndBinaryRecords) {
   std::vector<roads::ModuleInstance> mods(2);
   mods[0].position = {1, 2, 3};

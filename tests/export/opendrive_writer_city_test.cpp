@@ -284,6 +284,41 @@ TEST(OpenDrive, ValidatesAgainstTheAsamXsd) {
   if (!HasFailure()) fs::remove_all(dir);
 }
 
+TEST(OpenDrive, WrittenToASinkIsTheSameMapInParts) {
+  const terrain::Heightfield ground = hills(25.0);
+  const layout::Output city = hilly_city(ground);
+  auto roads = roads::run(city, ground, roads::Config{}, 7);
+  ASSERT_TRUE(roads.ok()) << roads.error().to_string();
+  OpenDriveOptions o;
+  o.name = "test";
+  const auto whole = opendrive(city, *roads, ground, roads::Config{}, o);
+  ASSERT_TRUE(whole.ok()) << whole.error().to_string();
+  std::string streamed;
+  std::size_t parts = 0;
+  const ByteSink sink = [&](const void* data, std::size_t size) -> Status {
+    streamed.append(static_cast<const char*>(data), size);
+    ++parts;
+    return Ok{};
+  };
+  const auto made = opendrive(sink, city, *roads, ground, roads::Config{}, o);
+  ASSERT_TRUE(made.ok()) << made.error().to_string();
+  std::printf("[ streamed ] %zu bytes in %zu parts\n", streamed.size(), parts);
+  EXPECT_TRUE(made->xodr.empty());
+  EXPECT_EQ(made->xodr_bytes, streamed.size());
+  EXPECT_EQ(whole->xodr_bytes, whole->xodr.size());
+  EXPECT_EQ(streamed, whole->xodr);
+  EXPECT_EQ(made->side_json, whole->side_json);
+  EXPECT_GE(parts, 2U);  // A megabyte at a time: never held whole.
+  // A sink that fails (a full disk) stops the map with its error.
+  const ByteSink full = [](const void*, std::size_t) -> Status {
+    return Error::io("city.xodr", "no space left on device");
+  };
+  const auto failed = opendrive(full, city, *roads, ground, roads::Config{}, o);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.error().to_string().find("no space left"), std::string::npos)
+      << failed.error().to_string();
+}
+
 TEST(OpenDrive, RejectsAnUnknownVersion) {
   const layout::Output city = sumo_test::t_junction();
   const terrain::Heightfield ground = hills(0.0);

@@ -19,6 +19,10 @@ using ByteSink = std::function<Status(const void* data, std::size_t size)>;
 /// What writes a file in parts to a sink; its own error (bad input) stops the file too.
 using FileParts = std::function<Status(const ByteSink& sink)>;
 
+/// Hands `text` to `sink` and empties it once it holds a megabyte (all of it when `all`), adding
+/// what was handed on to `spilled`: for writers that append text and stream it as they go.
+Status spill_text(std::string& text, const ByteSink& sink, std::size_t& spilled, bool all);
+
 /// The bytes `parts` writes, in memory (tests, small files).
 Result<std::vector<std::uint8_t>> collect_bytes(const FileParts& parts);
 

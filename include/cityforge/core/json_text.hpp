@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/format.hpp"
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/core/polyline.hpp"
@@ -18,11 +19,24 @@
 namespace cityforge {
 
 /// Appends JSON text to a string. Numbers are %.9g; the first non-finite number is remembered
-/// with its place and turns the whole export into an error.
+/// with its place and turns the whole export into an error. Given a sink, the text goes to it a
+/// megabyte at a time (spill()) instead of being held whole.
 class JsonText {
  public:
+  JsonText() = default;
+  explicit JsonText(const ByteSink* sink) : m_sink(sink) {}
+
   std::string& str() { return m_out; }
   const std::optional<Error>& error() const { return m_error; }
+  /// Bytes written so far, spilled or held.
+  std::size_t bytes() const { return m_spilled + m_out.size(); }
+
+  /// Hands the held text to the sink once there is a megabyte of it (all of it when `all`);
+  /// nothing without a sink or after an error.
+  void spill(bool all = false) {
+    if (m_sink == nullptr || m_error) return;
+    if (Status s = spill_text(m_out, *m_sink, m_spilled, all); !s) m_error = s.error();
+  }
 
   void raw(std::string_view s) { m_out.append(s); }
 
@@ -98,6 +112,8 @@ class JsonText {
  private:
   std::string m_out;
   std::optional<Error> m_error;
+  const ByteSink* m_sink = nullptr;
+  std::size_t m_spilled = 0;
 };
 
 }  // namespace cityforge

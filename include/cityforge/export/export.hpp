@@ -137,6 +137,9 @@ std::string map_svg(const layout::Output& city, const buildings::Output* buildin
 /// the signal plans (phases with green connectors and walking crosswalks). Schema in
 /// docs/lanes.md. Byte identical for identical inputs; rejects non-finite numbers.
 Result<std::string> lanes_json(const roads::Output& roads, const layout::Output& city);
+/// The same file handed to `sink` a megabyte at a time as it is written (a region's lane graph
+/// is never held whole as text); the sink's error stops it.
+Status lanes_json(const ByteSink& sink, const roads::Output& roads, const layout::Output& city);
 
 /// The point clouds under `points/`, binary little-endian PLY, each handed to `sink` a megabyte
 /// at a time as it is made (never held whole; collect_bytes gives the bytes in memory). A

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <string>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/freeway/freeway.hpp"
 #include "cityforge/layout/layout.hpp"
@@ -41,7 +42,8 @@ struct OpenDriveStats {
 
 /// The map and its side file.
 struct OpenDriveFiles {
-  std::string xodr;  ///< opendrive/city.xodr.
+  std::string xodr;            ///< opendrive/city.xodr (empty when written to a sink).
+  std::size_t xodr_bytes = 0;  ///< Its size.
   /// opendrive/city.json: our lane id -> (road, lane id) for every vehicle lane, and the
   /// signal phase plans by controller (OpenDRIVE has no phases). Format in docs/opendrive.md.
   std::string side_json;
@@ -65,6 +67,14 @@ struct OpenDriveFiles {
 Result<OpenDriveFiles> opendrive(const layout::Output& city, const roads::Output& roads,
                                  const terrain::Heightfield& ground, const roads::Config& config,
                                  const OpenDriveOptions& options,
+                                 const freeway::Output* freeway = nullptr);
+
+/// The same map written to `xodr` a megabyte at a time as it is made (the returned `xodr` is
+/// empty; `xodr_bytes` is its size): what the city folder's export uses, so a region's map is
+/// never held whole. A sink's error stops it and is the error.
+Result<OpenDriveFiles> opendrive(const ByteSink& xodr, const layout::Output& city,
+                                 const roads::Output& roads, const terrain::Heightfield& ground,
+                                 const roads::Config& config, const OpenDriveOptions& options,
                                  const freeway::Output* freeway = nullptr);
 
 }  // namespace cityforge::exporter

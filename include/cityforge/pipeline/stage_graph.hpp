@@ -22,8 +22,11 @@ struct StageStats {
   std::string name;
   double wall_s = 0.0;           ///< 0 when served from the cache.
   std::int64_t peak_rss_kb = 0;  ///< Process peak resident memory while it ran (Linux).
-  bool cached = false;           ///< Served from the cache without running.
-  std::uint64_t key = 0;         ///< Content hash of (name, version, config slice, inputs).
+  /// Process resident memory once its wave of stages ended and freed memory was handed back:
+  /// what the outputs so far hold (Linux; stages run side by side share one figure).
+  std::int64_t resident_kb = 0;
+  bool cached = false;    ///< Served from the cache without running.
+  std::uint64_t key = 0;  ///< Content hash of (name, version, config slice, inputs).
 };
 
 /// Told about stages as they start and finish (progress display, logs). Called from the thread
@@ -177,6 +180,8 @@ class StageGraph {
 /// (so a stage's own peak can be read). Both are no-ops returning 0 elsewhere.
 std::int64_t peak_rss_kb();
 void reset_peak_rss();
+/// Linux process resident set size now, in KiB (VmRSS); 0 elsewhere.
+std::int64_t resident_kb();
 /// Hands the heap's free memory back to the system (glibc's malloc_trim; nothing elsewhere).
 /// Called between stages: without it the memory a stage used for its work and freed stays
 /// resident, and the next stage's peak lands on top of it.

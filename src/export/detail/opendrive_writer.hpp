@@ -45,18 +45,20 @@ struct Profiles {
   double fit_error_m = -1.0;  ///< Connectors on their own curve: its distance from the samples.
 };
 
-/// Writes one map: run() once.
+/// Writes one map: run() once. With a sink, the map's text goes to it as it is written and
+/// run()'s `xodr` stays empty.
 class Writer {
  public:
   Writer(const layout::Output& city, const roads::Output& roads, const terrain::Heightfield& ground,
          const roads::Config& config, const OpenDriveOptions& options,
-         const freeway::Output* freeway)
+         const freeway::Output* freeway, const ByteSink* sink = nullptr)
       : m_city(city),
         m_roads(roads),
         m_ground(ground),
         m_config(config),
         m_options(options),
-        m_freeway(freeway) {}
+        m_freeway(freeway),
+        m_x(sink) {}
 
   Result<OpenDriveFiles> run();
 
