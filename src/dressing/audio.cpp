@@ -8,9 +8,11 @@
 // Reverb: the share of audio_rays horizontal rays (fixed, evenly spaced angles) that hit a
 // building base footprint within audio_radius_m. The footprints are rasterised on a 1 m bitmap
 // (coarser for huge cities) with a chamfer distance transform, so each ray is sphere-traced in a
-// few steps: a 2 x 2 km city takes well under a second.
+// few steps: a 2 x 2 km city takes well under a second. The bitmap is made a band of rows at a
+// time, with the rows its rays reach and a margin that makes it exact (DistanceField).
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -21,12 +23,15 @@
 namespace cityforge::dressing::detail {
 namespace {
 
-/// Polygons binned in a dense grid of cells by bounding box.
+/// Polygons binned in a dense grid of cells by bounding box: added, then build() lays the bins
+/// out in one array (a valley's 16 m grid is millions of cells: a list per cell cost more than
+/// the polygons).
 struct PolygonGrid {
   Vec2 origin;
   double cell = 16.0;
   std::int64_t nx = 0, ny = 0;
-  std::vector<std::vector<std::uint32_t>> cells;
+  std::vector<std::uint32_t> first;  // Per cell, its ids at ids[first[c] .. first[c + 1]).
+  std::vector<std::uint32_t> ids;
   std::vector<const Polygon*> polys;
   std::vector<std::uint8_t> tags;
   std::vector<std::uint32_t> owners;  // Index of the polygon in its input list.
@@ -39,27 +44,41 @@ struct PolygonGrid {
         1, static_cast<std::int64_t>(std::ceil((box.max.x - box.min.x) / cell)));
     ny = std::max<std::int64_t>(
         1, static_cast<std::int64_t>(std::ceil((box.max.y - box.min.y) / cell)));
-    cells.assign(static_cast<std::size_t>(nx * ny), {});
   }
   void add(const Polygon& p, std::uint8_t tag, std::uint32_t owner) {
     if (p.outer.size() < 3) return;
-    const auto id = static_cast<std::uint32_t>(polys.size());
     polys.push_back(&p);
     tags.push_back(tag);
     owners.push_back(owner);
-    const Aabb2 b = ring_bounds(p.outer);
-    boxes.push_back(b);
-    const auto cx0 = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((b.min.x - origin.x) / cell)), 0, nx - 1);
-    const auto cx1 = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((b.max.x - origin.x) / cell)), 0, nx - 1);
-    const auto cy0 = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((b.min.y - origin.y) / cell)), 0, ny - 1);
-    const auto cy1 = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(std::floor((b.max.y - origin.y) / cell)), 0, ny - 1);
-    for (std::int64_t y = cy0; y <= cy1; ++y)
-      for (std::int64_t x = cx0; x <= cx1; ++x)
-        cells[static_cast<std::size_t>(y * nx + x)].push_back(id);
+    boxes.push_back(ring_bounds(p.outer));
+  }
+  /// The cells a polygon's box covers: x0, x1, y0, y1.
+  std::array<std::int64_t, 4> span(const Aabb2& b) const {
+    const auto at = [](double v, double o, double c, std::int64_t n) {
+      return std::clamp<std::int64_t>(static_cast<std::int64_t>(std::floor((v - o) / c)), 0, n - 1);
+    };
+    return {at(b.min.x, origin.x, cell, nx), at(b.max.x, origin.x, cell, nx),
+            at(b.min.y, origin.y, cell, ny), at(b.max.y, origin.y, cell, ny)};
+  }
+  /// Bins every added polygon, each cell's in the order they were added.
+  void build() {
+    first.assign(static_cast<std::size_t>(nx * ny) + 1, 0);
+    for (const Aabb2& b : boxes) {
+      const auto [x0, x1, y0, y1] = span(b);
+      for (std::int64_t y = y0; y <= y1; ++y)
+        for (std::int64_t x = x0; x <= x1; ++x)
+          ++first[static_cast<std::size_t>(y * nx + x) + 1];
+    }
+    for (std::size_t c = 1; c < first.size(); ++c)
+      first[c] += first[c - 1];
+    ids.resize(first.back());
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::uint32_t id = 0; id < boxes.size(); ++id) {
+      const auto [x0, x1, y0, y1] = span(boxes[id]);
+      for (std::int64_t y = y0; y <= y1; ++y)
+        for (std::int64_t x = x0; x <= x1; ++x)
+          ids[fill[static_cast<std::size_t>(y * nx + x)]++] = id;
+    }
   }
   /// Lowest tag among the polygons containing p (tags are priorities), or 255.
   std::uint8_t lookup(Vec2 p, std::uint32_t* which = nullptr) const {
@@ -67,7 +86,9 @@ struct PolygonGrid {
     const auto cy = static_cast<std::int64_t>(std::floor((p.y - origin.y) / cell));
     if (cx < 0 || cy < 0 || cx >= nx || cy >= ny) return 255;
     std::uint8_t best = 255;
-    for (std::uint32_t id : cells[static_cast<std::size_t>(cy * nx + cx)]) {
+    const auto c = static_cast<std::size_t>(cy * nx + cx);
+    for (std::uint32_t k = first[c]; k < first[c + 1]; ++k) {
+      const std::uint32_t id = ids[k];
       if (tags[id] >= best || !boxes[id].contains(p)) continue;
       if (polygon_contains(*polys[id], p)) {
         best = tags[id];
@@ -78,45 +99,70 @@ struct PolygonGrid {
   }
 };
 
-/// A bitmap of building cells with the chamfer distance (metres) to the nearest one.
-struct DistanceField {
+/// The building bitmap's cells over the whole field box: their size and numbering, the same for
+/// every band of it a job computes.
+struct FieldFrame {
   Vec2 origin;
   double res = 1.0;
   std::int64_t nx = 0, ny = 0;
-  std::vector<float> dist;
-
-  std::vector<std::uint8_t> cells;  ///< floor(dist / res), at most 255: compact for the rays.
-
-  /// The distance in cells at cell coordinates (x, y) (255 outside the field).
-  std::uint8_t cells_at(double x, double y) const {
-    if (!(x >= 0.0 && y >= 0.0)) return 255;
-    const auto ix = static_cast<std::int64_t>(x);  // x >= 0: truncation is floor.
-    const auto iy = static_cast<std::int64_t>(y);
-    if (ix >= nx || iy >= ny) return 255;
-    return cells[static_cast<std::size_t>(iy * nx + ix)];
-  }
 };
 
-DistanceField building_field(const std::vector<const Polygon*>& footprints, const Aabb2& box) {
-  DistanceField f;
+FieldFrame field_frame(const Aabb2& box) {
+  FieldFrame f;
   const double w = box.max.x - box.min.x;
   const double h = box.max.y - box.min.y;
   f.res = std::max(1.0, std::sqrt(w * h / 3.2e7));  // At most ~32 M cells.
   f.origin = box.min;
   f.nx = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(w / f.res)));
   f.ny = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(h / f.res)));
+  return f;
+}
+
+/// Distances saturate at this many cells (the rays' steps are bytes). A cell's distance is the
+/// same in a band of rows as over the whole field when every building within this many rows of
+/// it lies in the band: a nearer one decides it, a farther one saturates it either way.
+constexpr std::int64_t kSaturationCells = 256;
+
+/// Rows [y0, y0 + rows) of the bitmap of building cells, with the chamfer distance to the
+/// nearest one (in cells, at most 255: compact for the rays).
+struct DistanceField {
+  FieldFrame frame;
+  std::int64_t y0 = 0, rows = 0;
+  std::vector<std::uint8_t> cells;
+
+  /// The distance in cells at whole-field cell coordinates (x, y) (255 outside the field, and
+  /// outside the band, which the rays never reach: its margin).
+  std::uint8_t cells_at(double x, double y) const {
+    if (!(x >= 0.0 && y >= 0.0)) return 255;
+    const auto ix = static_cast<std::int64_t>(x);  // x >= 0: truncation is floor.
+    const auto iy = static_cast<std::int64_t>(y);
+    if (ix >= frame.nx || iy < y0 || iy >= y0 + rows) return 255;
+    return cells[static_cast<std::size_t>((iy - y0) * frame.nx + ix)];
+  }
+};
+
+/// The field's rows [y_first, y_last] (clamped to the field): a band, so a valley's field is
+/// never held whole (32 M cells were 160 MB at the set dressing's peak).
+DistanceField building_field(const std::vector<const Polygon*>& footprints, const FieldFrame& frame,
+                             std::int64_t y_first, std::int64_t y_last) {
+  DistanceField f;
+  f.frame = frame;
+  f.y0 = std::max<std::int64_t>(0, y_first);
+  f.rows = std::max<std::int64_t>(0, std::min(frame.ny - 1, y_last) - f.y0 + 1);
+  const std::int64_t nx = frame.nx;
+  const double res = frame.res;
   constexpr float kFar = 1e9f;
-  f.dist.assign(static_cast<std::size_t>(f.nx * f.ny), kFar);
+  std::vector<float> dist(static_cast<std::size_t>(nx * f.rows), kFar);
   // 1. Rasterise: cells whose centre lies inside a footprint (scanlines over its rings).
   std::vector<double> xs;
   for (const Polygon* poly : footprints) {
     const Aabb2 b = ring_bounds(poly->outer);
     const auto y0 = std::max<std::int64_t>(
-        0, static_cast<std::int64_t>(std::floor((b.min.y - f.origin.y) / f.res)));
+        f.y0, static_cast<std::int64_t>(std::floor((b.min.y - frame.origin.y) / res)));
     const auto y1 = std::min<std::int64_t>(
-        f.ny - 1, static_cast<std::int64_t>(std::floor((b.max.y - f.origin.y) / f.res)));
+        f.y0 + f.rows - 1, static_cast<std::int64_t>(std::floor((b.max.y - frame.origin.y) / res)));
     for (std::int64_t y = y0; y <= y1; ++y) {
-      const double cy = f.origin.y + (static_cast<double>(y) + 0.5) * f.res;
+      const double cy = frame.origin.y + (static_cast<double>(y) + 0.5) * res;
       xs.clear();
       auto crossings = [&](const Ring& r) {
         for (std::size_t i = 0; i < r.size(); ++i) {
@@ -132,46 +178,45 @@ DistanceField building_field(const std::vector<const Polygon*>& footprints, cons
       std::sort(xs.begin(), xs.end());
       for (std::size_t k = 0; k + 1 < xs.size(); k += 2) {
         const auto x0 = std::max<std::int64_t>(
-            0, static_cast<std::int64_t>(std::ceil((xs[k] - f.origin.x) / f.res - 0.5)));
+            0, static_cast<std::int64_t>(std::ceil((xs[k] - frame.origin.x) / res - 0.5)));
         const auto x1 = std::min<std::int64_t>(
-            f.nx - 1,
-            static_cast<std::int64_t>(std::floor((xs[k + 1] - f.origin.x) / f.res - 0.5)));
+            nx - 1,
+            static_cast<std::int64_t>(std::floor((xs[k + 1] - frame.origin.x) / res - 0.5)));
         for (std::int64_t x = x0; x <= x1; ++x)
-          f.dist[static_cast<std::size_t>(y * f.nx + x)] = 0.0f;
+          dist[static_cast<std::size_t>((y - f.y0) * nx + x)] = 0.0f;
       }
     }
   }
   // 2. Two-pass chamfer distance (1, sqrt 2), in metres.
-  const auto d1 = static_cast<float>(f.res);
-  const auto d2 = static_cast<float>(f.res * std::numbers::sqrt2);
-  auto idx = [&](std::int64_t x, std::int64_t y) { return static_cast<std::size_t>(y * f.nx + x); };
-  for (std::int64_t y = 0; y < f.ny; ++y) {
-    for (std::int64_t x = 0; x < f.nx; ++x) {
-      float& d = f.dist[idx(x, y)];
-      if (x > 0) d = std::min(d, f.dist[idx(x - 1, y)] + d1);
+  const auto d1 = static_cast<float>(res);
+  const auto d2 = static_cast<float>(res * std::numbers::sqrt2);
+  const std::int64_t ny = f.rows;
+  auto idx = [&](std::int64_t x, std::int64_t y) { return static_cast<std::size_t>(y * nx + x); };
+  for (std::int64_t y = 0; y < ny; ++y) {
+    for (std::int64_t x = 0; x < nx; ++x) {
+      float& d = dist[idx(x, y)];
+      if (x > 0) d = std::min(d, dist[idx(x - 1, y)] + d1);
       if (y > 0) {
-        d = std::min(d, f.dist[idx(x, y - 1)] + d1);
-        if (x > 0) d = std::min(d, f.dist[idx(x - 1, y - 1)] + d2);
-        if (x + 1 < f.nx) d = std::min(d, f.dist[idx(x + 1, y - 1)] + d2);
+        d = std::min(d, dist[idx(x, y - 1)] + d1);
+        if (x > 0) d = std::min(d, dist[idx(x - 1, y - 1)] + d2);
+        if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y - 1)] + d2);
       }
     }
   }
-  for (std::int64_t y = f.ny - 1; y >= 0; --y) {
-    for (std::int64_t x = f.nx - 1; x >= 0; --x) {
-      float& d = f.dist[idx(x, y)];
-      if (x + 1 < f.nx) d = std::min(d, f.dist[idx(x + 1, y)] + d1);
-      if (y + 1 < f.ny) {
-        d = std::min(d, f.dist[idx(x, y + 1)] + d1);
-        if (x + 1 < f.nx) d = std::min(d, f.dist[idx(x + 1, y + 1)] + d2);
-        if (x > 0) d = std::min(d, f.dist[idx(x - 1, y + 1)] + d2);
+  for (std::int64_t y = ny - 1; y >= 0; --y) {
+    for (std::int64_t x = nx - 1; x >= 0; --x) {
+      float& d = dist[idx(x, y)];
+      if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y)] + d1);
+      if (y + 1 < ny) {
+        d = std::min(d, dist[idx(x, y + 1)] + d1);
+        if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y + 1)] + d2);
+        if (x > 0) d = std::min(d, dist[idx(x - 1, y + 1)] + d2);
       }
     }
   }
-  f.cells.resize(f.dist.size());
-  for (std::size_t i = 0; i < f.dist.size(); ++i)
-    f.cells[i] = static_cast<std::uint8_t>(std::min(255.0, std::floor(f.dist[i] / f.res)));
-  f.dist.clear();
-  f.dist.shrink_to_fit();
+  f.cells.resize(dist.size());
+  for (std::size_t i = 0; i < dist.size(); ++i)
+    f.cells[i] = static_cast<std::uint8_t>(std::min(255.0, std::floor(dist[i] / res)));
   return f;
 }
 
@@ -207,26 +252,31 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   for (std::size_t b = 0; b < in.city.blocks.size(); ++b)
     grid.add(in.city.blocks[b].area, kBlock, static_cast<std::uint32_t>(b));
 
-  // 2. The building distance field for the rays (reaching radius beyond the boundary).
+  grid.build();
+
+  // 2. The building distance field's frame for the rays (reaching radius beyond the boundary).
   Aabb2 field_box = box;
   field_box.min = field_box.min - Vec2{radius + 1.0, radius + 1.0};
   field_box.max = field_box.max + Vec2{radius + 1.0, radius + 1.0};
-  const DistanceField field = building_field(footprints, field_box);
+  const FieldFrame frame = field_frame(field_box);
   std::vector<Vec2> dirs(rays);
   for (std::uint32_t k = 0; k < rays; ++k) {
     const double a = 2.0 * std::numbers::pi * (k + 0.5) / rays;
     dirs[k] = {std::cos(a), std::sin(a)};
   }
 
-  // 3. Rows of points in parallel, each into its own list.
+  // 3. Rows of points, a band of rows per job, each band with the field's rows its rays reach
+  //    and a margin (kSaturationCells) that makes them what the whole field would give.
   const auto k0 = static_cast<std::int64_t>(std::floor(box.min.x / g - 0.5));
   const auto k1 = static_cast<std::int64_t>(std::ceil(box.max.x / g));
   const auto j0 = static_cast<std::int64_t>(std::floor(box.min.y / g - 0.5));
   const auto j1 = static_cast<std::int64_t>(std::ceil(box.max.y / g));
   const std::size_t rows = static_cast<std::size_t>(std::max<std::int64_t>(0, j1 - j0 + 1));
-  const auto row = [&](std::size_t r) {
-    std::vector<AudioPoint> slot;
-    const double y = (static_cast<double>(j0 + static_cast<std::int64_t>(r)) + 0.5) * g;
+  const auto row_y = [&](std::size_t r) {
+    return (static_cast<double>(j0 + static_cast<std::int64_t>(r)) + 0.5) * g;
+  };
+  const auto row = [&](std::size_t r, const DistanceField& field, std::vector<AudioPoint>& slot) {
+    const double y = row_y(r);
     for (std::int64_t k = k0; k <= k1; ++k) {
       const Vec2 p{(static_cast<double>(k) + 0.5) * g, y};
       if (!box.contains(p) || !polygon_contains(boundary, p)) continue;
@@ -252,9 +302,9 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
       }
       // Sphere-trace each ray through the distance field, in cell units.
       std::uint32_t hits = 0;
-      const double cx = (p.x - field.origin.x) / field.res;
-      const double cy = (p.y - field.origin.y) / field.res;
-      const double reach = radius / field.res;
+      const double cx = (p.x - frame.origin.x) / frame.res;
+      const double cy = (p.y - frame.origin.y) / frame.res;
+      const double reach = radius / frame.res;
       // No building cell within the radius: every ray misses.
       if (static_cast<double>(field.cells_at(cx, cy)) <= reach + 2.0) {
         for (const Vec2& d : dirs) {
@@ -272,12 +322,30 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
       pt.reverb = static_cast<float>(hits) / static_cast<float>(rays);
       slot.push_back(pt);
     }
+  };
+  // Bands of about kBandCells field rows. The bands (most of the set dressing's time in a big
+  // generated city) are shared between the ranks.
+  constexpr double kBandCells = 512.0;
+  const std::size_t band_rows =
+      std::max<std::size_t>(1, static_cast<std::size_t>(kBandCells * frame.res / g));
+  const std::size_t bands = (rows + band_rows - 1) / band_rows;
+  const auto margin =
+      static_cast<std::int64_t>(std::ceil(radius / frame.res)) + kSaturationCells + 2;
+  const auto field_row = [&](double y) {
+    return static_cast<std::int64_t>(std::floor((y - frame.origin.y) / frame.res));
+  };
+  const auto band = [&](std::size_t b) {
+    const std::size_t r0 = b * band_rows;
+    const std::size_t r1 = std::min(rows, r0 + band_rows);
+    const DistanceField field = building_field(footprints, frame, field_row(row_y(r0)) - margin,
+                                               field_row(row_y(r1 - 1)) + margin);
+    std::vector<AudioPoint> slot;
+    for (std::size_t r = r0; r < r1; ++r)
+      row(r, field, slot);
     return slot;
   };
-  // The rows (most of the set dressing's time in a big generated city) shared between the
-  // ranks.
   const std::vector<std::vector<AudioPoint>> slots = shared_jobs<std::vector<AudioPoint>>(
-      in, rows, "audio grid row from another rank", [](std::size_t) { return 1.0; }, row,
+      in, bands, "audio grid band from another rank", [](std::size_t) { return 1.0; }, band,
       [](ByteWriter& w, const std::vector<AudioPoint>& slot) { w.put_vector(slot); },
       [](ByteReader& r, std::vector<AudioPoint>& slot) { return r.get_vector(slot); });
   for (const auto& s : slots)
