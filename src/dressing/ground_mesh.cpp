@@ -31,9 +31,7 @@ Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& gro
   return m;
 }
 
-Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
-                                              const terrain::Heightfield& ground,
-                                              double block_raise_m) {
+Status check_ground_patches(const std::vector<GroundPatch>& patches) {
   for (std::size_t i = 0; i < patches.size(); ++i) {
     const std::string where = "dressing.ground[" + std::to_string(i) + "]";
     if (Status s = roads::check_finite(patches[i].area, where); !s) return s.error();
@@ -41,6 +39,13 @@ Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& pa
       return Error::invalid_input(where + ".z_m", "expected a finite height");
     }
   }
+  return Ok{};
+}
+
+Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
+                                              const terrain::Heightfield& ground,
+                                              double block_raise_m) {
+  if (Status s = check_ground_patches(patches); !s) return s.error();
   std::vector<Mesh> out(patches.size());
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, patches.size()),
                     [&](const tbb::blocked_range<std::size_t>& range) {

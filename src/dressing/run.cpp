@@ -137,11 +137,10 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
       ++st.patches_by_kind[static_cast<std::size_t>(g.kind)];
     }
   }
-  // 7. The ground patches' meshes, on the surfaces the props stand on.
-  Result<std::vector<Mesh>> meshes =
-      ground_patch_meshes(out.ground, in.ground, in.roads.block_raise_m);
-  if (!meshes) return meshes.error();
-  out.ground_meshes = std::move(*meshes);
+  // 7. The ground patches, drawable on the surfaces the props stand on (their meshes are made
+  //    where they are drawn).
+  if (Status s = check_ground_patches(out.ground); !s) return s.error();
+  out.ground_raise_m = in.roads.block_raise_m;
   return out;
 }
 

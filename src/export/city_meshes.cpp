@@ -315,14 +315,15 @@ Result<std::vector<Group>> groups_of(const CityGlbInputs& in,
       groups.back().add(roof[static_cast<std::size_t>(buildings::Material::wall)], Part::volume);
     }
   }
+  // The mapped ground patches, made a batch at a time like the road surfaces.
+  groups.push_back(named("dressing.ground_meshes"));
   if (const dressing::Output* d = in.dressing; d != nullptr) {
-    if (d->ground_meshes.size() != d->ground.size()) {
-      return Error::internal("dressing.ground_meshes",
-                             "expected one mesh per ground patch (dressing::ground_patch_meshes)");
-    }
-    groups.push_back(named("dressing.ground_meshes"));
-    for (std::size_t i = 0; i < d->ground.size(); ++i)
-      groups.back().add(d->ground_meshes[i], ground_part(d->ground[i]));
+    groups.back().made = d->ground.size();
+    groups.back().make = [d, &in](std::size_t i) {
+      return std::pair<Mesh, Part>(
+          dressing::ground_patch_mesh(d->ground[i], in.terrain, d->ground_raise_m),
+          ground_part(d->ground[i]));
+    };
   }
   if (in.road_surfaces != nullptr) {
     surface_group(groups, "road_meshes.markings", *in.road_surfaces, SurfaceKind::marking);

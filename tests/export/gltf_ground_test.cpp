@@ -42,16 +42,14 @@ std::vector<GroundPatch> patches() {
   return out;
 }
 
-/// The set dressing's ground of an imported place: its patches and their meshes, on the block
-/// surfaces of the default road settings (roads.block_raise_m, which dressing reads from
+/// The set dressing's ground of an imported place: its patches, drawn on the block surfaces of
+/// the default road settings (roads.block_raise_m, which dressing reads from
 /// roads::Output::block_raise_m).
 dressing::Output with_patches() {
   dressing::Output out;
   out.ground = patches();
-  auto meshes = dressing::ground_patch_meshes(out.ground, fixture::small_ground(),
-                                              roads::Config{}.block_raise_m);
-  EXPECT_TRUE(meshes.ok()) << meshes.error().to_string();
-  if (meshes.ok()) out.ground_meshes = std::move(*meshes);
+  EXPECT_TRUE(dressing::check_ground_patches(out.ground).ok());
+  out.ground_raise_m = roads::Config{}.block_raise_m;
   return out;
 }
 
@@ -169,12 +167,7 @@ TEST(GroundPatches, NonFiniteInputIsRejected) {
   bad = patches();
   bad[2].z_m = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(dressing::ground_patch_meshes(bad, fixture::small_ground(), 0.15).ok());
-  // Patches without their meshes are a caller's bug, not drawn as nothing.
-  dressing::Output d = with_patches();
-  d.ground_meshes.pop_back();
-  EXPECT_FALSE(
-      fixture::city_glb_of(fixture::small_city(), fixture::small_ground(), Config{}, dressed(d))
-          .ok());
+  EXPECT_FALSE(dressing::check_ground_patches(bad).ok());
 }
 
 TEST(GroundPatches, KhronosValidatorReportsNoErrors) {

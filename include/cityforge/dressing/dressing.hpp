@@ -244,8 +244,12 @@ inline constexpr double kWaterRaiseM = 0.02;
 Mesh ground_patch_mesh(const GroundPatch& patch, const terrain::Heightfield& ground,
                        double block_raise_m);
 
-/// ground_patch_mesh of every patch, in order (in parallel, identical at any thread count).
-/// Fails (invalid_input, "dressing.ground[i]...") on a non-finite point or water height.
+/// Fails (invalid_input, "dressing.ground[i]...") on a non-finite point or water height: the set
+/// dressing checks its patches so that each can be drawn later (ground_patch_mesh).
+Status check_ground_patches(const std::vector<GroundPatch>& patches);
+
+/// ground_patch_mesh of every patch, in order (in parallel, identical at any thread count);
+/// check_ground_patches' errors.
 Result<std::vector<Mesh>> ground_patch_meshes(const std::vector<GroundPatch>& patches,
                                               const terrain::Heightfield& ground,
                                               double block_raise_m);
@@ -328,7 +332,10 @@ struct Output {
   std::vector<ParkingSpot> parking;
   std::vector<AudioPoint> audio;
   std::vector<GroundPatch> ground;  ///< Mapped areas and paths (imported places only).
-  std::vector<Mesh> ground_meshes;  ///< ground_patch_mesh of each `ground` patch, same order.
+  /// The block surfaces' raise (roads::Output::block_raise_m) the patches stand on: patch i is
+  /// drawn as ground_patch_mesh(ground[i], terrain, ground_raise_m), made where it is drawn (a
+  /// valley's meshes were 60 MB held by every rank).
+  double ground_raise_m = 0.0;
   /// Problems that did not stop the city (a biome larger than every zone of its kind...),
   /// each naming the file and what was expected.
   std::vector<std::string> warnings;
