@@ -68,4 +68,30 @@ void SpatialHash::query(const Aabb2& box, std::vector<std::uint32_t>& out) const
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
+void BoxIndex::insert(std::uint32_t id, const Aabb2& box) {
+  if (!finite_box(box)) return;
+  // The level whose cell is at least the box's larger side: it spans at most 2 x 2 cells.
+  const double side = std::max(box.max.x - box.min.x, box.max.y - box.min.y);
+  std::size_t level = 0;
+  double cell = m_cell;
+  while (cell < side && level < 24) {
+    cell *= 4.0;
+    ++level;
+  }
+  while (m_levels.size() <= level)
+    m_levels.emplace_back(m_cell * std::pow(4.0, static_cast<double>(m_levels.size())));
+  m_levels[level].insert(id, box);
+}
+
+void BoxIndex::query(const Aabb2& box, std::vector<std::uint32_t>& out) const {
+  out.clear();
+  std::vector<std::uint32_t> level_ids;
+  for (const SpatialHash& level : m_levels) {
+    level.query(box, level_ids);
+    out.insert(out.end(), level_ids.begin(), level_ids.end());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+}
+
 }  // namespace cityforge

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -32,6 +33,48 @@ TEST(SpatialHash, QueriesAreSortedUniqueAndCoverNegativeCells) {
   hash.clear();
   hash.query(Aabb2{{-5, -5}, {5, 5}}, out);
   EXPECT_TRUE(out.empty());
+}
+
+TEST(BoxIndex, FindsEveryOverlappingBoxOnceWithFewEntriesForLongOnes) {
+  BoxIndex index(16.0);
+  // A 20 km long thin box (a mountain road's surface), small boxes, a point, a bad box.
+  index.insert(4, Aabb2{{-10000, -2}, {10000, 2}});
+  index.insert(1, Aabb2{{0, 0}, {3, 3}});
+  index.insert(7, Aabb2{{500, 40}, {560, 90}});
+  index.insert(2, Aabb2{{-300, 1}, {-300, 1}});
+  index.insert(9, Aabb2{{NAN, 0}, {1, 1}});
+  std::vector<std::uint32_t> out{77};
+  index.query(Aabb2{{1, 1}, {2, 2}}, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{1, 4}));
+  index.query_radius({-300, 1}, 0.5, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{2, 4}));
+  index.query(Aabb2{{510, 50}, {520, 60}}, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{4, 7}));  // The long box's big cell reaches y 50.
+  index.query(Aabb2{{200000, 200000}, {200100, 200100}}, out);
+  EXPECT_TRUE(out.empty());
+  index.query(Aabb2{{-1e6, -1e6}, {1e6, 1e6}}, out);
+  EXPECT_EQ(out, (std::vector<std::uint32_t>{1, 2, 4, 7}));
+  // Whatever the sizes, a query finds every box it overlaps (a superset, never fewer).
+  BoxIndex many(16.0);
+  std::vector<Aabb2> boxes;
+  for (std::uint32_t i = 0; i < 400; ++i) {
+    const double x = std::fmod(i * 137.0, 2000.0) - 1000.0;
+    const double y = std::fmod(i * 71.0, 1500.0) - 750.0;
+    const double w = std::pow(2.0, static_cast<double>(i % 13));
+    boxes.push_back(Aabb2{{x, y}, {x + w, y + 0.5 * w}});
+    many.insert(i, boxes.back());
+  }
+  for (int q = 0; q < 200; ++q) {
+    const Aabb2 box{{q * 9.0 - 900.0, q * 7.0 - 700.0}, {q * 9.0 - 880.0, q * 7.0 - 690.0}};
+    many.query(box, out);
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+      const bool overlaps = boxes[i].min.x <= box.max.x && box.min.x <= boxes[i].max.x &&
+                            boxes[i].min.y <= box.max.y && box.min.y <= boxes[i].max.y;
+      if (overlaps) {
+        EXPECT_TRUE(std::binary_search(out.begin(), out.end(), i)) << i << " " << q;
+      }
+    }
+  }
 }
 
 TEST(Mesh, AppendOffsetsIndices) {

@@ -71,7 +71,7 @@ class Areas {
 
   std::vector<Area> m_areas;
   std::vector<EntranceBox> m_entrances;
-  SpatialHash m_hash{16.0};
+  BoxIndex m_hash{16.0};
   SpatialHash m_entrance_hash{16.0};
 };
 
