@@ -444,9 +444,10 @@ bool box_has(const ChunkBox& b, const ChunkFilter& keep) {
 
 }  // namespace
 
-Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in, const ChunkFilter& keep,
-                                                   const std::vector<ChunkBox>* items) {
-  std::map<ChunkKey, ChunkMeshes> chunks;
+Result<ChunkList> chunk_city_meshes(const CityGlbInputs& in, const ChunkFilter& keep,
+                                    const std::vector<ChunkBox>* items) {
+  ChunkList out;
+  std::map<ChunkKey, std::size_t> at;  // Chunk -> its place in `out`.
   // With the items' chunk boxes, an item none of whose chunks is kept is not even made.
   ItemPick pick;
   if (keep && items != nullptr) {
@@ -456,17 +457,20 @@ Result<std::vector<ChunkMeshes>> chunk_city_meshes(const CityGlbInputs& in, cons
       in,
       [&](Piece& piece, std::size_t) {
         if (keep && !keep(piece.key.first, piece.key.second)) return;
-        ChunkMeshes& chunk = chunks[piece.key];
-        chunk.cy = piece.key.first;
-        chunk.cx = piece.key.second;
-        chunk.parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
+        const auto [it, fresh] = at.try_emplace(piece.key, out.size());
+        if (fresh) {
+          out.emplace_back();
+          out.back().cy = piece.key.first;
+          out.back().cx = piece.key.second;
+        }
+        out[it->second].parts[static_cast<std::size_t>(piece.part)].append(piece.mesh);
       },
       pick);
   if (!cut) return cut.error();
-  std::vector<ChunkMeshes> out;
-  out.reserve(chunks.size());
-  for (auto& [key, chunk] : chunks)
-    out.push_back(std::move(chunk));
+  at.clear();
+  std::sort(out.begin(), out.end(), [](const ChunkMeshes& a, const ChunkMeshes& b) {
+    return ChunkKey{a.cy, a.cx} < ChunkKey{b.cy, b.cx};
+  });
   return out;
 }
 

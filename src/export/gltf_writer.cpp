@@ -298,11 +298,11 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
   if ((buildings == nullptr) != (in.styles == nullptr)) {
     return Error::internal("city.glb", "buildings need their style library (and back)");
   }
-  Result<std::vector<ChunkMeshes>> built = detail::chunk_city_meshes(in);
+  Result<detail::ChunkList> built = detail::chunk_city_meshes(in);
   if (!built) {
     return built.error();
   }
-  const std::vector<ChunkMeshes>& chunks = *built;
+  const detail::ChunkList& chunks = *built;
   // Section modules become instances only when the road stage built one section per edge, as
   // chunk_city_meshes then leaves their ribbons out.
   const bool instanced = detail::instanced_roads(in);

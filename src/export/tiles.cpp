@@ -495,7 +495,7 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   std::vector<detail::ChunkBox> item_chunks;  // Several ranks: what each item is cut into.
   {
     if (ranks.size() == 1) {
-      Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground);
+      Result<detail::ChunkList> chunks = detail::chunk_city_meshes(ground);
       if (!chunks) return chunks.error();
       tiling.chunks = std::move(*chunks);
       for (const ChunkMeshes& c : tiling.chunks) {
@@ -622,7 +622,7 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       const int o = owner[it->second];
       return o == me || (o < 0 && me == 0);
     };
-    Result<std::vector<ChunkMeshes>> chunks = detail::chunk_city_meshes(ground, keep, &item_chunks);
+    Result<detail::ChunkList> chunks = detail::chunk_city_meshes(ground, keep, &item_chunks);
     item_chunks = {};
     Status cut = chunks ? Status(Ok{}) : Status(chunks.error());
     if (Status st = agree(ranks, cut); !st) return st.error();

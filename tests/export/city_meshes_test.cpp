@@ -29,7 +29,7 @@ Vec3 face_normal(const Mesh& m, std::size_t t) {
   return cross(b - a, c - a);
 }
 
-std::size_t triangles(const std::vector<ChunkMeshes>& chunks, Part part) {
+std::size_t triangles(const detail::ChunkList& chunks, Part part) {
   std::size_t n = 0;
   for (const auto& c : chunks) {
     n += c.parts[static_cast<std::size_t>(part)].triangle_count();
@@ -37,10 +37,10 @@ std::size_t triangles(const std::vector<ChunkMeshes>& chunks, Part part) {
   return n;
 }
 
-std::vector<ChunkMeshes> build(const layout::Output& city, const Config& config = {}) {
+detail::ChunkList build(const layout::Output& city, const Config& config = {}) {
   auto built = fixture::chunks_of(city, small_ground(), config);
   EXPECT_TRUE(built.ok()) << built.error().to_string();
-  return built.ok() ? *built : std::vector<ChunkMeshes>{};
+  return built.ok() ? *built : detail::ChunkList{};
 }
 
 TEST(CityMeshes, EveryTriangleLiesInItsChunkAndFacesItsNormal) {
@@ -147,7 +147,7 @@ TEST(CityMeshes, VolumesRiseFromTheLowestGroundToTheTargetHeight) {
 
 TEST(CityMeshes, IdenticalAtAnyThreadCount) {
   const auto a = build(small_city());
-  std::vector<ChunkMeshes> b;
+  detail::ChunkList b;
   tbb::task_arena one(1);
   one.execute([&] { b = build(small_city()); });
   ASSERT_EQ(a.size(), b.size());

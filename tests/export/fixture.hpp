@@ -169,7 +169,7 @@ inline Result<std::vector<std::uint8_t>> city_glb_of(const layout::Output& city,
 /// The chunk meshes behind city_glb_of.
 /// `keep`: detail::chunk_city_meshes's chunk filter; `bytes` (when set) gets
 /// detail::chunk_census's bytes of the same inputs.
-inline Result<std::vector<detail::ChunkMeshes>> chunks_of(
+inline Result<detail::ChunkList> chunks_of(
     const layout::Output& city, const terrain::Heightfield& ground, const Config& config,
     const Extras& extras = {}, const detail::ChunkFilter& keep = {},
     std::map<std::pair<std::int32_t, std::int32_t>, double>* bytes = nullptr) {

@@ -52,7 +52,7 @@ std::vector<std::array<float, 3>> read_vec3(const tinygltf::Model& m, int access
   return out;
 }
 
-std::vector<detail::ChunkMeshes> meshes() {
+detail::ChunkList meshes() {
   auto built = fixture::chunks_of(small_city(), small_ground(), Config{});
   EXPECT_TRUE(built.ok()) << built.error().to_string();
   return *built;

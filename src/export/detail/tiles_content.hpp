@@ -28,8 +28,8 @@ struct Box3 {
 
 /// What the whole city's tiles share: computed once before the tiles are written.
 struct CityTiling {
-  std::vector<ChunkMeshes> chunks;  ///< Without roofs (chunk_city_meshes without buildings).
-  BrickInstances bricks;            ///< Instanced road bricks by chunk (empty when baked).
+  ChunkList chunks;       ///< Without roofs (chunk_city_meshes without buildings).
+  BrickInstances bricks;  ///< Instanced road bricks by chunk (empty when baked).
   std::array<roads::Brick, roads::kBrickCount> brick_meshes;  ///< When instanced.
   bool instanced_roads = false;
   /// Per building: the chunk of its footprint's centre, where all of it (roof, facade
