@@ -85,13 +85,21 @@ void BoxIndex::insert(std::uint32_t id, const Aabb2& box) {
 
 void BoxIndex::query(const Aabb2& box, std::vector<std::uint32_t>& out) const {
   out.clear();
-  std::vector<std::uint32_t> level_ids;
+  // Each level's ids come sorted and unique: only ids from several levels need merging. The
+  // scratch list is the thread's own (queries run on every set dressing thread, millions of
+  // them).
+  thread_local std::vector<std::uint32_t> level_ids;
+  bool several = false;
   for (const SpatialHash& level : m_levels) {
     level.query(box, level_ids);
+    if (level_ids.empty()) continue;
+    several = several || !out.empty();
     out.insert(out.end(), level_ids.begin(), level_ids.end());
   }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (several) {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  }
 }
 
 }  // namespace cityforge

@@ -282,8 +282,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     if (log.stages != nullptr) log.stages->stage_finished(step);
     stages.push_back(step);
   };
-  finish_step("export", t_export);
-  pipeline::release_free_memory();
+  finish_step("export", t_export);  // It hands freed memory back.
   pipeline::reset_peak_rss();
   // The tileset: its own step, written tile by tile into a folder renamed into place at the end.
   std::optional<TilesetStats> tiles;

@@ -64,6 +64,7 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
     }
   }
   std::size_t finished = 0;
+  release_free_memory();  // Then after every wave, before its resident memory is read.
   while (finished < n) {
     // 1. A wave: every node whose inputs are all done.
     std::vector<std::size_t> wave;
@@ -75,7 +76,6 @@ Result<std::vector<Value>> run_graph(const std::vector<StageNode>& nodes, StageC
       if (ready) wave.push_back(i);
     }
     // Peak memory per stage is exact when a wave holds one stage; otherwise it is the wave's.
-    release_free_memory();
     reset_peak_rss();
     tbb::task_group group;
     for (std::size_t i : wave) {

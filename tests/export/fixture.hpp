@@ -45,6 +45,19 @@ inline layout::Block make_block(layout::BlockId id, Vec2 lo, Vec2 hi, layout::Zo
   return b;
 }
 
+/// What a streamed writer hands its sink, kept, and in how many parts.
+struct CollectedText {
+  std::string text;
+  std::size_t parts = 0;
+  ByteSink sink() {
+    return [this](const void* data, std::size_t size) -> Status {
+      text.append(static_cast<const char*>(data), size);
+      ++parts;
+      return Ok{};
+    };
+  }
+};
+
 inline layout::Output small_city() {
   using layout::RoadClass;
   using layout::ZoneKind;

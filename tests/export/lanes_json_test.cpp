@@ -85,13 +85,10 @@ TEST(LanesJson, WrittenToASinkIsTheSameFileInParts) {
   const auto city = fixture::small_city();
   const Result<std::string> whole = lanes_json(r, city);
   ASSERT_TRUE(whole.ok()) << whole.error().to_string();
-  std::string streamed;
-  std::size_t parts = 0;
-  const ByteSink sink = [&](const void* data, std::size_t size) -> Status {
-    streamed.append(static_cast<const char*>(data), size);
-    ++parts;
-    return Ok{};
-  };
+  fixture::CollectedText got;
+  const ByteSink sink = got.sink();
+  const std::string& streamed = got.text;
+  const std::size_t& parts = got.parts;
   ASSERT_TRUE(lanes_json(sink, r, city).ok());
   EXPECT_EQ(streamed, *whole);
   EXPECT_GE(parts, 2U);

@@ -19,6 +19,7 @@
 #include "cityforge/roads/meshes.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/terrain/heightfield.hpp"
+#include "fixture.hpp"
 #include "opendrive_check.hpp"
 #include "sumo_fixture.hpp"
 
@@ -293,13 +294,10 @@ TEST(OpenDrive, WrittenToASinkIsTheSameMapInParts) {
   o.name = "test";
   const auto whole = opendrive(city, *roads, ground, roads::Config{}, o);
   ASSERT_TRUE(whole.ok()) << whole.error().to_string();
-  std::string streamed;
-  std::size_t parts = 0;
-  const ByteSink sink = [&](const void* data, std::size_t size) -> Status {
-    streamed.append(static_cast<const char*>(data), size);
-    ++parts;
-    return Ok{};
-  };
+  fixture::CollectedText got;
+  const ByteSink sink = got.sink();
+  const std::string& streamed = got.text;
+  const std::size_t& parts = got.parts;
   const auto made = opendrive(sink, city, *roads, ground, roads::Config{}, o);
   ASSERT_TRUE(made.ok()) << made.error().to_string();
   std::printf("[ streamed ] %zu bytes in %zu parts\n", streamed.size(), parts);
