@@ -14,6 +14,7 @@
 
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
 #include "cityforge/core/json_reader.hpp"
 #include "cityforge/lots/lots.hpp"
 
@@ -215,13 +216,9 @@ void read_palette(Reader& r, const json& j, Style& s) {
 
 Result<Style> parse_style(std::string_view json_text, std::string_view file) {
   Reader r{std::string(file)};
-  json doc;
-  try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    return Error::invalid_input(
-        std::string(file), "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  }
+  Result<json> parsed = parse_json(json_text, std::string(file));
+  if (!parsed) return parsed.error();
+  json& doc = *parsed;
   Style s;
   s.file = std::string(file);
   // 1. Top level, scalars.

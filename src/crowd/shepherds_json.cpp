@@ -5,14 +5,14 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <fstream>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <optional>
-#include <sstream>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
+#include "cityforge/core/text_file.hpp"
 #include "cityforge/crowd/shepherd.hpp"
 
 namespace cityforge::crowd {
@@ -459,12 +459,9 @@ std::string shepherds_json(const ShepherdsFile& file) {
 
 Result<ShepherdsFile> parse_shepherds_json(std::string_view text, const std::string& name,
                                            const WalkNetwork& walk) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::exception& e) {
-    return Error::invalid_input(name, std::string("malformed JSON: ") + e.what());
-  }
+  Result<json> parsed = parse_json(text, name, kWrittenFileLimits);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
   Reader r(name);
   ShepherdsFile out;
   if (!read_document(r, walk, doc, out)) return *r.error;
@@ -472,12 +469,9 @@ Result<ShepherdsFile> parse_shepherds_json(std::string_view text, const std::str
 }
 
 Result<ShepherdsFile> load_shepherds_json(const std::string& path, const WalkNetwork& walk) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::io(path, "cannot open the file for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error::io(path, "read failed");
-  return parse_shepherds_json(text.str(), path, walk);
+  Result<std::string> text = read_file_text(path, kWrittenFileLimits.max_bytes);
+  if (!text) return text.error();
+  return parse_shepherds_json(*text, path, walk);
 }
 
 }  // namespace cityforge::crowd

@@ -9,11 +9,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <unordered_map>
 
 #include "cityforge/core/geodesy.hpp"
+#include "cityforge/core/json_parse.hpp"
+#include "cityforge/core/text_file.hpp"
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
@@ -280,14 +281,15 @@ std::pair<float, float> clear_interval(const traffic::Network& net, const KeepOu
 }  // namespace
 
 Result<std::vector<Footprint>> load_building_footprints(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) return Error::io(path, "cannot open (a `generate` output's layout.geojson)");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    return Error::invalid_input(path, std::string("not JSON: ") + e.what());
+  Result<std::string> text = read_file_text(path, kWrittenFileLimits.max_bytes);
+  if (!text) {
+    Error e = text.error();
+    if (e.code == ErrorCode::io) e.message += " (a `generate` output's layout.geojson)";
+    return e;
   }
+  Result<nlohmann::json> parsed = parse_json(*text, path, kWrittenFileLimits);
+  if (!parsed) return parsed.error();
+  nlohmann::json& j = *parsed;
   if (!j.is_object() || !j.contains("features") || !j["features"].is_array())
     return Error::invalid_input(path, "expected a GeoJSON FeatureCollection with \"features\"");
   std::vector<Footprint> out;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
 #include "cityforge/core/json_reader.hpp"
 #include "cityforge/dressing/dressing.hpp"
 
@@ -61,15 +62,9 @@ void read_part(Reader& r, const json& j, const std::string& p, BiomePart& part) 
 
 Result<Biome> parse_biome(std::string_view json_text, std::string_view file) {
   Reader r{std::string(file)};
-  json doc;
-  try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    return Error::invalid_input(
-        std::string(file), "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  } catch (const json::exception& e) {  // A number out of range (1e400).
-    return Error::invalid_input(std::string(file), std::string("malformed JSON: ") + e.what());
-  }
+  Result<json> parsed = parse_json(json_text, std::string(file));
+  if (!parsed) return parsed.error();
+  json& doc = *parsed;
   Biome b;
   b.file = std::string(file);
   // 1. Top level, scalars.

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
 #include "pipeline/detail/config_schema.hpp"
 
 namespace cityforge::pipeline {
@@ -16,20 +17,6 @@ namespace {
 
 using detail::json;
 using detail::Kind;
-
-std::string line_col(std::string_view text, std::size_t byte) {
-  std::size_t line = 1;
-  std::size_t col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
 
 // ---- Docs ---------------------------------------------------------------------------------
 
@@ -124,22 +111,9 @@ bool instance_mode_from_string(std::string_view name, InstanceMode* out) {
 
 Result<CityConfig> parse_city_config(std::string_view text, const std::string& source) {
   // 1. Syntax.
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    std::string what = e.what();
-    const auto pos = what.find("syntax error");
-    return Error::invalid_input(
-        source + ":" + line_col(text, e.byte > 0 ? e.byte - 1 : 0),
-        "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos)));
-  } catch (const json::exception& e) {
-    // Numbers beyond double range ("1e999") are reported without a position.
-    std::string what = e.what();
-    const auto pos = what.find("] ");
-    return Error::invalid_input(
-        source, "malformed JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
-  }
+  Result<json> parsed = parse_json(text, source);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
   // 2. Structure, types and ranges: the field tables.
   detail::Reader r(source);
   CityConfig c;

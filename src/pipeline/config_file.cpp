@@ -3,11 +3,11 @@
 #include "cityforge/pipeline/config_file.hpp"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/json_parse.hpp"
+#include "cityforge/core/text_file.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 
 namespace cityforge::pipeline {
@@ -15,12 +15,7 @@ namespace cityforge::pipeline {
 namespace fs = std::filesystem;
 
 Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Error::io(path, "cannot open the file for reading");
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  if (f.bad()) return Error::io(path, "read failed");
-  return ss.str();
+  return read_file_text(path, JsonLimits{}.max_bytes);
 }
 
 std::string city_config_source(const std::string& path) {
@@ -54,6 +49,9 @@ Result<CityConfig> load_city_config_file(const std::string& path) {
       const fs::path p = fs::path(file).is_absolute() ? fs::path(file) : base / file;
       Result<std::string> t = read_text_file(p.string());
       if (!t) return t.error();
+      // A file that is not JSON at all stops the run here, whatever its stage would make of
+      // its content (a biome the dressing cannot place is only a warning).
+      if (Result<nlohmann::json> j = parse_json(*t, p.string()); !j) return j.error();
       sources.emplace_back(p.string(), std::move(*t));
     }
     return Ok{};

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "cityforge/core/json_parse.hpp"
 #include "cityforge/server/live.hpp"
 
 namespace cityforge::server {
@@ -13,10 +14,17 @@ namespace {
 
 using json = nlohmann::json;
 
-Error bad(std::string_view text, const std::string& what) {
-  std::string head(text.substr(0, 60));
-  return Error::invalid_input("live message '" + head + (text.size() > 60 ? "...'" : "'"), what);
+/// How errors name a message: its first 60 bytes.
+std::string message_name(std::string_view text) {
+  return "live message '" + std::string(text.substr(0, 60)) + (text.size() > 60 ? "...'" : "'");
 }
+
+Error bad(std::string_view text, const std::string& what) {
+  return Error::invalid_input(message_name(text), what);
+}
+
+/// Live messages are small: a frame of the viewer's controls.
+constexpr JsonLimits kMessageLimits{std::uint64_t{1} << 16, 16};
 
 Result<double> number(const json& j, std::string_view text, const char* name) {
   const auto it = j.find(name);
@@ -40,8 +48,9 @@ Result<std::optional<double>> maybe_number(const json& j, std::string_view text,
 }  // namespace
 
 Result<Control> parse_control(std::string_view text) {
-  const json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) return bad(text, "expected a JSON object, got text that is not JSON");
+  Result<json> parsed = parse_json(text, message_name(text), kMessageLimits);
+  if (!parsed) return parsed.error();
+  const json& j = *parsed;
   if (!j.is_object()) return bad(text, std::string("expected a JSON object, got ") + j.type_name());
   const auto t = j.find("type");
   if (t == j.end() || !t->is_string()) return bad(text, "expected a string \"type\"");

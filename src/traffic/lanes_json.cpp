@@ -2,17 +2,16 @@
 // Reads lanes.json (docs/lanes.md, written by src/export/lanes_json.cpp) back into a lane graph
 // and the controls of its junctions. Strict: every value is type checked, unknown tag and
 // enum names are errors, each error names the file and the JSON pointer of the bad value.
-#include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/json_parse.hpp"
+#include "cityforge/core/text_file.hpp"
 #include "cityforge/traffic/network.hpp"
 
 namespace cityforge::traffic {
@@ -310,25 +309,9 @@ bool read_document(Reader& r, const json& doc, LanesFile& out) {
 }  // namespace
 
 Result<LanesFile> parse_lanes_json(const std::string& text, const std::string& name) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // Line and column of the byte where parsing stopped.
-    const std::size_t at = std::min<std::size_t>(e.byte, text.size());
-    std::size_t line = 1;
-    std::size_t col = 1;
-    for (std::size_t i = 0; i + 1 < at; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        col = 1;
-      } else {
-        ++col;
-      }
-    }
-    return Error::invalid_input(name + ":" + std::to_string(line) + ":" + std::to_string(col),
-                                std::string("JSON syntax error: ") + e.what());
-  }
+  Result<json> parsed = parse_json(text, name, kWrittenFileLimits);
+  if (!parsed) return parsed.error();
+  const json& doc = *parsed;
   Reader r(name);
   LanesFile out;
   if (!read_document(r, doc, out)) return *r.error;
@@ -336,12 +319,9 @@ Result<LanesFile> parse_lanes_json(const std::string& text, const std::string& n
 }
 
 Result<LanesFile> load_lanes_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::io(path, std::string("cannot open: ") + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error::io(path, "read failed");
-  return parse_lanes_json(text.str(), path);
+  Result<std::string> text = read_file_text(path, kWrittenFileLimits.max_bytes);
+  if (!text) return text.error();
+  return parse_lanes_json(*text, path);
 }
 
 }  // namespace cityforge::traffic

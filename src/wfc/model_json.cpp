@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "cityforge/core/json_parse.hpp"
 #include "cityforge/core/json_reader.hpp"
 #include "cityforge/wfc/wfc.hpp"
 #include "wfc/detail/learn.hpp"
@@ -308,15 +309,9 @@ Error at_tile(const Reader& r, const Error& e, const std::vector<TileDef>& defs)
 Result<Model> parse_model(std::string_view json_text, std::string_view where) {
   const std::string file(where);
   Reader r{file};
-  json doc;
-  try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    return Error::invalid_input(
-        file, "malformed JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  } catch (const json::exception& e) {
-    return Error::invalid_input(file, std::string("malformed JSON: ") + e.what());
-  }
+  Result<json> parsed = parse_json(json_text, file);
+  if (!parsed) return parsed.error();
+  json& doc = *parsed;
   // 1. Top level and tiles.
   if (!r.object(doc, "",
                 {"name", "description", "dimensions", "empty", "tiles", "constraints", "examples"},

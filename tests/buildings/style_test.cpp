@@ -190,7 +190,7 @@ TEST(ParseStyle, ValueErrors) {
 TEST(ParseStyle, MalformedJson) {
   Result<Style> s = parse_style("{\"name\": \"x\",", "styles/broken.json");
   ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().where, "styles/broken.json");
+  EXPECT_EQ(s.error().where, "styles/broken.json:1:14");  // Where the next key should be.
   EXPECT_NE(s.error().message.find("malformed JSON"), std::string::npos);
   s = parse_style("[1, 2]", "styles/array.json");
   ASSERT_FALSE(s.ok());

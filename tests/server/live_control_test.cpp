@@ -46,7 +46,10 @@ TEST(ParseControl, RefusesWithAMessageThatSaysWhat) {
     const char* text;
     const char* says;
   } cases[] = {
-      {"not json", "not JSON"},
+      {"not json", "malformed JSON"},
+      {R"({"type":"time","hour":1e400})", "/hour"},
+      {"{\"type\":\"t\xFF\"}", "invalid UTF-8"},
+      {"[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]", "nested deeper than 16"},
       {"[1]", "expected a JSON object"},
       {R"({"x":1})", "\"type\""},
       {R"({"type":"fly"})", "unknown \"type\" 'fly'"},

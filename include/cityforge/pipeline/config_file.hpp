@@ -27,7 +27,8 @@ std::string city_config_source(const std::string& path);
 /// config's `source` in front unless it already starts with it.
 Error with_config_source(Error error, const std::string& source);
 
-/// The whole of a file as bytes in a string. Errors (io) name the path.
+/// The whole of a hand-written file (a city JSON, a style, a biome) as bytes in a string, refused
+/// when longer than JsonLimits' max_bytes. Errors name the path.
 Result<std::string> read_text_file(const std::string& path);
 
 }  // namespace cityforge::pipeline
