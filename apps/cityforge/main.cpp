@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +22,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "cityforge/core/ranks.hpp"
@@ -115,30 +119,94 @@ std::function<Status(const std::string&)> injected_fault() {
   };
 }
 
-/// A progress line per stage on a terminal (rewritten in place), plain log lines otherwise.
+/// Seconds between "still running" lines when stderr is not a terminal (a log file, CI, a
+/// pipe): CITYFORGE_PROGRESS_S, default 10.
+double progress_interval_s() {
+  const char* env = std::getenv("CITYFORGE_PROGRESS_S");
+  char* end = nullptr;
+  const double v = env != nullptr ? std::strtod(env, &end) : 0.0;
+  return env != nullptr && end != env && std::isfinite(v) && v > 0.0 ? v : 10.0;
+}
+
+/// A line per finished stage. While stages run, a terminal's last line shows them with their
+/// seconds so far (rewritten in place every second); anything else gets a "running:" line when
+/// a stage has run for the interval with nothing printed, and then once per interval, so a
+/// long run in a log is never silent.
 class Progress final : public pipeline::Observer {
  public:
-  explicit Progress(bool quiet) : m_quiet(quiet), m_tty(stderr_is_tty()) {}
+  using Clock = std::chrono::steady_clock;
+  explicit Progress(bool quiet)
+      : m_quiet(quiet), m_tty(stderr_is_tty()), m_interval_s(progress_interval_s()) {}
+  ~Progress() override {
+    {
+      std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_ticker.joinable()) m_ticker.join();
+  }
   void stage_started(const std::string& name) override {
     if (m_quiet) return;
     std::lock_guard lock(m_mutex);
-    if (m_tty) std::fprintf(stderr, "\r\033[K  %-10s running...", name.c_str());
+    m_running.emplace_back(name, Clock::now());
+    if (m_tty) draw_running();
+    if (!m_ticker.joinable()) m_ticker = std::thread([this] { tick(); });
   }
   void stage_finished(const pipeline::StageStats& s) override {
     if (m_quiet) return;
     std::lock_guard lock(m_mutex);
+    std::erase_if(m_running, [&](const auto& r) { return r.first == s.name; });
     if (m_tty) std::fprintf(stderr, "\r\033[K");
     if (s.cached) {
       std::fprintf(stderr, "  %-10s cached\n", s.name.c_str());
     } else {
       std::fprintf(stderr, "  %-10s %8.3f s\n", s.name.c_str(), s.wall_s);
     }
+    m_last_line = Clock::now();
+    if (m_tty) draw_running();
   }
 
  private:
+  /// "dressing 12 s, buildings 3 s": the stages running now.
+  std::string running_text() const {
+    std::string out;
+    for (const auto& [name, since] : m_running) {
+      const long s = static_cast<long>(std::chrono::duration<double>(Clock::now() - since).count());
+      out += (out.empty() ? "" : ", ") + name + " " + std::to_string(s) + " s";
+    }
+    return out;
+  }
+  void draw_running() const {
+    if (!m_running.empty())
+      std::fprintf(stderr, "\r\033[K  running: %s...", running_text().c_str());
+  }
+  void tick() {
+    std::unique_lock lock(m_mutex);
+    while (!m_stop) {
+      m_wake.wait_for(lock, std::chrono::duration<double>(m_tty ? 1.0 : m_interval_s / 4));
+      if (m_stop || m_running.empty()) continue;
+      if (m_tty) {
+        draw_running();
+      } else if (std::chrono::duration<double>(Clock::now() - m_last_line).count() >=
+                     m_interval_s &&
+                 std::chrono::duration<double>(Clock::now() - m_running.front().second).count() >=
+                     m_interval_s) {
+        std::fprintf(stderr, "  running: %s\n", running_text().c_str());
+        m_last_line = Clock::now();
+      }
+      std::fflush(stderr);
+    }
+  }
+
   bool m_quiet;
   bool m_tty;
+  double m_interval_s;
   std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::vector<std::pair<std::string, Clock::time_point>> m_running;
+  Clock::time_point m_last_line = Clock::now();
+  std::thread m_ticker;
 };
 
 /// What `generate` and `import` share.
@@ -270,6 +338,15 @@ int simulate(server::SimulateOptions opt, int threads, bool quiet) {
   if (tty) {
     opt.progress = [](const std::string& line) {
       std::fprintf(stderr, "\r\033[K  %s", line.c_str());
+    };
+  } else if (!quiet) {  // A log: a line once per progress interval.
+    const double interval_s = progress_interval_s();
+    opt.progress = [interval_s,
+                    last = std::chrono::steady_clock::now()](const std::string& line) mutable {
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last).count() < interval_s) return;
+      last = now;
+      std::fprintf(stderr, "  %s\n", line.c_str());
     };
   }
   Result<server::SimulateReport> report = server::run_simulation(opt);

@@ -95,6 +95,29 @@ TEST(Cli, MissingConfigFileIsNamed) {
   fs::remove_all(dir);
 }
 
+// Output to a log (not a terminal): a "running:" line per progress interval while a stage runs,
+// none with -q.
+TEST(Cli, ALongRunInALogIsNeverSilent) {
+  const fs::path dir = temp_dir("progress");
+  const CliRun r = run_command("CITYFORGE_PROGRESS_S=0.25 " + std::string(CITYFORGE_EXE) +
+                               " generate --no-sumo -o " + (dir / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::istringstream lines(r.output);
+  int running = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("  running: ", 0) != 0) continue;
+    ++running;
+    EXPECT_NE(line.find(" s"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\r'), std::string::npos) << "a log gets whole lines";
+  }
+  EXPECT_GE(running, 2) << r.output;
+  const CliRun quiet = run_command("CITYFORGE_PROGRESS_S=0.25 " + std::string(CITYFORGE_EXE) +
+                                   " generate -q --no-sumo -o " + (dir / "out").string());
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_EQ(quiet.output.find("running:"), std::string::npos) << quiet.output;
+  fs::remove_all(dir);
+}
+
 TEST(Cli, HelpExplainsEveryOption) {
   const CliRun top = run_cli("--help");
   EXPECT_EQ(top.exit_code, 0);
