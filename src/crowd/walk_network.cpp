@@ -287,26 +287,43 @@ Result<std::vector<Footprint>> load_building_footprints(const std::string& path)
     if (e.code == ErrorCode::io) e.message += " (a `generate` output's layout.geojson)";
     return e;
   }
-  Result<nlohmann::json> parsed = parse_json(*text, path, kWrittenFileLimits);
+  return parse_building_footprints(*text, path);
+}
+
+Result<std::vector<Footprint>> parse_building_footprints(std::string_view text,
+                                                         const std::string& path) {
+  Result<nlohmann::json> parsed = parse_json(text, path, kWrittenFileLimits);
   if (!parsed) return parsed.error();
-  nlohmann::json& j = *parsed;
-  if (!j.is_object() || !j.contains("features") || !j["features"].is_array())
+  const nlohmann::json& j = *parsed;
+  // Members read with find() and checked types: a missing or mistyped value is an Error.
+  const auto member = [](const nlohmann::json& o, const char* key) -> const nlohmann::json* {
+    if (!o.is_object()) return nullptr;
+    const auto it = o.find(key);
+    return it == o.end() ? nullptr : &*it;
+  };
+  const auto text_of = [&](const nlohmann::json& o, const char* key) {
+    const nlohmann::json* v = member(o, key);
+    return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
+  };
+  const nlohmann::json* features = member(j, "features");
+  if (features == nullptr || !features->is_array())
     return Error::invalid_input(path, "expected a GeoJSON FeatureCollection with \"features\"");
   std::vector<Footprint> out;
   // Imported places write WGS84 (RFC 7946): map it back onto the local frame.
   bool wgs84 = false;
   double lon0 = 0.0;
   double lat0 = 0.0;
-  if (j.contains("cityforge") && j["cityforge"].is_object() &&
-      j["cityforge"].value("coordinates", std::string()) == "wgs84") {
-    const auto& origin = j["cityforge"].value("origin", nlohmann::json::object());
-    if (!origin.is_object() || !origin.value("lon_deg", nlohmann::json()).is_number() ||
-        !origin.value("lat_deg", nlohmann::json()).is_number()) {
+  if (const nlohmann::json* cf = member(j, "cityforge");
+      cf && text_of(*cf, "coordinates") == "wgs84") {
+    const nlohmann::json* origin = member(*cf, "origin");
+    const nlohmann::json* lon = origin ? member(*origin, "lon_deg") : nullptr;
+    const nlohmann::json* lat = origin ? member(*origin, "lat_deg") : nullptr;
+    if (!lon || !lat || !lon->is_number() || !lat->is_number()) {
       return Error::invalid_input(path, "cityforge.origin: expected lon_deg and lat_deg numbers");
     }
     wgs84 = true;
-    lon0 = origin["lon_deg"].get<double>();
-    lat0 = origin["lat_deg"].get<double>();
+    lon0 = lon->get<double>();
+    lat0 = lat->get<double>();
   }
   const auto ring = [&](const nlohmann::json& r, std::vector<Vec2>& into) {
     if (!r.is_array()) return false;
@@ -314,40 +331,38 @@ Result<std::vector<Footprint>> load_building_footprints(const std::string& path)
       if (!p.is_array() || p.size() < 2 || !p[0].is_number() || !p[1].is_number()) return false;
       const Vec2 q{p[0].get<double>(), p[1].get<double>()};
       into.push_back(wgs84 ? wgs84_to_local_approx(q.x, q.y, lon0, lat0) : q);
+      if (!std::isfinite(into.back().x) || !std::isfinite(into.back().y)) return false;
     }
     return into.size() >= 3;
   };
-  const auto& features = j["features"];
-  for (std::size_t i = 0; i < features.size(); ++i) {
-    const auto& ft = features[i];
-    if (!ft.is_object() || !ft.contains("properties") || !ft["properties"].is_object() ||
-        ft["properties"].value("layer", std::string()) != "building") {
-      continue;
-    }
+  for (std::size_t i = 0; i < features->size(); ++i) {
+    const auto& ft = (*features)[i];
+    const nlohmann::json* props = member(ft, "properties");
+    if (props == nullptr || text_of(*props, "layer") != "building") continue;
     const std::string where = "features[" + std::to_string(i) + "].geometry";
-    if (!ft.contains("geometry") || !ft["geometry"].is_object())
+    const nlohmann::json* g = member(ft, "geometry");
+    const nlohmann::json* coords = g ? member(*g, "coordinates") : nullptr;
+    const std::string type = g ? text_of(*g, "type") : std::string();
+    if (coords == nullptr || !coords->is_array() || (type != "Polygon" && type != "MultiPolygon"))
       return Error::invalid_input(path, where + ": expected a Polygon or MultiPolygon");
-    const auto& g = ft["geometry"];
-    const std::string type = g.value("type", std::string());
-    std::vector<nlohmann::json> polys;
-    if (type == "Polygon") {
-      polys.push_back(g["coordinates"]);
-    } else if (type == "MultiPolygon" && g["coordinates"].is_array()) {
-      for (const auto& p : g["coordinates"])
-        polys.push_back(p);
-    } else {
-      return Error::invalid_input(path, where + ": expected a Polygon or MultiPolygon");
-    }
-    for (const auto& poly : polys) {
+    const auto add_polygon = [&](const nlohmann::json& poly) -> bool {
       Footprint fp;
-      if (!poly.is_array()) return Error::invalid_input(path, where + ": expected rings");
+      if (!poly.is_array()) return false;
       for (const auto& r : poly) {
         fp.emplace_back();
-        if (!ring(r, fp.back()))
-          return Error::invalid_input(path, where + ": expected rings of [x, y] points");
+        if (!ring(r, fp.back())) return false;
       }
       if (!fp.empty()) out.push_back(std::move(fp));
+      return true;
+    };
+    bool good = true;
+    if (type == "Polygon") {
+      good = add_polygon(*coords);
+    } else {
+      for (const auto& p : *coords)
+        good = good && add_polygon(p);
     }
+    if (!good) return Error::invalid_input(path, where + ": expected rings of [x, y] points");
   }
   return out;
 }

@@ -66,8 +66,9 @@ Status add_prop_nodes(tinygltf::Model& model, int root, const dressing::Output& 
     for (const auto& [key, props] : chunks) {
       for (const auto& [prop, list] : props) {
         if (kit_of.count(prop) != 0U) continue;
-        dressing::PropMesh mesh = cached_or(kits != nullptr ? &kits->props : nullptr, prop,
-                                            [&] { return dressing::build_prop_mesh(prop); });
+        const std::uint32_t id = prop;  // Structured bindings are not captured before clang 16.
+        dressing::PropMesh mesh = cached_or(kits != nullptr ? &kits->props : nullptr, id,
+                                            [&] { return dressing::build_prop_mesh(id); });
         KitMesh kit;
         kit.name = catalog[prop].id;
         for (std::size_t m = 0; m < dressing::kPropMaterialCount; ++m) {

@@ -37,6 +37,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <optional>
 #include <string>
@@ -320,10 +321,7 @@ std::string box_text(const GeoBox& b) {
 
 /// Finds the first PBF block that does not decode (blob header, zlib data, size), so the error
 /// names it. Empty when every block's framing and compression are sound.
-std::string diagnose_pbf(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  const std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+std::string diagnose_pbf(std::string_view data) {
   std::size_t pos = 0;
   for (std::size_t block = 0; pos < data.size(); ++block) {
     const std::string at = "block " + std::to_string(block) + " at byte " + std::to_string(pos);
@@ -462,8 +460,9 @@ std::optional<Error> check_coordinates(std::string_view xml, const std::string& 
 enum class Format { xml, pbf };
 
 /// Reads with both passes and turns libosmium's exceptions into Errors naming `source`.
+/// `pbf_bytes` gives the PBF's bytes, to name the bad block (empty: not a PBF, or not at hand).
 Result<Collected> collect(const osmium::io::File& file, const std::string& source, Format format,
-                          const std::string& path_for_diagnosis, osmium::Box& header_box) {
+                          const std::function<std::string()>& pbf_bytes, osmium::Box& header_box) {
   Collected out;
   try {
     read_passes(file, out, header_box);
@@ -478,8 +477,7 @@ Result<Collected> collect(const osmium::io::File& file, const std::string& sourc
   } catch (const std::exception& e) {
     // libosmium throws pbf_error for bad framing and io_error for bad compression.
     if (format == Format::pbf) {
-      const std::string where =
-          path_for_diagnosis.empty() ? std::string() : diagnose_pbf(path_for_diagnosis);
+      const std::string where = pbf_bytes ? diagnose_pbf(pbf_bytes()) : std::string();
       return Error::invalid_input(source, "bad PBF data" + (where.empty() ? "" : " in " + where) +
                                               ": " + e.what() + " (expected an OSM PBF file)");
     }
@@ -688,13 +686,19 @@ Result<Extract> read_file(const std::string& path, const ReadOptions& options) {
     if (xml.empty()) return Error::invalid_input(path, "empty file: expected OSM XML");
     if (auto bad = check_coordinates(xml, path)) return *bad;
     osmium::io::File file{xml.data(), xml.size(), "osm"};
-    auto collected = collect(file, path, format, std::string(), header_box);
+    auto collected = collect(file, path, format, {}, header_box);
     if (!collected) return collected.error();
     return finish(std::move(*collected), path, options, header_box);
   }
   osmium::io::File file{path, osmium_format};
-  auto collected =
-      collect(file, path, format, format == Format::pbf ? path : std::string(), header_box);
+  const auto whole_file = [&path] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  auto collected = collect(file, path, format,
+                           format == Format::pbf ? std::function<std::string()>(whole_file)
+                                                 : std::function<std::string()>(),
+                           header_box);
   if (!collected) return collected.error();
   return finish(std::move(*collected), path, options, header_box);
 }
@@ -708,6 +712,19 @@ Result<Extract> read_xml(std::string_view xml, std::string_view name, const Read
   osmium::Box header_box;
   osmium::io::File file{xml.data(), xml.size(), "osm"};
   auto collected = collect(file, source, Format::xml, {}, header_box);
+  if (!collected) return collected.error();
+  return finish(std::move(*collected), source, options, header_box);
+}
+
+Result<Extract> read_pbf(std::string_view pbf, std::string_view name, const ReadOptions& options) {
+  if (auto st = check_bbox(options); !st) return st.error();
+  const std::string source(name);
+  // An empty buffer would make libosmium read standard input.
+  if (pbf.empty()) return Error::invalid_input(source, "empty input: expected an OSM PBF file");
+  osmium::Box header_box;
+  osmium::io::File file{pbf.data(), pbf.size(), "pbf"};
+  auto collected = collect(
+      file, source, Format::pbf, [pbf] { return std::string(pbf); }, header_box);
   if (!collected) return collected.error();
   return finish(std::move(*collected), source, options, header_box);
 }

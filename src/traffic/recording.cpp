@@ -503,7 +503,6 @@ Status RecordingWriter::close() {
 // -- Reader ------------------------------------------------------------------------------------
 
 Result<Recording> read_recording(const std::string& path) {
-  // 1. The whole file.
   std::vector<unsigned char> bytes;
   {
     std::FILE* f = std::fopen(path.c_str(), "rb");
@@ -521,6 +520,11 @@ Result<Recording> read_recording(const std::string& path) {
       return Error::io(path, "read failed");
     }
   }
+  return parse_recording(bytes, path);
+}
+
+Result<Recording> parse_recording(std::span<const unsigned char> bytes, const std::string& path) {
+  // 1. The bytes.
   Reader r(bytes, path);
 
   // 2. Header, tables, parked vehicles.

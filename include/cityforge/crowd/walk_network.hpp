@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cityforge/core/result.hpp"
@@ -70,6 +71,9 @@ using Footprint = std::vector<std::vector<Vec2>>;
 /// The building footprints of a `generate` output's layout.geojson (features with "layer":
 /// "building", Polygon or MultiPolygon). Errors name the file and the place.
 Result<std::vector<Footprint>> load_building_footprints(const std::string& layout_geojson);
+/// The same for a layout.geojson held in memory; `name` stands for the file in errors.
+Result<std::vector<Footprint>> parse_building_footprints(std::string_view text,
+                                                         const std::string& name);
 
 /// Body radius and tolerance of the clear-band test: a point of a sidewalk's band is blocked
 /// when it lies within a vehicle lane's half width less kCarriagewayToleranceM of that lane (at

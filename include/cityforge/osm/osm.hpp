@@ -142,6 +142,9 @@ Result<Extract> read_file(const std::string& path, const ReadOptions& options = 
 /// The same for OSM XML held in memory; `name` stands for the file in messages (fuzz target).
 Result<Extract> read_xml(std::string_view xml, std::string_view name,
                          const ReadOptions& options = {});
+/// The same for an OSM PBF held in memory (fuzz target).
+Result<Extract> read_pbf(std::string_view pbf, std::string_view name,
+                         const ReadOptions& options = {});
 
 // ---- Terrain ------------------------------------------------------------------------------------
 

@@ -107,5 +107,7 @@ struct Recording {
 /// Reads and checks a recording (magic, version, sizes, index); errors name the file and the
 /// byte offset where it went wrong.
 Result<Recording> read_recording(const std::string& path);
+/// The same for a recording held in memory; `name` stands for the file in errors.
+Result<Recording> parse_recording(std::span<const unsigned char> bytes, const std::string& name);
 
 }  // namespace cityforge::traffic
