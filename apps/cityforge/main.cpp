@@ -4,6 +4,7 @@
 // server::run_simulation, ...), then prints what it returns: a summary on stdout, progress and
 // warnings on stderr, an error as "cityforge: error: ..." with exit code 2 for bad input and 1
 // for anything else.
+#include <pthread.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/export/city_writer.hpp"
 #include "cityforge/export/one_building.hpp"
@@ -119,6 +121,46 @@ std::function<Status(const std::string&)> injected_fault() {
   };
 }
 
+/// SIGINT and SIGTERM (Ctrl-C, kill, a batch system's stop, mpirun passing either on) go to one
+/// thread that removes this run's temporary files and folders, lets a commit in progress finish
+/// (so the output folder holds either its previous files or all the new ones), says so, and
+/// exits 128 + the signal. Blocked in every other thread: set before any other thread starts.
+void stop_cleanly_on_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int sig = 0;
+    if (sigwait(&set, &sig) != 0) return;
+    std::fprintf(stderr,
+                 "\ncityforge: interrupted (%s): stopped; temporary files removed, and the output "
+                 "folder keeps the files it had\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM");
+    remove_temporaries_and_hold();
+    std::_Exit(128 + sig);
+  }).detach();
+}
+
+/// CITYFORGE_STOP_AT=STAGE:SIGNAL (INT, TERM or KILL): the process sends itself SIGNAL when
+/// STAGE starts, or when it ends with "after-STAGE" (after "tiles": the files and the tileset
+/// staged, none moved into place yet), for the interruption tests; a test hook like
+/// CITYFORGE_FAULT.
+void stop_at_stage_for_tests(const std::string& stage) {
+  const char* env = std::getenv("CITYFORGE_STOP_AT");
+  if (env == nullptr) return;
+  const std::string spec = env;
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string::npos || spec.substr(0, colon) != stage) return;
+  const std::string sig = spec.substr(colon + 1);
+  ::kill(::getpid(), sig == "KILL" ? SIGKILL : sig == "TERM" ? SIGTERM : SIGINT);
+  if (sig != "KILL") {  // Delivered to the watcher thread: wait here for it to end the process.
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
 /// Seconds between "still running" lines when stderr is not a terminal (a log file, CI, a
 /// pipe): CITYFORGE_PROGRESS_S, default 10.
 double progress_interval_s() {
@@ -146,6 +188,7 @@ class Progress final : public pipeline::Observer {
     if (m_ticker.joinable()) m_ticker.join();
   }
   void stage_started(const std::string& name) override {
+    stop_at_stage_for_tests(name);
     if (m_quiet) return;
     std::lock_guard lock(m_mutex);
     m_running.emplace_back(name, Clock::now());
@@ -153,6 +196,7 @@ class Progress final : public pipeline::Observer {
     if (!m_ticker.joinable()) m_ticker = std::thread([this] { tick(); });
   }
   void stage_finished(const pipeline::StageStats& s) override {
+    stop_at_stage_for_tests("after-" + s.name);
     if (m_quiet) return;
     std::lock_guard lock(m_mutex);
     std::erase_if(m_running, [&](const auto& r) { return r.first == s.name; });
@@ -620,6 +664,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  // Ctrl-C and SIGTERM stop cleanly (serve has its own handling: it stops serving).
+  if (!sv->parsed()) stop_cleanly_on_signals();
   // Under mpirun (or srun), generate and import share the work over the ranks; the other
   // commands are one process.
   if (started_by_mpi_launcher()) {

@@ -305,6 +305,7 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     const roads::SectionMarkings markings(*city.layout, *city.roads, *city.terrain, config.roads);
     const roads::SurfaceSource surfaces = surface_source(config, city, markings);
     topt.before_tile = options.before_tile;
+    topt.staged = lead ? &staged : nullptr;  // Into place with the other files, at the end.
     Result<TilesetStats> written = write_tileset(glb_inputs(config, city, &facades, &surfaces),
                                                  (dir / "tiles").string(), topt);
     if (!written) return written.error();
@@ -312,8 +313,9 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
     finish_step("tiles", t_tiles);
   }
 
-  // 2. Write (rank 0): each file through a temporary name and a rename; the extra files;
-  //    stats.json last, with every rank's peak memory and tile time.
+  // 2. Write (rank 0): the extra files and stats.json (with every rank's peak memory and tile
+  //    time) staged after the others, then every file and the tileset moved into place
+  //    together, so an interrupted run leaves the folder's previous output as it was.
   ByteWriter mine;
   std::int64_t peak_kb = pipeline::peak_rss_kb();  // Restarted at every stage: the largest.
   for (const pipeline::StageStats& s : stages)
@@ -324,13 +326,14 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
   Status wrote = Ok{};
   pipeline::CityStats stats;
   if (lead) {
-    wrote = staged.commit();
-    if (wrote && options.extra_files) {
-      Result<std::vector<CityFile>> extra =
-          options.extra_files(config, lanes_with_freeway(city), dir.string(), log);
+    if (options.extra_files) {
+      const std::string layout = (dir / "layout.geojson").string();
+      const std::string staged_layout = staged.staged_path(layout);
+      Result<std::vector<CityFile>> extra = options.extra_files(
+          config, lanes_with_freeway(city), staged_layout.empty() ? layout : staged_layout, log);
       if (!extra) wrote = extra.error();
       for (std::size_t k = 0; wrote && extra && k < extra->size(); ++k)
-        wrote = write_file_atomic((dir / (*extra)[k].path).string(), (*extra)[k].bytes);
+        wrote = staged.write((dir / (*extra)[k].path).string(), (*extra)[k].bytes);
     }
     if (wrote) {
       pipeline::RunTimings timings;
@@ -356,8 +359,9 @@ Result<CityWriteReport> write_city(const pipeline::CityConfig& config,
       if (tiles) sections += ", " + tiles_member(*tiles);
       sections += "}";
       stats = pipeline::city_stats(config, city, timings, import, sections);
-      wrote = write_file_atomic((dir / "stats.json").string(), stats.json);
+      wrote = staged.write((dir / "stats.json").string(), stats.json);
     }
+    if (wrote) wrote = staged.commit();
   }
   if (Status st = agree(ranks, wrote); !st) return st.error();
   CityWriteReport report;

@@ -318,7 +318,9 @@ void remove_stale(const fs::path& parent, const std::string& prefix) {
 struct TempDir {
   fs::path path;
   bool keep = false;
+  bool listed = false;  ///< Listed as a temporary (list_temporary), so an interrupt removes it.
   ~TempDir() {
+    if (listed) unlist_temporary(path.string());
     if (keep || path.empty()) return;
     std::error_code ec;
     fs::remove_all(path, ec);
@@ -424,6 +426,12 @@ Status finish_tileset(const std::vector<Tile>& tiles, const TilesetOptions& opti
   tile_json(json, tiles, 0, &transform);
   json += "}\n";
   if (Status st = write_file_atomic((tmp.path / "tileset.json").string(), json); !st) return st;
+  if (options.staged != nullptr) {  // Renamed into place with the city's other files.
+    options.staged->stage_folder(tmp.path.string(), final_dir.string());
+    tmp.keep = true;
+    tmp.listed = false;  // The staged files own it now.
+    return Ok{};
+  }
   std::error_code ec;
   const fs::path old = final_dir.parent_path() /
                        ("." + final_dir.filename().string() + ".old-" + std::to_string(::getpid()));
@@ -600,6 +608,9 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       remove_stale(final_dir.parent_path(), prefix);
       std::error_code ec;
       fs::remove_all(p, ec);
+      list_temporary(p.string());
+      tmp.path = p;
+      tmp.listed = true;
       fs::create_directories(p, ec);
       if (ec) made = Error::io(p.string(), "cannot create the folder: " + ec.message());
       path = p.string();

@@ -37,7 +37,7 @@ Result<std::vector<crowd::ShepherdSpec>> shepherd_specs(const pipeline::CrowdSet
 
 Result<std::vector<exporter::CityFile>> crowd_files(const pipeline::CityConfig& config,
                                                     const roads::Output& lanes,
-                                                    const std::string& dir,
+                                                    const std::string& layout_geojson,
                                                     const exporter::CityLog& log) {
   std::vector<exporter::CityFile> files;
   if (!config.crowd.present) return files;
@@ -54,9 +54,8 @@ Result<std::vector<exporter::CityFile>> crowd_files(const pipeline::CityConfig& 
   // The buildings as simulate reads them (layout.geojson, written before this hook), so both
   // narrow the same sidewalk bands and exclude the same lanes.
   std::vector<crowd::Footprint> buildings;
-  const std::filesystem::path layout = std::filesystem::path(dir) / "layout.geojson";
-  if (std::filesystem::exists(layout)) {
-    Result<std::vector<crowd::Footprint>> b = crowd::load_building_footprints(layout.string());
+  if (std::filesystem::exists(layout_geojson)) {
+    Result<std::vector<crowd::Footprint>> b = crowd::load_building_footprints(layout_geojson);
     if (!b) return b.error();
     buildings = std::move(*b);
   }

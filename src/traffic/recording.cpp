@@ -13,6 +13,8 @@
 #include <string_view>
 #include <utility>
 
+#include "cityforge/core/atomic_file.hpp"
+
 namespace cityforge::traffic {
 
 namespace {
@@ -340,6 +342,7 @@ void discard(std::FILE*& file, const std::string& path) {
     std::fclose(file);
     file = nullptr;
     std::remove((path + ".tmp").c_str());
+    unlist_temporary(path + ".tmp");
   }
 }
 }  // namespace
@@ -352,8 +355,10 @@ Result<RecordingWriter> RecordingWriter::open(const std::string& path, const Rec
   w.m_path = path;
   w.m_info = info;
   const std::string tmp = path + ".tmp";
+  list_temporary(tmp);  // An interrupted run removes it.
   w.m_file = std::fopen(tmp.c_str(), "wb");
   if (w.m_file == nullptr) {
+    unlist_temporary(tmp);
     return Error::io(tmp, std::string("cannot create: ") + std::strerror(errno));
   }
   std::vector<unsigned char>& b = w.m_buffer;
@@ -490,13 +495,16 @@ Status RecordingWriter::close() {
   if (rc != 0) {
     const std::string why = std::strerror(errno);
     std::remove(tmp.c_str());
+    unlist_temporary(tmp);
     return Error::io(tmp, "close failed: " + why);
   }
   if (std::rename(tmp.c_str(), m_path.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     std::remove(tmp.c_str());
+    unlist_temporary(tmp);
     return Error::io(m_path, "cannot rename " + tmp + " into place: " + why);
   }
+  unlist_temporary(tmp);
   return Ok{};
 }
 

@@ -53,11 +53,31 @@ const Target& fuzz_target();
 /// Tokens for JSON formats: structure, literals, escapes, a byte order mark, bytes that are
 /// not UTF-8, deep nesting; a target adds its own keys.
 inline std::vector<std::string> json_tokens(const std::vector<std::string>& keys = {}) {
-  std::vector<std::string> t = {"{",     "}",      "[",      "]",         ",",       ":",
-                                "\"",    "\"\":",  "null",   "true",      "false",   "\\u0000",
-                                "\\ud800", "\\\"",  "\xEF\xBB\xBF", "\xC3", "\xFF", "[[[[[[[[[[[[[[[["
+  std::vector<std::string> t = {"{",
+                                "}",
+                                "[",
+                                "]",
+                                ",",
+                                ":",
+                                "\"",
+                                "\"\":",
+                                "null",
+                                "true",
+                                "false",
+                                "\\u0000",
+                                "\\ud800",
+                                "\\\"",
+                                "\xEF\xBB\xBF",
+                                "\xC3",
+                                "\xFF",
+                                "[[[[[[[[[[[[[[[["
                                 "[[[[[[[[[[[[[[[[",
-                                "{}",    "[]",     "1e400", "-1e400",    "1e-400",  "-0"};
+                                "{}",
+                                "[]",
+                                "1e400",
+                                "-1e400",
+                                "1e-400",
+                                "-0"};
   for (const std::string& k : keys)
     t.push_back("\"" + k + "\":");
   return t;
@@ -121,8 +141,9 @@ inline std::vector<std::filesystem::path> seed_files(const Target& t) {
 /// Random edits that reach both sides: a third keep the structure (digits changed, edge-case
 /// numbers, the format's tokens), the rest break it (flips, insertions, deletions, duplicates).
 inline std::string mutate(std::string s, const std::vector<std::string>& tokens, Rng& rng) {
-  static const char* const kNumbers[] = {"1e400", "-1e400", "0",    "-0",  "1e-400", "NaN",
-                                         "4294967296", "-1", "1e9", "9007199254740993", "1.5"};
+  static const char* const kNumbers[] = {"1e400", "-1e400",     "0",  "-0",  "1e-400",
+                                         "NaN",   "4294967296", "-1", "1e9", "9007199254740993",
+                                         "1.5"};
   const int edits = 1 + static_cast<int>(rng.below(4));
   for (int e = 0; e < edits; ++e) {
     const std::size_t at = s.empty() ? 0 : rng.below(static_cast<std::uint32_t>(s.size()));
@@ -135,7 +156,8 @@ inline std::string mutate(std::string s, const std::vector<std::string>& tokens,
         break;
       case 2:
       case 3:
-        if (!tokens.empty()) s.insert(at, tokens[rng.below(static_cast<std::uint32_t>(tokens.size()))]);
+        if (!tokens.empty())
+          s.insert(at, tokens[rng.below(static_cast<std::uint32_t>(tokens.size()))]);
         break;
       case 4: {  // A number replaced by an edge case.
         const std::size_t d = s.find_first_of("0123456789", at);

@@ -33,7 +33,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const auto& rings : *f)
     for (const auto& ring : rings)
       for (const Vec2& p : ring)
-        if (!std::isfinite(p.x) || !std::isfinite(p.y)) fuzz::broken("a non-finite footprint point");
+        if (!std::isfinite(p.x) || !std::isfinite(p.y))
+          fuzz::broken("a non-finite footprint point");
   fuzz::accepted();
   return 0;
 }

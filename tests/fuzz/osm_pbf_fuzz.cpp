@@ -11,8 +11,8 @@ const Target& fuzz_target() {
   static const Target t{"osm_pbf",
                         {"tests/data/osm/manhattan_west_village.osm.pbf"},
                         {},
-                        {"OSMHeader", "OSMData", std::string(4, '\0'), std::string("\x00\x00\x00\x0d", 4),
-                         std::string("\x78\x9c", 2)},
+                        {"OSMHeader", "OSMData", std::string(4, '\0'),
+                         std::string("\x00\x00\x00\x0d", 4), std::string("\x78\x9c", 2)},
                         300};
   return t;
 }

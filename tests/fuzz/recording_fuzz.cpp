@@ -8,12 +8,13 @@
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
-  static const Target t{"recording",
-                        {"tests/fuzz/corpus/recording"},
-                        {},
-                        {"CFRECORD", "FRAM", "INDX", "CEND", std::string(4, '\xff'), std::string(8, '\0'),
-                         std::string("\x00\x00\x00\x80", 4), std::string("\xff\xff\xff\x7f", 4)},
-                        30000};
+  static const Target t{
+      "recording",
+      {"tests/fuzz/corpus/recording"},
+      {},
+      {"CFRECORD", "FRAM", "INDX", "CEND", std::string(4, '\xff'), std::string(8, '\0'),
+       std::string("\x00\x00\x00\x80", 4), std::string("\xff\xff\xff\x7f", 4)},
+      30000};
   return t;
 }
 }  // namespace cityforge::fuzz

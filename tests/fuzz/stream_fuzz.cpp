@@ -11,12 +11,13 @@
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
-  static const Target t{"stream",
-                        {"tests/fuzz/corpus/stream"},
-                        {},
-                        {std::string(4, '\0'), std::string(4, '\xff'), std::string("\x00\x00\x00\x80", 4),
-                         std::string("\x01\x00\x00\x00", 4), std::string("\x10\x00\x00\x00", 4)},
-                        30000};
+  static const Target t{
+      "stream",
+      {"tests/fuzz/corpus/stream"},
+      {},
+      {std::string(4, '\0'), std::string(4, '\xff'), std::string("\x00\x00\x00\x80", 4),
+       std::string("\x01\x00\x00\x00", 4), std::string("\x10\x00\x00\x00", 4)},
+      30000};
   return t;
 }
 }  // namespace cityforge::fuzz
@@ -27,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::size_t at = 0;
   while (size - at >= 4) {
     std::uint32_t n = 0;
-    for (unsigned i = 0; i < 4; ++i) n |= static_cast<std::uint32_t>(data[at + i]) << (8 * i);
+    for (unsigned i = 0; i < 4; ++i)
+      n |= static_cast<std::uint32_t>(data[at + i]) << (8 * i);
     at += 4;
     const std::size_t len = std::min<std::size_t>(n, size - at);
     Result<traffic::StreamFrame> f = decoder.decode(std::span(data + at, len));

@@ -8,11 +8,8 @@
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
-  static const Target t{"wfc_model",
-                        {"data/wfc"},
-                        {},
-                        json_tokens({"X", "L", "T", "I", "\\\\", "F"}),
-                        20000};
+  static const Target t{
+      "wfc_model", {"data/wfc"}, {}, json_tokens({"X", "L", "T", "I", "\\\\", "F"}), 20000};
   return t;
 }
 }  // namespace cityforge::fuzz

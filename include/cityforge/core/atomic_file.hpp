@@ -34,6 +34,18 @@ inline Status write_file_atomic(const std::string& path, const std::string& text
   return write_file_atomic(path, text.data(), text.size());
 }
 
+/// Temporary files and folders being written now are listed, so that an interrupted run can
+/// remove them (the command line's SIGINT / SIGTERM handler). Every temporary made here is
+/// listed while it exists; a writer elsewhere (the recording) lists its own.
+void list_temporary(const std::string& path);
+void unlist_temporary(const std::string& path);
+
+/// Removes every listed temporary file and folder (and the folders StagedFiles made for files
+/// not committed, when empty), waiting for a commit in progress to end first so no output is
+/// left half old and half new; then holds the list, so no other thread makes a temporary or
+/// starts a commit before the caller exits. Only for a process about to exit.
+void remove_temporaries_and_hold();
+
 /// Whether no process `pid` runs on this machine: none exists, or only its exit status waits to
 /// be collected (a zombie, e.g. a rank whose job mpirun just ended).
 bool process_gone(long pid);
@@ -60,12 +72,24 @@ class StagedFiles {
   Status write(const std::string& path, const std::string& text) {
     return write(path, text.data(), text.size());
   }
-  /// Moves every staged file into place; the first failed rename is the error (the files before
-  /// it are in place, the ones after it are removed).
+  /// The temporary name `path` is staged under; empty when it is not staged.
+  std::string staged_path(const std::string& path) const {
+    for (const auto& [tmp, target] : m_files)
+      if (target == path) return tmp;
+    return {};
+  }
+  /// Stages a finished folder (a tileset) written at `temporary`: at commit the folder at
+  /// `path`, if any, is moved aside and removed, and `temporary` renamed into its place.
+  /// Without a commit `temporary` is removed with its content.
+  void stage_folder(const std::string& temporary, const std::string& path);
+  /// Moves every staged file and folder into place, in the order staged; the first failed
+  /// rename is the error (those before it are in place, the ones after it are removed). An
+  /// interrupted process (remove_temporaries_and_hold) lets a commit in progress finish.
   Status commit();
 
  private:
   std::vector<std::pair<std::string, std::string>> m_files;  ///< (temporary, target).
+  std::vector<bool> m_is_folder;                             ///< Per m_files entry.
   std::vector<std::string> m_folders;                        ///< Made here, outermost first.
   bool m_committed = false;
 };

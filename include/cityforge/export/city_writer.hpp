@@ -38,10 +38,11 @@ struct CityLog {
 
 /// Makes more files of the city once its own files are written and before stats.json (the
 /// crowd's shepherds.json, server::crowd_files). `lanes` is the lane graph as lanes.json holds
-/// it (the streets' lanes with the freeway joined); `dir` the folder, whose files it may read.
+/// it (the streets' lanes with the freeway joined); `layout_geojson` the city's layout.geojson
+/// as written (under its temporary name: every file goes into place together at the end).
 using ExtraFiles = std::function<Result<std::vector<CityFile>>(
-    const pipeline::CityConfig& config, const roads::Output& lanes, const std::string& dir,
-    const CityLog& log)>;
+    const pipeline::CityConfig& config, const roads::Output& lanes,
+    const std::string& layout_geojson, const CityLog& log)>;
 
 /// How and where write_city writes.
 struct CityWriteOptions {

@@ -14,6 +14,10 @@
 /// The city as an OGC 3D Tiles 1.1 tileset: an explicit quadtree over the export chunks whose
 /// leaves hold the city's full detail (a small city.glb each) and whose parents hold merged,
 /// simplified stand-ins (HLOD). See docs/tiles.md.
+namespace cityforge {
+class StagedFiles;
+}  // namespace cityforge
+
 namespace cityforge::exporter {
 
 /// Where the tileset's local frame (x east, y north, z up, metres) sits on the WGS84 ellipsoid.
@@ -48,6 +52,9 @@ struct TilesetOptions {
   /// from the writing threads; an error stops the tileset with it. For fault-injection tests
   /// (cityforge's CITYFORGE_FAULT); empty: nothing.
   std::function<Status(const std::string&)> before_tile;
+  /// When set (on rank 0), the finished tileset's folder is staged here instead of renamed into
+  /// place: it goes in with the rest of a city's files, at their commit.
+  StagedFiles* staged = nullptr;
 };
 
 /// Counts and timings of one tileset (stats.json "tiles").

@@ -20,13 +20,13 @@ Result<std::vector<crowd::ShepherdSpec>> shepherd_specs(const pipeline::CrowdSet
 
 /// exporter::ExtraFiles for `cityforge generate` and `import`: when the config has a `crowd`
 /// object, builds the runtime network from `lanes` (the lane graph written to lanes.json,
-/// freeway included, so lane ids match the file) with the buildings of dir/layout.geojson
-/// (as `simulate` reads them, so both narrow the same sidewalk bands), places the shepherds
+/// freeway included, so lane ids match the file) with the buildings of `layout_geojson` (the
+/// city's, as `simulate` reads them, so both narrow the same sidewalk bands), places the shepherds
 /// (crowd::place_city_shepherds) and returns shepherds.json. Without a `crowd` object: no
 /// files. Tells log.note a line of timings and counts and log.warning each warning.
 Result<std::vector<exporter::CityFile>> crowd_files(const pipeline::CityConfig& config,
                                                     const roads::Output& lanes,
-                                                    const std::string& dir,
+                                                    const std::string& layout_geojson,
                                                     const exporter::CityLog& log);
 
 }  // namespace cityforge::server
