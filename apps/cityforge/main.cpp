@@ -36,6 +36,7 @@
 #include "cityforge/osm/osm.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/config_file.hpp"
+#include "cityforge/pipeline/run_estimate.hpp"
 #include "cityforge/server/city_crowd.hpp"
 #include "cityforge/server/serve.hpp"
 #include "cityforge/server/simulate.hpp"
@@ -179,6 +180,14 @@ class Progress final : public pipeline::Observer {
   using Clock = std::chrono::steady_clock;
   explicit Progress(bool quiet)
       : m_quiet(quiet), m_tty(stderr_is_tty()), m_interval_s(progress_interval_s()) {}
+  /// The stages running now, "dressing, buildings" (empty between stages).
+  std::string running_names() {
+    std::lock_guard lock(m_mutex);
+    std::string out;
+    for (const auto& r : m_running)
+      out += (out.empty() ? "" : ", ") + r.first;
+    return out;
+  }
   ~Progress() override {
     {
       std::lock_guard lock(m_mutex);
@@ -189,17 +198,17 @@ class Progress final : public pipeline::Observer {
   }
   void stage_started(const std::string& name) override {
     stop_at_stage_for_tests(name);
-    if (m_quiet) return;
     std::lock_guard lock(m_mutex);
     m_running.emplace_back(name, Clock::now());
+    if (m_quiet) return;
     if (m_tty) draw_running();
     if (!m_ticker.joinable()) m_ticker = std::thread([this] { tick(); });
   }
   void stage_finished(const pipeline::StageStats& s) override {
     stop_at_stage_for_tests("after-" + s.name);
-    if (m_quiet) return;
     std::lock_guard lock(m_mutex);
     std::erase_if(m_running, [&](const auto& r) { return r.first == s.name; });
+    if (m_quiet) return;
     if (m_tty) std::fprintf(stderr, "\r\033[K");
     if (s.cached) {
       std::fprintf(stderr, "  %-10s cached\n", s.name.c_str());
@@ -253,6 +262,89 @@ class Progress final : public pipeline::Observer {
   std::thread m_ticker;
 };
 
+/// MemAvailable of /proc/meminfo in MiB (0 when unknown).
+double available_mib() {
+  std::FILE* f = std::fopen("/proc/meminfo", "r");
+  if (f == nullptr) return 0.0;
+  char line[256];
+  double kb = 0.0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::sscanf(line, "MemAvailable: %lf kB", &kb) == 1) break;
+  }
+  std::fclose(f);
+  return kb / 1024.0;
+}
+
+/// --max-memory: a thread samples the resident memory every 50 ms; past the bound the run stops
+/// as an interrupted one does (temporaries removed, the folder's previous files kept) with an
+/// error naming the bound and the stages running, exit 1. Lives as long as the run.
+class MemoryGuard {
+ public:
+  MemoryGuard(double max_mib, Progress& progress) : m_max_mib(max_mib), m_progress(progress) {
+    if (max_mib > 0.0) m_thread = std::thread([this] { watch(); });
+  }
+  ~MemoryGuard() {
+    {
+      std::lock_guard lock(m_mutex);
+      m_stop = true;
+    }
+    m_wake.notify_all();
+    if (m_thread.joinable()) m_thread.join();
+  }
+  MemoryGuard(const MemoryGuard&) = delete;
+  MemoryGuard& operator=(const MemoryGuard&) = delete;
+
+ private:
+  void watch() {
+    std::unique_lock lock(m_mutex);
+    while (!m_stop) {
+      m_wake.wait_for(lock, std::chrono::milliseconds(50));
+      const double mib = static_cast<double>(pipeline::resident_kb()) / 1024.0;
+      if (m_stop || mib <= m_max_mib) continue;
+      const std::string stages = m_progress.running_names();
+      std::fprintf(stderr,
+                   "cityforge: error: resident memory %.0f MiB passed --max-memory %.0f MiB%s; "
+                   "stopped, temporary files removed, and the output folder keeps the files it "
+                   "had (docs: README \"Reliability\")\n",
+                   mib, m_max_mib, stages.empty() ? "" : (" in " + stages).c_str());
+      remove_temporaries_and_hold();
+      std::_Exit(kExitFailure);
+    }
+  }
+
+  double m_max_mib;
+  Progress& m_progress;
+  std::mutex m_mutex;
+  std::condition_variable m_wake;
+  bool m_stop = false;
+  std::thread m_thread;
+};
+
+/// The estimate of a generate run, printed, and the refusal when it needs more memory than
+/// --max-memory, or than the machine has available, unless --force.
+Status check_estimate(const pipeline::CityConfig& cfg, const std::string& source, bool city_glb,
+                      double max_memory_mib, bool force, bool quiet) {
+  const pipeline::RunEstimate e = pipeline::estimate_run(cfg, city_glb);
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "cityforge: estimate: %.1f km^2, peak memory about %.0f MiB, about %.0f s at 2 "
+                 "threads%s\n",
+                 e.area_km2, e.peak_mib, e.seconds, ranks().size() > 1 ? " (one process)" : "");
+  }
+  const bool bounded = max_memory_mib > 0.0;
+  const double limit = bounded ? max_memory_mib : available_mib();
+  if (force || limit <= 0.0 || e.peak_mib <= limit) return Ok{};
+  char what[512];
+  std::snprintf(what, sizeof what,
+                "a boundary of %.1f km^2 needs about %.0f MiB at its peak (estimate), more than "
+                "the %.0f MiB %s; expected a smaller region, or: write tiles without city.glb "
+                "(--tiles --no-city-glb), share it over ranks (mpirun, docs/regions.md), or "
+                "pass --force to run anyway",
+                e.area_km2, e.peak_mib, limit,
+                bounded ? "of --max-memory" : "this machine has available (MemAvailable)");
+  return Error::invalid_input(source + ": /boundary", what);
+}
+
 /// What `generate` and `import` share.
 struct CityOptions {
   std::string out_dir = "out";
@@ -262,6 +354,8 @@ struct CityOptions {
   bool no_sumo = false;
   bool tiles = false;
   bool no_city_glb = false;
+  double max_memory_mib = 0.0;    ///< --max-memory: 0 none.
+  bool force = false;             ///< --force: run past the estimate's refusal.
   std::string opendrive = "1.4";  ///< OpenDRIVE version of opendrive/city.xodr: 1.4 or 1.8.
   std::string instances;          ///< ext, nodes or bake; empty: the config's.
 };
@@ -323,7 +417,13 @@ int generate(GenerateOptions opt) {
                  cfg->name.c_str(), static_cast<unsigned long long>(cfg->seed), threads,
                  rank_note().c_str());
   }
+  if (Status st = check_estimate(*cfg, pipeline::city_config_source(opt.config_path),
+                                 !opt.no_city_glb, opt.max_memory_mib, opt.force, opt.quiet);
+      !st) {
+    return fail(st.error());
+  }
   Progress progress(opt.quiet);
+  const MemoryGuard guard(opt.max_memory_mib, progress);
   return finish_ranks(exporter::generate_city(*cfg, pipeline::city_config_source(opt.config_path),
                                               write_options(opt, threads, t_start, progress)),
                       opt.quiet);
@@ -369,6 +469,7 @@ int import_place(ImportOptions opt) {
                  threads, rank_note().c_str());
   }
   Progress progress(opt.quiet);
+  const MemoryGuard guard(opt.max_memory_mib, progress);
   return finish_ranks(
       exporter::import_place(settings, write_options(opt, threads, t_start, progress)), opt.quiet);
 }
@@ -456,6 +557,14 @@ int main(int argc, char** argv) {
   g->add_option("--opendrive", gen.opendrive,
                 "ASAM OpenDRIVE version of OUT/opendrive/city.xodr: 1.4 (default; CARLA) or 1.8")
       ->check(CLI::IsMember({"1.4", "1.8"}));
+  g->add_option("--max-memory", gen.max_memory_mib,
+                "Bound in MiB: refuse a config whose estimate needs more, and stop the run "
+                "cleanly if its resident memory passes it (default: refuse above the memory "
+                "available, no bound while running)")
+      ->check(CLI::Range(16.0, 1.0e9));
+  g->add_flag("--force", gen.force,
+              "Run even when the estimate says the config needs more memory than available "
+              "or --max-memory");
   g->add_flag("--no-city-glb", gen.no_city_glb,
               "Do not write the single city.glb (large cities: stream the tiles instead)");
   g->footer(
@@ -514,6 +623,9 @@ int main(int argc, char** argv) {
   im->add_flag("--tiles", imp.tiles,
                "Also write OUT/tiles/tileset.json (OGC 3D Tiles 1.1, placed on the globe)");
   im->add_flag("--no-city-glb", imp.no_city_glb, "Do not write the single city.glb");
+  im->add_option("--max-memory", imp.max_memory_mib,
+                 "Bound in MiB: stop the run cleanly if its resident memory passes it")
+      ->check(CLI::Range(16.0, 1.0e9));
   im->add_option("--opendrive", imp.opendrive,
                  "ASAM OpenDRIVE version of OUT/opendrive/city.xodr: 1.4 (default; CARLA) or 1.8")
       ->check(CLI::IsMember({"1.4", "1.8"}));

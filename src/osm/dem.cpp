@@ -397,9 +397,11 @@ Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& pa
   GDALRasterBand* band = ds.GetRasterBand(1);
   if (band->RasterIO(GF_Read, rx0, ry0, ww, wh, z.data(), ww, wh, GDT_Float64, 0, 0, nullptr) !=
       CE_None) {
-    return Error::io(path, "cannot read the DEM's cells (window " + std::to_string(rx0) + "," +
-                               std::to_string(ry0) + " size " + std::to_string(ww) + " x " +
-                               std::to_string(wh) + ")" + QuietGdal::last());
+    // The header read, the cells do not: a truncated or corrupt file (bad input, exit 2).
+    return Error::invalid_input(
+        path, "cannot read the DEM's cells (window " + std::to_string(rx0) + "," +
+                  std::to_string(ry0) + " size " + std::to_string(ww) + " x " + std::to_string(wh) +
+                  "): expected a whole file, this one is truncated or corrupt" + QuietGdal::last());
   }
   std::vector<std::uint8_t> valid(z.size(), 1);
   std::size_t voids = 0;

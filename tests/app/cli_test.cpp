@@ -118,6 +118,54 @@ TEST(Cli, ALongRunInALogIsNeverSilent) {
   fs::remove_all(dir);
 }
 
+// A config far beyond the machine is refused in a second from its estimate, naming the
+// boundary, the area and the ways out; --max-memory bounds the refusal too.
+TEST(Cli, AConfigFarBeyondTheMemoryIsRefusedBeforeItStarts) {
+  const fs::path dir = temp_dir("estimate");
+  std::ofstream(dir / "huge.json") << R"({
+  "boundary": [[0, 0], [50000, 0], [50000, 50000], [0, 50000]],
+  "arteries": [{"points": [[100, 25000], [49900, 25100]]}],
+  "zones": [{"kind": "residential", "polygon": [[0, 0], [50000, 0], [50000, 50000], [0, 50000]]}]
+})";
+  for (const std::string bound : {"", " --max-memory 4096"}) {
+    const CliRun r = run_cli("generate " + (dir / "huge.json").string() + bound + " -o " +
+                             (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    for (const char* says : {"huge.json: /boundary", "2500.0 km^2", "--force", "--no-city-glb"})
+      EXPECT_NE(r.output.find(says), std::string::npos) << says << " in " << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+  }
+  // The estimate of a small city is printed and passes.
+  std::ofstream(dir / "small.json") << kValid;
+  const CliRun small = run_cli("generate " + (dir / "small.json").string() +
+                               " --no-sumo --max-memory 2048 -o " + (dir / "out").string());
+  EXPECT_EQ(small.exit_code, 0) << small.output;
+  EXPECT_NE(small.output.find("estimate: 0.7 km^2"), std::string::npos) << small.output;
+  fs::remove_all(dir);
+}
+
+// --max-memory while running: past the bound the run stops like an interrupted one, exit 1,
+// naming the bound and the stage, nothing written.
+TEST(Cli, MaxMemoryStopsARunCleanly) {
+  const fs::path dir = temp_dir("maxmem");
+  std::ofstream(dir / "small.json") << kValid;
+  const fs::path out = dir / "out";
+  const CliRun refused = run_cli("generate " + (dir / "small.json").string() +
+                                 " --no-sumo --max-memory 60 -o " + out.string());
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("--max-memory"), std::string::npos) << refused.output;
+  const CliRun r = run_cli("generate " + (dir / "small.json").string() +
+                           " --no-sumo --tiles --max-memory 60 --force -o " + out.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("passed --max-memory 60 MiB in "), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out / "stats.json"));
+  if (fs::exists(out)) {
+    for (const auto& e : fs::recursive_directory_iterator(out))
+      ADD_FAILURE() << "left behind: " << e.path();
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Cli, HelpExplainsEveryOption) {
   const CliRun top = run_cli("--help");
   EXPECT_EQ(top.exit_code, 0);

@@ -303,6 +303,33 @@ TEST(ImportCliBadInput, PbfWithABadBlock) {
   expect_refused(import_bad("badpbf", (dir / "bad.osm.pbf").string()), "bad.osm.pbf");
 }
 
+TEST(ImportCliBadInput, TruncatedPbf) {
+  const fs::path dir = temp_dir("import_cutpbf");
+  const std::string bytes = slurp(data("osm/manhattan_west_village.osm.pbf"));
+  write(dir / "cut.osm.pbf", bytes.substr(0, bytes.size() / 2));
+  const Bad b = import_bad("cutpbf", (dir / "cut.osm.pbf").string());
+  expect_refused(b, "cut.osm.pbf");
+  EXPECT_NE(b.run.output.find("block"), std::string::npos) << b.run.output;
+}
+
+// A DEM whose header reads but whose cells are cut off: each kind names the file and the window.
+TEST(ImportCliBadInput, TruncatedDemsOfEachKind) {
+  const fs::path dir = temp_dir("import_cutdem");
+  const std::string tif = slurp(data("dem/andorra_srtm3.tif"));
+  write(dir / "cut.tif", tif.substr(0, tif.size() * 2 / 3));
+  const std::string asc = slurp(data("dem/andorra_la_vella_srtm3.asc"));
+  write(dir / "cut.asc", asc.substr(0, asc.size() / 2));
+  fs::copy_file(data("dem/andorra_la_vella_srtm3.prj"), dir / "cut.prj");
+  const std::string hgt = slurp(data("dem/N42E001.hgt"));
+  write(dir / "N42E001.hgt", hgt.substr(0, hgt.size() / 3));
+  for (const char* dem : {"cut.tif", "cut.asc", "N42E001.hgt"}) {
+    const Bad b = import_bad(std::string("cutdem_") + dem,
+                             data("osm/andorra.osm.pbf") + " --bbox 1.51,42.50,1.53,42.515 --dem " +
+                                 (dir / dem).string());
+    expect_refused(b, dem);
+  }
+}
+
 TEST(ImportCliBadInput, ADemWithoutACrs) {
   const fs::path dir = temp_dir("import_nocrs");
   fs::copy_file(data("dem/andorra_la_vella_srtm3.asc"), dir / "nocrs.asc");

@@ -68,19 +68,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return 0;
 }
 
-#ifndef CITYFORGE_LIBFUZZER
-
 namespace {
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::size_t g_runs = 0;
-void run(const std::string& bytes) {
-  ++g_runs;
-  LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
 /// Small hand-written extracts that reach the reader's corners: a street, a building, a
@@ -119,6 +111,37 @@ std::vector<std::string> seeds() {
           "<node id='100' lat='50.001' lon='10.001'><tag k='highway' v='traffic_signals'/></node>\n"
           "</osm>\n",
   };
+}
+
+/// A well-formed slice of the real extract: its header, bounds and first nodes, closed.
+std::string aberdeen_slice(const std::string& aberdeen) {
+  const std::size_t slice_end = aberdeen.find('\n', 6000);
+  return aberdeen.substr(0, slice_end + 1) + "</osm>\n";
+}
+
+}  // namespace
+
+#ifdef CITYFORGE_LIBFUZZER
+/// CITYFORGE_FUZZ_LIST_SEEDS=DIR (bench/fuzz.sh): writes the seeds into DIR and exits.
+extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
+  const char* dir = std::getenv("CITYFORGE_FUZZ_LIST_SEEDS");
+  if (dir == nullptr) return 0;
+  std::vector<std::string> corpus = seeds();
+  corpus.push_back(
+      aberdeen_slice(slurp(std::string(CITYFORGE_TEST_DATA) + "/osm/aberdeen_centre.osm")));
+  for (std::size_t i = 0; i < corpus.size(); ++i)
+    std::ofstream(std::string(dir) + "/seed_" + std::to_string(i) + ".osm", std::ios::binary)
+        << corpus[i];
+  std::exit(0);
+}
+#else
+
+namespace {
+
+std::size_t g_runs = 0;
+void run(const std::string& bytes) {
+  ++g_runs;
+  LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
 /// Random edits. Half keep the XML well-formed, so the geometry code is reached: change a digit
@@ -234,8 +257,7 @@ int main(int argc, char** argv) {
   run(aberdeen);
 
   // 3. Fixed-seed mutations of the seeds and of a well-formed slice of the real file.
-  const std::size_t slice_end = aberdeen.find('\n', 6000);
-  corpus.push_back(aberdeen.substr(0, slice_end + 1) + "</osm>\n");
+  corpus.push_back(aberdeen_slice(aberdeen));
   // Fixed by default; CITYFORGE_FUZZ_SEED / CITYFORGE_FUZZ_ITERATIONS explore further by hand.
   const char* seed_env = std::getenv("CITYFORGE_FUZZ_SEED");
   const char* iter_env = std::getenv("CITYFORGE_FUZZ_ITERATIONS");
