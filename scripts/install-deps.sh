@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config      # build
   clang-format clang-tidy python3       # the format check in the tests, scripts/tidy.sh, the layering check
+  clang                                 # libFuzzer + ASan/UBSan: the `fuzz` preset, bench/fuzz.sh
   nlohmann-json3-dev                    # JSON configs, GeoJSON, stats, glTF JSON
   libcli11-dev                          # command line
   libtbb-dev                            # oneTBB: parallel stages and loops

@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "cityforge/dressing/dressing.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -16,10 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<dressing::Biome> b = dressing::parse_biome(text, "fuzz.json");
-  if (!b) {
-    fuzz::check_error(b.error(), "fuzz.json");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(b, "fuzz.json");
   return 0;
 }

@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cityforge/pipeline/city_config.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -21,10 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<pipeline::CityConfig> c = pipeline::parse_city_config(text, "fuzz.json");
-  if (!c) {
-    fuzz::check_error(c.error(), "fuzz.json");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(c, "fuzz.json");
   return 0;
 }

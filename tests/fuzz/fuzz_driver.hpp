@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What every fuzz target shares (tests/fuzz/<name>_fuzz.cpp). A target defines
+// What every fuzz target shares (tests/fuzz/<name>_fuzz.cpp; fuzz_main.hpp adds the entry
+// points, main() or libFuzzer's seed listing). A target defines
 // LLVMFuzzerTestOneInput (any bytes give a value or an Error, never a crash, a hang or a
 // sanitizer report) and `fuzz_target()`: its seeds (files and folders of data/ and tests/, and
 // inline texts) and the tokens its mutations insert.
@@ -190,6 +191,27 @@ inline std::string mutate(std::string s, const std::vector<std::string>& tokens,
   return s;
 }
 
+/// What every parse promises: a value (counted), or an error that names the input.
+template <class T>
+void check(const Result<T>& r, std::string_view name) {
+  if (r) {
+    accepted();
+  } else {
+    check_error(r.error(), name);
+  }
+}
+
+/// The deterministic run's generator and mutation count: fixed, unless CITYFORGE_FUZZ_SEED and
+/// CITYFORGE_FUZZ_ITERATIONS ask for another campaign.
+inline Rng fixed_rng() {
+  const char* seed_env = std::getenv("CITYFORGE_FUZZ_SEED");
+  return Rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 9, Stage::test, 0xF022);
+}
+inline long iterations(long fallback) {
+  const char* iter_env = std::getenv("CITYFORGE_FUZZ_ITERATIONS");
+  return iter_env ? std::strtol(iter_env, nullptr, 10) : fallback;
+}
+
 inline void run_one(const std::string& bytes) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
@@ -228,11 +250,9 @@ inline int deterministic_main(int argc, char** argv) {
       q = end + 1;
     }
   }
-  const char* seed_env = std::getenv("CITYFORGE_FUZZ_SEED");
-  const char* iter_env = std::getenv("CITYFORGE_FUZZ_ITERATIONS");
-  Rng rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 9, Stage::test, 0xF022);
-  const long iterations = iter_env ? std::strtol(iter_env, nullptr, 10) : t.iterations;
-  for (long i = 0; i < iterations && !corpus.empty(); ++i, ++runs)
+  Rng rng = fixed_rng();
+  const long count = iterations(t.iterations);
+  for (long i = 0; i < count && !corpus.empty(); ++i, ++runs)
     run_one(mutate(corpus[rng.below(static_cast<std::uint32_t>(corpus.size()))], tokens, rng));
   std::printf("%s_fuzz: %zu inputs (%zu accepted, the rest errors), no crash\n", t.name, runs,
               accepted_count());
@@ -240,24 +260,3 @@ inline int deterministic_main(int argc, char** argv) {
 }
 
 }  // namespace cityforge::fuzz
-
-#ifdef CITYFORGE_LIBFUZZER
-/// CITYFORGE_FUZZ_LIST_SEEDS=1: print the seed files (and write the inline seeds to the folder
-/// CITYFORGE_FUZZ_LIST_SEEDS names, when it is not "1"), then exit; bench/fuzz.sh reads them.
-extern "C" int LLVMFuzzerInitialize(int* /*argc*/, char*** /*argv*/) {
-  const char* list = std::getenv("CITYFORGE_FUZZ_LIST_SEEDS");
-  if (list == nullptr) return 0;
-  const cityforge::fuzz::Target& t = cityforge::fuzz::fuzz_target();
-  for (const auto& p : cityforge::fuzz::seed_files(t))
-    std::printf("%s\n", p.c_str());
-  if (std::string_view(list) != "1") {
-    for (std::size_t i = 0; i < t.inline_seeds.size(); ++i) {
-      std::ofstream(std::filesystem::path(list) / ("inline_" + std::to_string(i)), std::ios::binary)
-          << t.inline_seeds[i];
-    }
-  }
-  std::exit(0);
-}
-#else
-int main(int argc, char** argv) { return cityforge::fuzz::deterministic_main(argc, argv); }
-#endif

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "cityforge/traffic/network.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {

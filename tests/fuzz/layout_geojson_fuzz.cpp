@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "cityforge/crowd/walk_network.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {

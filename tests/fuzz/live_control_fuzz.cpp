@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "cityforge/server/live.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -25,10 +25,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<server::Control> c = server::parse_control(text);
-  if (!c) {
-    fuzz::check_error(c.error(), "live message");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(c, "live message");
   return 0;
 }

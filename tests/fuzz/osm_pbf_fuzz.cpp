@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cityforge/osm/osm.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -22,10 +22,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view pbf(reinterpret_cast<const char*>(data), size);
   Result<osm::Extract> ex = osm::read_pbf(pbf, "fuzz.osm.pbf");
-  if (!ex) {
-    fuzz::check_error(ex.error(), "fuzz.osm.pbf");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(ex, "fuzz.osm.pbf");
   return 0;
 }

@@ -5,7 +5,8 @@
 // ctest `fuzz.osm_xml`) the main() below runs a fixed, deterministic corpus: hand-written
 // extracts, prefixes of aberdeen_centre.osm cut at many points, and a fixed-seed mutation loop
 // of byte flips, insertions and deletions over the seeds (a bounded number of iterations, not
-// a time budget). Arguments, if given, are files to run instead (to replay a crash).
+// a time budget). Arguments, if given, are files to run instead (to replay a crash). It keeps
+// its own main() for the prefixes it asserts on; the rest is fuzz_driver.hpp's.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -20,6 +21,7 @@
 
 #include "cityforge/core/rng.hpp"
 #include "cityforge/osm/osm.hpp"
+#include "fuzz_driver.hpp"
 
 namespace {
 
@@ -68,12 +70,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   return 0;
 }
 
+namespace cityforge::fuzz {
+const Target& fuzz_target() {
+  static const Target t{"osm_xml", {}, {}, {}, 2000};
+  return t;
+}
+}  // namespace cityforge::fuzz
+
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using cityforge::fuzz::slurp;
 
 /// Small hand-written extracts that reach the reader's corners: a street, a building, a
 /// multipolygon with a hole (relation first), a bow-tie, a way with a missing node, bounds.
@@ -144,75 +150,39 @@ void run(const std::string& bytes) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
 }
 
-/// Random edits. Half keep the XML well-formed, so the geometry code is reached: change a digit
-/// (ids, coordinates: missing nodes, bow-ties, far points), swap two lines (unsorted files,
-/// relations after ways). The rest break it: flip a byte, insert bytes (random or XML-ish),
-/// delete a run, duplicate a run.
+/// Random edits: the shared ones (fuzz_driver.hpp: digits, flips, XML tokens, deletions,
+/// duplicated runs), and one in five times two lines swapped (unsorted files, relations before
+/// their ways).
 std::string mutate(std::string s, Rng& rng) {
-  static const char* const tokens[] = {"<",
-                                       ">",
-                                       "/>",
-                                       "'",
-                                       "\"",
-                                       "=",
-                                       "&amp;",
-                                       "-",
-                                       "9",
-                                       "e9",
-                                       "<nd ref='1'/>",
-                                       "</way>",
-                                       "<osm>",
-                                       "\0",
-                                       "\xff",
-                                       "<tag k='building' v='yes'/>"};
-  const int edits = 1 + int(rng.below(4));
-  for (int e = 0; e < edits; ++e) {
-    const std::size_t at = s.empty() ? 0 : rng.below(std::uint32_t(s.size()));
-    switch (rng.below(10)) {
-      case 5:
-      case 6:
-      case 7: {
-        const std::size_t d = s.find_first_of("0123456789", at);
-        if (d != std::string::npos) s[d] = static_cast<char>('0' + rng.below(10));
-        break;
-      }
-      case 8:
-      case 9: {
-        const std::size_t a0 = s.find('\n', at);
-        const std::size_t b0 = s.empty() ? 0 : s.find('\n', rng.below(std::uint32_t(s.size())));
-        if (a0 == std::string::npos || b0 == std::string::npos || a0 == b0) break;
-        const std::size_t x = std::min(a0, b0) + 1, y = std::max(a0, b0) + 1;
-        const std::size_t xe = s.find('\n', x), ye = s.find('\n', y);
-        if (xe == std::string::npos || ye == std::string::npos || xe >= y) break;
-        const std::string lx = s.substr(x, xe - x), ly = s.substr(y, ye - y);
-        s.replace(y, ye - y, lx);
-        s.replace(x, xe - x, ly);
-        break;
-      }
-      case 0:
-        if (!s.empty()) s[at] = static_cast<char>(s[at] ^ (1 << rng.below(8)));
-        break;
-      case 1:
-        s.insert(at, 1, static_cast<char>(rng.below(256)));
-        break;
-      case 2: {
-        const char* tok = tokens[rng.below(std::uint32_t(std::size(tokens)))];
-        s.insert(at,
-                 std::string(tok, std::max<std::size_t>(1, std::char_traits<char>::length(tok))));
-        break;
-      }
-      case 3:
-        if (!s.empty()) s.erase(at, 1 + rng.below(16));
-        break;
-      default:
-        if (!s.empty()) {
-          const std::size_t len = std::min<std::size_t>(s.size() - at, 1 + rng.below(64));
-          s.insert(at, s.substr(at, len));
-        }
-        break;
-    }
+  static const std::vector<std::string> tokens = {"<",
+                                                  ">",
+                                                  "/>",
+                                                  "'",
+                                                  "\"",
+                                                  "=",
+                                                  "&amp;",
+                                                  "-",
+                                                  "9",
+                                                  "e9",
+                                                  "<nd ref='1'/>",
+                                                  "</way>",
+                                                  "<osm>",
+                                                  std::string(1, '\0'),
+                                                  "\xff",
+                                                  "<tag k='building' v='yes'/>"};
+  if (rng.below(5) == 0 && !s.empty()) {
+    const std::size_t a0 = s.find('\n', rng.below(std::uint32_t(s.size())));
+    const std::size_t b0 = s.find('\n', rng.below(std::uint32_t(s.size())));
+    if (a0 == std::string::npos || b0 == std::string::npos || a0 == b0) return s;
+    const std::size_t x = std::min(a0, b0) + 1, y = std::max(a0, b0) + 1;
+    const std::size_t xe = s.find('\n', x), ye = s.find('\n', y);
+    if (xe == std::string::npos || ye == std::string::npos || xe >= y) return s;
+    const std::string lx = s.substr(x, xe - x), ly = s.substr(y, ye - y);
+    s.replace(y, ye - y, lx);
+    s.replace(x, xe - x, ly);
+    return s;
   }
-  return s;
+  return fuzz::mutate(std::move(s), tokens, rng);
 }
 
 }  // namespace
@@ -259,10 +229,8 @@ int main(int argc, char** argv) {
   // 3. Fixed-seed mutations of the seeds and of a well-formed slice of the real file.
   corpus.push_back(aberdeen_slice(aberdeen));
   // Fixed by default; CITYFORGE_FUZZ_SEED / CITYFORGE_FUZZ_ITERATIONS explore further by hand.
-  const char* seed_env = std::getenv("CITYFORGE_FUZZ_SEED");
-  const char* iter_env = std::getenv("CITYFORGE_FUZZ_ITERATIONS");
-  Rng rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 9, Stage::test, 0xF022);
-  const long iterations = iter_env ? std::strtol(iter_env, nullptr, 10) : 2000;
+  Rng rng = fuzz::fixed_rng();
+  const long iterations = fuzz::iterations(2000);
   for (long i = 0; i < iterations; ++i) {
     std::string input = corpus[rng.below(std::uint32_t(corpus.size()))];
     input = mutate(std::move(input), rng);

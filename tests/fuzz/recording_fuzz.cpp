@@ -4,7 +4,7 @@
 #include <span>
 
 #include "cityforge/traffic/recording.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -22,10 +22,6 @@ const Target& fuzz_target() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace cityforge;
   Result<traffic::Recording> r = traffic::parse_recording(std::span(data, size), "fuzz.cfrec");
-  if (!r) {
-    fuzz::check_error(r.error(), "fuzz.cfrec");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(r, "fuzz.cfrec");
   return 0;
 }

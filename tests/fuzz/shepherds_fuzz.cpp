@@ -7,7 +7,7 @@
 #include "cityforge/crowd/shepherd.hpp"
 #include "cityforge/crowd/walk_network.hpp"
 #include "cityforge/traffic/network.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -46,10 +46,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<crowd::ShepherdsFile> f = crowd::parse_shepherds_json(text, "fuzz.json", city().walk);
-  if (!f) {
-    fuzz::check_error(f.error(), "fuzz.json");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(f, "fuzz.json");
   return 0;
 }

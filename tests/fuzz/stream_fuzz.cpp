@@ -7,7 +7,7 @@
 #include <span>
 
 #include "cityforge/traffic/stream.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {

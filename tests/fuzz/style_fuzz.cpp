@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cityforge/buildings/style.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -21,10 +21,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<buildings::Style> s = buildings::parse_style(text, "fuzz.json");
-  if (!s) {
-    fuzz::check_error(s.error(), "fuzz.json");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(s, "fuzz.json");
   return 0;
 }

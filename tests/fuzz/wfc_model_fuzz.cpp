@@ -4,7 +4,7 @@
 #include <string_view>
 
 #include "cityforge/wfc/wfc.hpp"
-#include "fuzz_driver.hpp"
+#include "fuzz_main.hpp"
 
 namespace cityforge::fuzz {
 const Target& fuzz_target() {
@@ -18,10 +18,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace cityforge;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   Result<wfc::Model> m = wfc::parse_model(text, "fuzz.json");
-  if (!m) {
-    fuzz::check_error(m.error(), "fuzz.json");
-  } else {
-    fuzz::accepted();
-  }
+  fuzz::check(m, "fuzz.json");
   return 0;
 }
