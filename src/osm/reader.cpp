@@ -319,6 +319,70 @@ std::string box_text(const GeoBox& b) {
          deg(b.max_lat);
 }
 
+/// Checks every PBF blob header (framing only, nothing inflated) before libosmium reads the
+/// file: libosmium 2.19 hands a null pointer to strncmp for a header without a type (undefined
+/// behaviour, found by the osm_pbf fuzz target). `read_at(offset, n, out)` reads n bytes at
+/// offset into out, false past the end. Empty when sound, else "block N at byte P: why".
+template <class ReadAt>
+std::string check_blob_headers(std::uint64_t size, const ReadAt& read_at) {
+  std::uint64_t pos = 0;
+  std::string bytes;
+  for (std::size_t block = 0; pos < size; ++block) {
+    const std::string at = "block " + std::to_string(block) + " at byte " + std::to_string(pos);
+    if (size - pos < 4 || !read_at(pos, 4, bytes)) return at + ": truncated blob header length";
+    const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+    const std::uint64_t header_size = (std::uint64_t(p[0]) << 24) | (std::uint64_t(p[1]) << 16) |
+                                      (std::uint64_t(p[2]) << 8) | std::uint64_t(p[3]);
+    pos += 4;
+    if (header_size > 64 * 1024 || header_size > size - pos ||
+        !read_at(pos, static_cast<std::size_t>(header_size), bytes)) {
+      return at + ": blob header size " + std::to_string(header_size) + " is too large";
+    }
+    std::string type;
+    std::int64_t datasize = 0;
+    try {
+      protozero::pbf_reader header(bytes.data(), bytes.size());
+      while (header.next()) {
+        if (header.tag() == 1 && header.wire_type() == protozero::pbf_wire_type::length_delimited)
+          type = header.get_string();
+        else if (header.tag() == 3 && header.wire_type() == protozero::pbf_wire_type::varint)
+          datasize = header.get_int32();
+        else
+          header.skip();
+      }
+    } catch (const std::exception& e) {
+      return at + ": blob header does not decode (" + e.what() + ")";
+    }
+    pos += header_size;
+    if (type.empty()) return at + ": blob header has no type (expected OSMHeader or OSMData)";
+    if (datasize <= 0 || std::uint64_t(datasize) > size - pos)
+      return at + " (" + type + "): blob size " + std::to_string(datasize) +
+             " is missing or past the end";
+    pos += std::uint64_t(datasize);
+  }
+  return {};
+}
+
+std::string check_blob_headers(std::string_view data) {
+  return check_blob_headers(data.size(), [&](std::uint64_t at, std::size_t n, std::string& out) {
+    if (at + n > data.size()) return false;
+    out.assign(data.data() + at, n);
+    return true;
+  });
+}
+
+std::string check_blob_headers_of_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!in || ec) return {};  // Reading fails later with its own error.
+  return check_blob_headers(size, [&](std::uint64_t at, std::size_t n, std::string& out) {
+    out.resize(n);
+    in.seekg(static_cast<std::streamoff>(at));
+    return static_cast<bool>(in.read(out.data(), static_cast<std::streamsize>(n)));
+  });
+}
+
 /// Finds the first PBF block that does not decode (blob header, zlib data, size), so the error
 /// names it. Empty when every block's framing and compression are sound.
 std::string diagnose_pbf(std::string_view data) {
@@ -690,6 +754,10 @@ Result<Extract> read_file(const std::string& path, const ReadOptions& options) {
     if (!collected) return collected.error();
     return finish(std::move(*collected), path, options, header_box);
   }
+  if (format == Format::pbf) {
+    if (const std::string bad = check_blob_headers_of_file(path); !bad.empty())
+      return Error::invalid_input(path, "bad PBF data in " + bad + " (expected an OSM PBF file)");
+  }
   osmium::io::File file{path, osmium_format};
   const auto whole_file = [&path] {
     std::ifstream in(path, std::ios::binary);
@@ -721,6 +789,8 @@ Result<Extract> read_pbf(std::string_view pbf, std::string_view name, const Read
   const std::string source(name);
   // An empty buffer would make libosmium read standard input.
   if (pbf.empty()) return Error::invalid_input(source, "empty input: expected an OSM PBF file");
+  if (const std::string bad = check_blob_headers(pbf); !bad.empty())
+    return Error::invalid_input(source, "bad PBF data in " + bad + " (expected an OSM PBF file)");
   osmium::Box header_box;
   osmium::io::File file{pbf.data(), pbf.size(), "pbf"};
   auto collected = collect(
