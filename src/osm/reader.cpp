@@ -319,6 +319,20 @@ std::string box_text(const GeoBox& b) {
          deg(b.max_lat);
 }
 
+/// A PBF blob header's type and data size (0 when absent); throws protozero's errors.
+void read_blob_header(const char* data, std::size_t size, std::string& type,
+                      std::int64_t& datasize) {
+  protozero::pbf_reader header(data, size);
+  while (header.next()) {
+    if (header.tag() == 1 && header.wire_type() == protozero::pbf_wire_type::length_delimited)
+      type = header.get_string();
+    else if (header.tag() == 3 && header.wire_type() == protozero::pbf_wire_type::varint)
+      datasize = header.get_int32();
+    else
+      header.skip();
+  }
+}
+
 /// Checks every PBF blob header (framing only, nothing inflated) before libosmium reads the
 /// file: libosmium 2.19 hands a null pointer to strncmp for a header without a type (undefined
 /// behaviour, found by the osm_pbf fuzz target). `read_at(offset, n, out)` reads n bytes at
@@ -341,15 +355,7 @@ std::string check_blob_headers(std::uint64_t size, const ReadAt& read_at) {
     std::string type;
     std::int64_t datasize = 0;
     try {
-      protozero::pbf_reader header(bytes.data(), bytes.size());
-      while (header.next()) {
-        if (header.tag() == 1 && header.wire_type() == protozero::pbf_wire_type::length_delimited)
-          type = header.get_string();
-        else if (header.tag() == 3 && header.wire_type() == protozero::pbf_wire_type::varint)
-          datasize = header.get_int32();
-        else
-          header.skip();
-      }
+      read_blob_header(bytes.data(), bytes.size(), type, datasize);
     } catch (const std::exception& e) {
       return at + ": blob header does not decode (" + e.what() + ")";
     }
@@ -399,15 +405,7 @@ std::string diagnose_pbf(std::string_view data) {
     std::string type;
     std::int64_t datasize = -1;
     try {
-      protozero::pbf_reader header(data.data() + pos, header_size);
-      while (header.next()) {
-        if (header.tag() == 1 && header.wire_type() == protozero::pbf_wire_type::length_delimited)
-          type = header.get_string();
-        else if (header.tag() == 3 && header.wire_type() == protozero::pbf_wire_type::varint)
-          datasize = header.get_int32();
-        else
-          header.skip();
-      }
+      read_blob_header(data.data() + pos, header_size, type, datasize);
     } catch (const std::exception& e) {
       return at + ": blob header does not decode (" + e.what() + ")";
     }

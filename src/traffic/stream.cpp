@@ -387,7 +387,9 @@ bool read_update(Reader& r, StreamAgent& a) {
 
 template <class State>
 bool read_states(Reader& r, std::uint32_t count, std::vector<State>& out, const char* what) {
-  const std::span<const std::uint8_t> b = r.bytes((count + 3) / 4, what);
+  // In 64 bits: a claimed count of 2^32 - 1 wrapped to 0 bytes and then a 4 GB resize.
+  const std::span<const std::uint8_t> b =
+      r.bytes(static_cast<std::size_t>((std::uint64_t{count} + 3) / 4), what);
   if (!r.ok()) return false;
   out.resize(count);
   for (std::size_t i = 0; i < count; ++i)
