@@ -11,6 +11,8 @@
 #include <array>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -20,38 +22,136 @@
 #include "static_files.hpp"
 
 namespace cityforge::server::detail {
-namespace {
+
+using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kMaxHeaderBytes = 8 * 1024;  ///< Request line + headers.
 constexpr std::size_t kMaxBodyBytes = 0;           ///< GET / HEAD carry no body.
-constexpr int kIdleTimeoutMs = 30'000;  ///< A keep-alive connection waiting for a request.
+constexpr int kIdleTimeoutMs = 30'000;     ///< A keep-alive connection waiting for a request.
+constexpr int kRequestTimeoutMs = 10'000;  ///< A request's header, from its first byte.
+constexpr int kWriteStallMs = 30'000;      ///< A client that takes none of our bytes for this.
 constexpr std::size_t kChunkBytes = 64 * 1024;
+
+/// The connection's socket, non-blocking underneath, with deadlines: a read waits at most
+/// until the deadline the session sets, a write at most kWriteStallMs for the client to take
+/// more bytes. Without them a client that sends a header a byte at a time (slowloris) or never
+/// reads a response holds its thread, and kMaxConnections of them hold the server.
+/// A SyncReadStream and SyncWriteStream for Beast's http::read and http::write.
+class TimedSocket {
+ public:
+  explicit TimedSocket(tcp::socket& socket) : m_socket(socket) {
+    boost::system::error_code ignored;
+    m_socket.non_blocking(true, ignored);
+  }
+  ~TimedSocket() { release(); }
+  TimedSocket(const TimedSocket&) = delete;
+  TimedSocket& operator=(const TimedSocket&) = delete;
+
+  /// Back to blocking mode, as the live hub expects a socket handed to it.
+  void release() {
+    boost::system::error_code ignored;
+    m_socket.non_blocking(false, ignored);
+  }
+  void read_by(Clock::time_point deadline) { m_read_deadline = deadline; }
+  tcp::socket& socket() { return m_socket; }
+
+  template <class Buffers>
+  std::size_t read_some(const Buffers& buffers, boost::system::error_code& ec) {
+    for (;;) {
+      const std::size_t n = m_socket.read_some(buffers, ec);
+      if (ec != asio::error::would_block && ec != asio::error::try_again) return n;
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(m_read_deadline - Clock::now());
+      if (!wait(POLLIN, static_cast<int>(std::max<std::int64_t>(0, left.count())), ec)) return 0;
+    }
+  }
+  template <class Buffers>
+  std::size_t read_some(const Buffers& buffers) {
+    boost::system::error_code ec;
+    const std::size_t n = read_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+  template <class Buffers>
+  std::size_t write_some(const Buffers& buffers, boost::system::error_code& ec) {
+    for (;;) {
+      const std::size_t n = m_socket.write_some(buffers, ec);
+      if (ec != asio::error::would_block && ec != asio::error::try_again) return n;
+      if (!wait(POLLOUT, kWriteStallMs, ec)) return 0;
+    }
+  }
+  template <class Buffers>
+  std::size_t write_some(const Buffers& buffers) {
+    boost::system::error_code ec;
+    const std::size_t n = write_some(buffers, ec);
+    if (ec) throw boost::system::system_error(ec);
+    return n;
+  }
+  /// Waits up to `ms` for the socket to become readable: false on a timeout or an error.
+  bool readable_within(int ms) {
+    boost::system::error_code ec;
+    return wait(POLLIN, ms, ec);
+  }
+
+ private:
+  /// Waits for `events`; false with `ec` set (timed_out, or the poll's error) otherwise.
+  bool wait(short events, int ms, boost::system::error_code& ec) {
+    pollfd pfd{m_socket.native_handle(), events, 0};
+    for (;;) {
+      const int r = ::poll(&pfd, 1, ms);
+      if (r > 0) {
+        ec = {};
+        return true;
+      }
+      if (r == 0) {
+        ec = asio::error::timed_out;
+        return false;
+      }
+      if (errno != EINTR) {
+        ec = boost::system::error_code(errno, boost::system::system_category());
+        return false;
+      }
+    }
+  }
+
+  tcp::socket& m_socket;
+  Clock::time_point m_read_deadline = Clock::now();
+};
+
+namespace {
 
 /// Closes our side, then reads (and drops) what the client still sends for a short while, so
 /// that closing with unread input does not reset the connection before it reads our error.
-void linger_close(tcp::socket& socket) {
+void linger_close(TimedSocket& socket) {
   boost::system::error_code ec;
-  socket.shutdown(tcp::socket::shutdown_send, ec);
+  socket.socket().shutdown(tcp::socket::shutdown_send, ec);
   std::array<char, 4096> sink{};
+  socket.read_by(Clock::now() + std::chrono::seconds(2));
   for (std::size_t total = 0; total < 256 * 1024;) {
-    pollfd pfd{socket.native_handle(), POLLIN, 0};
-    if (::poll(&pfd, 1, 500) <= 0) return;
     const std::size_t n = socket.read_some(asio::buffer(sink), ec);
     if (ec || n == 0) return;
     total += n;
   }
 }
 
+/// Writes a whole response; false when the connection must close.
+template <class Message>
+bool write_message(TimedSocket& socket, Message& message) {
+  boost::system::error_code ec;
+  http::write(socket, message, ec);
+  return !ec;
+}
+
 }  // namespace
 
-void Server::session(tcp::socket& socket) {
+void Server::session(tcp::socket& raw) {
+  TimedSocket socket(raw);
   boost::beast::flat_buffer buffer(kMaxHeaderBytes);
   for (;;) {
     // An idle keep-alive connection holds a thread: let it go after a while.
-    if (buffer.size() == 0) {
-      pollfd pfd{socket.native_handle(), POLLIN, 0};
-      if (::poll(&pfd, 1, kIdleTimeoutMs) <= 0) return;
-    }
+    if (buffer.size() == 0 && !socket.readable_within(kIdleTimeoutMs)) return;
+    // From its first byte, the whole header must come within kRequestTimeoutMs.
+    socket.read_by(Clock::now() + std::chrono::milliseconds(kRequestTimeoutMs));
     http::request_parser<http::empty_body> parser;
     parser.header_limit(kMaxHeaderBytes);
     parser.body_limit(kMaxBodyBytes);
@@ -60,6 +160,12 @@ void Server::session(tcp::socket& socket) {
     if (ec == http::error::end_of_stream || ec == asio::error::eof ||
         ec == asio::error::connection_reset || ec == asio::error::operation_aborted ||
         ec == asio::error::bad_descriptor) {
+      return;
+    }
+    if (ec == asio::error::timed_out) {
+      m_timed_out.fetch_add(1, std::memory_order_relaxed);
+      send_simple(socket, http::status::request_timeout, 11, "request too slow\n", false);
+      linger_close(socket);
       return;
     }
     if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
@@ -82,7 +188,8 @@ void Server::session(tcp::socket& socket) {
     if (websocket::is_upgrade(req)) {
       const std::string_view t(req.target().data(), req.target().size());
       if (m_live && t.substr(0, t.find('?')) == "/live") {
-        if (m_live->accept(std::move(socket), parser.release())) return;
+        socket.release();
+        if (m_live->accept(raw, parser.release())) return;
         send_simple(socket, http::status::service_unavailable, 11, "too many live clients\n",
                     false);
         return;
@@ -94,7 +201,7 @@ void Server::session(tcp::socket& socket) {
   }
 }
 
-void Server::send_simple(tcp::socket& socket, http::status status, unsigned version,
+void Server::send_simple(TimedSocket& socket, http::status status, unsigned version,
                          std::string_view body, bool keep_alive) {
   http::response<http::string_body> res{status, version};
   res.set(http::field::server, "cityforge");
@@ -103,8 +210,7 @@ void Server::send_simple(tcp::socket& socket, http::status status, unsigned vers
   res.keep_alive(keep_alive);
   res.body() = std::string(body);
   res.prepare_payload();
-  boost::system::error_code ignored;
-  http::write(socket, res, ignored);
+  write_message(socket, res);
 }
 
 std::string Server::index_page() const {
@@ -147,6 +253,8 @@ std::string Server::live_stats() const {
   j["closed_malformed"] = m_live->closed_malformed.load();
   j["closed_rate"] = m_live->closed_rate.load();
   j["closed_binary"] = m_live->closed_binary.load();
+  j["closed_protocol"] = m_live->closed_protocol.load();
+  j["http_timed_out"] = m_timed_out.load();
   j["weather"] = st.weather;
   j["fog"] = st.fog;
   j["players"] = st.players;
@@ -207,7 +315,7 @@ std::optional<fs::path> Server::resolve(std::string_view target, http::status* w
   return full;
 }
 
-bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>& req) {
+bool Server::respond(TimedSocket& socket, const http::request<http::empty_body>& req) {
   const bool keep_alive = req.keep_alive();
   const unsigned version = req.version();
   const bool head = req.method() == http::verb::head;
@@ -225,9 +333,7 @@ bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>&
     res.keep_alive(keep_alive);
     res.body() = head ? std::string() : live_stats();
     res.prepare_payload();
-    boost::system::error_code ec;
-    http::write(socket, res, ec);
-    return keep_alive && !ec;
+    return write_message(socket, res) && keep_alive;
   }
   if (!m_viewer && (target == "/" || target == "/index.html")) {
     http::response<http::string_body> res{http::status::ok, version};
@@ -236,9 +342,7 @@ bool Server::respond(tcp::socket& socket, const http::request<http::empty_body>&
     res.keep_alive(keep_alive);
     res.body() = head ? std::string() : index_page();
     res.prepare_payload();
-    boost::system::error_code ec;
-    http::write(socket, res, ec);
-    return keep_alive && !ec;
+    return write_message(socket, res) && keep_alive;
   }
   http::status why{};
   const std::optional<fs::path> file = resolve(target, &why);

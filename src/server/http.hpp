@@ -6,9 +6,11 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http.hpp>
 #include <condition_variable>
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -24,6 +26,8 @@ namespace cityforge::server::detail {
 namespace fs = std::filesystem;
 
 inline constexpr int kMaxConnections = 256;  ///< HTTP connections (each holds a thread).
+
+class TimedSocket;  ///< http.cpp: the socket with read and write deadlines.
 
 /// Shared state: the roots, and the live connections so that shutdown can wake them.
 class Server {
@@ -61,10 +65,10 @@ class Server {
   }
 
  private:
-  void session(tcp::socket& socket);
+  void session(tcp::socket& raw);
   /// Writes one response; false when the connection must close.
-  bool respond(tcp::socket& socket, const http::request<http::empty_body>& req);
-  void send_simple(tcp::socket& socket, http::status status, unsigned version,
+  bool respond(TimedSocket& socket, const http::request<http::empty_body>& req);
+  void send_simple(TimedSocket& socket, http::status status, unsigned version,
                    std::string_view body, bool keep_alive);
   std::optional<fs::path> resolve(std::string_view target, http::status* why) const;
   std::string index_page() const;
@@ -78,6 +82,7 @@ class Server {
   std::set<int> m_fds;
   int m_active = 0;
   bool m_stopping = false;
+  std::atomic<std::uint64_t> m_timed_out{0};  ///< Requests closed with 408 (too slow).
 };
 
 }  // namespace cityforge::server::detail

@@ -41,7 +41,11 @@ void LiveSession::on_read(const boost::system::error_code& ec) {
   if (ec) {
     // Beast has sent 1009 (too big) or 1007 (invalid UTF-8) itself before failing the read.
     if (ec == websocket::error::message_too_big) ++m_hub.closed_oversize;
-    if (ec == websocket::error::bad_frame_payload) ++m_hub.closed_malformed;
+    if (ec == websocket::error::bad_frame_payload) {
+      ++m_hub.closed_malformed;
+    } else if (ec == websocket::condition::protocol_violation) {
+      ++m_hub.closed_protocol;  // Bytes that are no WebSocket frame: Beast sent 1002.
+    }
     finish();
     return;
   }

@@ -87,8 +87,8 @@ class LiveHub {
  public:
   LiveHub(asio::io_context& io, LiveSim& sim) : m_io(io), m_sim(sim) {}
 
-  /// Takes an upgraded connection (any thread).
-  bool accept(tcp::socket socket, http::request<http::empty_body> req) {
+  /// Takes an upgraded connection (any thread), or leaves `socket` to the caller when full.
+  bool accept(tcp::socket& socket, http::request<http::empty_body> req) {
     if (m_clients.load() >= kMaxLiveClients) return false;
     auto s = std::make_shared<LiveSession>(std::move(socket), *this, ++m_next_id);
     s->start(std::move(req));
@@ -134,6 +134,7 @@ class LiveHub {
   std::atomic<std::uint64_t> closed_malformed{0};
   std::atomic<std::uint64_t> closed_rate{0};
   std::atomic<std::uint64_t> closed_binary{0};
+  std::atomic<std::uint64_t> closed_protocol{0};
 
  private:
   asio::io_context& m_io;

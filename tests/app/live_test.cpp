@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -25,6 +26,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -131,6 +133,8 @@ class Server {
         "curl -s --max-time 5 http://127.0.0.1:" + std::to_string(port) + "/live/stats");
     return json::parse(r.output, nullptr, false);
   }
+
+  pid_t pid() const { return m_pid; }
 
   int port = 0;
   std::string url;
@@ -482,6 +486,68 @@ TEST(LiveServe, FiftyClientsReceiveFramesAndTheSimulationKeepsPace) {
       per_client_bps, after["bytes_per_agent_per_frame"].get<double>(),
       after["frames_dropped"].dump().c_str());
   // The server is stopped (SIGTERM) with the 50 clients still connected: it must exit 0.
+}
+
+// The soak (bench/live_soak.cpp; bench/live_soak.sh runs it for 10 minutes): 100 clients for
+// 30 s, of which 80 readers leaving and joining again, 8 slow readers, 4 clients sending
+// garbage, 4 sending oversized frames and 4 slowloris HTTP clients. Every reader decodes every
+// frame, every abuse closes only its own connection with its code, the slowloris connections
+// are answered 408 at the request deadline, /live/stats answers throughout, the simulation
+// keeps pace and the server's memory does not grow after the warm-up.
+TEST(LiveServe, SoakOfAHundredClientsUnderAbuse) {
+  Server s;
+  ASSERT_GT(s.port, 0);
+  const auto r =
+      clitest::run_command(std::string(CITYFORGE_LIVE_SOAK) + " --port " + std::to_string(s.port) +
+                           " --pid " + std::to_string(s.pid()) + " --seconds 30 --warmup-s 8");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::size_t at = r.output.find("\n{");
+  ASSERT_NE(at, std::string::npos) << r.output;
+  std::printf("%s", r.output.substr(0, at + 1).c_str());  // Its progress lines.
+  const json rep = json::parse(r.output.substr(at + 1), nullptr, false);
+  ASSERT_TRUE(rep.is_object()) << r.output;
+  const json& readers = rep["readers"];
+  EXPECT_EQ(readers["decode_errors"], 0) << readers.dump();
+  EXPECT_EQ(readers["first_frame_not_key"], 0) << readers.dump();
+  EXPECT_EQ(readers["closed_by_server"], 0) << readers.dump();
+  EXPECT_EQ(readers["join_failures"], 0) << readers.dump();
+  EXPECT_GT(readers["joins"].get<int>(), 80) << "readers leave and join again";
+  EXPECT_GE(readers["min_frames_per_slot"].get<int>(), 50) << readers.dump();
+  EXPECT_GT(rep["slow"]["frames_decoded"].get<int>(), 0) << rep["slow"].dump();
+  EXPECT_EQ(rep["slow"]["decode_errors"], 0) << rep["slow"].dump();
+  // Each abuse, each time, closed its connection with its code and no other.
+  const std::map<std::string, std::string> garbage_code = {
+      {"not_a_frame", "1002"}, {"not_json", "1007"}, {"invalid_utf8", "1007"}, {"binary", "1003"}};
+  for (const auto& [kind, code] : garbage_code) {
+    const json& c = rep["garbage"]["close_codes"][kind];
+    ASSERT_TRUE(c.is_object()) << kind << ": " << rep["garbage"].dump();
+    EXPECT_EQ(c.size(), 1u) << kind << ": " << c.dump();
+    EXPECT_GE(c.value(code, 0), 2) << kind << ": " << c.dump();
+  }
+  for (const char* kind : {"5000_bytes", "claimed_2^40"}) {
+    const json& c = rep["oversize"]["close_codes"][kind];
+    ASSERT_TRUE(c.is_object()) << kind << ": " << rep["oversize"].dump();
+    EXPECT_EQ(c.size(), 1u) << kind << ": " << c.dump();
+    EXPECT_GE(c.value("1009", 0), 2) << kind << ": " << c.dump();
+  }
+  // Slowloris: every connection held at most the 10 s request deadline (and a margin), 408.
+  const json& sl = rep["slowloris"];
+  EXPECT_GE(sl["closed_by_server"].get<int>(), 4) << sl.dump();
+  EXPECT_EQ(sl["answered_408"], sl["closed_by_server"]) << sl.dump();
+  EXPECT_LE(sl["hold_s_max"].get<double>(), 16.0) << sl.dump();
+  EXPECT_EQ(rep["probes"]["failures"], 0) << rep["probes"].dump();
+  // The server's own counters agree, the simulation kept pace, memory stayed flat.
+  const json& server = rep["server"];
+  ASSERT_TRUE(server.contains("stats_end")) << rep.dump();
+  const json& st = server["stats_end"];
+  EXPECT_GE(st["closed_protocol"].get<int>(), 2) << st.dump();
+  EXPECT_GE(st["closed_oversize"].get<int>(), 4) << st.dump();
+  EXPECT_GE(st["http_timed_out"].get<int>(), 4) << st.dump();
+  EXPECT_GE(server["pace"].get<double>(), 0.8) << server.dump();
+  EXPECT_LE(server["rss_growth_mib"].get<double>(),
+            std::max(16.0, 0.1 * server["rss_mib_after_warmup"].get<double>()))
+      << server.dump();
+  std::printf("[ soak ] %s\n", server.dump().c_str());
 }
 
 /// The nearest point of a lane's centre line: distance and arc length.
