@@ -8,7 +8,7 @@ ifeq ($(CI),true)
 export CITYFORGE_WERROR := ON
 endif
 
-.PHONY: demo test deps build validator viewer bench clean
+.PHONY: demo test sanitizers deps build validator viewer bench clean
 
 demo: build viewer
 	./$(BUILD)/cityforge generate -o out
@@ -16,6 +16,23 @@ demo: build viewer
 
 test: build validator viewer
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+ifneq ($(SANITIZERS),0)
+	$(MAKE) sanitizers
+endif
+
+# The sanitizers (README "Reliability"), in their own build folder with only what they run:
+# AddressSanitizer (leak checks on) + UBSan over the unit tests and the fuzz targets' fixed
+# corpora. Tests of executables not built there are skipped, as are the unit checks with no C++
+# in them. `make test SANITIZERS=0` skips this part. (The `tsan` preset is for developers:
+# Debian's oneTBB is not built with TSan, which then reports TBB's own task hand-offs.)
+SAN_SKIP := _NOT_BUILT$$|^viewer\.|^labels\.|^format\.|^layering\.
+sanitizers: deps
+	cmake --preset asan-ubsan >/dev/null
+	cmake --build --preset asan-ubsan -j $(JOBS) --target unit_tests fuzz_targets
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build/asan-ubsan --output-on-failure -j $(JOBS) -L unit -E '$(SAN_SKIP)'
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir build/asan-ubsan --output-on-failure -j $(JOBS) -R '^fuzz\.'
 
 deps:
 	bash scripts/install-deps.sh

@@ -62,9 +62,9 @@ namespace websocket = boost::beast::websocket;
 using tcp = asio::ip::tcp;
 using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
-using boost::system::error_code;
 using asio::awaitable;
 using asio::use_awaitable;
+using boost::system::error_code;
 
 struct Options {
   int port = 0;
@@ -238,10 +238,12 @@ class Soak {
           // One write at a time: the message goes out while the loop keeps reading.
           next_viewer = Clock::now() + std::chrono::seconds(1);
           writing = true;
-          auto text = std::make_shared<std::string>(
-              json{{"type", "viewer"}, {"x", 100 + slot}, {"y", 50.0}, {"z", 30.0},
-                   {"yaw_deg", (slot * 37) % 360}}
-                  .dump());
+          auto text = std::make_shared<std::string>(json{
+              {"type", "viewer"},
+              {"x", 100 + slot},
+              {"y", 50.0},
+              {"z", 30.0},
+              {"yaw_deg", (slot * 37) % 360}}.dump());
           ws.text(true);
           ws.async_write(asio::buffer(*text), [this, text, &writing](error_code e, std::size_t) {
             if (!e) ++m_tally.viewer_messages;
@@ -314,9 +316,8 @@ class Soak {
                                    asio::redirect_error(use_awaitable, ec));
       } else {
         ws.text(true);
-        const std::string text =
-            R"({"type":"viewer","x":0,"y":0,"z":0,"yaw_deg":0,"pad":")" + std::string(5000, 'x') +
-            "\"}";
+        const std::string text = R"({"type":"viewer","x":0,"y":0,"z":0,"yaw_deg":0,"pad":")" +
+                                 std::string(5000, 'x') + "\"}";
         co_await ws.async_write(asio::buffer(text), asio::redirect_error(use_awaitable, ec));
       }
       ++m_tally.oversize_sent;
@@ -471,9 +472,9 @@ class Soak {
         {"closed_by_server", t.slowloris_hold_s.size()},
         {"answered_408", t.slowloris_408},
         {"hold_s_median", percentile(t.slowloris_hold_s, 0.5)},
-        {"hold_s_max", t.slowloris_hold_s.empty()
-                           ? 0.0
-                           : *std::max_element(t.slowloris_hold_s.begin(), t.slowloris_hold_s.end())}};
+        {"hold_s_max", t.slowloris_hold_s.empty() ? 0.0
+                                                  : *std::max_element(t.slowloris_hold_s.begin(),
+                                                                      t.slowloris_hold_s.end())}};
     r["probes"] = {{"count", t.probes},
                    {"failures", t.probe_failures},
                    {"latency_ms_median", percentile(t.probe_ms, 0.5)},
@@ -498,7 +499,8 @@ class Soak {
       server["ticks_per_s_median"] = percentile(tps, 0.5);
       server["ticks_per_s_min"] = *std::min_element(tps.begin(), tps.end());
       server["target_ticks_per_s"] = b["target_ticks_per_s"];
-      server["ticks_behind"] = b["ticks_behind"].get<std::int64_t>() - a["ticks_behind"].get<std::int64_t>();
+      server["ticks_behind"] =
+          b["ticks_behind"].get<std::int64_t>() - a["ticks_behind"].get<std::int64_t>();
       server["rss_mib_after_warmup"] = after.front()->rss_mib;
       server["rss_mib_end"] = after.back()->rss_mib;
       server["rss_mib_max"] = rss_max;
