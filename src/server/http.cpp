@@ -52,6 +52,11 @@ class TimedSocket {
     boost::system::error_code ignored;
     m_socket.non_blocking(false, ignored);
   }
+  /// Non-blocking again after release(): a socket the live hub refused is answered here.
+  void resume() {
+    boost::system::error_code ignored;
+    m_socket.non_blocking(true, ignored);
+  }
   void read_by(Clock::time_point deadline) { m_read_deadline = deadline; }
   tcp::socket& socket() { return m_socket; }
 
@@ -190,6 +195,7 @@ void Server::session(tcp::socket& raw) {
       if (m_live && t.substr(0, t.find('?')) == "/live") {
         socket.release();
         if (m_live->accept(raw, parser.release())) return;
+        socket.resume();  // The 503 gets the write stall limit like every other answer.
         send_simple(socket, http::status::service_unavailable, 11, "too many live clients\n",
                     false);
         return;
@@ -238,6 +244,7 @@ std::string Server::live_stats() const {
   j["ticks_behind"] = st.ticks_behind;
   j["wall_s"] = st.wall_s;
   j["clients"] = m_live->clients();
+  j["clients_max"] = kMaxLiveClients;
   j["frames"] = st.frames;
   j["frames_sent"] = m_live->frames_sent.load();
   j["frames_dropped"] = m_live->frames_dropped.load();

@@ -391,6 +391,49 @@ TEST(LiveServe, AClientVanishingMidStreamStopsNothing) {
   EXPECT_EQ(st["players"], 0);
 }
 
+// A full hub: every live place taken, the next upgrade is answered 503 with a reason (and
+// nobody else is disturbed); once one client leaves, its place is taken again.
+TEST(LiveServe, AFullHubAnswers503AndAFreedPlaceIsTakenAgain) {
+  Server s({}, 50);
+  const int kFull = s.stats()["clients_max"].get<int>();
+  ASSERT_GT(kFull, 0);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < kFull; ++i) {
+    clients.push_back(std::make_unique<Client>());
+    ASSERT_TRUE(clients.back()->connect(s.port)) << "client " << i;
+  }
+  EXPECT_EQ(stats_when(s, [&](const json& j) { return j["clients"] == kFull; })["clients"], kFull);
+  // One more upgrade, read as plain HTTP so the 503's body can be seen too.
+  asio::io_context io;
+  tcp::socket sock(io);
+  boost::system::error_code ec;
+  sock.connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), static_cast<unsigned short>(s.port)), ec);
+  ASSERT_FALSE(ec) << ec.message();
+  beast::http::request<beast::http::empty_body> req{beast::http::verb::get, "/live", 11};
+  req.set(beast::http::field::host, "127.0.0.1");
+  req.set(beast::http::field::connection, "Upgrade");
+  req.set(beast::http::field::upgrade, "websocket");
+  req.set(beast::http::field::sec_websocket_key, "dGhlIHNhbXBsZSBub25jZQ==");
+  req.set(beast::http::field::sec_websocket_version, "13");
+  beast::http::write(sock, req, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  beast::flat_buffer buf;
+  beast::http::response<beast::http::string_body> res;
+  beast::http::read(sock, buf, res, ec);
+  ASSERT_FALSE(ec) << ec.message();
+  EXPECT_EQ(res.result_int(), 503u);
+  EXPECT_EQ(res.body(), "too many live clients\n");
+  // The last client leaves; its place is free again once the hub has seen it go.
+  clients.back()->vanish();
+  clients.pop_back();
+  EXPECT_EQ(stats_when(s, [&](const json& j) { return j["clients"] == kFull - 1; })["clients"],
+            kFull - 1);
+  Joined again;
+  EXPECT_TRUE(join(again, s.port));
+  expect_frames_flow(again.client, config_of(again.hello), 5, "in the freed place");
+}
+
 // A client that stops reading: its queue fills (after the kernel's buffers), its frames are
 // dropped and counted, and another client goes on decoding every frame in order. At 16 x
 // speed and 3000 pedestrians the buffers fill within seconds.

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// ThreadSanitizer build only: see cityforge_fork_join.h. An arena of N threads limits the
+// parallel algorithms called inside execute() to N threads.
+#pragma once
+
+#include "cityforge_fork_join.h"
+
+namespace tbb {
+
+class task_arena {
+ public:
+  explicit task_arena(int max_concurrency) : m_concurrency(max_concurrency) {}
+
+  template <typename F>
+  decltype(auto) execute(F&& f) {
+    struct Scope {
+      int n;
+      explicit Scope(int c) : n(c) { cityforge_tsan::push_limit(n); }
+      ~Scope() { cityforge_tsan::pop_limit(n); }
+    } scope(m_concurrency);
+    return f();
+  }
+
+ private:
+  int m_concurrency;
+};
+
+}  // namespace tbb
