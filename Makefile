@@ -20,12 +20,15 @@ ifneq ($(SANITIZERS),0)
 	$(MAKE) sanitizers
 endif
 
-# The sanitizers (README "Reliability"), in their own build folder with only what they run:
+# The sanitizers (README "Reliability"), each in its own build folder with only what it runs:
 # AddressSanitizer (leak checks on) + UBSan over the unit tests and the fuzz targets' fixed
-# corpora. Tests of executables not built there are skipped, as are the unit checks with no C++
-# in them. `make test SANITIZERS=0` skips this part. (The `tsan` preset is for developers:
-# Debian's oneTBB is not built with TSan, which then reports TBB's own task hand-offs.)
+# corpora, then ThreadSanitizer over the parallel parts (tests/tsan/README.md: the unit tests of
+# core, sim, traffic and crowd, and generate, simulate and serve --live under 100 clients, with
+# TBB's loops on joined threads that TSan can see). Tests of executables not built there are
+# skipped, as are the unit checks with no C++ in them. `make test SANITIZERS=0` skips this part.
 SAN_SKIP := _NOT_BUILT$$|^viewer\.|^labels\.|^format\.|^layering\.
+TSAN_TARGETS := core_tests sim_tests traffic_tests crowd_tests cityforge_cli cityforge_live_soak \
+  tsan_selfcheck
 sanitizers: deps
 	cmake --preset asan-ubsan >/dev/null
 	cmake --build --preset asan-ubsan -j $(JOBS) --target unit_tests fuzz_targets
@@ -33,6 +36,9 @@ sanitizers: deps
 	  ctest --test-dir build/asan-ubsan --output-on-failure -j $(JOBS) -L unit -E '$(SAN_SKIP)'
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --test-dir build/asan-ubsan --output-on-failure -j $(JOBS) -R '^fuzz\.'
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan -j $(JOBS) --target $(TSAN_TARGETS)
+	JOBS=$(JOBS) bash tests/tsan/run.sh build/tsan
 
 deps:
 	bash scripts/install-deps.sh

@@ -12,7 +12,8 @@
 # BUILD_DIR holds the cityforge and cityforge_live_soak targets. SECONDS [600]. CITY_DIR: a
 # `cityforge generate` folder; unset: the default city, generated once into WORK_DIR.
 # Environment (defaults in brackets): VEHICLES [2000]; PEDESTRIANS [default of serve];
-# WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder); REPORT (a file for the JSON report).
+# WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder); REPORT (a file for the JSON report);
+# WARMUP_S [30] (pace and memory are measured after it; keep it below SECONDS).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -49,7 +50,7 @@ done
 [ -n "$port" ] || { echo "live_soak: the server did not start" >&2; exit 1; }
 echo "serving $city on port $port (pid $server); soak for $seconds s" >&2
 report=${REPORT:-$work/soak.json}
-"$soak" --port "$port" --pid "$server" --seconds "$seconds" --warmup-s 30 > "$report"
+"$soak" --port "$port" --pid "$server" --seconds "$seconds" --warmup-s "${WARMUP_S:-30}" > "$report"
 kill -TERM $server
 wait $server && code=0 || code=$?
 trap - EXIT

@@ -140,6 +140,7 @@ struct LiveSim::Impl {
   double hour_at_s = 0;
   double day_length_s = 1200;  ///< Simulated seconds per 24 h of the viewers' clock.
   std::uint32_t vehicles = 0;
+  std::string summary;  ///< The start-up line (summary()), fixed before the thread starts.
   std::uint32_t pedestrians = 0;
   mutable std::mutex env_mutex;
   std::shared_ptr<const std::string> env_text;
@@ -219,6 +220,14 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   hello["pedestrians_max"] = impl->pedestrians;
   hello["player_id_base"] = kPlayerIdBase;
   impl->hello = std::make_shared<const std::string>(hello.dump());
+  // Made here, before the simulation thread starts: summary() is asked for while it runs.
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "live: %u vehicles (capacity %u), %u pedestrians, %.0f ticks/s (dt %.1f s x "
+                "speed %g), stream at /live, figures at /live/stats",
+                impl->vehicles, sim.stats().capacity, impl->pedestrians, options.speed / kDt, kDt,
+                options.speed);
+  impl->summary = buf;
   impl->publish_env();
   return std::unique_ptr<LiveSim>(new LiveSim(std::move(impl)));
 }
@@ -260,16 +269,7 @@ LiveStats LiveSim::stats() const {
   return m_impl->stats;
 }
 
-std::string LiveSim::summary() const {
-  const traffic::Simulation& sim = *m_impl->city.traffic;
-  char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "live: %u vehicles (capacity %u), %u pedestrians, %.0f ticks/s (dt %.1f s x "
-                "speed %g), stream at /live, figures at /live/stats",
-                sim.stats().vehicles_moving, sim.stats().capacity, m_impl->pedestrians,
-                m_impl->opt.speed / kDt, kDt, m_impl->opt.speed);
-  return buf;
-}
+std::string LiveSim::summary() const { return m_impl->summary; }
 
 // Ticks on a fixed wall-clock schedule. When a tick ends after its successor was due, the next
 // ones run back to back (at most kMaxCatchUp); beyond that the debt is given up and counted, so

@@ -63,7 +63,7 @@ echo "tsan: cityforge serve --live under the soak's 100 clients for $soak_s s"
 REPORT="$work/soak.json" WARMUP_S=5 VEHICLES=150 PEDESTRIANS=150 WORK_DIR="$work/soak" \
   bash bench/live_soak.sh "$build" "$soak_s" "$work/city" > "$work/soak.txt"
 tail -n 6 "$work/soak.txt"
+reports "serve --live"
 grep -q 'server exit code after SIGTERM: 0$' "$work/soak.txt" ||
   { echo "tsan: the server did not exit 0 after SIGTERM" >&2; exit 1; }
-reports "serve --live"
 echo "tsan: no races reported"

@@ -57,8 +57,7 @@ inline void pop_limit(int n) {
 /// next index from a shared counter; rethrows the first exception after every thread is joined.
 inline void fork_join(std::size_t count, const std::function<void(std::size_t)>& job) {
   if (count == 0) return;
-  const std::size_t threads =
-      std::min(count, static_cast<std::size_t>(concurrency()));
+  const std::size_t threads = std::min(count, static_cast<std::size_t>(concurrency()));
   std::atomic<std::size_t> next{0};
   std::mutex error_mutex;
   std::exception_ptr error;

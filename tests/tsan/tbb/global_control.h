@@ -12,7 +12,8 @@ class global_control {
  public:
   enum parameter { max_allowed_parallelism, thread_stack_size };
 
-  global_control(parameter p, std::size_t value) : m_parameter(p), m_value(static_cast<int>(value)) {
+  global_control(parameter p, std::size_t value)
+      : m_parameter(p), m_value(static_cast<int>(value)) {
     if (m_parameter == max_allowed_parallelism) cityforge_tsan::push_limit(m_value);
   }
   ~global_control() {

@@ -27,7 +27,8 @@ template <typename Index, typename Function>
 void parallel_for(Index first, Index last, const Function& f) {
   if (!(first < last)) return;
   const std::size_t n = static_cast<std::size_t>(last - first);
-  cityforge_tsan::fork_join(n, [&](std::size_t i) { f(static_cast<Index>(first + static_cast<Index>(i))); });
+  cityforge_tsan::fork_join(
+      n, [&](std::size_t i) { f(static_cast<Index>(first + static_cast<Index>(i))); });
 }
 
 }  // namespace tbb
