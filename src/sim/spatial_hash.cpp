@@ -10,12 +10,11 @@
 namespace cityforge::sim {
 namespace {
 
-constexpr std::uint32_t kEnd = 0xffffffffU;
-// Queries over at most this many cells read all their bucket heads up front.
-constexpr std::int64_t kGather = 16;
 // Results up to this many are gathered on the stack, up to kRankSort sorted by rank.
 constexpr std::uint32_t kLocal = 256;
 constexpr std::uint32_t kRankSort = 32;
+// Queries over at most this many rows of cells prefetch all their rows first.
+constexpr std::int64_t kPrefetchRows = 4;
 // Cell coordinates stay inside +-2^30 (a 1 m cell: a million kilometres), so the casts below are
 // defined for any finite input.
 constexpr double kMaxCell = 1073741824.0;
@@ -25,20 +24,6 @@ std::int32_t floor_cell(double v) {
   v = std::clamp(v, -kMaxCell, kMaxCell);
   const auto i = static_cast<std::int64_t>(v);  // Truncates towards zero.
   return static_cast<std::int32_t>(i - static_cast<std::int64_t>(static_cast<double>(i) > v));
-}
-
-std::uint64_t cell_key(std::int32_t cx, std::int32_t cy) {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(cx)) << 32U) |
-         static_cast<std::uint32_t>(cy);
-}
-
-std::uint64_t head_of(std::uint32_t tick, std::uint32_t k) {
-  return (static_cast<std::uint64_t>(tick) << 32U) | k;
-}
-
-// First item of a bucket head read in tick `tick` (an older head is empty).
-std::uint32_t first_item(std::uint64_t head, std::uint32_t tick) {
-  return static_cast<std::uint32_t>(head >> 32U) == tick ? static_cast<std::uint32_t>(head) : kEnd;
 }
 
 }  // namespace
@@ -55,16 +40,9 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_mask = n - 1;
   m_shift = 32 - bits;
   m_buckets = n;
-  for (Map& map : m_maps) {
-    map.items = std::make_unique<Item[]>(max_items);
-    map.heads = std::make_unique<std::atomic<std::uint64_t>[]>(n);
-    for (std::uint32_t b = 0; b < n; ++b)
-      map.heads[b].store(head_of(0, kEnd), std::memory_order_relaxed);
-  }
-  // The read map is empty at tick 0 (its heads are from tick 0 but hold no item); the write
-  // map's tick is 1.
-  m_maps[0].tick = 1;
-  m_maps[1].tick = 0;
+  m_inserted = std::make_unique<Item[]>(max_items);
+  m_sorted = std::make_unique<Item[]>(max_items);
+  m_start = std::make_unique<std::uint32_t[]>(std::size_t{n} + 2);  // Zero: an empty map.
 }
 
 std::uint32_t SpatialHash::row_base(std::int32_t cy) const {
@@ -85,38 +63,33 @@ SpatialHash::CellRange SpatialHash::cells_around(float px, float py, float radiu
 
 bool SpatialHash::insert(std::uint32_t id, Vec2 p) { return insert(id, p, Vec2{0, 0}); }
 
-void SpatialHash::put(Map& map, std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v) {
-  Item& item = map.items[k];
+void SpatialHash::put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v) {
+  Item& item = m_inserted[k];
   item.x = static_cast<float>(p.x);
   item.y = static_cast<float>(p.y);
   item.vx = static_cast<float>(v.x);
   item.vy = static_cast<float>(v.y);
   item.id = id;
-  const std::int32_t cx = floor_cell(static_cast<double>(item.x) * m_inv_cell);
-  const std::int32_t cy = floor_cell(static_cast<double>(item.y) * m_inv_cell);
-  item.cell = cell_key(cx, cy);
-  const std::uint32_t b = (row_base(cy) + static_cast<std::uint32_t>(cx)) & m_mask;
-  // Readers of this map only come after swap(), so the order of these writes is free.
-  const std::uint64_t old = map.heads[b].exchange(head_of(map.tick, k), std::memory_order_relaxed);
-  item.next = first_item(old, map.tick);
+  item.cx = floor_cell(static_cast<double>(item.x) * m_inv_cell);
+  item.cy = floor_cell(static_cast<double>(item.y) * m_inv_cell);
+  item.bucket = (row_base(item.cy) + static_cast<std::uint32_t>(item.cx)) & m_mask;
 }
 
 bool SpatialHash::insert(std::uint32_t id, Vec2 p, Vec2 v) {
-  Map& map = m_maps[m_write];
-  const std::uint32_t k = map.count.fetch_add(1, std::memory_order_relaxed);
+  const std::uint32_t k = m_count.fetch_add(1, std::memory_order_relaxed);
   if (k >= m_max_items) {
-    map.count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
+    m_count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
     return false;
   }
-  put(map, k, id, p, v);
+  put(k, id, p, v);
   return true;
 }
 
-std::pair<std::uint32_t, std::uint32_t> SpatialHash::reserve(Map& map, std::uint32_t n) {
+std::pair<std::uint32_t, std::uint32_t> SpatialHash::reserve(std::uint32_t n) {
   if (n == 0) return {0, 0};
-  const std::uint32_t k = map.count.fetch_add(n, std::memory_order_relaxed);
+  const std::uint32_t k = m_count.fetch_add(n, std::memory_order_relaxed);
   if (k >= m_max_items || n > m_max_items - k) {
-    map.count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
+    m_count.store(m_max_items, std::memory_order_relaxed);  // Never wraps around.
   }
   return {k, k >= m_max_items ? 0 : std::min(n, m_max_items - k)};
 }
@@ -124,10 +97,9 @@ std::pair<std::uint32_t, std::uint32_t> SpatialHash::reserve(Map& map, std::uint
 std::uint32_t SpatialHash::insert(std::uint32_t first_id, std::span<const Vec2> p,
                                   std::span<const Vec2> v) {
   CF_ASSERT(p.size() == v.size(), "spatial hash: as many velocities as positions");
-  Map& map = m_maps[m_write];
-  const auto [k, fit] = reserve(map, static_cast<std::uint32_t>(std::min(p.size(), v.size())));
+  const auto [k, fit] = reserve(static_cast<std::uint32_t>(std::min(p.size(), v.size())));
   for (std::uint32_t i = 0; i < fit; ++i)
-    put(map, k + i, first_id + i, p[i], v[i]);
+    put(k + i, first_id + i, p[i], v[i]);
   return fit;
 }
 
@@ -135,112 +107,83 @@ std::uint32_t SpatialHash::insert(std::span<const std::uint32_t> ids, std::span<
                                   std::span<const Vec2> v) {
   CF_ASSERT(p.size() == v.size() && ids.size() == p.size(),
             "spatial hash: as many ids, positions and velocities");
-  Map& map = m_maps[m_write];
   const auto [k, fit] =
-      reserve(map, static_cast<std::uint32_t>(std::min({ids.size(), p.size(), v.size()})));
+      reserve(static_cast<std::uint32_t>(std::min({ids.size(), p.size(), v.size()})));
   for (std::uint32_t i = 0; i < fit; ++i)
-    put(map, k + i, ids[i], p[i], v[i]);
+    put(k + i, ids[i], p[i], v[i]);
   return fit;
 }
 
 void SpatialHash::swap() {
-  m_write ^= 1;
-  Map& map = m_maps[m_write];
-  map.count.store(0, std::memory_order_relaxed);
-  // A new tick number makes every head of this map read as empty. Once in 2^32 swaps the
-  // numbers wrap around: each map then really clears its heads when it next becomes the write
-  // map (a head left from 2^32 ticks ago could otherwise carry a live tick number).
-  if (++m_tick == 0) {
-    m_tick = 1;
-    m_maps[0].stale = true;
-    m_maps[1].stale = true;
+  // A counting sort of this tick's items by bucket. Counts go to m_start[b + 2], so that after
+  // the prefix sums m_start[b + 1] is bucket b's first place; placing each item advances it to
+  // the next bucket's first place, which leaves m_start[b] = bucket b's first place for all b.
+  const std::uint32_t n = std::min(m_count.load(std::memory_order_relaxed), m_max_items);
+  std::uint32_t* start = m_start.get();
+  std::fill(start, start + m_buckets + 2, 0U);
+  for (std::uint32_t i = 0; i < n; ++i)
+    ++start[m_inserted[i].bucket + 2];
+  for (std::uint32_t b = 2; b < m_buckets + 2; ++b)
+    start[b] += start[b - 1];
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Item& it = m_inserted[i];
+    m_sorted[start[it.bucket + 1]++] = it;
   }
-  if (map.stale) {
-    for (std::uint32_t b = 0; b < m_buckets; ++b)
-      map.heads[b].store(head_of(0, kEnd), std::memory_order_relaxed);
-    map.stale = false;
-  }
-  map.tick = m_tick;
+  m_read_count = n;
+  m_count.store(0, std::memory_order_relaxed);
 }
 
 std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint64_t* found,
                                   std::uint32_t cap) const {
-  const Map& map = m_maps[m_write ^ 1];
-  const float r2 = radius * radius;
   const CellRange c = cells_around(px, py, radius);
-  const Item* items = map.items.get();
-  std::uint32_t n = 0;
-  // Branch-free test: whether an item is kept is a coin toss the predictor cannot learn, so
-  // every item is written and the count only moves past the kept ones.
-  const auto scan = [&](std::uint32_t k, std::uint64_t key) {
-    for (; k != kEnd; k = items[k].next) {
-      const Item& it = items[k];
-      const float dx = it.x - px;
-      const float dy = it.y - py;
-      found[n] = (static_cast<std::uint64_t>(it.id) << 32U) | k;
-      // it.cell != key: another cell in the same bucket.
-      n += static_cast<std::uint32_t>((it.cell == key) & (dx * dx + dy * dy <= r2));
-      if (n == cap) return false;
-    }
-    return true;
-  };
   const std::int64_t nx = std::int64_t{c.x1} - c.x0 + 1;
   const std::int64_t ny = std::int64_t{c.y1} - c.y0 + 1;
-  if (nx <= 0 || ny <= 0) return 0;
-  if (nx * ny > kGather) {  // A wide query: cell by cell.
+  if (nx <= 0 || ny <= 0 || m_read_count == 0) return 0;
+  const float r2 = radius * radius;
+  const Item* items = m_sorted.get();
+  const std::uint32_t* start = m_start.get();
+  // A row's cells x0 .. x1 are the consecutive buckets from (row base + x0), wrapping around the
+  // table: at most every bucket once.
+  const auto len = static_cast<std::uint32_t>(std::min<std::int64_t>(nx, m_buckets));
+  const auto span_x = static_cast<std::uint32_t>(nx - 1);
+  std::uint32_t n = 0;
+  // The usual query has 2 or 3 rows: fetch every row's first items before scanning any, so
+  // their cache misses overlap instead of following one another.
+  if (ny <= kPrefetchRows) {
     for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
-      const std::uint32_t base = row_base(cy);
-      for (std::int32_t cx = c.x0; cx <= c.x1; ++cx) {
-        const std::uint32_t b = (base + static_cast<std::uint32_t>(cx)) & m_mask;
-        if (!scan(first_item(map.heads[b].load(std::memory_order_relaxed), map.tick),
-                  cell_key(cx, cy)))
-          return cap + 1;
-      }
+      const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+      __builtin_prefetch(&start[b0]);
     }
-    return n;
+    for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
+      const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+      __builtin_prefetch(&items[start[b0]]);
+    }
   }
-  // The usual query (3 x 3 cells when the cell is the radius): read all the heads first, then
-  // fetch every list's first item, then walk the lists, so the cache misses overlap instead of
-  // following one another.
-  std::uint32_t first[kGather];
-  std::uint64_t keys[kGather];
-  std::uint32_t cells = 0;
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
-    const std::uint32_t base = row_base(cy);
-    for (std::int32_t cx = c.x0; cx <= c.x1; ++cx) {
-      const std::uint32_t b = (base + static_cast<std::uint32_t>(cx)) & m_mask;
-      first[cells] = first_item(map.heads[b].load(std::memory_order_relaxed), map.tick);
-      keys[cells] = cell_key(cx, cy);
-      ++cells;
-    }
-  }
-  // Keep the lists that have items, fetch their first items, then walk them side by side (one
-  // item of each in turn), so the cache misses of different lists overlap.
-  std::uint32_t live = 0;
-  for (std::uint32_t i = 0; i < cells; ++i) {
-    first[live] = first[i];
-    keys[live] = keys[i];
-    live += static_cast<std::uint32_t>(first[i] != kEnd);
-  }
-  for (std::uint32_t i = 0; i < live; ++i)
-    __builtin_prefetch(&items[first[i]]);
-  while (live > 0) {
-    for (std::uint32_t i = 0; i < live;) {
-      const Item& it = items[first[i]];
-      const float dx = it.x - px;
-      const float dy = it.y - py;
-      found[n] = (static_cast<std::uint64_t>(it.id) << 32U) | first[i];
-      n += static_cast<std::uint32_t>((it.cell == keys[i]) & (dx * dx + dy * dy <= r2));
-      if (n == cap) return cap + 1;
-      if (it.next == kEnd) {  // This list is done: the last one takes its place.
-        --live;
-        first[i] = first[live];
-        keys[i] = keys[live];
-      } else {
-        first[i] = it.next;
-        __builtin_prefetch(&items[it.next]);
-        ++i;
+    const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+    const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
+    // Branch-free test: whether an item is kept is a coin toss the predictor cannot learn, so
+    // every item is written and the count only moves past the kept ones. Another cell that
+    // shares a bucket (another row, or x beyond the table) fails the cell test.
+    const auto scan = [&](std::uint32_t from, std::uint32_t to) {
+      for (std::uint32_t k = from; k < to; ++k) {
+        const Item& it = items[k];
+        const float dx = it.x - px;
+        const float dy = it.y - py;
+        found[n] = (static_cast<std::uint64_t>(it.id) << 32U) | k;
+        n += static_cast<std::uint32_t>(
+            (it.cy == cy) &
+            (static_cast<std::uint32_t>(it.cx) - static_cast<std::uint32_t>(c.x0) <= span_x) &
+            (dx * dx + dy * dy <= r2));
+        if (n == cap) return false;
       }
+      return true;
+    };
+    if (b1 <= m_buckets) {
+      if (!scan(start[b0], start[b1])) return cap + 1;
+    } else {
+      if (!scan(start[b0], start[m_buckets]) || !scan(start[0], start[b1 - m_buckets]))
+        return cap + 1;
     }
   }
   return n;
@@ -275,7 +218,7 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
     std::sort(found, found + n);
   }
   out.resize(n);
-  const Item* items = m_maps[m_write ^ 1].items.get();
+  const Item* items = m_sorted.get();
   for (std::uint32_t i = 0; i < n; ++i)
     out[i] = make(items[static_cast<std::uint32_t>(found[i])]);
 }
@@ -288,8 +231,6 @@ void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
   collect(p, radius, out, [](const Item& it) { return Hit{it.id, it.x, it.y, it.vx, it.vy}; });
 }
 
-std::uint32_t SpatialHash::size() const {
-  return std::min(m_maps[m_write ^ 1].count.load(std::memory_order_relaxed), m_max_items);
-}
+std::uint32_t SpatialHash::size() const { return m_read_count; }
 
 }  // namespace cityforge::sim

@@ -13,16 +13,16 @@
 namespace cityforge::sim {
 
 /// Double-buffered spatial hash for neighbour queries (seeds/002: the crowd's avoidance). Each
-/// tick, agents insert themselves into the write map from any thread, lock-free (an atomic
-/// counter hands out item slots, an atomic exchange pushes the slot onto its bucket's list);
-/// queries read the map of the previous tick, which nobody writes, so they need no locks
-/// either. Nothing is ever removed: swap() makes the write map the read map and empties the
-/// other one for the next tick in O(1) (each bucket head carries the tick it was written in, so
-/// a head from an older tick reads as empty and nothing needs clearing). Buckets hash the cell
-/// coordinates, so the map is unbounded in space; a query checks each item's cell and distance.
-/// Results are returned sorted by id, so they do not depend on the order (or thread) of
-/// insertion. Cells of one row map to consecutive buckets, so a query's row of cells reads one
-/// or two cache lines of heads. A cell about the usual query radius is best (3 x 3 cells).
+/// tick, agents insert themselves into the write buffer from any thread, lock-free (an atomic
+/// counter hands out item slots); queries read the map of the previous tick, which nobody
+/// writes, so they need no locks either. swap() turns the inserted items into that map with
+/// one counting sort by bucket (O(items + buckets)): the items of a bucket lie together, and
+/// since the cells of one row map to consecutive buckets, a query reads one contiguous run of
+/// items per row of cells (3 runs for the usual 3 x 3 cells) instead of chasing a list per cell
+/// through memory in insertion order. Buckets hash the cell coordinates, so the map is
+/// unbounded in space; a query checks each item's cell and distance. Results are returned
+/// sorted by id, so they do not depend on the order (or thread) of insertion. A cell about the
+/// usual query radius is best (3 x 3 cells).
 class SpatialHash {
  public:
   /// cell_m: edge of a cell (about the usual query radius). max_items: per tick (inserts past
@@ -74,25 +74,18 @@ class SpatialHash {
     float vx = 0;
     float vy = 0;
     std::uint32_t id = 0;
-    std::uint32_t next = 0;  // Next item of the same bucket, or none.
-    std::uint64_t cell = 0;  // cx in the high half, cy in the low half.
-  };
-  struct Map {
-    std::unique_ptr<Item[]> items;
-    // Per bucket: (tick << 32) | first item; a head whose tick is not the map's is empty.
-    std::unique_ptr<std::atomic<std::uint64_t>[]> heads;
-    std::atomic<std::uint32_t> count{0};
-    std::uint32_t tick = 0;
-    bool stale = false;  // Tick numbers wrapped around: clear the heads before the next use.
+    std::uint32_t bucket = 0;
+    std::int32_t cx = 0;
+    std::int32_t cy = 0;
   };
   struct CellRange {
     std::int32_t x0, x1, y0, y1;
   };
   CellRange cells_around(float px, float py, float radius) const;
   std::uint32_t row_base(std::int32_t cy) const;
-  void put(Map& map, std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
-  /// Hands out n consecutive item slots of `map` with one atomic add: (first, how many fit).
-  std::pair<std::uint32_t, std::uint32_t> reserve(Map& map, std::uint32_t n);
+  void put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
+  /// Hands out n consecutive item slots with one atomic add: (first, how many fit).
+  std::pair<std::uint32_t, std::uint32_t> reserve(std::uint32_t n);
   // Items of the read map within `radius` of (px, py) as (id << 32 | slot), in no order, into
   // `found`; the count, or cap + 1 when `cap` entries were not enough.
   std::uint32_t gather(float px, float py, float radius, std::uint64_t* found,
@@ -106,9 +99,13 @@ class SpatialHash {
   std::uint32_t m_mask;
   std::uint32_t m_shift;  // 32 - log2(bucket count), for the row hash.
   std::uint32_t m_buckets;
-  std::uint32_t m_tick = 1;  // Last tick number handed to a map; 0 is never a live tick.
-  Map m_maps[2];
-  int m_write = 0;
+  // This tick's inserts, in slot order.
+  std::unique_ptr<Item[]> m_inserted;
+  std::atomic<std::uint32_t> m_count{0};
+  // Last tick's items ordered by bucket; bucket b's are [m_start[b], m_start[b + 1]).
+  std::unique_ptr<Item[]> m_sorted;
+  std::unique_ptr<std::uint32_t[]> m_start;  // m_buckets + 2 (the sort's cursors use one more).
+  std::uint32_t m_read_count = 0;
 };
 
 }  // namespace cityforge::sim
