@@ -159,7 +159,7 @@ void tick_active(Crowd::Impl& m) {
             const LaneId lane = a.lane;
             wander_sync(m, a, now);
             const Frame g =
-                frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+                frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
             const Vec2 v = g.t * static_cast<double>(a.dir * m.shepherds.walkers[a.step].speed_mps);
             st.vx = static_cast<float>(v.x);
             st.vy = static_cast<float>(v.y);
@@ -170,7 +170,7 @@ void tick_active(Crowd::Impl& m) {
           evaluate(m, id, a, now);
           const float len = m.net.length_m[a.lane];
           const Frame f =
-              frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+              frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
           const Vec2 w = f.t * static_cast<double>(a.dir);  // Walking direction.
           const Vec2 left{-w.y, w.x};
           const double speed = move_speed(m, a);
@@ -223,7 +223,7 @@ void tick_active(Crowd::Impl& m) {
           st.vx = static_cast<float>(v.x);
           st.vy = static_cast<float>(v.y);
           const Frame g =
-              frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+              frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
           batch.add(id, g.p, v);
         }
         // One atomic add for the block's slots in this tick's map (lock-free, insert only).

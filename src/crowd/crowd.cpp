@@ -77,6 +77,7 @@ std::optional<Error> validate(const Config& c) {
 Crowd::Impl::Impl(const traffic::Network& n, const Config& c, Seed s, std::uint32_t total,
                   const std::vector<Footprint>& buildings)
     : net(n),
+      frames(n),
       config(c),
       seed(s),
       walk(build_walk_network(n, buildings)),
@@ -259,8 +260,9 @@ void update_lod(Crowd::Impl& m) {
           }
           if (wandering(a)) wander_sync(m, a, now);
           const bool active = a.lod == Lod::high || a.lod == Lod::medium;
-          const Frame f = active ? frame_at(m.net, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral)
-                                 : position_at(m, a, now);
+          const Frame f = active
+                              ? frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral)
+                              : position_at(m, a, now);
           pos[id] = Vec3{f.p.x, f.p.y, f.z};
           levels[id] = a.lod;
         }
@@ -315,7 +317,7 @@ void update_lod(Crowd::Impl& m) {
     const auto it =
         std::lower_bound(before.begin(), before.end(), std::make_pair(c.id, std::uint32_t{0}));
     if (it == before.end() || it->first != c.id || it->second != slot) {
-      const Frame f = frame_at(m.net, a.lane, a.s0, 0);
+      const Frame f = frame_at(m.frames, a.lane, a.s0, 0);
       const float v = move_speed(m, a);
       m.slots[slot] = {static_cast<float>(f.t.x * a.dir * v), static_cast<float>(f.t.y * a.dir * v),
                        0, 0};
@@ -446,7 +448,7 @@ PedestrianView Crowd::view(std::uint32_t id) const {
   v.s_m = active || indoors(a) ? a.s0 : s_at(m, a, m.time_s);
   v.lateral_m = a.lateral;
   v.dir = a.dir;
-  const Frame f = frame_at(m.net, a.lane, v.s_m, a.dir > 0 ? a.lateral : -a.lateral);
+  const Frame f = frame_at(m.frames, a.lane, v.s_m, a.dir > 0 ? a.lateral : -a.lateral);
   v.position = Vec3{f.p.x, f.p.y, f.z};
   Vec2 vel = f.t * static_cast<double>(a.dir * (indoors(a) ? 0.0f : move_speed(m, a)));
   if (active) {

@@ -83,7 +83,7 @@ void come_out(Crowd::Impl& m, std::uint32_t id) {
   } else {
     a.lod = Lod::high;
     const std::uint32_t slot = m.pool.slot_of(id);
-    const Frame f = frame_at(m.net, a.lane, a.s0, 0);
+    const Frame f = frame_at(m.frames, a.lane, a.s0, 0);
     const float v = move_speed(m, a);
     m.slots[slot] = {static_cast<float>(f.t.x * a.dir * v), static_cast<float>(f.t.y * a.dir * v),
                      0, 0};
@@ -175,7 +175,7 @@ void react_to_hazards(Crowd::Impl& m) {
       if (indoors(a) || a.lod == Lod::off || a.behaviour == Behaviour::flee) continue;
       if (wandering(a)) wander_sync(m, a, now);
       const float s = active(a) ? a.s0 : s_at(m, a, now);
-      const Frame f = frame_at(m.net, a.lane, s, a.dir > 0 ? a.lateral : -a.lateral);
+      const Frame f = frame_at(m.frames, a.lane, s, a.dir > 0 ? a.lateral : -a.lateral);
       const Vec2 rel = f.p - origin;
       const double along = dot(rel, ahead);
       const double side = dot(rel, left);

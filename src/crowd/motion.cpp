@@ -94,6 +94,95 @@ float s_at(const Crowd::Impl& m, const Agent& a, double t) {
   return static_cast<float>(std::clamp(s, 0.0, static_cast<double>(len)));
 }
 
+namespace {
+
+Vec2 unit_or(Vec2 v, Vec2 fallback) {
+  const double vl = std::sqrt(dot(v, v));
+  return vl > 1e-9 ? v / vl : fallback;
+}
+
+// The geometry of segment (k - 1, k) of the polyline of points [b, e) that frame_at needs.
+SegmentFrame segment_frame(const traffic::Network& net, std::uint32_t b, std::uint32_t e,
+                           std::uint32_t k) {
+  const Vec3& p0 = net.points[k - 1];
+  const Vec3& p1 = net.points[k];
+  Vec2 t{p1.x - p0.x, p1.y - p0.y};
+  const double l = std::sqrt(dot(t, t));
+  t = l > 1e-9 ? t / l : Vec2{1, 0};
+  // The offset follows a normal blended from vertex to vertex (each vertex's the mean of its
+  // segments'), so an offset body moves continuously round the polyline's corners instead of
+  // jumping where the segment normals change.
+  const auto normal_of = [&](std::uint32_t j) {  // Left normal of segment (j - 1, j).
+    const Vec2 d{net.points[j].x - net.points[j - 1].x, net.points[j].y - net.points[j - 1].y};
+    const double dl = std::sqrt(dot(d, d));
+    return dl > 1e-9 ? Vec2{-d.y / dl, d.x / dl} : Vec2{0, 0};
+  };
+  const Vec2 nk{-t.y, t.x};
+  SegmentFrame g;
+  g.t = t;
+  g.n0 = k - 1 > b ? unit_or(normal_of(k - 1) + nk, nk) : nk;
+  g.n1 = k + 1 < e ? unit_or(nk + normal_of(k + 1), nk) : nk;
+  return g;
+}
+
+// The segment whose end is the first point past s (kept inside the lane), trying the hint (the
+// last call's) and the next one before a binary search.
+std::uint32_t segment_of(const traffic::Network& net, std::uint32_t b, std::uint32_t e, float s,
+                         std::uint32_t hint) {
+  const auto holds = [&](std::uint32_t j) {
+    return j > b && j < e && (net.point_s[j] > s || j == e - 1) &&
+           (net.point_s[j - 1] <= s || j == b + 1);
+  };
+  if (holds(hint)) return hint;
+  if (holds(hint + 1)) return hint + 1;
+  const auto first = net.point_s.begin() + b;
+  const auto last = net.point_s.begin() + e;
+  const auto k = static_cast<std::uint32_t>(std::upper_bound(first, last, s) - net.point_s.begin());
+  return std::clamp(k, b + 1, e - 1);
+}
+
+Frame frame_from(const traffic::Network& net, std::uint32_t k, const SegmentFrame& g, float s,
+                 float lateral_lane) {
+  const Vec3& p0 = net.points[k - 1];
+  const Vec3& p1 = net.points[k];
+  const float s0 = net.point_s[k - 1];
+  const float s1 = net.point_s[k];
+  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
+  Frame f;
+  f.t = g.t;
+  f.p = Vec2{p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u};
+  f.z = static_cast<float>(p0.z + (p1.z - p0.z) * u);
+  if (lateral_lane != 0.0f) {
+    const Vec2 nk{-g.t.y, g.t.x};
+    const Vec2 n = unit_or(g.n0 * (1.0 - u) + g.n1 * u, nk);
+    f.p += n * static_cast<double>(lateral_lane);
+  }
+  return f;
+}
+
+}  // namespace
+
+LaneFrames::LaneFrames(const traffic::Network& n) : net(n) {
+  const auto lanes = static_cast<std::uint32_t>(n.length_m.size());
+  begin.assign(std::size_t{lanes} + 1, 0);
+  std::uint32_t total = 0;
+  for (LaneId l = 0; l < lanes; ++l) {
+    begin[l] = total;
+    const std::uint32_t b = n.point_begin[l];
+    const std::uint32_t e = n.point_begin[l + 1];
+    if ((n.tags[l] & (roads::kSidewalk | roads::kCrosswalk)) != 0U && e - b >= 2) total += e - b;
+  }
+  begin[lanes] = total;
+  seg.resize(total);
+  for (LaneId l = 0; l < lanes; ++l) {
+    const std::uint32_t b = n.point_begin[l];
+    const std::uint32_t e = n.point_begin[l + 1];
+    if (begin[l + 1] == begin[l]) continue;
+    for (std::uint32_t k = b + 1; k < e; ++k)
+      seg[begin[l] + (k - b)] = segment_frame(n, b, e, k);
+  }
+}
+
 Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane) {
   std::uint32_t hint = 0;
   return frame_at(net, lane, s, lateral_lane, &hint);
@@ -103,60 +192,30 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
                std::uint32_t* hint) {
   const std::uint32_t b = net.point_begin[lane];
   const std::uint32_t e = net.point_begin[lane + 1];
-  std::uint32_t k = *hint;
-  // The hint (last call's segment end) usually still holds s, or the next segment does: the
-  // same segment as the binary search finds (the first point past s, kept inside).
-  const auto holds = [&](std::uint32_t j) {
-    return j > b && j < e && (net.point_s[j] > s || j == e - 1) &&
-           (net.point_s[j - 1] <= s || j == b + 1);
-  };
-  if (!holds(k)) {
-    if (holds(k + 1)) {
-      k = k + 1;
-    } else {
-      const auto first = net.point_s.begin() + b;
-      const auto last = net.point_s.begin() + e;
-      k = static_cast<std::uint32_t>(std::upper_bound(first, last, s) - net.point_s.begin());
-      k = std::clamp(k, b + 1, e - 1);
-    }
-  }
+  const std::uint32_t k = segment_of(net, b, e, s, *hint);
   *hint = k;
-  const Vec3& p0 = net.points[k - 1];
-  const Vec3& p1 = net.points[k];
-  const float s0 = net.point_s[k - 1];
-  const float s1 = net.point_s[k];
-  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
-  Vec2 t{p1.x - p0.x, p1.y - p0.y};
-  const double l = std::sqrt(dot(t, t));
-  t = l > 1e-9 ? t / l : Vec2{1, 0};
-  Frame f;
-  f.t = t;
-  f.p = Vec2{p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u};
-  f.z = static_cast<float>(p0.z + (p1.z - p0.z) * u);
-  if (lateral_lane != 0.0f) {
-    // The offset follows a normal blended from vertex to vertex (each vertex's the mean of its
-    // segments'), so an offset body moves continuously round the polyline's corners instead of
-    // jumping where the segment normals change.
-    const auto normal_of = [&](std::uint32_t j) {  // Left normal of segment (j - 1, j).
-      const Vec2 d{net.points[j].x - net.points[j - 1].x, net.points[j].y - net.points[j - 1].y};
-      const double dl = std::sqrt(dot(d, d));
-      return dl > 1e-9 ? Vec2{-d.y / dl, d.x / dl} : Vec2{0, 0};
-    };
-    const auto unit_or = [](Vec2 v, Vec2 fallback) {
-      const double vl = std::sqrt(dot(v, v));
-      return vl > 1e-9 ? v / vl : fallback;
-    };
-    const Vec2 nk{-t.y, t.x};
-    const Vec2 n0 = k - 1 > b ? unit_or(normal_of(k - 1) + nk, nk) : nk;
-    const Vec2 n1 = k + 1 < e ? unit_or(nk + normal_of(k + 1), nk) : nk;
-    const Vec2 n = unit_or(n0 * (1.0 - u) + n1 * u, nk);
-    f.p += n * static_cast<double>(lateral_lane);
-  }
-  return f;
+  return frame_from(net, k, segment_frame(net, b, e, k), s, lateral_lane);
+}
+
+Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
+               std::uint32_t* hint) {
+  const std::uint32_t first = frames.begin[lane];
+  if (frames.begin[lane + 1] == first) return frame_at(frames.net, lane, s, lateral_lane, hint);
+  const traffic::Network& net = frames.net;
+  const std::uint32_t b = net.point_begin[lane];
+  const std::uint32_t e = net.point_begin[lane + 1];
+  const std::uint32_t k = segment_of(net, b, e, s, *hint);
+  *hint = k;
+  return frame_from(net, k, frames.seg[first + (k - b)], s, lateral_lane);
+}
+
+Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane) {
+  std::uint32_t hint = 0;
+  return frame_at(frames, lane, s, lateral_lane, &hint);
 }
 
 Frame position_at(const Crowd::Impl& m, const Agent& a, double t) {
-  return frame_at(m.net, a.lane, s_at(m, a, t), a.dir > 0 ? a.lateral : -a.lateral);
+  return frame_at(m.frames, a.lane, s_at(m, a, t), a.dir > 0 ? a.lateral : -a.lateral);
 }
 
 traffic::WalkState walk_state(const Crowd::Impl& m, LaneId crosswalk, double t) {

@@ -70,8 +70,28 @@ struct Frame {
   Vec2 t;  ///< Unit tangent of the lane (start -> end).
 };
 
+/// What frame_at computes from the geometry alone for a polyline segment: its unit tangent and
+/// the blended normals at its two ends. LaneFrames keeps them per segment of the walkable lanes
+/// (computed once by the same code, so a frame from it is bit-identical to one computed afresh)
+/// and spares the crowd's hottest loop five square roots per lookup.
+struct SegmentFrame {
+  Vec2 t;   ///< Unit tangent (start -> end), or +x for a segment of no length.
+  Vec2 n0;  ///< Left normal at the segment's start, blended with the previous segment's.
+  Vec2 n1;  ///< Same at its end, with the next segment's.
+};
+struct LaneFrames {
+  explicit LaneFrames(const traffic::Network& n);
+  const traffic::Network& net;
+  /// Per lane + 1: where its points' entries start in `seg` (the entry of point k of lane l,
+  /// for the segment that ends at k, is seg[begin[l] + k - net.point_begin[l]]); lanes that are
+  /// neither sidewalks nor crosswalks have none.
+  std::vector<std::uint32_t> begin;
+  std::vector<SegmentFrame> seg;
+};
+
 struct Crowd::Impl {
   const traffic::Network& net;
+  LaneFrames frames;  ///< frame_at's per-segment geometry of the walkable lanes.
   Config config;
   Seed seed = 0;
   WalkNetwork walk;
@@ -148,6 +168,10 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
 /// moved little since.
 Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_lane,
                std::uint32_t* hint);
+/// Same, with the segment geometry from `frames` where it has the lane (bit-identical).
+Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
+               std::uint32_t* hint);
+Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane);
 /// World position of the agent at time t (between its events).
 Frame position_at(const Crowd::Impl& m, const Agent& a, double t);
 /// Walk signal of a crosswalk at time t from its junction's plan: walk, flashing, dont_walk or
