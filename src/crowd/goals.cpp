@@ -40,7 +40,7 @@ bool route(const Crowd::Impl& m, const Agent& a, const WalkPoint& goal,
     s.gen = 0;
   }
   s.gen += 1;
-  const Vec2 g = frame_at(m.net, goal.lane, goal.s_m, 0).p;
+  const Vec2 g = frame_at(m.frames, goal.lane, goal.s_m, 0).p;
   using Item = std::pair<float, std::uint32_t>;
   std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
   const std::uint32_t start = 2 * w.index[a.lane] + (a.dir > 0 ? 1U : 0U);

@@ -102,8 +102,9 @@ Vec2 unit_or(Vec2 v, Vec2 fallback) {
 }
 
 // The geometry of segment (k - 1, k) of the polyline of points [b, e) that frame_at needs.
+// Without `normals` only the tangent is filled (a frame on the centre line needs no more).
 SegmentFrame segment_frame(const traffic::Network& net, std::uint32_t b, std::uint32_t e,
-                           std::uint32_t k) {
+                           std::uint32_t k, bool normals = true) {
   const Vec3& p0 = net.points[k - 1];
   const Vec3& p1 = net.points[k];
   Vec2 t{p1.x - p0.x, p1.y - p0.y};
@@ -120,6 +121,7 @@ SegmentFrame segment_frame(const traffic::Network& net, std::uint32_t b, std::ui
   const Vec2 nk{-t.y, t.x};
   SegmentFrame g;
   g.t = t;
+  if (!normals) return g;
   g.n0 = k - 1 > b ? unit_or(normal_of(k - 1) + nk, nk) : nk;
   g.n1 = k + 1 < e ? unit_or(nk + normal_of(k + 1), nk) : nk;
   return g;
@@ -194,7 +196,7 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
   const std::uint32_t e = net.point_begin[lane + 1];
   const std::uint32_t k = segment_of(net, b, e, s, *hint);
   *hint = k;
-  return frame_from(net, k, segment_frame(net, b, e, k), s, lateral_lane);
+  return frame_from(net, k, segment_frame(net, b, e, k, lateral_lane != 0.0f), s, lateral_lane);
 }
 
 Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
