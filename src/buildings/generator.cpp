@@ -136,8 +136,11 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
         s.length_m = f.length_m;
         s.grammar = f.grammar;
         s.fits = f.fits;
+        s.z0_m = w.base_z_m + f.z0_m;
+        s.z1_m = w.base_z_m + f.z1_m;
         for (std::uint32_t k = f.first; k < f.first + f.count; ++k) {
           s.spans.push_back({w.placed[k].t0, w.placed[k].t1});
+          s.removed.push_back(w.placed[k].removed ? 1 : 0);
         }
         out.spans.push_back(std::move(s));
       }

@@ -3,11 +3,17 @@
 // 29:14-30:30). Conservative: a module goes only if every sample point (corners of its bounds
 // in the facade plane, the centre, a 3 x 3 grid for corner pieces), pushed out of the wall,
 // lies inside another building of the lot or of an adjacent lot of the same block (whose
-// volumes come from its DNA, so lots stay independent jobs).
+// volumes come from its DNA, so lots stay independent jobs), and that building's wall lies
+// against this one: parallel within a degree, or the wall deeper inside it than the push.
+// Walls meeting at an angle leave a wedge-shaped crack open to the street, and a module at
+// its narrow end is seen through it, however close the walls come.
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "buildings/detail/gen_internal.hpp"
+#include "cityforge/core/polyline.hpp"
 
 namespace cityforge::buildings::detail {
 namespace {
@@ -22,6 +28,30 @@ struct Solid {
 };
 
 constexpr double kInsetM = 0.01;
+constexpr double kParallelSin = 0.0175;  // sin(1 degree)
+
+// Whether the wall through `wall` with direction `dir` lies against the boundary of `poly`
+// (which holds the point pushed `push_m` out of it): its nearest edge is parallel, or it is
+// no nearer than the push.
+bool lies_against(const Polygon& poly, Vec2 wall, Vec2 dir, double push_m) {
+  double best = std::numeric_limits<double>::infinity();
+  Vec2 edge{1.0, 0.0};
+  for (std::size_t r = 0; r <= poly.holes.size(); ++r) {
+    const Ring& ring = r == 0 ? poly.outer : poly.holes[r - 1];
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      const Vec2 a = ring[i];
+      const Vec2 b = ring[(i + 1) % ring.size()];
+      const double d = segment_distance(a, b, wall);
+      if (d < best) {
+        best = d;
+        edge = b - a;
+      }
+    }
+  }
+  if (best >= push_m) return true;
+  const double len = length(edge);
+  return len > 0.0 && std::fabs(cross(dir, edge)) < kParallelSin * len;
+}
 
 }  // namespace
 
@@ -55,13 +85,14 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
     solids.push_back(Solid{outside, &n.footprint, n.bounds, n.z0, n.z1, 0});
   }
   // Walls inside another building hide; imported parts also hide walls of other parts.
-  auto inside_other = [&](std::uint32_t self, std::uint32_t self_volume, Vec2 p, double z) {
+  auto inside_other = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z) {
+    const Vec2 p = wall + f.normal * push_m;
     for (const Solid& s : solids) {
-      const bool own = s.building == self && (!works[self].imported || s.volume == self_volume);
+      const bool own = s.building == self && (!works[self].imported || s.volume == f.volume);
       if (own || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
         continue;
       }
-      if (polygon_contains(*s.footprint, p)) {
+      if (polygon_contains(*s.footprint, p) && lies_against(*s.footprint, wall, f.dir, push_m)) {
         return true;
       }
     }
@@ -94,11 +125,11 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
         ts = {ta, tb};
         zs = {za, zb};
       }
-      bool all = inside_other(self, f.volume, f.a + f.dir * tm + f.normal * push_m, zm);
+      bool all = inside_other(self, f, f.a + f.dir * tm, zm);
       for (std::size_t i = 0; all && i < ts.size(); ++i) {
-        const Vec2 q = f.a + f.dir * ts[i] + f.normal * push_m;
+        const Vec2 q = f.a + f.dir * ts[i];
         for (std::size_t j = 0; all && j < zs.size(); ++j) {
-          all = inside_other(self, f.volume, q, zs[j]);
+          all = inside_other(self, f, q, zs[j]);
         }
       }
       if (all) {

@@ -110,6 +110,9 @@ struct FacadeSpan {
   std::uint32_t edge = 0;   ///< Edge i: ring[i] -> ring[i+1].
   double length_m = 0.0;
   std::vector<std::array<double, 2>> spans;  ///< [t0, t1] along the edge, sorted, incl. corners.
+  std::vector<std::uint8_t> removed;         ///< Per span: 1 where occlusion removed the module.
+  double z0_m = 0.0;  ///< Floor bottom and top, engine metres (base included).
+  double z1_m = 0.0;
   std::int32_t grammar = -1;  ///< Chosen grammar index in the level, -1 if none needed.
   bool fits = true;           ///< false: the fallback compressed a grammar.
 };
