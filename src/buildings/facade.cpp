@@ -3,6 +3,7 @@
 // of the floor's level (seeds/000, 27:59-29:14).
 
 #include <cmath>
+#include <vector>
 
 #include "buildings/detail/gen_internal.hpp"
 
@@ -17,7 +18,7 @@ double mesh_height(const Style& style, const ModuleDef& m) {
 
 double facade_yaw(Vec2 dir) { return std::atan2(-dir.y, -dir.x); }
 
-void place_facades(BuildingWork& work) {
+void place_facades(BuildingWork& work, const PartyWalls* walls) {
   const Style& style = *work.style;
   const std::vector<Volume>& volumes = work.building.volumes;
   work.floors = slice_floors(volumes, style);
@@ -36,7 +37,32 @@ void place_facades(BuildingWork& work) {
     }
   }
 
-  // 2. Per floor, ring and edge: corner pieces at both ends, the grammar in between.
+  // 2. Per volume, ring and edge: where other buildings' walls lying against it begin and end
+  // (the same for every floor of the volume, so windows stay in columns).
+  std::vector<std::vector<std::vector<std::vector<double>>>> breaks(volumes.size());
+  for (std::size_t v = 0; walls != nullptr && v < volumes.size(); ++v) {
+    const Polygon& fp = volumes[v].footprint;
+    breaks[v].resize(fp.holes.size() + 1);
+    for (std::size_t r = 0; r <= fp.holes.size(); ++r) {
+      const Ring& ring = r == 0 ? fp.outer : fp.holes[r - 1];
+      const RingCorners& rc = corners[v][r];
+      breaks[v][r].resize(ring.size());
+      for (std::size_t e = 0; e < ring.size(); ++e) {
+        const Vec2 a = ring[e];
+        const Vec2 b = ring[(e + 1) % ring.size()];
+        breaks[v][r][e] =
+            party_wall_breaks(*walls, static_cast<std::uint32_t>(v), a, b,
+                              work.base_z_m + volumes[v].z0_m, work.base_z_m + volumes[v].z1_m,
+                              rc.start_m[e], distance(a, b) - rc.end_m[e], style.min_wall_m);
+      }
+    }
+  }
+
+  // 3. Per floor, ring and edge: corner pieces at both ends, the grammar in between (in each
+  // piece between party wall ends).
+  std::vector<double> ends;
+  std::vector<GrammarFit> fits;
+  std::vector<std::size_t> chosen;
   for (std::size_t fi = 0; fi < work.floors.size(); ++fi) {
     const Floor& floor = work.floors[fi];
     const Level& level = level_of(style, floor.level);
@@ -69,19 +95,40 @@ void place_facades(BuildingWork& work) {
         }
         const double usable = f.length_m - s - t;
         if (usable > 1e-6 && !level.grammars.empty()) {
-          GrammarFit fit;
-          f.grammar =
-              static_cast<std::int32_t>(choose_grammar(level.grammars, widths, usable, &fit));
-          f.fits = fit.fits;
-          if (!fit.fits) {
+          // The pieces between party wall ends, each fitted alone while every one fits; else
+          // the whole edge as one.
+          ends.assign(1, s);
+          if (walls != nullptr) {
+            const std::vector<double>& cut = breaks[floor.volume][r][e];
+            ends.insert(ends.end(), cut.begin(), cut.end());
+          }
+          ends.push_back(f.length_m - t);
+          fits.assign(ends.size() - 1, GrammarFit{});
+          chosen.assign(ends.size() - 1, 0);
+          bool all = true;
+          for (std::size_t k = 0; k + 1 < ends.size(); ++k) {
+            chosen[k] = choose_grammar(level.grammars, widths, ends[k + 1] - ends[k], &fits[k]);
+            all = all && fits[k].fits;
+          }
+          if (!all && ends.size() > 2) {
+            ends = {s, f.length_m - t};
+            fits.resize(1);
+            chosen.resize(1);
+            chosen[0] = choose_grammar(level.grammars, widths, usable, &fits[0]);
+          }
+          f.grammar = static_cast<std::int32_t>(chosen[0]);
+          f.fits = fits[0].fits;
+          if (!fits[0].fits) {
             ++work.fallbacks;
           }
-          for (const FittedModule& m : fit.modules) {
-            if (m.width_m <= 0.0) {
-              continue;
+          for (std::size_t k = 0; k < fits.size(); ++k) {
+            for (const FittedModule& m : fits[k].modules) {
+              if (m.width_m <= 0.0) {
+                continue;
+              }
+              work.placed.push_back(Placed{m.module, facade_index, ends[k] + m.offset_m,
+                                           ends[k] + m.offset_m + m.width_m, false});
             }
-            work.placed.push_back(
-                Placed{m.module, facade_index, s + m.offset_m, s + m.offset_m + m.width_m, false});
           }
         }
         if (t > 0.0) {

@@ -18,7 +18,7 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
                                const std::vector<double>* footing) {
   Output out;
   std::vector<BuildingWork> works;
-  // 1. Volumes, floors, corners and facades per building.
+  // 1. Volumes per building.
   for (std::size_t pi = 0; pi < lot.parcels.size(); ++pi) {
     const lots::Parcel& parcel = lot.parcels[pi];
     if (!parcel.has_building) {
@@ -51,16 +51,23 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     for (const Volume& v : b.volumes) {
       b.height_m = std::max(b.height_m, v.z1_m);
     }
-    place_facades(w);
-    b.floors = static_cast<std::uint32_t>(w.floors.size());
     works.push_back(std::move(w));
+  }
+  // Facades, fitted between the ends of other buildings' walls lying against them.
+  const std::vector<LotSolid> solids = lot_solids(works, neighbours);
+  for (std::size_t k = 0; k < works.size(); ++k) {
+    BuildingWork& w = works[k];
+    const PartyWalls walls{&solids, static_cast<std::uint32_t>(k), w.imported,
+                           config.occlusion_push_m};
+    place_facades(w, &walls);
+    w.building.floors = static_cast<std::uint32_t>(w.floors.size());
   }
 
   // 2. Occlusion of touching walls within the lot and against the adjacent lots' buildings.
   for (const BuildingWork& w : works) {
     out.stats.modules_before_occlusion += w.placed.size();
   }
-  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m, neighbours);
+  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m, solids);
 
   // 3. Entrances, rooms, signage and overrides; then instances and roofs.
   for (BuildingWork& w : works) {

@@ -18,15 +18,6 @@
 namespace cityforge::buildings::detail {
 namespace {
 
-struct Solid {
-  std::uint32_t building = 0;
-  const Polygon* footprint = nullptr;
-  Aabb2 bounds;
-  double z0 = 0.0;
-  double z1 = 0.0;
-  std::uint32_t volume = 0;
-};
-
 constexpr double kInsetM = 0.01;
 constexpr double kParallelSin = 0.0175;  // sin(1 degree)
 
@@ -55,21 +46,13 @@ bool lies_against(const Polygon& poly, Vec2 wall, Vec2 dir, double push_m) {
 
 }  // namespace
 
-std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
-                        const std::vector<NeighbourSolid>& neighbours) {
-  bool parts = false;  // An imported building whose mapped parts may hide each other's walls.
-  for (const BuildingWork& w : works) {
-    parts = parts || (w.imported && w.building.volumes.size() > 1);
-  }
-  if ((works.size() + neighbours.size() < 2 && !parts) || works.empty()) {
-    return 0;
-  }
-  // 1. Every volume of the lot as a solid in lot coordinates.
-  std::vector<Solid> solids;
+std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
+                                 const std::vector<NeighbourSolid>& neighbours) {
+  std::vector<LotSolid> solids;
   for (std::size_t b = 0; b < works.size(); ++b) {
     for (std::size_t vi = 0; vi < works[b].building.volumes.size(); ++vi) {
       const Volume& v = works[b].building.volumes[vi];
-      Solid s;
+      LotSolid s;
       s.volume = static_cast<std::uint32_t>(vi);
       s.building = static_cast<std::uint32_t>(b);
       s.footprint = &v.footprint;
@@ -82,12 +65,28 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
   // Buildings of adjacent lots hide walls too (street walls share party walls across lots).
   const auto outside = static_cast<std::uint32_t>(works.size());
   for (const NeighbourSolid& n : neighbours) {
-    solids.push_back(Solid{outside, &n.footprint, n.bounds, n.z0, n.z1, 0});
+    solids.push_back(LotSolid{outside, 0, &n.footprint, n.bounds, n.z0, n.z1});
+  }
+  return solids;
+}
+
+std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
+                        const std::vector<LotSolid>& solids) {
+  bool parts = false;  // An imported building whose mapped parts may hide each other's walls.
+  for (const BuildingWork& w : works) {
+    parts = parts || (w.imported && w.building.volumes.size() > 1);
+  }
+  bool others = false;
+  for (const LotSolid& s : solids) {
+    others = others || s.building != solids.front().building;
+  }
+  if ((!others && !parts) || works.empty()) {
+    return 0;
   }
   // Walls inside another building hide; imported parts also hide walls of other parts.
   auto inside_other = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z) {
     const Vec2 p = wall + f.normal * push_m;
-    for (const Solid& s : solids) {
+    for (const LotSolid& s : solids) {
       const bool own = s.building == self && (!works[self].imported || s.volume == f.volume);
       if (own || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
         continue;

@@ -162,6 +162,36 @@ TEST(BuildingOcclusion, TouchingBoxesLoseSharedWallOnly) {
   }
 }
 
+// Issue 30: a short building against the middle of a long wall. The long wall is fitted piece
+// by piece between the ends of the short one's wall, so on the floors the short building
+// covers, the modules removed are exactly its wall's length: none left half hidden.
+TEST(BuildingOcclusion, ALongWallIsFittedBetweenTheEndsOfAShorterNeighbour) {
+  const StyleLibrary lib = library_of(test_style());
+  const auto a = dna(lots::FootprintShape::rectangle, 30, 10, {15, 5}, 10.0);
+  const auto b = dna(lots::FootprintShape::rectangle, 9.3, 8, {13.35, 14}, 7.0);
+  const Output both = generate(lot_of(0, {parcel_for(a), parcel_for(b)}), lib);
+  expect_covered(both, "party wall pieces");
+  const auto floors = detail::slice_floors(both.buildings[0].volumes, test_style());
+  std::size_t covered_floors = 0;
+  for (const FacadeSpan& f : both.spans) {
+    if (f.building != 0 || f.edge != 2) continue;  // A's north wall, (30, 10) -> (0, 10).
+    double removed_m = 0.0;
+    for (std::size_t k = 0; k < f.spans.size(); ++k) {
+      if (f.removed[k] == 0) continue;
+      removed_m += f.spans[k][1] - f.spans[k][0];
+      EXPECT_GE(f.spans[k][0], 12.0 - 1e-6) << "floor " << f.floor;
+      EXPECT_LE(f.spans[k][1], 21.3 + 1e-6) << "floor " << f.floor;
+    }
+    if (floors[f.floor].z1_m <= 7.0 + 1e-9) {
+      ++covered_floors;
+      EXPECT_NEAR(removed_m, 9.3, 1e-6) << "floor " << f.floor;
+    } else {
+      EXPECT_EQ(removed_m, 0.0) << "floor " << f.floor << " stands above the neighbour";
+    }
+  }
+  EXPECT_EQ(covered_floors, 2U);
+}
+
 TEST(BuildingRun, ModulesMadeAgainPerLotAreTheRunsOwn) {
   // A tiled region keeps no instances (keep_instances false); each tile makes its buildings'
   // modules again from their lots. Party walls hide modules, so a lot must be made among its

@@ -94,8 +94,6 @@ double mesh_height(const Style& style, const ModuleDef& m);
 /// Facade yaw: module +x runs against the edge direction so +y points out of the building.
 double facade_yaw(Vec2 dir);
 
-/// Slices floors, finds corners and fits grammars to every facade (facade.cpp).
-void place_facades(BuildingWork& work);
 /// A volume of a building of a neighbouring lot, in absolute coordinates: read-only context for
 /// occlusion, derived from that lot's DNA alone so every lot stays an independent job.
 struct NeighbourSolid {
@@ -105,10 +103,46 @@ struct NeighbourSolid {
   double z1 = 0.0;
 };
 
-/// Removes modules on walls touching other buildings of the lot or the `neighbours` (volumes of
-/// buildings of adjacent lots) (occlusion.cpp). Returns the number removed.
+/// A volume that may hide walls: of a building of the lot (`building` its index in the works)
+/// or of a neighbouring lot (`building` = the number of works). Points into what made it.
+struct LotSolid {
+  std::uint32_t building = 0;
+  std::uint32_t volume = 0;
+  const Polygon* footprint = nullptr;
+  Aabb2 bounds;
+  double z0 = 0.0;  ///< Absolute heights.
+  double z1 = 0.0;
+};
+
+/// The volumes of every building of `works` and the `neighbours` (occlusion.cpp).
+std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
+                                 const std::vector<NeighbourSolid>& neighbours);
+
+/// Another building's wall lying against a facade edge: the solids, the push that counts as
+/// touching and the shortest wall piece a party wall may leave (the style's minimum wall).
+struct PartyWalls {
+  const std::vector<LotSolid>* solids = nullptr;
+  std::uint32_t self = 0;  ///< This building's index among the solids.
+  bool imported = false;   ///< Its volumes are mapped parts that may hide each other's walls.
+  double push_m = 0.05;
+};
+
+/// Where other buildings' walls lying against the edge a -> b of volume `volume` (absolute
+/// heights z0..z1) begin or end, as distances from a inside (from, to), every piece between
+/// them at least min_m long (party_walls.cpp). Empty when nothing lies against it.
+std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t volume, Vec2 a, Vec2 b,
+                                      double z0, double z1, double from, double to, double min_m);
+
+/// Slices floors, finds corners and fits grammars to every facade (facade.cpp); with `walls`,
+/// an edge against which another building stands is fitted piece by piece between the ends of
+/// that building's wall, the same pieces on every floor, so occlusion can take the pieces the
+/// other building hides whole.
+void place_facades(BuildingWork& work, const PartyWalls* walls);
+
+/// Removes modules on walls touching other buildings of the lot or of adjacent lots (`solids`
+/// from lot_solids) (occlusion.cpp). Returns the number removed.
 std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
-                        const std::vector<NeighbourSolid>& neighbours);
+                        const std::vector<LotSolid>& solids);
 /// Entrances on street facades (generator_entrances.cpp).
 void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Config& config);
 /// Rooms along window runs (rooms.cpp); returns the rooms made.
