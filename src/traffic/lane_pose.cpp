@@ -30,15 +30,18 @@ LanePose lane_pose(const Network& net, LaneId lane, double s_m, double lateral_m
   const double t = s1 > s0 ? std::clamp((s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
   // Heading from the nearest segment with a plan direction (vertical segments have none).
   Vec2 dir{p1.x - p0.x, p1.y - p0.y};
-  for (std::uint32_t j = 1; length(dir) <= 1e-12 && j < e - b; ++j) {
+  // dot > 1e-24 first: the common case without hypot (this runs for every vehicle sample).
+  for (std::uint32_t j = 1; !(dot(dir, dir) > 1e-24) && length(dir) <= 1e-12 && j < e - b; ++j) {
     const std::uint32_t m = std::min(k + j, e - 1);
     const std::uint32_t m0 = k - 1 >= b + j ? k - 1 - j : b;
     dir = Vec2{net.points[m].x - net.points[m0].x, net.points[m].y - net.points[m0].y};
   }
-  const Vec2 left = perp(normalize(dir));
   pose.position = p0 + (p1 - p0) * t;
-  pose.position.x += left.x * lateral_m;
-  pose.position.y += left.y * lateral_m;
+  if (lateral_m != 0.0) {
+    const Vec2 left = perp(normalize(dir));
+    pose.position.x += left.x * lateral_m;
+    pose.position.y += left.y * lateral_m;
+  }
   pose.heading_rad = std::atan2(dir.y, dir.x);
   return pose;
 }

@@ -4,6 +4,8 @@
 // reads these queues, so every vehicle sees the same start-of-tick state whatever the thread
 // count. New ghosts are checked against their neighbours here: a lane change whose slot is not
 // free is called off before the ghost exists.
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 
 #include "traffic/detail/processors.hpp"
@@ -89,8 +91,9 @@ void build_queues(Simulation::Impl& m) {
     }
   }
 
-  // 3. Sort each lane front first (insertion sort: queues are short and nearly sorted).
-  for (std::uint32_t l = 0; l < lanes; ++l) {
+  // 3. Sort each lane front first (insertion sort: queues are short and nearly sorted), blocks
+  // of lanes in parallel (each lane touches only its own range).
+  const auto sort_lane = [&](std::uint32_t l) {
     const std::uint32_t b = m.lane_begin[l];
     const std::uint32_t e = m.lane_begin[l + 1];
     for (std::uint32_t k = b + 1; k < e; ++k) {
@@ -106,7 +109,14 @@ void build_queues(Simulation::Impl& m) {
       m.entries[j] = x;
       entry_row[j] = xr;
     }
-  }
+  };
+  constexpr std::uint32_t kLanesPerTask = 2048;
+  tbb::parallel_for(std::uint32_t{0}, (lanes + kLanesPerTask - 1) / kLanesPerTask,
+                    [&](std::uint32_t task) {
+                      const std::uint32_t end = std::min(lanes, (task + 1) * kLanesPerTask);
+                      for (std::uint32_t l = task * kLanesPerTask; l < end; ++l)
+                        sort_lane(l);
+                    });
 
   // 4. New ghosts (progress 0) need free space on both sides, else the change is called off.
   std::vector<std::uint32_t> cancelled;  // rows
@@ -163,14 +173,20 @@ void build_queues(Simulation::Impl& m) {
     m.lane_begin = std::move(begin);
   }
 
-  // 5. Each row's own slot and ghost slot.
-  for (std::uint32_t k = 0; k < m.entries.size(); ++k) {
-    if ((m.entries[k].flags & kQueueGhost) != 0U) {
-      m.row_ghost[entry_row[k]] = k;
-    } else {
-      m.row_slot[entry_row[k]] = k;
-    }
-  }
+  // 5. Each row's own slot and ghost slot (every entry writes its own row's).
+  constexpr std::uint32_t kEntriesPerTask = 16384;
+  const auto entries = static_cast<std::uint32_t>(m.entries.size());
+  tbb::parallel_for(std::uint32_t{0}, (entries + kEntriesPerTask - 1) / kEntriesPerTask,
+                    [&](std::uint32_t task) {
+                      const std::uint32_t end = std::min(entries, (task + 1) * kEntriesPerTask);
+                      for (std::uint32_t k = task * kEntriesPerTask; k < end; ++k) {
+                        if ((m.entries[k].flags & kQueueGhost) != 0U) {
+                          m.row_ghost[entry_row[k]] = k;
+                        } else {
+                          m.row_slot[entry_row[k]] = k;
+                        }
+                      }
+                    });
 }
 
 }  // namespace cityforge::traffic::detail

@@ -3,6 +3,8 @@
 // coordinator's tables from the network, and exposes views for tests, tools and recordings.
 // Tick order: queues and signals (one phase, in parallel), coordinator, drive (chunks in
 // parallel), respawn; then the world applies the commands (arrivals pooled, respawns).
+#include <tbb/parallel_for.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -526,8 +528,26 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
 std::vector<VehicleSample> Simulation::samples(bool parked) const {
   Impl& m = *m_impl;
   const Network& net = m.net;
-  std::vector<VehicleSample> out;
-  for (const sim::ChunkView& c : m.world.chunks(moving_query(m.world))) {
+  const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
+  // Each vehicle's place in id order (ids are distinct entity indices): counted, not sorted,
+  // so the chunks can be sampled in parallel straight into place.
+  std::uint32_t rows = 0;
+  std::uint32_t max_id = 0;
+  for (const sim::ChunkView& c : chunks) {
+    rows += static_cast<std::uint32_t>(c.size());
+    for (const sim::Entity e : c.entities())
+      max_id = std::max(max_id, e.index);
+  }
+  std::vector<std::uint32_t> place(rows > 0 ? std::size_t{max_id} + 2 : 0, 0);
+  for (const sim::ChunkView& c : chunks) {
+    for (const sim::Entity e : c.entities())
+      place[e.index + 1] = 1;
+  }
+  for (std::size_t i = 1; i < place.size(); ++i)
+    place[i] += place[i - 1];
+  std::vector<VehicleSample> out(rows);
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
+    const sim::ChunkView& c = chunks[k];
     const auto ents = c.entities();
     const auto ls = c.read<LaneState>();
     const auto dr = c.read<Driver>();
@@ -557,18 +577,15 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
       }
       if (st.accel_mps2 < -1.0f) flags |= kSampleBraking;
       if (st.speed_mps < 0.1f && dr[i].stopped_s > 0) flags |= kSampleWaiting;
-      VehicleSample s;
+      VehicleSample& s = out[place[ents[i].index]];
       s.id = ents[i].index;
       s.kind = static_cast<EntityKind>(dr[i].type);
       s.flags = flags;
       s.position = pose.position;
       s.heading_rad = pose.heading_rad;
       s.speed_mps = st.speed_mps;
-      out.push_back(s);
     }
-  }
-  std::sort(out.begin(), out.end(),
-            [](const VehicleSample& a, const VehicleSample& b) { return a.id < b.id; });
+  });
   if (parked) append_parked(m, out);
   return out;
 }
