@@ -113,8 +113,10 @@ struct FacadeSpan {
   std::vector<std::uint8_t> removed;         ///< Per span: 1 where occlusion removed the module.
   double z0_m = 0.0;  ///< Floor bottom and top, engine metres (base included).
   double z1_m = 0.0;
-  std::int32_t grammar = -1;  ///< Chosen grammar index in the level, -1 if none needed.
-  bool fits = true;           ///< false: the fallback compressed a grammar.
+  /// Chosen grammar index in the level (of the first piece when party walls cut the edge into
+  /// pieces fitted apart), -1 if none needed.
+  std::int32_t grammar = -1;
+  bool fits = true;  ///< false: the fallback compressed a grammar.
 };
 
 struct Config {
