@@ -174,120 +174,16 @@ TEST_F(BuildingsCity, NoRemovedModuleIsVisibleFromTheSidewalks) {
   auto out = buildings::run(*s_city->lots, *s_city->styles, s_config->buildings.tag_volumes,
                             *s_city->terrain, cfg, s_config->seed);
   ASSERT_TRUE(out.ok()) << out.error().to_string();
-  const std::vector<SpanModule> mods = span_modules(*out);
-  std::vector<ShellWall> walls;
-  std::size_t removed = 0;
-  for (const SpanModule& m : mods) {
-    if (m.removed) {
-      ++removed;
-    } else {
-      walls.push_back(m.wall);
-    }
-  }
-  std::vector<std::array<Vec3, 3>> tris;
-  for (const auto& parts : out->roofs) {
-    for (const Mesh& mesh : parts) {
-      const auto at = [&](std::uint32_t i) {
-        const auto& p = mesh.positions[i];
-        return Vec3{p[0], p[1], p[2]};
-      };
-      for (std::size_t i = 0; i + 2 < mesh.indices.size(); i += 3) {
-        tris.push_back({at(mesh.indices[i]), at(mesh.indices[i + 1]), at(mesh.indices[i + 2])});
-      }
-    }
-  }
-  ASSERT_GT(removed, 1000U) << "the test city must have touching walls to check";
-  ShellGrid grid(walls, tris, 8.0, cfg.occlusion_push_m);
-
-  // Eyes on both sides of every sidewalk ring, 0.8 m in from its edge.
-  std::vector<Vec3> eyes;
-  for (const Polygon& sw : s_city->roads->sidewalks) {
-    for (std::size_t r = 0; r <= sw.holes.size(); ++r) {
-      const Ring& ring = r == 0 ? sw.outer : sw.holes[r - 1];
-      for (std::size_t i = 0; i < ring.size(); ++i) {
-        const Vec2 a = ring[i];
-        const Vec2 b = ring[(i + 1) % ring.size()];
-        const double len = distance(a, b);
-        if (len < 1e-6) continue;
-        const Vec2 dir = (b - a) / len;
-        for (double t = 0.5 * std::fmod(len, 20.0); t < len; t += 20.0) {
-          for (double side : {0.8, -0.8}) {
-            const Vec2 p = a + dir * t + perp(dir) * side;
-            if (polygon_contains(sw, p)) {
-              eyes.push_back({p.x, p.y, s_city->terrain->sample(p) + 1.7});
-              break;
-            }
-          }
-        }
-      }
-    }
-  }
-  ASSERT_GT(eyes.size(), 500U);
-
-  // The ground hides a line that dips under it (walls stand on the lowest ground under their
-  // building, so a line may pass under a wall's bottom edge where the ground is higher).
-  const auto under_ground = [&](Vec3 a, Vec3 b) {
-    const double len = length(b - a);
-    for (double t = 0.1; t < len - 0.1; t += 0.25) {
-      const Vec3 p = a + (b - a) * (t / len);
-      if (p.z < s_city->terrain->sample({p.x, p.y}) - 0.01) return true;
-    }
-    return false;
-  };
-
-  // Whether a module is seen from an eye: any of its 9 samples in the open.
-  constexpr double kRangeM = 150.0;
-  const auto seen_from = [&](const SpanModule& m, Vec3* eye_out) {
-    const Vec2 mid = 0.5 * (m.wall.a + m.wall.b);
-    for (const Vec3& eye : eyes) {
-      const Vec2 e{eye.x, eye.y};
-      if (distance(e, mid) > kRangeM || dot(e - mid, m.normal) <= 0.0) continue;
-      for (double u : {0.02, 0.5, 0.98}) {
-        for (double v : {0.02, 0.5, 0.98}) {
-          const Vec2 q = lerp(m.wall.a, m.wall.b, u) + m.normal * 0.01;
-          const Vec3 s{q.x, q.y, m.wall.z0 + v * (m.wall.z1 - m.wall.z0)};
-          if (!grid.blocked(s, eye) && !under_ground(s, eye)) {
-            *eye_out = eye;
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  };
-
-  std::size_t seen = 0;
-  for (const SpanModule& m : mods) {
-    if (!m.removed) continue;
-    Vec3 eye;
-    if (seen_from(m, &eye) && ++seen <= 10) {
-      ADD_FAILURE() << "removed module at (" << m.wall.a.x << ", " << m.wall.a.y << ")-("
-                    << m.wall.b.x << ", " << m.wall.b.y << "), z " << m.wall.z0 << ".." << m.wall.z1
-                    << " is seen from (" << eye.x << ", " << eye.y << ", " << eye.z << ")";
-    }
-  }
-  EXPECT_EQ(seen, 0U) << "of " << removed << " removed modules";
-
+  const Visibility v =
+      check_visibility(*out, s_city->roads->sidewalks, *s_city->terrain, cfg.occlusion_push_m);
+  ASSERT_GT(v.removed, 1000U) << "the test city must have touching walls to check";
+  ASSERT_GT(v.eyes, 500U);
+  for (const std::string& e : v.examples)
+    ADD_FAILURE() << e;
+  EXPECT_EQ(v.seen, 0U) << "of " << v.removed << " removed modules";
   // The check finds visible modules: ground-floor modules kept on walls next to a sidewalk.
-  std::size_t near = 0;
-  std::size_t kept_seen = 0;
-  for (const SpanModule& m : mods) {
-    if (m.removed || m.wall.z0 > s_city->terrain->sample(m.wall.a) + 1.0) continue;
-    const Vec2 probe = 0.5 * (m.wall.a + m.wall.b) + m.normal * 3.0;
-    bool by_sidewalk = false;
-    for (const Polygon& sw : s_city->roads->sidewalks) {
-      if (ring_bounds(sw.outer).contains(probe) && polygon_contains(sw, probe)) {
-        by_sidewalk = true;
-        break;
-      }
-    }
-    if (!by_sidewalk || ++near > 400) continue;
-    Vec3 eye;
-    kept_seen += seen_from(m, &eye) ? 1 : 0;
-  }
-  ASSERT_GT(near, 100U);
-  EXPECT_GT(kept_seen, std::min<std::size_t>(near, 400) * 9 / 10)
-      << "street-facing ground-floor modules the check should see";
+  ASSERT_GT(v.near, 100U);
+  EXPECT_GT(v.near_seen, v.near * 9 / 10) << "street-facing ground-floor modules it should see";
 }
 
 TEST_F(BuildingsCity, EveryBuildingFacingAStreetHasAnEntrance) {

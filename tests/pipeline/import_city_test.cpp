@@ -21,6 +21,7 @@
 #include "cityforge/pipeline/city_pipeline.hpp"
 #include "cityforge/pipeline/default_city.hpp"
 #include "cityforge/roads/roads.hpp"
+#include "facade_rays.hpp"
 #include "osm/dem_pieces.hpp"
 
 namespace cityforge::pipeline {
@@ -107,6 +108,33 @@ TEST_F(ManhattanImport, BuildingsMatchTheCensusAndHaveHeightsAndRoofs) {
       roof_triangles += m.triangle_count();
     EXPECT_GT(roof_triangles, 0U) << "building " << b.id << " has no roof";
   }
+}
+
+// Issue 30: occlusion on real footprints (row houses sharing mapped walls, buildings of several
+// parts, walls at any angle) hides nothing a pedestrian can see (facade_rays.hpp).
+TEST_F(ManhattanImport, NoRemovedModuleIsVisibleFromTheSidewalks) {
+  ASSERT_TRUE(s_city.result) << s_city.error;
+  const CityResult& c = s_city.result->city;
+  Result<CityConfig> rules = parse_city_config(default_city_json(), "<built-in>");
+  ASSERT_TRUE(rules.ok());
+  buildings::Config cfg = rules->buildings.generator;
+  cfg.keep_facade_spans = true;
+  auto out = buildings::run(*c.lots, *c.styles, rules->buildings.tag_volumes, *c.terrain, cfg,
+                            rules->seed);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  const Visibility v =
+      check_visibility(*out, c.roads->sidewalks, *c.terrain, cfg.occlusion_push_m, 60.0, 20);
+  std::printf(
+      "[ occluded ] manhattan: %zu removed modules (every 20th checked), %zu eyes (of %zu on "
+      "sidewalks, the rest inside mapped buildings), %zu removed seen, %zu of %zu street "
+      "modules seen\n",
+      v.removed, v.eyes, v.eyes_total, v.seen, v.near_seen, v.near);
+  ASSERT_GT(v.removed, 1000U) << "row houses share walls";
+  for (const std::string& e : v.examples)
+    ADD_FAILURE() << e;
+  EXPECT_EQ(v.seen, 0U) << "of " << v.removed << " removed modules";
+  ASSERT_GT(v.near, 100U);
+  EXPECT_GT(v.near_seen, v.near * 9 / 10) << "street-facing ground-floor modules it should see";
 }
 
 TEST_F(ManhattanImport, RoadsAndSignalsMatchTheCensus) {
