@@ -107,7 +107,9 @@ void place_facades(BuildingWork& work, const PartyWalls* walls) {
           chosen.assign(ends.size() - 1, 0);
           bool all = true;
           for (std::size_t k = 0; k + 1 < ends.size(); ++k) {
-            chosen[k] = choose_grammar(level.grammars, widths, ends[k + 1] - ends[k], &fits[k]);
+            // One piece: the edge's usable length exactly as without party walls.
+            const double piece = ends.size() == 2 ? usable : ends[k + 1] - ends[k];
+            chosen[k] = choose_grammar(level.grammars, widths, piece, &fits[k]);
             all = all && fits[k].fits;
           }
           if (!all && ends.size() > 2) {
