@@ -230,7 +230,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   std::uint64_t audit_overlaps = 0;
   std::uint64_t audit_conflicts = 0;
   auto last_print = Clock::now();
-  update_vehicle_lod(sim.samples(false));
+  update_vehicle_lod(sim.positions());
   if (writer) {
     if (Status s = record(); !s) return s.error();
   }
@@ -246,7 +246,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     }
     if (sim.time_s() + 1e-9 >= next_vlod_s) {
       const auto t1 = Clock::now();
-      update_vehicle_lod(sim.samples(false));
+      update_vehicle_lod(sim.positions());
       next_vlod_s = sim.time_s() + 0.25;
       tick_s += seconds_since(t1);
     }

@@ -525,8 +525,10 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
   m.routes.resize(m.world.entity_count() + 1);
 }
 
-std::vector<VehicleSample> Simulation::samples(bool parked) const {
-  Impl& m = *m_impl;
+namespace {
+
+/// The moving vehicles' samples in id order; without `full`, id, kind and position only.
+std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
   const Network& net = m.net;
   const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
   // Each vehicle's place in id order (ids are distinct entity indices): counted, not sorted,
@@ -556,6 +558,21 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
       const LaneState& st = ls[i];
       const float len = m.length_of(dr[i].type);
       const double centre = st.s_m - 0.5 * len;
+      if (!full) {
+        VehicleSample& s = out[place[ents[i].index]];
+        s.id = ents[i].index;
+        s.kind = static_cast<EntityKind>(dr[i].type);
+        s.position = centre < 0 && st.prev != kNoLane
+                         ? lane_point(net, st.prev, net.length_m[st.prev] + centre)
+                         : lane_point(net, st.lane, std::max(centre, 0.0));
+        if (lc[i].target != kNoLane) {
+          const Vec3 b = lane_point(
+              net, lc[i].target,
+              mapped_s(net, st.lane, lc[i].target, static_cast<float>(std::max(centre, 0.0))));
+          s.position = s.position + (b - s.position) * smoothstep(lc[i].progress);
+        }
+        continue;
+      }
       LanePose pose = centre < 0 && st.prev != kNoLane
                           ? lane_pose(net, st.prev, net.length_m[st.prev] + centre)
                           : lane_pose(net, st.lane, std::max(centre, 0.0));
@@ -586,9 +603,18 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
       s.speed_mps = st.speed_mps;
     }
   });
-  if (parked) append_parked(m, out);
   return out;
 }
+
+}  // namespace
+
+std::vector<VehicleSample> Simulation::samples(bool parked) const {
+  std::vector<VehicleSample> out = moving_samples(*m_impl, true);
+  if (parked) append_parked(*m_impl, out);
+  return out;
+}
+
+std::vector<VehicleSample> Simulation::positions() const { return moving_samples(*m_impl, false); }
 
 RecordingInfo Simulation::recording_info(std::uint64_t seed) const {
   const Impl& m = *m_impl;

@@ -51,7 +51,8 @@ Result<CitySim> build_city_sim(const CitySimOptions& options);
 class VehicleLod {
  public:
   explicit VehicleLod(bool enabled);
-  /// Assigns levels to the moving vehicles `samples` (Simulation::samples(false)) and passes
+  /// Assigns levels to the moving vehicles `samples` (Simulation::samples(false) or positions(),
+  /// only their ids and positions are read) and passes
   /// them to `sim` (Simulation::set_lod).
   void update(traffic::Simulation& sim, std::span<const traffic::VehicleSample> samples,
               const crowd::Viewer& viewer);

@@ -127,6 +127,8 @@ Result<LanesFile> parse_lanes_json(const std::string& text, const std::string& n
 /// Position and heading on `lane` at arc length s_m (clamped to the lane), moved lateral_m to
 /// the left of the centre line (right when negative). Binary search on point_s.
 LanePose lane_pose(const Network& net, LaneId lane, double s_m, double lateral_m = 0.0);
+/// lane_pose(net, lane, s_m).position, without the heading.
+Vec3 lane_point(const Network& net, LaneId lane, double s_m);
 
 /// How many vehicles of the given length (plus min_gap_m) fit end to end on the spawn lanes.
 std::uint64_t lane_capacity(const Network& net, double vehicle_length_m, double min_gap_m);

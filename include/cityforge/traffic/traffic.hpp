@@ -246,6 +246,10 @@ class Simulation {
 
   /// Samples for a recording frame: moving vehicles, then (when `parked`) the parked ones.
   std::vector<VehicleSample> samples(bool parked = false) const;
+  /// The moving vehicles' samples with id, kind and position only (heading, speed and flags
+  /// left 0), the same positions as samples(): what levels of detail are assigned from, without
+  /// a heading's atan2 per vehicle.
+  std::vector<VehicleSample> positions() const;
   /// Recording set-up (quantisation box over the network, signal and crosswalk lanes).
   RecordingInfo recording_info(std::uint64_t seed) const;
   void lights(std::span<const LaneId> lanes, std::vector<LightState>& out) const;
