@@ -19,7 +19,6 @@ namespace cityforge::buildings::detail {
 namespace {
 
 constexpr double kInsetM = 0.01;
-constexpr double kParallelSin = 0.0175;  // sin(1 degree)
 
 // Whether the wall through `wall` with direction `dir` lies against the boundary of `poly`
 // (which holds the point pushed `push_m` out of it): its nearest edge is parallel, or it is
@@ -41,7 +40,7 @@ bool lies_against(const Polygon& poly, Vec2 wall, Vec2 dir, double push_m) {
   }
   if (best >= push_m) return true;
   const double len = length(edge);
-  return len > 0.0 && std::fabs(cross(dir, edge)) < kParallelSin * len;
+  return len > 0.0 && std::fabs(cross(dir, edge)) < kAgainstSin * len;
 }
 
 }  // namespace

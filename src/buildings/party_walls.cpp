@@ -10,12 +10,6 @@
 #include "buildings/detail/gen_internal.hpp"
 
 namespace cityforge::buildings::detail {
-namespace {
-
-constexpr double kParallelSin = 0.0175;  // sin(1 degree), as occlusion.cpp.
-
-}  // namespace
-
 std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t volume, Vec2 a, Vec2 b,
                                       double z0, double z1, double from, double to, double min_m) {
   std::vector<double> cuts;
@@ -36,9 +30,7 @@ std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t vol
   reach.max = reach.max + Vec2{push, push};
   for (const LotSolid& s : *walls.solids) {
     const bool own = s.building == walls.self && (!walls.imported || s.volume == volume);
-    if (own || s.z1 <= z0 || s.z0 >= z1 || s.bounds.min.x > reach.max.x ||
-        s.bounds.max.x < reach.min.x || s.bounds.min.y > reach.max.y ||
-        s.bounds.max.y < reach.min.y) {
+    if (own || s.z1 <= z0 || s.z0 >= z1 || !s.bounds.overlaps(reach)) {
       continue;
     }
     const Polygon& poly = *s.footprint;
@@ -51,7 +43,7 @@ std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t vol
         const double len = length(e);
         // Against this wall: running the other way (its solid on our outside), parallel, and
         // within the push of our wall's line.
-        if (len <= 0.0 || dot(e, dir) >= 0.0 || std::fabs(cross(dir, e)) >= kParallelSin * len ||
+        if (len <= 0.0 || dot(e, dir) >= 0.0 || std::fabs(cross(dir, e)) >= kAgainstSin * len ||
             std::fabs(dot(c - a, normal)) > push || std::fabs(dot(d - a, normal)) > push) {
           continue;
         }

@@ -103,6 +103,10 @@ struct NeighbourSolid {
   double z1 = 0.0;
 };
 
+/// Two walls lie against each other when parallel within 1 degree (|sin| below this): party
+/// walls cut facades (party_walls.cpp) and occlusion hides walls (occlusion.cpp) by the same test.
+inline constexpr double kAgainstSin = 0.0175;
+
 /// A volume that may hide walls: of a building of the lot (`building` its index in the works)
 /// or of a neighbouring lot (`building` = the number of works). Points into what made it.
 struct LotSolid {
