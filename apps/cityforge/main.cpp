@@ -53,7 +53,7 @@ constexpr int kExitFailure = 1;
 
 #ifdef CITYFORGE_HAVE_MPI
 /// MPI, initialised when an MPI launcher started the program (generate and import).
-std::unique_ptr<mpi::MpiRanks> g_mpi;
+std::unique_ptr<Ranks> g_mpi;
 #endif
 
 int fail(const Error& e) {
@@ -786,7 +786,9 @@ int main(int argc, char** argv) {
           "mpirun", "only `generate` and `import` run on several ranks; start this command alone"));
     }
 #ifdef CITYFORGE_HAVE_MPI
-    g_mpi = std::make_unique<mpi::MpiRanks>(&argc, &argv);
+    Result<std::unique_ptr<Ranks>> opened = mpi::open_ranks(&argc, &argv);
+    if (!opened) return fail(opened.error());
+    g_mpi = std::move(*opened);
 #else
     return fail(Error::invalid_input(
         "mpirun",

@@ -1,27 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // The local metric frame of an import: transverse Mercator on WGS84 around the centre of the
-// imported bounds, through PROJ. The frame is a PROJ pipeline of plain +proj steps (degrees to
-// radians, then tmerc), so it needs no proj.db; one PROJ context per Projection, calls
-// serialised by a mutex (a PJ object is not safe to use from two threads at once).
-#include <proj.h>
-
+// imported bounds, through PROJ in the geodata module (geodata_api.hpp), loaded on the first
+// Projection.
 #include <cmath>
 #include <cstdio>
-#include <mutex>
 #include <string>
 
 #include "cityforge/osm/osm.hpp"
+#include "osm/geodata_api.hpp"
 
 namespace cityforge::osm {
 
 struct Projection::Impl {
-  std::mutex mutex;
-  PJ_CONTEXT* ctx = nullptr;
-  PJ* pj = nullptr;
-  ~Impl() {
-    if (pj) proj_destroy(pj);
-    if (ctx) proj_context_destroy(ctx);
-  }
+  const detail::GeodataApi* api = nullptr;
+  detail::GeoFrame* frame = nullptr;
+  Impl(const detail::GeodataApi* a, detail::GeoFrame* f) : api(a), frame(f) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  ~Impl() { api->frame_close(frame); }
 };
 
 Projection::Projection(Projection&&) noexcept = default;
@@ -38,43 +34,32 @@ Result<Projection> Projection::around(double lon0_deg, double lat0_deg) {
                                             "(-90, 90) degrees, got ") +
                                     origin);
   }
-  // 12 decimals: 1e-12 degree is about 0.1 micrometre, so the definition is the frame.
-  char tmerc[192];
-  std::snprintf(tmerc, sizeof tmerc,
-                "+proj=tmerc +lat_0=%.12f +lon_0=%.12f +k=1 +x_0=0 +y_0=0 +ellps=WGS84 +units=m",
-                lat0_deg, lon0_deg);
-  const std::string pipeline =
-      std::string("+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad +step ") + tmerc;
-
-  auto impl = std::make_unique<Impl>();
-  impl->ctx = proj_context_create();
-  if (!impl->ctx) return Error::internal("projection", "PROJ could not create a context");
-  proj_log_level(impl->ctx, PJ_LOG_NONE);
-  impl->pj = proj_create(impl->ctx, pipeline.c_str());
-  if (!impl->pj) {
-    const int err = proj_context_errno(impl->ctx);
-    return Error::invalid_input(
-        "projection", std::string("PROJ refused the local frame around ") + origin + " ('" + tmerc +
-                          "'): " + proj_context_errno_string(impl->ctx, err));
+  Result<const detail::GeodataApi*> api = detail::geodata();
+  if (!api) return api.error();
+  const std::string tmerc = detail::tmerc_definition(lon0_deg, lat0_deg);
+  std::string error;
+  bool internal = false;
+  detail::GeoFrame* frame =
+      (*api)->frame_open(detail::frame_pipeline(lon0_deg, lat0_deg), &error, &internal);
+  if (frame == nullptr) {
+    if (internal) return Error::internal("projection", error);
+    return Error::invalid_input("projection", std::string("PROJ refused the local frame around ") +
+                                                  origin + " ('" + tmerc + "'): " + error);
   }
   Projection p;
-  p.m_impl = std::move(impl);
+  p.m_impl = std::make_unique<Impl>(*api, frame);
   p.m_lon0 = lon0_deg;
   p.m_lat0 = lat0_deg;
-  p.m_definition = std::string(tmerc) + " +no_defs";
+  p.m_definition = tmerc + " +no_defs";
   return p;
 }
 
 Vec2 Projection::to_local(double lon_deg, double lat_deg) const {
-  std::lock_guard<std::mutex> lock(m_impl->mutex);
-  const PJ_COORD out = proj_trans(m_impl->pj, PJ_FWD, proj_coord(lon_deg, lat_deg, 0.0, 0.0));
-  return Vec2{out.xy.x, out.xy.y};
+  return m_impl->api->frame_to_local(*m_impl->frame, lon_deg, lat_deg);
 }
 
 std::pair<double, double> Projection::to_wgs84(Vec2 p) const {
-  std::lock_guard<std::mutex> lock(m_impl->mutex);
-  const PJ_COORD out = proj_trans(m_impl->pj, PJ_INV, proj_coord(p.x, p.y, 0.0, 0.0));
-  return {out.xy.x, out.xy.y};
+  return m_impl->api->frame_to_wgs84(*m_impl->frame, p);
 }
 
 }  // namespace cityforge::osm

@@ -600,7 +600,8 @@ Result<Extract> finish(Collected&& in, const std::string& source, const ReadOpti
   ex.lon0 = 0.5 * (ex.bounds.min_lon + ex.bounds.max_lon);
   ex.lat0 = 0.5 * (ex.bounds.min_lat + ex.bounds.max_lat);
   auto proj = Projection::around(ex.lon0, ex.lat0);
-  if (!proj) return Error::invalid_input(source, proj.error().to_string());
+  // Bad bounds are the input's fault; a missing geodata module (internal) is not.
+  if (!proj) return Error{proj.error().code, source, proj.error().to_string()};
   const GeoBox& b = ex.bounds;
   auto inside = [&b](const LonLat& ll) { return b.contains(ll.first, ll.second); };
 

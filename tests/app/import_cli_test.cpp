@@ -410,6 +410,33 @@ TEST(ImportCliBadInput, AMalformedBox) {
   expect_refused(import_bad("badbox", data("osm/aberdeen_centre.osm") + " --bbox 1,2,3"), "--bbox");
 }
 
+// GDAL and PROJ are a module loaded by the first import (README, Performance): a build whose
+// module is missing or broken says which file and why, exits 1 and writes nothing.
+TEST(ImportCliBadInstall, AMissingGeodataModuleIsAClearError) {
+  const fs::path out = temp_dir("import_no_geodata") / "out";
+  const CliRun r =
+      run_command("CITYFORGE_GEODATA_MODULE=/nonexistent/libcityforge_geodata.so " +
+                  std::string(CITYFORGE_EXE) + " import " + data("osm/aberdeen_centre.osm") +
+                  " -q --no-sumo -o " + out.string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/libcityforge_geodata.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("GDAL and PROJ"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out / "city.glb")) << "half-written output";
+  EXPECT_FALSE(fs::exists(out / "stats.json")) << "half-written output";
+}
+
+TEST(ImportCliBadInstall, AFileThatIsNotTheGeodataModuleIsAClearError) {
+  const fs::path dir = temp_dir("import_bad_geodata");
+  write(dir / "libcityforge_geodata.so", "not a shared library");
+  const CliRun r =
+      run_command("CITYFORGE_GEODATA_MODULE=" + (dir / "libcityforge_geodata.so").string() + " " +
+                  std::string(CITYFORGE_EXE) + " import " + data("osm/aberdeen_centre.osm") +
+                  " -q --no-sumo -o " + (dir / "out").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot load the module (GDAL and PROJ"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "out" / "stats.json")) << "half-written output";
+}
+
 // Bad single features are skipped with a counted warning, never a crash.
 TEST(ImportCliBadInput, MissingNodesAndSelfIntersectingBuildingsAreCountedSkips) {
   const fs::path dir = temp_dir("import_skips");

@@ -189,5 +189,28 @@ TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
       << r.output;
 }
 
+// MPI is a module loaded only under a launcher: a program started alone never maps libmpi (nor
+// GDAL and PROJ, which only imports load), and a launcher without the module is a clear error.
+TEST(Mpi, AProgramStartedAloneLoadsNeitherMpiNorGdalNorProj) {
+  const CliRun r = run_command("LD_DEBUG=libs " + std::string(CITYFORGE_EXE) + " --help");
+  ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
+  ASSERT_NE(r.output.find("libtbb"), std::string::npos) << "LD_DEBUG printed no libraries";
+  for (const char* lib : {"libmpi", "libgdal", "libproj"}) {
+    EXPECT_EQ(r.output.find(lib), std::string::npos) << lib << " loaded by `cityforge --help`";
+  }
+}
+
+TEST(Mpi, ALauncherWithoutTheMpiModuleIsAClearError) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path out = temp_dir("mpi_no_module") / "city";
+  const CliRun r =
+      run_command("CITYFORGE_MPI_MODULE=/nonexistent/libcityforge_mpi_ranks.so " + mpirun(1) +
+                  CITYFORGE_EXE + " " + clitest::kDefaultTilesArgs + " -o " + out.string());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("/nonexistent/libcityforge_mpi_ranks.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("MPI, needed under mpirun"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out / "stats.json")) << "half-written output";
+}
+
 }  // namespace
 }  // namespace cityforge

@@ -2,41 +2,22 @@
 #pragma once
 
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "cityforge/core/ranks.hpp"
+#include "cityforge/core/result.hpp"
 
-/// The Ranks of a job started by an MPI launcher (mpirun, mpiexec, Slurm's srun), over
-/// MPI_COMM_WORLD. Built only where CMake finds MPI (Open MPI or MPICH).
+/// The ranks of a job started by an MPI launcher (mpirun, mpiexec, Slurm's srun). MPI itself is
+/// in a module of its own (libcityforge_mpi_ranks.so, src/mpi/ranks/), loaded by open_ranks, so
+/// that a program not started by a launcher never loads the MPI library. Built only where CMake
+/// finds MPI (Open MPI or MPICH).
 namespace cityforge::mpi {
 
-/// MPI for the life of the object: MPI_Init_thread on construction, MPI_Finalize on
-/// destruction. One per process. It asks for MPI_THREAD_SERIALIZED, so that a pipeline stage
-/// running on a oneTBB worker may call the collectives (one call at a time: the stages that
-/// share work never run at once); with less, any_thread() is false and such stages compute
-/// everything on every rank. Messages of any size go in pieces of at most 1 GiB.
-class MpiRanks final : public Ranks {
- public:
-  /// Initialises MPI with the program's arguments.
-  MpiRanks(int* argc, char*** argv);
-  ~MpiRanks() override;
-  MpiRanks(const MpiRanks&) = delete;
-  MpiRanks& operator=(const MpiRanks&) = delete;
-
-  int rank() const override { return m_rank; }
-  int size() const override { return m_size; }
-  std::vector<std::string> gather(const std::string& mine) const override;
-  std::string broadcast(const std::string& value) const override;
-  [[noreturn]] void abort(int code) const override;
-  /// The MPI library's own name and version (MPI_Get_library_version, first line).
-  std::string library() const;
-  bool any_thread() const override { return m_any_thread; }
-
- private:
-  bool m_any_thread = false;
-  int m_rank = 0;
-  int m_size = 1;
-};
+/// Loads the MPI module and initialises MPI with the program's arguments (MPI_Init_thread
+/// asking for MPI_THREAD_SERIALIZED, so that a pipeline stage running on a oneTBB worker may
+/// call the collectives one at a time; with less, any_thread() is false and such stages
+/// compute everything on every rank). MPI_Finalize when the Ranks is destroyed; one per process.
+/// Messages of any size go in pieces of at most 1 GiB. Errors (internal): the module cannot be
+/// loaded (the file and the loader's reason).
+Result<std::unique_ptr<Ranks>> open_ranks(int* argc, char*** argv);
 
 }  // namespace cityforge::mpi

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Private helpers of the DEM readers (dem.cpp: one file; dem_mosaic.cpp: several through a
-// GDAL VRT mosaic). GDAL's headers stay here, out of the public ones.
+// Private helpers of the DEM readers of the geodata module (dem.cpp: one file; dem_mosaic.cpp:
+// several through a GDAL VRT mosaic). GDAL's headers stay here, out of the public ones.
 #pragma once
 
 #include <cpl_error.h>
@@ -10,8 +10,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cityforge/osm/osm.hpp"
+#include "osm/geodata/frame.hpp"
 
 namespace cityforge::osm::detail {
 
@@ -62,9 +64,18 @@ BandValues band_values(GDALRasterBand& band);
 std::string crs_label(const OGRSpatialReference& srs);
 
 /// Resamples band 1 of an opened DEM (open_dem's checks passed) onto a heightfield covering
-/// `area` at `cell_m`, its values read as `values` says. `name` stands for the DEM in errors.
+/// `area` (in `frame`'s metres) at `cell_m`, its values read as `values` says. `name` stands
+/// for the DEM in errors.
 Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& name,
-                                          const BandValues& values, const Projection& projection,
+                                          const BandValues& values, GeoFrame& frame,
                                           const Aabb2& area, double cell_m, DemStats* stats);
+
+/// osm::read_dem on the module's side.
+Result<terrain::Heightfield> read_dem(const std::string& path, GeoFrame& frame, const Aabb2& area,
+                                      double cell_m, DemStats* stats);
+/// osm::read_dem_mosaic on the module's side (GeodataApi::read_dem_mosaic).
+Result<terrain::Heightfield> read_dem_mosaic(const std::vector<std::string>& paths,
+                                             const std::string& pipeline, const Aabb2& area,
+                                             double cell_m, DemStats* stats);
 
 }  // namespace cityforge::osm::detail

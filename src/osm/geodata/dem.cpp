@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading a DEM (GDAL) onto the local heightfield: CRS and coverage checks, void filling,
 // bilinear resampling through a coarse lattice of inverse-projected points. Several DEM files
-// (a mosaic) go through the same resampling: dem_mosaic.cpp.
+// (a mosaic) go through the same resampling: dem_mosaic.cpp. Part of the geodata module
+// (osm/geodata_api.hpp).
 #include <cpl_conv.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -19,7 +20,8 @@
 #include <vector>
 
 #include "cityforge/osm/osm.hpp"
-#include "osm/dem_detail.hpp"
+#include "osm/dem_grid.hpp"
+#include "osm/geodata/dem_detail.hpp"
 
 namespace cityforge::osm {
 namespace {
@@ -51,20 +53,6 @@ struct TransformDeleter {
     OGRCoordinateTransformation::DestroyCT(ct);
   }
 };
-
-struct GridSize {
-  std::uint32_t nx = 0;
-  std::uint32_t ny = 0;
-};
-
-GridSize grid_size(const Aabb2& area, double cell_m) {
-  const Vec2 size = area.size();
-  auto count = [&](double extent) {
-    const double n = std::ceil(extent / cell_m - 1e-9) + 1.0;
-    return static_cast<std::uint32_t>(std::max(2.0, n));
-  };
-  return {count(size.x), count(size.y)};
-}
 
 /// Lattice positions along one axis: 0, K, 2K, ... and n - 1.
 std::vector<std::uint32_t> lattice_axis(std::uint32_t n) {
@@ -146,17 +134,6 @@ bool fill_voids(std::vector<double>& z, std::vector<std::uint8_t>& valid, int w,
 
 }  // namespace
 
-terrain::Heightfield flat_ground(const Aabb2& area, double cell_m) {
-  terrain::Heightfield hf;
-  hf.origin = area.min;
-  hf.cell_m = cell_m;
-  const GridSize g = grid_size(area, cell_m);
-  hf.nx = g.nx;
-  hf.ny = g.ny;
-  hf.heights.assign(std::size_t{hf.nx} * hf.ny, 0.0f);
-  return hf;
-}
-
 namespace detail {
 
 void register_gdal() {
@@ -188,7 +165,7 @@ std::optional<Error> check_dem_request(const std::string& where, const Aabb2& ar
       !std::isfinite(area.min.y) || !std::isfinite(area.max.y)) {
     return Error::invalid_input(where, "expected a finite, non-empty area to cover");
   }
-  const GridSize g = grid_size(area, cell_m);
+  const DemGrid g = dem_grid_size(area, cell_m);
   if (static_cast<double>(g.nx) * static_cast<double>(g.ny) > kMaxSamples) {
     return Error::invalid_input(where, "the area at " + fmt(cell_m, 2) + " m cells needs " +
                                            std::to_string(g.nx) + " x " + std::to_string(g.ny) +
@@ -268,11 +245,11 @@ BandValues band_values(GDALRasterBand& band) {
 }
 
 Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& path,
-                                          const BandValues& values, const Projection& projection,
+                                          const BandValues& values, GeoFrame& frame,
                                           const Aabb2& area, double cell_m, DemStats* stats) {
   // 1. The dataset's grid (open_dem checked it).
   QuietGdal quiet;
-  const GridSize g = grid_size(area, cell_m);
+  const DemGrid g = dem_grid_size(area, cell_m);
   const std::string driver = ds.GetDriver() != nullptr ? ds.GetDriver()->GetDescription() : "";
   const int width = ds.GetRasterXSize();
   const int height = ds.GetRasterYSize();
@@ -344,7 +321,7 @@ Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& pa
   for (std::size_t b = 0; b < nly; ++b) {
     for (std::size_t a = 0; a < nlx; ++a) {
       const Vec2 p = area.min + Vec2{lx[a] * cell_m, ly[b] * cell_m};
-      const auto [lo, la] = projection.to_wgs84(p);
+      const auto [lo, la] = frame_to_wgs84(frame, p);
       lon[b * nlx + a] = lo;
       lat[b * nlx + a] = la;
     }
@@ -488,15 +465,15 @@ Result<terrain::Heightfield> resample_dem(GDALDataset& ds, const std::string& pa
   return hf;
 }
 
-}  // namespace detail
-
-Result<terrain::Heightfield> read_dem(const std::string& path, const Projection& projection,
-                                      const Aabb2& area, double cell_m, DemStats* stats) {
-  if (std::optional<Error> bad = detail::check_dem_request(path, area, cell_m)) return *bad;
-  Result<detail::Dataset> ds = detail::open_dem(path);
+Result<terrain::Heightfield> read_dem(const std::string& path, GeoFrame& frame, const Aabb2& area,
+                                      double cell_m, DemStats* stats) {
+  if (std::optional<Error> bad = check_dem_request(path, area, cell_m)) return *bad;
+  Result<Dataset> ds = open_dem(path);
   if (!ds) return ds.error();
-  const detail::BandValues values = detail::band_values(*(*ds)->GetRasterBand(1));
-  return detail::resample_dem(**ds, path, values, projection, area, cell_m, stats);
+  const BandValues values = band_values(*(*ds)->GetRasterBand(1));
+  return resample_dem(**ds, path, values, frame, area, cell_m, stats);
 }
+
+}  // namespace detail
 
 }  // namespace cityforge::osm

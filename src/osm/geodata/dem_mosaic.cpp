@@ -1,35 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // Several DEM files read as one (a region on SRTM or GeoTIFF tiles): the files named on the
-// command line (folders expanded), checked one by one and against each other, mosaicked by
-// GDAL (GDALBuildVRT into an in-memory VRT) and resampled like a single DEM (dem.cpp).
+// command line (folders expanded by dem_files), checked one by one and against each other,
+// mosaicked by GDAL (GDALBuildVRT into an in-memory VRT) and resampled like a single DEM
+// (dem.cpp). Part of the geodata module (osm/geodata_api.hpp).
 #include <gdal_utils.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "cityforge/osm/osm.hpp"
-#include "osm/dem_detail.hpp"
+#include "osm/geodata/dem_detail.hpp"
 
 namespace cityforge::osm {
 namespace {
-
-namespace fs = std::filesystem;
-
-/// The extensions a folder's DEM files have (compared lower-cased).
-bool is_dem_name(const fs::path& file) {
-  std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".tif" || ext == ".tiff" || ext == ".hgt" || ext == ".asc";
-}
 
 std::string number(double v) {
   char buf[64];
@@ -84,49 +73,22 @@ std::optional<Error> check_all_in(GDALDataset& vrt, const std::vector<std::strin
 
 }  // namespace
 
-Result<std::vector<std::string>> dem_files(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
-  for (const std::string& arg : args) {
-    std::error_code ec;
-    const fs::file_status st = fs::status(arg, ec);
-    if (fs::is_directory(st)) {
-      std::size_t found = 0;
-      for (fs::directory_iterator it(arg, ec), end; !ec && it != end; it.increment(ec)) {
-        std::error_code fec;
-        if (!it->is_regular_file(fec) || !is_dem_name(it->path())) continue;
-        out.push_back(it->path().string());
-        ++found;
-      }
-      if (ec) {
-        return Error::invalid_input(arg, "cannot list the DEM folder: " + ec.message());
-      }
-      if (found == 0) {
-        return Error::invalid_input(arg,
-                                    "expected DEM files (.tif, .tiff, .hgt or .asc) in the "
-                                    "folder, found none");
-      }
-    } else if (!fs::exists(st)) {
-      return Error::invalid_input(arg,
-                                  "cannot open the DEM: no such file (expected a GeoTIFF, SRTM "
-                                  ".hgt or ArcInfo ASCII grid, or a folder of them)");
-    } else {
-      out.push_back(arg);
-    }
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-Result<terrain::Heightfield> read_dem_mosaic(const std::vector<std::string>& paths_in,
-                                             const Projection& projection, const Aabb2& area,
-                                             double cell_m, DemStats* stats) {
+Result<terrain::Heightfield> detail::read_dem_mosaic(const std::vector<std::string>& paths_in,
+                                                     const std::string& pipeline, const Aabb2& area,
+                                                     double cell_m, DemStats* stats) {
   // 1. The files in path order; one is a plain DEM.
   std::vector<std::string> paths = paths_in;
   std::sort(paths.begin(), paths.end());
   paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
   if (paths.empty()) return Error::invalid_input("--dem", "expected at least one DEM file");
-  if (paths.size() == 1) return read_dem(paths.front(), projection, area, cell_m, stats);
+  std::string proj_error;
+  bool proj_internal = false;
+  const detail::FramePtr frame(detail::frame_open(pipeline, &proj_error, &proj_internal));
+  if (!frame) {
+    return Error{proj_internal ? ErrorCode::internal : ErrorCode::invalid_input, "projection",
+                 "PROJ refused the local frame '" + pipeline + "': " + proj_error};
+  }
+  if (paths.size() == 1) return detail::read_dem(paths.front(), *frame, area, cell_m, stats);
   const std::string name = "the mosaic of " + std::to_string(paths.size()) + " DEM files " +
                            paths.front() + " .. " + paths.back();
   if (std::optional<Error> bad = detail::check_dem_request(name, area, cell_m)) return *bad;
@@ -204,7 +166,7 @@ Result<terrain::Heightfield> read_dem_mosaic(const std::vector<std::string>& pat
   values.nodata = vrt->GetRasterBand(1)->GetNoDataValue(&has_nodata);
   values.has_nodata = has_nodata != 0;
   Result<terrain::Heightfield> hf =
-      detail::resample_dem(*vrt, name, values, projection, area, cell_m, stats);
+      detail::resample_dem(*vrt, name, values, *frame, area, cell_m, stats);
   if (hf && stats != nullptr) {
     std::set<std::string> drivers;
     for (const Tile& t : tiles)

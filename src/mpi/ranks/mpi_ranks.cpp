@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Ranks over MPI_COMM_WORLD: gather by point-to-point messages to rank 0 and broadcast, both in
 // pieces of at most 1 GiB (MPI counts are ints).
-#include "cityforge/mpi/mpi_ranks.hpp"
+#include "mpi/ranks/mpi_ranks.hpp"
 
 #include <mpi.h>
 
