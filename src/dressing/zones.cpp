@@ -11,6 +11,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
 #include "dressing/detail.hpp"
 
@@ -90,18 +91,43 @@ void sort_pieces(std::vector<LeftoverZone>& zones) {
   });
 }
 
+/// The building bases (first volume's footprint) by building index, with their boxes, indexed
+/// once for every block (each block looked at every building: 10 M boxes in the 4x5 km city).
+struct Bases {
+  std::vector<Aabb2> box;  ///< Per building; empty where it has no base.
+  BoxIndex index{32.0};
+
+  explicit Bases(const Inputs& in) {
+    const auto& bs = in.buildings.buildings;
+    box.assign(bs.size(), Aabb2{});
+    tbb::parallel_for(std::size_t{0}, bs.size(), [&](std::size_t i) {
+      if (!bs[i].volumes.empty() && bs[i].volumes[0].footprint.outer.size() >= 3)
+        box[i] = ring_bounds(bs[i].volumes[0].footprint.outer);
+    });
+    for (std::size_t i = 0; i < box.size(); ++i) {
+      if (!box[i].empty()) index.insert(static_cast<std::uint32_t>(i), box[i]);
+    }
+  }
+  /// Indices of the bases whose boxes overlap `b`, ascending.
+  std::vector<std::uint32_t> overlapping(const Aabb2& b) const {
+    std::vector<std::uint32_t> ids;
+    index.query(b, ids);
+    std::erase_if(ids, [&](std::uint32_t i) { return !boxes_overlap(b, box[i]); });
+    return ids;
+  }
+};
+
 /// The ground zones of one block.
 std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& in,
-                                      const Config& config) {
+                                      const Config& config, const Bases& bases) {
   std::vector<LeftoverZone> zones;
   if (block.zone == layout::ZoneKind::park || block.area.outer.size() < 3) return zones;
   const Aabb2 bounds = ring_bounds(block.area.outer);
-  // 1. Block minus the (buffered) building bases standing on it.
+  // 1. Block minus the (buffered) building bases standing on it, in building order.
   std::vector<Polygon> cut;
-  for (const buildings::Building& b : in.buildings.buildings) {
-    if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
-    if (!boxes_overlap(bounds, ring_bounds(b.volumes[0].footprint.outer))) continue;
-    for (Polygon& p : polygon_offset(b.volumes[0].footprint, kFootprintBufferM))
+  for (const std::uint32_t i : bases.overlapping(bounds)) {
+    for (Polygon& p :
+         polygon_offset(in.buildings.buildings[i].volumes[0].footprint, kFootprintBufferM))
       cut.push_back(std::move(p));
   }
   std::vector<Polygon> pieces =
@@ -230,25 +256,19 @@ std::vector<LeftoverZone> leftover_zones(const Inputs& in, const Config& config)
   // The blocks' pieces (cutting the buildings out: most of an imported valley's set dressing)
   // are shared between the ranks, costed by the points they clip: the block's outline and the
   // building bases on it.
+  const Bases bases(in);
   std::vector<double> cost(blocks.size(), 1.0);
   if (in.ranks != nullptr && in.ranks->size() > 1) {
     const auto& bs = in.buildings.buildings;
-    std::vector<std::pair<Aabb2, double>> bases;
-    for (const buildings::Building& b : bs) {
-      if (b.volumes.empty() || b.volumes[0].footprint.outer.size() < 3) continue;
-      const Ring& ring = b.volumes[0].footprint.outer;
-      bases.emplace_back(ring_bounds(ring), static_cast<double>(ring.size()));
-    }
     tbb::parallel_for(std::size_t{0}, blocks.size(), [&](std::size_t i) {
-      const Aabb2 box = ring_bounds(blocks[i].area.outer);
       cost[i] += static_cast<double>(blocks[i].area.outer.size());
-      for (const auto& [base, points] : bases)
-        if (boxes_overlap(box, base)) cost[i] += points;
+      for (const std::uint32_t b : bases.overlapping(ring_bounds(blocks[i].area.outer)))
+        cost[i] += static_cast<double>(bs[b].volumes[0].footprint.outer.size());
     });
   }
   std::vector<std::vector<LeftoverZone>> ground = shared_jobs<std::vector<LeftoverZone>>(
       in, blocks.size(), "leftover zones from another rank", [&](std::size_t i) { return cost[i]; },
-      [&](std::size_t i) { return block_zones(blocks[i], in, config); },
+      [&](std::size_t i) { return block_zones(blocks[i], in, config, bases); },
       [](ByteWriter& w, const std::vector<LeftoverZone>& zones) {
         w.put<std::uint64_t>(zones.size());
         for (const LeftoverZone& z : zones) {
