@@ -118,13 +118,19 @@ FieldFrame field_frame(const Aabb2& box) {
   return f;
 }
 
-/// Distances saturate at this many cells (the rays' steps are bytes). A cell's distance is the
-/// same in a band of rows as over the whole field when every building within this many rows of
-/// it lies in the band: a nearer one decides it, a farther one saturates it either way.
-constexpr std::int64_t kSaturationCells = 256;
+/// Distances saturate at `saturation` cells (at most 255: the rays' steps are bytes). A ray
+/// reaches `reach` cells, so a saturation above reach + 2 changes no ray: a cell at least that
+/// far from every building ends a ray's march in one step and passes the "no building within
+/// the radius" test, at its true distance or saturated. A cell's distance is the same in a band
+/// of rows as over the whole field when every building within `saturation` rows of it lies in
+/// the band: a nearer one decides it, a farther one saturates it either way. (The saturation
+/// was 255 whatever the radius: bands of 512 rows were computed with 2 x 298 rows of margin.)
+std::int64_t saturation_cells(double reach_cells) {
+  return std::min<std::int64_t>(255, static_cast<std::int64_t>(std::ceil(reach_cells)) + 3);
+}
 
 /// Rows [y0, y0 + rows) of the bitmap of building cells, with the chamfer distance to the
-/// nearest one (in cells, at most 255: compact for the rays).
+/// nearest one (in cells, saturated: compact for the rays).
 struct DistanceField {
   FieldFrame frame;
   std::int64_t y0 = 0, rows = 0;
@@ -144,7 +150,7 @@ struct DistanceField {
 /// The field's rows [y_first, y_last] (clamped to the field): a band, so a valley's field is
 /// never held whole (32 M cells were 160 MB at the set dressing's peak).
 DistanceField building_field(const std::vector<const Polygon*>& footprints, const FieldFrame& frame,
-                             std::int64_t y_first, std::int64_t y_last) {
+                             std::int64_t y_first, std::int64_t y_last, std::int64_t saturation) {
   DistanceField f;
   f.frame = frame;
   f.y0 = std::max<std::int64_t>(0, y_first);
@@ -216,7 +222,8 @@ DistanceField building_field(const std::vector<const Polygon*>& footprints, cons
   }
   f.cells.resize(dist.size());
   for (std::size_t i = 0; i < dist.size(); ++i)
-    f.cells[i] = static_cast<std::uint8_t>(std::min(255.0, std::floor(dist[i] / res)));
+    f.cells[i] = static_cast<std::uint8_t>(
+        std::min(static_cast<double>(saturation), std::floor(dist[i] / res)));
   return f;
 }
 
@@ -266,7 +273,7 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   }
 
   // 3. Rows of points, a band of rows per job, each band with the field's rows its rays reach
-  //    and a margin (kSaturationCells) that makes them what the whole field would give.
+  //    and a margin (the saturation) that makes them what the whole field would give.
   const auto k0 = static_cast<std::int64_t>(std::floor(box.min.x / g - 0.5));
   const auto k1 = static_cast<std::int64_t>(std::ceil(box.max.x / g));
   const auto j0 = static_cast<std::int64_t>(std::floor(box.min.y / g - 0.5));
@@ -329,8 +336,8 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   const std::size_t band_rows =
       std::max<std::size_t>(1, static_cast<std::size_t>(kBandCells * frame.res / g));
   const std::size_t bands = (rows + band_rows - 1) / band_rows;
-  const auto margin =
-      static_cast<std::int64_t>(std::ceil(radius / frame.res)) + kSaturationCells + 2;
+  const std::int64_t saturation = saturation_cells(radius / frame.res);
+  const auto margin = static_cast<std::int64_t>(std::ceil(radius / frame.res)) + saturation + 2;
   const auto field_row = [&](double y) {
     return static_cast<std::int64_t>(std::floor((y - frame.origin.y) / frame.res));
   };
@@ -338,7 +345,7 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
     const std::size_t r0 = b * band_rows;
     const std::size_t r1 = std::min(rows, r0 + band_rows);
     const DistanceField field = building_field(footprints, frame, field_row(row_y(r0)) - margin,
-                                               field_row(row_y(r1 - 1)) + margin);
+                                               field_row(row_y(r1 - 1)) + margin, saturation);
     std::vector<AudioPoint> slot;
     for (std::size_t r = r0; r < r1; ++r)
       row(r, field, slot);
