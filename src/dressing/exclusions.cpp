@@ -145,6 +145,12 @@ double Areas::distance(const Ring& ring, std::uint32_t mask, double max_m) const
   for (std::uint32_t id : ids) {
     const Area& a = m_areas[id];
     if ((a.kind & mask) == 0U) continue;
+    // The boxes' gap bounds the rings' distance from below: an area boxed farther than `best`
+    // (by more than any rounding of ring_distance) cannot lower it, nor hold the ring in a hole.
+    const double gap_x = std::max({0.0, a.box.min.x - rb.max.x, rb.min.x - a.box.max.x});
+    const double gap_y = std::max({0.0, a.box.min.y - rb.max.y, rb.min.y - a.box.max.y});
+    const double beyond = best + 1e-6;
+    if (gap_x * gap_x + gap_y * gap_y > beyond * beyond) continue;
     double d = ring_distance(ring, a.poly.outer);
     // Holes: the ring may sit inside a hole of the area.
     if (d == 0.0 && !a.poly.holes.empty()) {
