@@ -143,14 +143,27 @@ std::vector<Stamp> best_pattern(const Biome& b, const LeftoverZone& zone) {
       su.push_back(k * px / kOffsetSteps);
       sv.push_back(k * py / kOffsetSteps);
     }
+    // Bounded: a grid whose stamps, all inside, could not outnumber the best so far (ties keep
+    // the first) is not tested, nor the rest of one that can no longer; the result is the same.
+    std::vector<double> us, vs;
     for (double ou : su) {
+      us.clear();
+      for (double u = u0 + ou + 0.5 * b.size_x_m; u + 0.5 * b.size_x_m <= u1 + kEps; u += px)
+        us.push_back(u);
       for (double ov : sv) {
+        vs.clear();
+        for (double v = v0 + ov + 0.5 * b.size_y_m; v + 0.5 * b.size_y_m <= v1 + kEps; v += py)
+          vs.push_back(v);
+        std::size_t left = us.size() * vs.size();
+        if (left <= best.size()) continue;
         std::vector<Stamp> stamps;
-        for (double u = u0 + ou + 0.5 * b.size_x_m; u + 0.5 * b.size_x_m <= u1 + kEps; u += px) {
-          for (double v = v0 + ov + 0.5 * b.size_y_m; v + 0.5 * b.size_y_m <= v1 + kEps; v += py) {
+        for (const double u : us) {
+          for (const double v : vs) {
             const Stamp st{Vec2{u * c - v * s, u * s + v * c}, angle};
             if (box_inside(stamp_box(st, b.size_x_m, b.size_y_m), zone.area)) stamps.push_back(st);
+            --left;
           }
+          if (stamps.size() + left <= best.size()) break;
         }
         if (stamps.size() > best.size()) best = std::move(stamps);
       }
