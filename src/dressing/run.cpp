@@ -3,6 +3,7 @@
 // priority and counts what it placed (seeds/000, minutes 16-23).
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -50,13 +51,21 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
                    Seed seed) {
   if (Status s = check(config); !s) return s.error();
   Output out;
+  auto mark = std::chrono::steady_clock::now();
+  const auto step_done = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    out.step_seconds.emplace_back(name, std::chrono::duration<double>(now - mark).count());
+    mark = now;
+  };
   const std::vector<PropDef>& catalog = prop_catalog();
   // 1. Streets first: what stands on sidewalks and at junctions.
   std::vector<Item> street;
   detail::street_lights(in, config, seed, street);
   detail::furniture(in, config, seed, street);
+  step_done("street");
   std::vector<Item> plants;
   detail::vegetation(in, config, seed, street, plants);
+  step_done("vegetation");
   street.insert(street.end(), plants.begin(), plants.end());
   // Imported places: ground patches, plants scattered over them, and what is mapped (placed
   // where mapped, never dropped; generated props give way to it).
@@ -71,22 +80,27 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
     out.stats.mapped_props = fixed.size();
     detail::mapped_barriers(in, config, fixed, out.stats.barrier_pieces);
   }
+  step_done("mapped");
   // 2. Leftover zones and rooftops filled with biomes.
   out.zones = detail::leftover_zones(in, config);
   if (in.mapped != nullptr) detail::drop_wild_zones(out.zones, out.ground);
+  step_done("zones");
   std::vector<Item> scattered;
   // Imported places: their leftover ground is real ground (terrain and mapped patches), not
   // plazas to fill with biomes (the Hudson would become a plaza).
   if (in.mapped == nullptr) {
     detail::scatter_biomes(out.zones, biomes, in, config, seed, scattered, out.warnings);
   }
+  step_done("biomes");
   // 3. Surfaces: sidewalk tiles and ground cover.
   std::vector<Item> surfaces;
   out.stats.furnished_sidewalk_km =
       detail::sidewalk_tiles(in, config, seed, surfaces, nullptr) / 1000.0;
+  step_done("sidewalk_tiles");
   // Ground cover tiles belong to invented blocks; an imported place's ground is its terrain and
   // mapped patches (a tile grid over mountain blocks was millions of instances).
   if (in.mapped == nullptr) detail::ground_cover(in, config, seed, surfaces);
+  step_done("ground_cover");
   // 4. One list: props by priority, then surfaces; overlapping discs are resolved.
   out.items = std::move(street);
   out.items.insert(out.items.end(), scattered.begin(), scattered.end());
@@ -100,8 +114,10 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   std::stable_sort(out.items.begin(), out.items.end(), [&](const Item& a, const Item& b) {
     return catalog[a.prop].category < catalog[b.prop].category;
   });
+  step_done("overlaps");
   // 5. Parking spots keep clear of the hydrants that survived; the audio grid.
   out.parking = detail::parking_spots(in, config, out.items);
+  step_done("parking");
   if (in.mapped == nullptr) {
     out.audio = detail::audio_grid(in, config);
   } else {
@@ -112,6 +128,7 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
     coarse.audio_grid_m = std::max(config.audio_grid_m, std::sqrt(area / 2.5e5));
     out.audio = detail::audio_grid(in, coarse);
   }
+  step_done("audio");
   // 6. Stats.
   Stats& st = out.stats;
   st.items_by_prop.assign(catalog.size(), 0);

@@ -365,6 +365,16 @@ CityStats city_stats(const CityConfig& config, const CityResult& city, const Run
   if (import != nullptr) stats["import"] = import_stats(*import);
   if (!sections.empty()) merge_object(stats, sections);
   stats["timings"] = timings_json(timings);
+  // Where the set dressing's time went (this rank's run of it; none when it came from the cache).
+  const bool dressing_cached =
+      std::any_of(timings.stages.begin(), timings.stages.end(),
+                  [](const StageStats& s) { return s.name == "dressing" && s.cached; });
+  if (city.dressing != nullptr && !city.dressing->step_seconds.empty() && !dressing_cached) {
+    nlohmann::ordered_json steps;
+    for (const auto& [name, seconds] : city.dressing->step_seconds)
+      steps[name] = seconds;
+    stats["timings"]["dressing_steps_s"] = steps;
+  }
   CityStats out;
   out.json = stats.dump(2) + "\n";
   out.summary = summary(config, city, timings, stats);

@@ -340,6 +340,10 @@ struct Output {
   /// each naming the file and what was expected.
   std::vector<std::string> warnings;
   Stats stats;
+  /// Wall seconds of each step of run(), in order ("street", "zones", "biomes", ...): where
+  /// the stage's time goes (stats.json "timings"."dressing_steps_s"). Not an output: not cached,
+  /// not shared between ranks.
+  std::vector<std::pair<std::string, double>> step_seconds;
 };
 
 /// The outputs of the stages before dressing, as the pipeline hands them (all must outlive the
