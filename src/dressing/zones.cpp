@@ -48,10 +48,6 @@ double oriented_box_area(const Ring& ring, double angle) {
   return (b.max.x - b.min.x) * (b.max.y - b.min.y);
 }
 
-bool boxes_overlap(const Aabb2& a, const Aabb2& b) {
-  return a.min.x <= b.max.x && b.min.x <= a.max.x && a.min.y <= b.max.y && b.min.y <= a.max.y;
-}
-
 /// Morphological opening (inset then outset by half the width), clipped back to the piece.
 std::vector<Polygon> open_piece(const Polygon& piece, double min_area) {
   std::vector<Polygon> out;
@@ -112,7 +108,7 @@ struct Bases {
   std::vector<std::uint32_t> overlapping(const Aabb2& b) const {
     std::vector<std::uint32_t> ids;
     index.query(b, ids);
-    std::erase_if(ids, [&](std::uint32_t i) { return !boxes_overlap(b, box[i]); });
+    std::erase_if(ids, [&](std::uint32_t i) { return !b.overlaps(box[i]); });
     return ids;
   }
 };
@@ -136,8 +132,7 @@ std::vector<LeftoverZone> block_zones(const layout::Block& block, const Inputs& 
   std::vector<Polygon> under_fp;
   std::vector<Polygon> pillars;
   for (const Polygon& fp : in.freeway.footprints) {
-    if (fp.outer.size() >= 3 && boxes_overlap(bounds, ring_bounds(fp.outer)))
-      under_fp.push_back(fp);
+    if (fp.outer.size() >= 3 && bounds.overlaps(ring_bounds(fp.outer))) under_fp.push_back(fp);
   }
   for (const freeway::Pillar& p : in.freeway.pillars) {
     const Vec2 o{p.base.x, p.base.y};
