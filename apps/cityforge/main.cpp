@@ -685,11 +685,19 @@ int main(int argc, char** argv) {
       ->default_val(io.layers);
   // Checked by islands::make_island_files (exit 2 like every bad value), not by CLI11 (exit 106).
   isl->add_option("-o,--out", io.out, "Output folder (created if missing); required");
+  isl->add_option("--kit", io.kit,
+                  "Tile kit: a .glb of tiles with their corner states as custom properties\n"
+                  "(docs/islands.md \"Tile kits\"); default the built-in kit");
+  isl->add_option("--write-kit", io.write_kit,
+                  "Write the built-in tile kit as a .glb to start your own from (without -o,\n"
+                  "only the kit is written)");
   isl->add_flag("-q,--quiet", island_quiet, "Errors only");
   isl->footer(
       "Examples:\n"
       "  cityforge island --seed 7 -o island\n"
       "  cityforge island --seed 7 --size 10 --grid square -o square_island\n"
+      "  cityforge island --write-kit my_kit.glb     (edit it in Blender, then:)\n"
+      "  cityforge island --kit my_kit.glb --seed 7 -o my_island\n"
       "Exit codes: 0 done, 2 bad input or no island within the solver's budget, 1 other\n"
       "failure. Nothing is written unless the whole island was generated.");
   server::SimulateOptions so;

@@ -6,10 +6,15 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <string>
+#include <vector>
 
+#include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/format.hpp"
 #include "cityforge/islands/io.hpp"
+#include "cityforge/islands/kit.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -72,6 +77,17 @@ Result<IslandConfig> island_config(const IslandRequest& opt) {
   return config;
 }
 
+Result<TileSet> read_kit_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error::invalid_input("--kit", "cannot read the tile kit '" + path + "'");
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                                        std::istreambuf_iterator<char>());
+  if (in.bad()) return Error::io(path, "read failed");
+  Result<std::vector<KitTile>> kit = read_kit_glb(bytes, path);
+  if (!kit) return kit.error();
+  return tile_set_from_kit(*kit, path);
+}
+
 Result<IslandFilesReport> make_island_files(
     const IslandRequest& opt, const std::function<void(const std::string&)>& progress_fn) {
   const auto progress = [&](const char* what) {
@@ -79,6 +95,17 @@ Result<IslandFilesReport> make_island_files(
   };
   const auto t_start = std::chrono::steady_clock::now();
   // 1. Options, all checked before any work.
+  IslandFilesReport report;
+  if (!opt.write_kit.empty()) {
+    Result<std::vector<std::uint8_t>> glb = write_kit_glb(builtin_kit());
+    if (!glb) return glb.error();
+    if (Status s = write_file_atomic(opt.write_kit, glb->data(), glb->size()); !s) {
+      return s.error();
+    }
+    append_printf(report.summary, "wrote the built-in tile kit to %s (%zu bytes)\n",
+                  opt.write_kit.c_str(), glb->size());
+    if (opt.out.empty()) return report;
+  }
   if (opt.out.empty()) {
     return Error::invalid_input("-o", "expected an output folder, e.g. -o island");
   }
@@ -93,9 +120,10 @@ Result<IslandFilesReport> make_island_files(
   // 2. The tile set and the island.
   progress("tile set");
   auto t = std::chrono::steady_clock::now();
-  Result<TileSet> tiles = build_tile_set();
+  Result<TileSet> tiles = opt.kit.empty() ? build_tile_set() : read_kit_file(opt.kit);
   if (!tiles) return tiles.error();
   IslandRunInfo run;
+  run.kit = opt.kit.empty() ? "built-in" : opt.kit;
   run.seed = seed;
   run.config = *config;
   run.tile_set_ms = ms_since(t);
@@ -110,7 +138,6 @@ Result<IslandFilesReport> make_island_files(
   if (Status s = write_island(opt.out, *isl, *tiles, run); !s) return s.error();
 
   // 4. Summary.
-  IslandFilesReport report;
   const IslandStats& s = isl->stats;
   const PhaseTimes& p = s.times;
   append_printf(

@@ -40,33 +40,6 @@ constexpr double kSeaLevelLayers = -0.15;
 /// Linear RGB and alpha of the sea: a clear blue-green, see-through over the sand below it.
 constexpr std::array<double, 4> kSea{0.06, 0.33, 0.38, 0.85};
 
-/// A plain colour per material (linear RGB) for meshes that colour_island did not paint.
-std::array<float, 3> plain_colour(Material m) {
-  switch (m) {
-    case Material::grass:
-      return {0.20f, 0.45f, 0.12f};
-    case Material::sand:
-      return {0.78f, 0.66f, 0.42f};
-    case Material::rock:
-      return {0.42f, 0.38f, 0.34f};
-    case Material::water:
-      return {0.06f, 0.33f, 0.38f};
-    case Material::path:
-      return {0.62f, 0.52f, 0.36f};
-    case Material::wall:
-      return {0.85f, 0.82f, 0.74f};
-    case Material::roof:
-      return {0.60f, 0.16f, 0.10f};
-    case Material::wood:
-      return {0.35f, 0.22f, 0.12f};
-    case Material::leaves:
-      return {0.10f, 0.32f, 0.10f};
-    case Material::none:
-      break;
-  }
-  return {0.5f, 0.5f, 0.5f};
-}
-
 /// A land vertex: its welded position, colour and normal, compared bit for bit.
 struct VertexKey {
   std::uint32_t position = 0;
@@ -166,7 +139,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
       key.position = v;
       key.normal = gltf::to_y_up(
           {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)});
-      key.colour = painted ? mesh.corner_colour[t][k] : plain_colour(m);
+      key.colour = painted ? mesh.corner_colour[t][k] : material_colour(m);
       for (float& c : key.colour) {
         if (!std::isfinite(c)) {
           return Error::invalid_input("island.glb",
@@ -260,6 +233,32 @@ const char* grid_kind_name(GridKind kind) {
       return "triangle";
   }
   return "?";
+}
+
+std::array<float, 3> material_colour(Material m) {
+  switch (m) {
+    case Material::grass:
+      return {0.20f, 0.45f, 0.12f};
+    case Material::sand:
+      return {0.78f, 0.66f, 0.42f};
+    case Material::rock:
+      return {0.42f, 0.38f, 0.34f};
+    case Material::water:
+      return {0.06f, 0.33f, 0.38f};
+    case Material::path:
+      return {0.62f, 0.52f, 0.36f};
+    case Material::wall:
+      return {0.85f, 0.82f, 0.74f};
+    case Material::roof:
+      return {0.60f, 0.16f, 0.10f};
+    case Material::wood:
+      return {0.35f, 0.22f, 0.12f};
+    case Material::leaves:
+      return {0.10f, 0.32f, 0.10f};
+    case Material::none:
+      break;
+  }
+  return {0.5f, 0.5f, 0.5f};
 }
 
 const char* tile_kind_name(TileKind kind) {
@@ -448,6 +447,9 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
   j.raw("{\n");
   j.key("seed", true);
   j.raw(std::to_string(run.seed));
+  j.raw(",\n");
+  j.key("kit", true);
+  j.string(run.kit);
   j.raw(",\n");
   j.key("grid", true);
   j.raw("{");

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "cityforge/core/assert.hpp"
+#include "cityforge/core/format.hpp"
 #include "cityforge/islands/island.hpp"
+#include "cityforge/islands/kit.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -380,7 +382,6 @@ double ground_weight(const std::array<std::uint8_t, 4>& c) {
 
 std::vector<Shape> base_shapes() {
   std::vector<Shape> out;
-  out.push_back({.name = "empty", .kind = TileKind::empty, .weight = 1.0});
   out.push_back({.name = "water", .kind = TileKind::water, .ground_level = true, .weight = 20.0});
   out.push_back({.name = "air", .kind = TileKind::air, .weight = 20.0});
   for (const bool level0 : {true, false}) {
@@ -456,23 +457,197 @@ std::uint8_t turn_bits(std::uint8_t bits, std::uint32_t r) {
   return static_cast<std::uint8_t>(((bits << r) | (bits >> (4 - r))) & 0xFU);
 }
 
+// The probe points of the corner checks: 0.04 in from each corner (inside a floor's inset ring).
+constexpr std::array<Vec2, 4> kCornerProbe = {Vec2{0.04, 0.04}, Vec2{0.96, 0.04}, Vec2{0.96, 0.96},
+                                              Vec2{0.04, 0.96}};
+
+// Heights w of the up-facing triangles of `mesh` over the unit point p.
+std::vector<double> up_hits(const UnitMesh& mesh, Vec2 p) {
+  std::vector<double> out;
+  for (const UnitMesh::Triangle& t : mesh.triangles) {
+    const Vec3& a = mesh.vertices[t.v[0]];
+    const Vec3& b = mesh.vertices[t.v[1]];
+    const Vec3& c = mesh.vertices[t.v[2]];
+    const double det = (b.x - a.x) * (c.y - a.y) - (c.x - a.x) * (b.y - a.y);
+    if (det <= 1e-12) continue;  // Faces down or stands vertical.
+    const double l1 = ((p.x - a.x) * (c.y - a.y) - (c.x - a.x) * (p.y - a.y)) / det;
+    const double l2 = ((b.x - a.x) * (p.y - a.y) - (p.x - a.x) * (b.y - a.y)) / det;
+    if (l1 < -1e-9 || l2 < -1e-9 || l1 + l2 > 1 + 1e-9) continue;
+    out.push_back(a.z + l1 * (b.z - a.z) + l2 * (c.z - a.z));
+  }
+  // A probe on an edge meets both triangles: one height per surface.
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end(), [](double x, double y) { return y - x < 1e-6; }),
+            out.end());
+  return out;
+}
+
+const char* corner_state_name(std::uint8_t s) {
+  return s == kCornerEmpty ? "empty" : s == kCornerFloor ? "floor" : "solid";
+}
+
+// What the mesh shows over corner k, against what the tile declares there; "" when they agree.
+std::string corner_problem(const KitTile& t, std::uint32_t k) {
+  const Vec2 p = kCornerProbe[k];
+  const std::vector<double> hits = up_hits(t.mesh, p);
+  const std::uint8_t st = t.corners[k];
+  std::string seen = "no ground";
+  if (!hits.empty()) {
+    seen = "ground at w =";
+    for (const double w : hits)
+      append_printf(seen, " %.3f", w);
+  }
+  bool ok = true;
+  for (const double w : hits) {
+    if (st == kCornerSolid) ok = ok && w >= 1.0 - 1e-3;
+    if (st == kCornerEmpty) ok = ok && t.ground_level && w < -1e-3;
+  }
+  if (st == kCornerFloor) {
+    ok = std::any_of(hits.begin(), hits.end(), [](double w) { return w >= -1e-3 && w < 1.0; });
+  }
+  if (ok) return {};
+  std::string out;
+  append_printf(out,
+                "tile '%s' corner %u: declared %s, but the mesh shows %s over (u %.2f, v %.2f)",
+                t.name.c_str(), k, corner_state_name(st), seen.c_str(), p.x, p.y);
+  return out;
+}
+
+// A face's cross-section in words, for reports: "edge s 0.300-0.500 at w 0.000-0.000 grass".
+std::string describe_tokens(const std::vector<Token>& tokens) {
+  if (tokens.empty()) return "nothing (open)";
+  std::string out;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i == 10) {
+      append_printf(out, "; ... %zu more", tokens.size() - i);
+      break;
+    }
+    const Token& t = tokens[i];
+    if (i > 0) out += "; ";
+    if (t[5] == 1) {
+      append_printf(out, "solid s %.3f-%.3f", static_cast<double>(t[0]) / 1000.0,
+                    static_cast<double>(t[2]) / 1000.0);
+    } else {
+      append_printf(out, "edge (s %.3f, w %.3f)-(s %.3f, w %.3f) %s",
+                    static_cast<double>(t[0]) / 1000.0, static_cast<double>(t[1]) / 1000.0,
+                    static_cast<double>(t[2]) / 1000.0, static_cast<double>(t[3]) / 1000.0,
+                    material_name(static_cast<Material>(t[4])));
+    }
+  }
+  return out;
+}
+
+// The checks that need no profiles: names, kinds, coordinates, corner states.
+void check_tiles(const std::vector<KitTile>& kit, std::vector<std::string>& problems) {
+  std::set<std::string> names;
+  bool water = false, air = false;
+  for (const KitTile& t : kit) {
+    if (t.name.empty()) problems.push_back("a tile has no name");
+    if (!names.insert(t.name).second) problems.push_back("tile '" + t.name + "' is named twice");
+    if (t.kind == TileKind::empty) {
+      problems.push_back("tile '" + t.name + "': kind empty is implied, not a kit tile");
+    }
+    water = water || (t.kind == TileKind::water && t.ground_level);
+    air = air || (t.kind == TileKind::air && !t.ground_level);
+    if (!(t.weight > 0.0) || !std::isfinite(t.weight)) {
+      problems.push_back("tile '" + t.name + "': its weight must be a number > 0");
+    }
+    if (t.kind == TileKind::stairs && t.corners != std::array<std::uint8_t, 4>{2, 2, 1, 1}) {
+      problems.push_back("tile '" + t.name +
+                         "': stairs climb to side 0, so their corners must be 2211");
+    }
+    bool inside = true;
+    for (const Vec3& v : t.mesh.vertices) {
+      const bool in = v.x >= -1e-4 && v.x <= 1 + 1e-4 && v.y >= -1e-4 && v.y <= 1 + 1e-4 &&
+                      v.z >= -1.0 && v.z <= 2.0;
+      if (!in && inside) {
+        std::string m;
+        append_printf(m,
+                      "tile '%s': vertex (u %.4f, v %.4f, w %.4f) lies outside its cell "
+                      "(u, v in 0..1, w in -1..2; were the object's transforms applied?)",
+                      t.name.c_str(), v.x, v.y, v.z);
+        problems.push_back(m);
+      }
+      inside = inside && in;
+    }
+    if (!inside) continue;
+    const bool open = t.kind == TileKind::water || t.kind == TileKind::air;
+    for (std::uint32_t k = 0; k < 4 && !open; ++k) {
+      if (std::string m = corner_problem(t, k); !m.empty()) problems.push_back(m);
+    }
+  }
+  if (!water) problems.push_back("the kit has no ground-level water tile (open sea)");
+  if (!air) problems.push_back("the kit has no air tile above ground level");
+}
+
+// Sorted, rounded vertices: a turn whose mesh lands on the same points changes nothing.
+std::vector<std::array<std::int64_t, 3>> vertex_set(const UnitMesh& mesh) {
+  std::vector<std::array<std::int64_t, 3>> out;
+  out.reserve(mesh.vertices.size());
+  for (const Vec3& p : mesh.vertices)
+    out.push_back({std::llround(p.x * 1e4), std::llround(p.y * 1e4), std::llround(p.z * 1e4)});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 }  // namespace
 
+std::vector<KitTile> builtin_kit() {
+  std::vector<KitTile> kit;
+  for (const Shape& s : base_shapes()) {
+    kit.push_back({.name = s.name,
+                   .kind = s.kind,
+                   .ground_level = s.ground_level,
+                   .corners = s.corners,
+                   .exits = s.exits,
+                   .landing = s.landing,
+                   .weight = s.weight,
+                   .mesh = mesh_shape(s)});
+  }
+  return kit;
+}
+
 Result<TileSet> build_tile_set() {
-  const std::string where = "islands tile set";
+  // The built-in kit goes through the same sampling and checks as a kit read from a file;
+  // tests show that its glb (write_kit_glb, `cityforge island --write-kit`) reads back to the
+  // same tile set. Going through the glb on every run would cost ~10 ms and round the tiles'
+  // coordinates to float32 for nothing.
+  return tile_set_from_kit(builtin_kit(), "built-in kit");
+}
+
+Result<TileSet> tile_set_from_kit(const std::vector<KitTile>& kit, const std::string& file) {
+  const std::string& where = file;
+  std::vector<std::string> problems;
+  check_tiles(kit, problems);
   TileSet set;
   wfc::Model& model = set.model;
   model.name = "islands";
   model.label_count = kGridLabelCount;
   model.opposite = grid_opposite_labels();
-  // 1. Variants: every base tile in its distinct turns, meshed and profiled.
-  const std::vector<Shape> shapes = base_shapes();
-  set.base_count = static_cast<std::uint32_t>(shapes.size());
-  for (std::uint32_t base = 0; base < shapes.size(); ++base) {
-    const Shape& s = shapes[base];
+  // 1. Variants: Empty (implied: outside the grid), then every kit tile in its distinct
+  // turns, meshed and profiled.
+  {
+    TileInfo info;
+    info.name = "empty";
+    info.kind = TileKind::empty;
+    info.side_profile.fill(empty_tile_face());
+    info.side_profile_mirrored.fill(empty_tile_face());
+    info.up_profile = info.down_profile = empty_tile_face();
+    model.base_names.push_back(info.name);
+    model.empty = 0;
+    model.tiles.push_back({.name = info.name, .base = 0, .rotation = 0, .weight = 1.0});
+    set.info.push_back(std::move(info));
+    set.meshes.emplace_back();
+  }
+  set.base_count = static_cast<std::uint32_t>(kit.size()) + 1;
+  std::vector<std::array<std::vector<Token>, 4>> tokens_of(1);  // Per variant, for reports.
+  for (std::uint32_t i = 0; i < kit.size(); ++i) {
+    const KitTile& s = kit[i];
+    const auto base = i + 1;
     model.base_names.push_back(s.name);
-    const UnitMesh base_mesh = mesh_shape(s);
-    std::set<std::tuple<std::array<std::uint8_t, 4>, std::uint8_t, std::uint8_t>> seen;
+    using TurnKey = std::tuple<std::array<std::uint8_t, 4>, std::uint8_t, std::uint8_t,
+                               std::vector<std::array<std::int64_t, 3>>>;
+    std::set<TurnKey> seen;
     const bool turned_high = s.kind == TileKind::stairs || s.landing;
     for (std::uint32_t r = 0; r < 4; ++r) {
       TileInfo info;
@@ -485,45 +660,72 @@ Result<TileSet> build_tile_set() {
         info.corners[k] = s.corners[(k - r) & 3U];
       info.exits = turn_bits(s.exits, r);
       info.stair_high_slot = turned_high ? static_cast<std::uint8_t>(r) : 0;
-      if (!seen.insert({info.corners, info.exits, info.stair_high_slot}).second) continue;
+      UnitMesh mesh = s.mesh;
+      for (Vec3& p : mesh.vertices)
+        p = turn(p, r);
+      if (!seen.insert({info.corners, info.exits, info.stair_high_slot, vertex_set(mesh)}).second) {
+        continue;
+      }
       const bool flat = std::all_of(info.corners.begin(), info.corners.end(),
                                     [](std::uint8_t x) { return x == kCornerFloor; });
       info.navigable = s.kind == TileKind::stairs ||
                        (flat && (s.kind == TileKind::ground || s.kind == TileKind::path));
-      UnitMesh mesh = base_mesh;
-      for (Vec3& p : mesh.vertices)
-        p = turn(p, r);
       // Profiles: side faces from the cross-sections, top and bottom from the quadrants.
-      if (s.kind == TileKind::empty) {
-        info.side_profile.fill(empty_tile_face());
-        info.side_profile_mirrored.fill(empty_tile_face());
-        info.up_profile = info.down_profile = empty_tile_face();
-      } else {
-        for (std::uint32_t k = 0; k < 4; ++k) {
-          const std::vector<Token> tokens = face_tokens(mesh, info.corners, k);
-          info.side_profile[k] = hash_tokens(tokens);
-          info.side_profile_mirrored[k] = hash_tokens(mirrored(tokens));
-        }
-        std::uint32_t solid = 0, ground = 0;
-        for (std::uint32_t k = 0; k < 4; ++k) {
-          if (info.corners[k] == kCornerSolid) solid |= 1U << k;
-          if (info.corners[k] != kCornerEmpty) ground |= 1U << k;
-        }
-        // A house's roof stays below the ceiling, so its top face is open.
-        info.up_profile = layer_face(solid, s.kind == TileKind::stairs ? 1U + r : 0U);
-        info.down_profile =
-            s.ground_level ? seabed_face() : layer_face(ground, s.landing ? 1U + r : 0U);
+      std::array<std::vector<Token>, 4> tokens;
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        tokens[k] = face_tokens(mesh, info.corners, k);
+        info.side_profile[k] = hash_tokens(tokens[k]);
+        info.side_profile_mirrored[k] = hash_tokens(mirrored(tokens[k]));
       }
+      std::uint32_t solid = 0, ground = 0;
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        if (info.corners[k] == kCornerSolid) solid |= 1U << k;
+        if (info.corners[k] != kCornerEmpty) ground |= 1U << k;
+      }
+      // A house's roof stays below the ceiling, so its top face is open.
+      info.up_profile = layer_face(solid, s.kind == TileKind::stairs ? 1U + r : 0U);
+      info.down_profile =
+          s.ground_level ? seabed_face() : layer_face(ground, s.landing ? 1U + r : 0U);
       wfc::TileVariant v;
       v.name = info.name;
       v.base = base;
       v.rotation = static_cast<std::uint8_t>(r);
       v.weight = s.weight;
-      if (s.kind == TileKind::empty) model.empty = static_cast<wfc::TileId>(model.tiles.size());
       model.tiles.push_back(std::move(v));
       set.info.push_back(std::move(info));
       set.meshes.push_back(std::move(mesh));
+      tokens_of.push_back(std::move(tokens));
     }
+  }
+  // A side that no side of any tile can face would rule its tile out wherever that side is
+  // inside the grid: the kit's shapes do not meet there (a wall or floor off by a little).
+  {
+    std::set<std::uint64_t> facing;
+    for (const TileInfo& t : set.info) {
+      facing.insert(t.side_profile_mirrored.begin(), t.side_profile_mirrored.end());
+    }
+    std::set<std::pair<std::uint32_t, std::uint32_t>> reported;  // (base, base side)
+    for (std::size_t t = 1; t < set.info.size(); ++t) {
+      const TileInfo& ti = set.info[t];
+      for (std::uint32_t k = 0; k < 4; ++k) {
+        if (facing.contains(ti.side_profile[k])) continue;
+        const std::uint32_t base_side = (k - ti.rotation) & 3U;
+        if (!reported.insert({ti.base, base_side}).second) continue;
+        problems.push_back(
+            "tile '" + kit[ti.base - 1].name + "' side " + std::to_string(base_side) +
+            ": no tile's side can face it; sampled profile (s from corner " +
+            std::to_string(base_side) + " to corner " + std::to_string((base_side + 1) & 3U) +
+            "): " + describe_tokens(tokens_of[t][k]));
+      }
+    }
+  }
+  if (!problems.empty()) {
+    std::string msg = std::to_string(problems.size()) +
+                      (problems.size() == 1 ? " problem" : " problems") + " in the tile kit:";
+    for (std::size_t i = 0; i < problems.size() && i < 40; ++i)
+      msg += "\n  " + problems[i];
+    if (problems.size() > 40) msg += "\n  ...";
+    return Error::invalid_input(where, msg);
   }
   // 2. Constraints, generated in sorted order (key, label, adjacent) so finalizing is cheap:
   // equal profiles between tiles; Empty (outside the grid, tile 0) by explicit rules: beside

@@ -2,7 +2,7 @@
 // `cityforge island` through the executable: the four files, island.glb valid for the Khronos
 // validator on all three grid kinds, the same seed giving the same bytes and another seed
 // another island, and bad input refused with a message naming the option, exit 2 and nothing
-// written.
+// written; the built-in tile kit written with --write-kit and read back with --kit.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -131,6 +131,53 @@ TEST(IslandCli, BadInputIsRefusedAndNothingWritten) {
     ++entries;
   }
   EXPECT_EQ(entries, 1U);  // a_file only
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, TheWrittenKitReadBackMakesTheSameIsland) {
+  const fs::path dir = temp_dir("island_kit");
+  const CliRun w = run_cli("island --write-kit " + (dir / "kit.glb").string());
+  ASSERT_EQ(w.exit_code, 0) << w.output;
+  EXPECT_NE(w.output.find("wrote the built-in tile kit to"), std::string::npos) << w.output;
+  ASSERT_TRUE(fs::exists(dir / "kit.glb"));
+  EXPECT_FALSE(fs::exists(dir / "out"));
+  const CliRun a = run_cli("island --seed 4 --size 4 -q -o " + (dir / "a").string());
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  const CliRun b = run_cli("island --seed 4 --size 4 -q --kit " + (dir / "kit.glb").string() +
+                           " -o " + (dir / "b").string());
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  // The same tiles in the same cells; the meshes differ only by the kit's float coordinates.
+  EXPECT_EQ(slurp(dir / "a" / "island_tiles.json"), slurp(dir / "b" / "island_tiles.json"));
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "a" / "stats.json"))["kit"], "built-in");
+  EXPECT_EQ(nlohmann::json::parse(slurp(dir / "b" / "stats.json"))["kit"],
+            (dir / "kit.glb").string());
+  if (validator_installed()) {
+    const CliRun v = validate_glb(dir / "kit.glb");
+    EXPECT_EQ(v.exit_code, 0) << v.output;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, ABadKitIsRefusedAndNothingWritten) {
+  const fs::path dir = temp_dir("island_bad_kit");
+  std::ofstream(dir / "not_a_kit.glb") << "{}";
+  const fs::path mismatch =
+      fs::path(CITYFORGE_SOURCE_DIR) / "tests" / "data" / "islands" / "mismatch_kit.glb";
+  struct Case {
+    std::string kit;
+    std::string says;
+  };
+  const Case cases[] = {
+      {(dir / "missing.glb").string(), "--kit: cannot read the tile kit"},
+      {(dir / "not_a_kit.glb").string(), "not_a_kit.glb: not a glTF binary (.glb) kit"},
+      {mismatch.string(), "tile 'floor_shifted' side 2: no tile's side can face it"},
+  };
+  for (const Case& c : cases) {
+    const CliRun r = run_cli("island --kit " + c.kit + " -o " + (dir / "out").string());
+    EXPECT_EQ(r.exit_code, 2) << c.kit << ": " << r.output;
+    EXPECT_NE(r.output.find(c.says), std::string::npos) << c.kit << ": " << r.output;
+    EXPECT_FALSE(fs::exists(dir / "out")) << c.kit;
+  }
   fs::remove_all(dir);
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -18,15 +19,18 @@ namespace cityforge::islands {
 struct IslandRunInfo {
   Seed seed = 0;
   IslandConfig config;
-  double tile_set_ms = 0;  ///< build_tile_set wall time (stats.json only).
-  double generate_ms = 0;  ///< generate_island wall time (stats.json only).
-  double export_ms = 0;    ///< Building the files in memory (write_island measures it).
+  std::string kit = "built-in";  ///< The tile kit: "built-in" or its file (stats.json only).
+  double tile_set_ms = 0;        ///< build_tile_set wall time (stats.json only).
+  double generate_ms = 0;        ///< generate_island wall time (stats.json only).
+  double export_ms = 0;          ///< Building the files in memory (write_island measures it).
 };
 
 /// "mixed", "square" or "triangle".
 const char* grid_kind_name(GridKind kind);
 /// "empty", "water", "air", "ground", "stairs", "path" or "house".
 const char* tile_kind_name(TileKind kind);
+/// The plain linear RGB colour of a material (meshes colour_island did not paint, tile kits).
+std::array<float, 3> material_colour(Material m);
 
 /// island.glb (glTF 2.0 binary, y up, metres): scene "island" -> node 0 "island" with children
 /// "land" (the island mesh) and "sea" (one water hexagon). Engine (x, y, z) z up becomes glTF

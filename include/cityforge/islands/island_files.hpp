@@ -19,6 +19,10 @@ struct IslandRequest {
   std::string grid = "mixed";  ///< mixed, square or triangle.
   std::string layers = "5";    ///< Layers of cells, 2..12.
   std::string out;             ///< Output folder (created if missing); required.
+  /// A tile kit (.glb, docs/islands.md "Tile kits") instead of the built-in one; "" for that.
+  std::string kit;
+  /// Write the built-in kit's glb here (then -o may be left out); "" for none.
+  std::string write_kit;
 };
 
 /// The generator's config from the request (grid, size, layers), or an error naming the option
@@ -30,9 +34,14 @@ struct IslandFilesReport {
   std::string summary;  ///< Console lines, each ending in '\n'.
 };
 
+/// Reads a kit file and makes its tile set. Errors: invalid_input naming the file (and the
+/// JSON pointer or the tile), io when it cannot be read.
+Result<TileSet> read_kit_file(const std::string& path);
+
 /// Checks every option before any work, builds the tile set and the island, and writes
 /// island.glb, island_nav.json, island_tiles.json and stats.json into request.out (all or
-/// none, write_island). `progress` (optional) is told the phase that starts ("tile set",
+/// none, write_island). With request.write_kit, first writes the built-in kit there, and stops
+/// when no output folder is given. `progress` (optional) is told the phase that starts ("tile set",
 /// "island") and "" when the work is done. Errors: invalid_input naming the option, or when
 /// there is no island within the solver's budget; io when a file cannot be written.
 Result<IslandFilesReport> make_island_files(
