@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "reach.hpp"
 
 namespace cityforge::islands {
 
@@ -28,20 +29,29 @@ double ms_since(Clock::time_point t0) {
 }
 
 // Weight factors of the passes (docs/islands.md "Generation").
-constexpr double kFirstPassNavigable = 2.0;  // Flat floors and paths: extend where units walk.
 // Ground rising through an upper layer, by layer (the last for all above).
 constexpr std::array<double, 4> kRiseFactor{1.0, 8.0, 4.0, 1.0};
+// Distance bands from the start, as fractions of the hexagon's radius, and how much more open
+// sea and air weigh in each.
+inline constexpr std::uint32_t kBands = 3;
+// Flat land and solid rock weigh as much less there: the coast closes rather than the land
+// running on to the grid's rim (a flat floor weighs 100x a straight shore).
+constexpr std::array<double, kBands - 1> kBandEdge{0.45, 0.7};
+constexpr std::array<double, kBands> kOpenFactor{1.0, 30.0, 300.0};
 constexpr double kFirstPassStairs = 80.0;     // Stairs reach new levels (the talk's high points).
 constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
-// High points of the first pass's candidates lie this far from the start, in metres.
-constexpr double kHighPointMinM = 3.0;
-constexpr double kHighPointMaxM = 6.5;
-// The beach candidate's flight down to the sand lies this far out, on layer 0.
-constexpr std::uint32_t kBeachCandidate = 5;
+// The first attempt's goal, a flight down to the sand, lies this far out, on layer 0.
 constexpr double kBeachMinM = 5.0;
 constexpr double kBeachMaxM = 9.0;
-constexpr std::uint64_t kHighPointRngId = 0x4869676850ULL;
+constexpr std::uint64_t kBeachGoalRngId = 0x4869676850ULL;
+// Decisions undone before an attempt begins again on a new stream, and how many times: the
+// attempt with the beach goal, and the plain ones.
+constexpr std::uint32_t kBacktrackBudget = 64;
+// A first pass is kept when at least 1/kMinWalkableShare of the plane's cells are walkable.
+constexpr std::uint32_t kMinWalkableShare = 16;
+constexpr std::uint32_t kGoalRestarts = 12;
+constexpr std::uint32_t kPlainRestarts = 40;
 // Later passes allow land only this many rings of cells around the kept columns.
 constexpr std::uint32_t kLandRings = 2;
 // Order bias per metre from the start: the collapse moves outward from the navigable start.
@@ -106,48 +116,39 @@ std::uint32_t start_node_of(const NavGraph& nav, std::uint32_t cell, std::uint32
   return kNoCell;
 }
 
-/// How far units get from the start: reachable nodes, plus 25 per level beyond the first and 5
-/// per flight of stairs among them.
-double navigability_score(const LayeredGrid& g, const TileSet& tiles,
-                          const std::vector<wfc::TileId>& solved, std::uint32_t start_cell,
-                          std::uint32_t start_layer) {
-  const NavGraph nav = navigation_graph(g, tiles, solved);
-  const std::vector<std::uint8_t> seen =
-      reachable(nav, start_node_of(nav, start_cell, start_layer));
-  double score = 0.0;
-  std::uint32_t levels = 0;
-  for (std::uint32_t i = 0; i < nav.nodes.size(); ++i) {
-    if (seen[i] == 0) continue;
-    score += nav.nodes[i].stairs ? 6.0 : 1.0;
-    levels |= 1U << std::min<std::uint32_t>(nav.nodes[i].layer, 31);
-  }
-  return score + 25.0 * (std::popcount(levels) - 1);
-}
-
 bool is_high_ground(const TileInfo& t) {
   return t.kind == TileKind::ground && !t.ground_level &&
          std::find(t.corners.begin(), t.corners.end(), kCornerSolid) != t.corners.end();
 }
 
-/// First-pass weights per layer (SolveOptions::weight_sets, class = layer): ground rising
-/// through a layer weighs kRiseFactor[layer] more, so land climbs in terraces that shrink
-/// upwards instead of one flat level with crumbs on it.
+/// First-pass weights per layer and distance band (SolveOptions::weight_sets, class = layer *
+/// kBands + band): ground rising through a layer weighs kRiseFactor[layer] more, so land climbs
+/// in terraces that shrink upwards instead of one flat level with crumbs on it; open sea and
+/// air weigh kOpenFactor[band] more the farther the band lies from the start, so the land
+/// stays an island with sea around it rather than a plateau filling the grid to its rim.
 std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
                                                         std::uint32_t layers) {
-  std::vector<std::vector<double>> sets(layers);
+  std::vector<std::vector<double>> sets(std::size_t{layers} * kBands);
   for (std::uint32_t layer = 0; layer < layers; ++layer) {
     const double rise = kRiseFactor[std::min<std::size_t>(layer, kRiseFactor.size() - 1)];
-    for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-      const TileInfo& info = tiles.info[t];
-      double w = tiles.model.tiles[t].weight;
-      if (info.kind == TileKind::stairs) {
-        w *= kFirstPassStairs;
-      } else if (info.navigable) {
-        w *= kFirstPassNavigable;
-      } else if (is_high_ground(info)) {
-        w *= rise;
+    for (std::uint32_t band = 0; band < kBands; ++band) {
+      std::vector<double>& set = sets[std::size_t{layer} * kBands + band];
+      for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+        const TileInfo& info = tiles.info[t];
+        double w = tiles.model.tiles[t].weight;
+        if (info.kind == TileKind::stairs) {
+          w *= kFirstPassStairs;
+        } else if (is_high_ground(info)) {
+          w *= rise;
+        } else if (info.kind == TileKind::water || info.kind == TileKind::air) {
+          w *= kOpenFactor[band];
+        } else if (is_land(info) &&
+                   std::all_of(info.corners.begin(), info.corners.end(),
+                               [&](std::uint8_t x) { return x == info.corners[0]; })) {
+          w /= kOpenFactor[band];
+        }
+        set.push_back(w);
       }
-      sets[layer].push_back(w);
     }
   }
   return sets;
@@ -233,80 +234,83 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
 
   wfc::SolveOptions opt;
   opt.seed = seed;
-  opt.backtrack_budget = 512;
-  opt.max_restarts = 8;
+  // Short attempts and many restarts: a collapse that walled walkable land in is better begun
+  // again than undone step by step.
+  opt.backtrack_budget = kBacktrackBudget;
   const wfc::TileId empty = tiles.model.empty;
   opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
   opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
   opt.weight_class.resize(g.cell_count());
+  const double hex_m = config.grid.radius * config.grid.cell_m;
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     for (std::uint32_t c = 0; c < n_plane; ++c) {
-      opt.weight_class[g.cell_id(c, layer)] = static_cast<std::uint8_t>(layer);
+      std::uint32_t band = 0;
+      while (band + 1 < kBands && from_start[c] > kBandEdge[band] * hex_m)
+        ++band;
+      opt.weight_class[g.cell_id(c, layer)] = static_cast<std::uint8_t>(layer * kBands + band);
     }
   }
+  // Every walkable tile stays reachable from the start while the solver works (reach.hpp).
+  ReachCheck reach(g, tiles, start_id);
+  opt.watch = reach.watched();
+  opt.check = [&reach](const wfc::SearchView& v, std::span<const wfc::CellId> changed) {
+    return reach(v, changed);
+  };
+
   opt.order_bias.resize(g.cell_count());
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     for (std::uint32_t c = 0; c < n_plane; ++c) {
       opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * from_start[c];
     }
   }
-  // Candidates: the plain first pass, then ones with a high point pre-placed a few metres
-  // away (layer 2 or 3) for the solver to climb to. The candidate whose reachable part is
-  // largest, counting new levels and stairs extra, is kept (seeds/003, 32:22: "it always tries
-  // to extend the navigability").
-  std::vector<std::uint32_t> ring;
-  std::vector<std::uint32_t> shore;  // Farther out, where a beach may be.
+  // Attempts, in order, until one solves with enough walkable land: the first with a goal, a flight
+  // of stairs down to a beach on a shore cell 5 to 9 m out (sand is only worth having where units
+  // can walk onto it), the others plain, each on its own random stream. The reach check keeps every
+  // walkable tile reachable from the start while the collapse grows outward, so the solver itself
+  // climbs and builds stairs (seeds/003, 32:22-32:41) and a goal it keeps is one units reach.
+  std::vector<std::uint32_t> shore;
   for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const double r = from_start[c];
-    if (r >= kHighPointMinM && r <= kHighPointMaxM) ring.push_back(c);
-    if (r >= kBeachMinM && r <= kBeachMaxM) shore.push_back(c);
+    if (from_start[c] >= kBeachMinM && from_start[c] <= kBeachMaxM) shore.push_back(c);
   }
-  std::vector<wfc::TileId> stair_tiles;
   std::vector<wfc::TileId> beach_stairs;
   for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-    if (tiles.info[t].kind != TileKind::stairs) continue;
-    (tiles.info[t].ground_level ? beach_stairs : stair_tiles).push_back(t);
+    if (tiles.info[t].kind == TileKind::stairs && tiles.info[t].ground_level) {
+      beach_stairs.push_back(t);
+    }
   }
   std::vector<wfc::TileId> solved;
-  double best_score = -1.0;
+  std::uint32_t best_walkable = 0;
   Error first_error = Error::invalid_input(where, "no first pass ran");
   for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
     std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
-    if (attempt > 0) {
-      // Odd candidates: a flight of stairs up from the start's level, turned at random (but
-      // candidate kBeachCandidate: a flight down to a beach farther out); even ones: a floor one or
-      // two levels up.
-      if (ring.empty() || g.layers <= start_layer + 1) break;
-      Rng rng{seed, Stage::islands, kHighPointRngId, attempt};
-      const std::uint32_t c = ring[rng.below(static_cast<std::uint32_t>(ring.size()))];
-      if (attempt == kBeachCandidate && !beach_stairs.empty() && !shore.empty()) {
-        // A flight down to the sand: beaches are only kept where units can walk onto them.
-        const std::uint32_t b = shore[rng.below(static_cast<std::uint32_t>(shore.size()))];
-        const wfc::TileId t =
-            beach_stairs[rng.below(static_cast<std::uint32_t>(beach_stairs.size()))];
-        fixed.push_back({g.cell_id(b, 0), t});
-      } else if (attempt % 2 == 1 && !stair_tiles.empty()) {
-        const wfc::TileId t =
-            stair_tiles[rng.below(static_cast<std::uint32_t>(stair_tiles.size()))];
-        fixed.push_back({g.cell_id(c, start_layer), t});
-      } else {
-        const std::uint32_t up = std::min<std::uint32_t>(attempt % 4 == 0 ? 3 : 2, g.layers - 1);
-        fixed.push_back({g.cell_id(c, up), start_tile});
-      }
+    const bool goal = attempt == 0 && !beach_stairs.empty() && !shore.empty();
+    if (goal) {
+      Rng rng{seed, Stage::islands, kBeachGoalRngId};
+      const std::uint32_t b = shore[rng.below(static_cast<std::uint32_t>(shore.size()))];
+      fixed.push_back({g.cell_id(b, 0),
+                       beach_stairs[rng.below(static_cast<std::uint32_t>(beach_stairs.size()))]});
     }
     opt.object_id = attempt;
+    // A goal the solver cannot reach soon is given up for a plain pass.
+    opt.max_restarts = goal ? kGoalRestarts : kPlainRestarts;
     Result<wfc::Solution> sol = wfc::solve(*model, wgrid, fixed, opt);
     if (!sol) {
-      if (attempt == 0) first_error = sol.error();
+      first_error = sol.error();  // The last attempt's, when none solves.
       continue;
     }
     stats.backtracks += sol->stats.backtracks;
     stats.contradictions += sol->stats.contradictions;
-    const double score = navigability_score(g, tiles, sol->tiles, start_cell, start_layer);
-    if (score > best_score) {
-      best_score = score;
+    // A start walled in on a crumb of land is a solution, not an island: the next attempt
+    // is tried, and the largest crumb kept only when none does better.
+    std::uint32_t walkable = 0;
+    for (const wfc::TileId t : sol->tiles)
+      walkable += tiles.info[t].navigable ? 1U : 0U;
+    if (walkable > best_walkable) {
+      best_walkable = walkable;
+      stats.first_pass_attempt = attempt;
       solved = std::move(sol->tiles);
     }
+    if (walkable * kMinWalkableShare >= n_plane) break;
   }
   if (solved.empty()) {
     return Error::invalid_input(where, "first pass: " + first_error.message);

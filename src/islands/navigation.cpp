@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "reach.hpp"
 
 namespace cityforge::islands {
 
@@ -38,13 +39,6 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
   const auto info_at = [&](std::uint32_t c, std::uint32_t layer) -> const TileInfo& {
     return tiles.info[solved[grid.cell_id(c, layer)]];
   };
-  const auto side_height = [](const TileInfo& t, std::uint32_t layer, std::uint32_t slot) {
-    const std::uint32_t base = 2U * layer;
-    if (t.kind != TileKind::stairs) return base;
-    if (slot == t.stair_high_slot) return base + 2U;
-    if (slot == (t.stair_high_slot + 2U) % 4U) return base;
-    return base + 1U;
-  };
   for (const NavNode& node : g.nodes) {
     const std::uint32_t self = node_of[grid.cell_id(node.plane_cell, node.layer)];
     const TileInfo& t = info_at(node.plane_cell, node.layer);
@@ -52,14 +46,14 @@ NavGraph navigation_graph(const LayeredGrid& grid, const TileSet& tiles,
     for (std::uint32_t k = 0; k < cell.count; ++k) {
       const SideNeighbour a = side_neighbour(plane, node.plane_cell, k);
       if (a.cell == kNoCell) continue;
-      const std::uint32_t h = side_height(t, node.layer, k);
+      const std::uint32_t h = nav_side_height(t, node.layer, k);
       const std::uint32_t lo = node.layer > 0 ? node.layer - 1 : 0;
       const std::uint32_t hi = std::min(node.layer + 1, grid.layers - 1);
       for (std::uint32_t layer = lo; layer <= hi; ++layer) {
         const std::uint32_t other = node_of[grid.cell_id(a.cell, layer)];
         if (other == kNoCell || other <= self) continue;  // Each pair once, from its first node.
         const TileInfo& o = info_at(a.cell, layer);
-        if (side_height(o, layer, a.slot) != h) continue;
+        if (nav_side_height(o, layer, a.slot) != h) continue;
         g.edges.push_back({self, other, node.stairs || o.kind == TileKind::stairs});
       }
     }

@@ -426,6 +426,13 @@ bool Search::narrow(CellId cell, const std::uint64_t* mask, bool by_propagation)
     m_conflict = cell;
     return false;
   }
+  const auto watched = [&](const std::uint64_t* w) {
+    for (std::uint32_t i = 0; i < m_w; ++i) {
+      if ((w[i] & m_watch[i]) != 0) return true;
+    }
+    return false;
+  };
+  const bool had_watched = m_check != nullptr && watched(d);
   // 1. Trail the cell once per decision level, so undo restores it exactly.
   if (m_saved_at[cell] != m_level) {
     m_trail.push_back({cell, m_count[cell], m_saved_at[cell], m_sum_w[cell], m_sum_wlogw[cell]});
@@ -446,6 +453,7 @@ bool Search::narrow(CellId cell, const std::uint64_t* mask, bool by_propagation)
     d[i] &= mask[i];
   }
   if (by_propagation) m_stats->propagations += removed;
+  if (had_watched && (!watched(d) || m_count[cell] == 1)) m_changed.push_back(cell);
   ++m_version[cell];
   if (m_count[cell] > 1) push_heap(cell);
   if (m_queued[cell] == 0) {
@@ -476,6 +484,21 @@ bool Search::propagate() {
     }
   }
   return true;
+}
+
+void Search::set_check(const SolveOptions& options) {
+  m_check = options.check ? &options : nullptr;
+  m_watch.assign(m_m.words, 0);
+  for (const TileId t : options.watch) {
+    if (t < m_m.tile_count) m_watch[t >> 6U] |= std::uint64_t{1} << (t & 63U);
+  }
+}
+
+bool Search::check_state() {
+  if (m_check == nullptr || m_changed.empty()) return true;
+  const bool ok = m_check->check(SearchView(m_wave.data(), m_count.data(), m_w), m_changed);
+  m_changed.clear();
+  return ok;
 }
 
 void Search::undo_to(std::size_t mark) {
@@ -527,20 +550,27 @@ Search::Outcome Search::run(Rng& rng, std::uint32_t budget, SolveStats& stats) {
         break;
       }
     }
+    bool ok = true;
     if (cell == kBoundary) {
-      m_stats = &m_scratch_stats;
-      return Outcome::solved;
+      // Every cell is decided: the check has the last word on the whole solution.
+      ok = m_check == nullptr || m_check->check(SearchView(m_wave.data(), m_count.data(), m_w), {});
+      if (ok) {
+        m_stats = &m_scratch_stats;
+        return Outcome::solved;
+      }
+    } else {
+      // 2. Pick one option by weight.
+      const TileId pick = choose(cell, rng.uniform01() * m_sum_w[cell]);
+      ++stats.observations;
+      m_decisions.push_back({cell, pick, m_trail.size(), ++m_levels});
+      m_level = m_levels;
+      std::fill(mask.begin(), mask.end(), 0);
+      mask[pick >> 6U] = std::uint64_t{1} << (pick & 63U);
+      m_changed.clear();
+      ok = narrow(cell, mask.data(), false);
+      trace(TraceStep::Kind::observe, cell, pick);
+      ok = ok && propagate() && check_state();
     }
-    // 2. Pick one option by weight.
-    const TileId pick = choose(cell, rng.uniform01() * m_sum_w[cell]);
-    ++stats.observations;
-    m_decisions.push_back({cell, pick, m_trail.size(), ++m_levels});
-    m_level = m_levels;
-    std::fill(mask.begin(), mask.end(), 0);
-    mask[pick >> 6U] = std::uint64_t{1} << (pick & 63U);
-    bool ok = narrow(cell, mask.data(), false);
-    trace(TraceStep::Kind::observe, cell, pick);
-    ok = ok && propagate();
     // 3. On a contradiction undo the latest decision and forbid it, as often as needed.
     while (!ok) {
       ++stats.contradictions;
@@ -562,7 +592,8 @@ Search::Outcome Search::run(Rng& rng, std::uint32_t budget, SolveStats& stats) {
       trace(TraceStep::Kind::backtrack, last.cell, last.tile);
       std::copy(m_m.all.begin(), m_m.all.end(), mask.begin());
       mask[last.tile >> 6U] &= ~(std::uint64_t{1} << (last.tile & 63U));
-      ok = narrow(last.cell, mask.data(), false) && propagate();
+      m_changed.clear();
+      ok = narrow(last.cell, mask.data(), false) && propagate() && check_state();
     }
   }
 }
@@ -580,6 +611,7 @@ Result<Solution> solve_whole(const detail::Compiled& m, const Grid& grid,
   detail::Search search(m);
   search.set_order_bias(&options.order_bias);
   search.set_weights(options);
+  search.set_check(options);
   if (Status st = detail::start(search, m, grid, domains.data(), fixed, trace); !st) {
     return st.error();
   }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -228,6 +229,52 @@ TEST(WfcSolve, AllowRestrictsCellsAndCanMakeTheGridUnsolvable) {
   o.allow = [](CellId c, TileId t) { return t != 0 && (c == 0 || t != 3); };
   Result<Solution> r = solve(m, g, {}, o);
   EXPECT_FALSE(r.ok());
+}
+
+TEST(WfcSolve, ACheckIsAConstraintPropagationCannotExpress) {
+  const Model m = cat_model();
+  const Grid g = square_grid(12, 1, 1);
+  const auto tails = [](const std::vector<TileId>& tiles) {
+    return std::count(tiles.begin(), tiles.end(), TileId{1});
+  };
+  // Without the check some strips hold two cats or more.
+  SolveOptions plain;
+  std::size_t most = 0;
+  for (Seed seed = 1; seed <= 40; ++seed) {
+    plain.seed = seed;
+    Result<Solution> r = solve(m, g, {}, plain);
+    ASSERT_TRUE(r.ok());
+    most = std::max<std::size_t>(most, static_cast<std::size_t>(tails(r->tiles)));
+  }
+  ASSERT_GE(most, 2U);
+  // "At most one cat", watched on tails: every strip holds one cat or none, and the check
+  // is told only cells that were decided to a tail or lost their last tail.
+  SolveOptions o;
+  o.watch = {1};
+  bool only_watched = true;
+  o.check = [&](const SearchView& v, std::span<const CellId> changed) {
+    for (const CellId c : changed) {
+      const TileId t = v.tile(c);
+      const std::uint64_t tail = 2;  // Bit 1.
+      only_watched = only_watched && (t == 1 || !v.may_hold_any(c, &tail));
+    }
+    int decided = 0;
+    for (CellId c = 0; c < g.cell_count; ++c)
+      decided += v.tile(c) == 1 ? 1 : 0;
+    return decided <= 1;
+  };
+  for (Seed seed = 1; seed <= 40; ++seed) {
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    EXPECT_TRUE(violations(m, g, r->tiles).empty());
+    EXPECT_LE(tails(r->tiles), 1) << strip(m, r->tiles);
+  }
+  EXPECT_TRUE(only_watched);
+  // A check nothing passes: no solution, reported, not looped on.
+  o.check = [](const SearchView&, std::span<const CellId>) { return false; };
+  o.max_restarts = 2;
+  EXPECT_FALSE(solve(m, g, {}, o).ok());
 }
 
 TEST(WfcSolve, OrderBiasSteersWhichCellIsObservedFirst) {

@@ -121,9 +121,9 @@ struct IslandConfig {
                   .layer_m = 1.0,
                   .relax_iterations = 24,
                   .subdivide = true};
-  /// First passes tried (the plain one, then ones with seeded stairs or a high floor to climb
-  /// to); the one reaching most from the start is kept. [1..8]
-  std::uint32_t first_pass_candidates = 6;
+  /// First-pass attempts, in order until one solves: the first with a flight of stairs down
+  /// to a beach as its goal, the others plain, each on a new random stream. [1..8]
+  std::uint32_t first_pass_candidates = 3;
   std::uint32_t max_passes = 4;  ///< Reset-and-resolve rounds after the first pass.
   std::uint32_t deform_iterations = 8;
   double rise_m = 0.25;  ///< How much walkable land bulges up at most.
@@ -174,8 +174,9 @@ struct PhaseTimes {
 
 struct IslandStats {
   std::uint32_t plane_cells = 0, cells = 0, variants = 0, constraints = 0;
-  std::uint32_t passes = 0;            ///< Solve passes run (first pass included).
-  std::uint32_t removed_snippets = 0;  ///< Navigable cells reset by the later passes.
+  std::uint32_t passes = 0;              ///< Solve passes run (first pass included).
+  std::uint32_t removed_snippets = 0;    ///< Navigable cells reset by the later passes.
+  std::uint32_t first_pass_attempt = 0;  ///< The first-pass attempt kept (0: with the goal).
   std::uint32_t navigable = 0, stairs = 0, houses = 0, land_cells = 0;
   std::uint64_t backtracks = 0, contradictions = 0;
   std::uint32_t triangles = 0, vertices = 0;

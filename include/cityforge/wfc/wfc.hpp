@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -167,6 +169,8 @@ std::vector<std::pair<std::string, std::string>> builtin_model_sources();
 
 // ---- Solving ------------------------------------------------------------------------------
 
+class SearchView;
+
 struct SolveOptions {
   Seed seed = 1;
   std::uint64_t object_id = 0;          ///< Rng key: Rng{seed, Stage::wfc, object_id}.
@@ -190,6 +194,13 @@ struct SolveOptions {
   /// finite weight > 0 per tile.
   std::vector<std::uint8_t> weight_class;
   std::vector<std::vector<double>> weight_sets;
+  /// A global constraint that propagation cannot express (whole-grid solves), e.g. the
+  /// islands' "every walkable tile is reachable from where units start" (seeds/003, 31:22):
+  /// after each observation (or forbidden option) has propagated, when some cell lost its last
+  /// option among `watch` or was decided to one of them, check(view, those cells) runs; false
+  /// is a contradiction, undone and forbidden like any other. Must depend only on the view.
+  std::vector<TileId> watch;
+  std::function<bool(const SearchView&, std::span<const CellId>)> check;
 };
 
 /// One step of a solve, for stepping through and visualising (seeds/000 insists on it).
@@ -235,7 +246,38 @@ Result<Solution> solve(const Model& model, const Grid& grid, const std::vector<F
 
 namespace detail {
 struct Compiled;
-}
+}  // namespace detail
+
+/// The state of a solve as SolveOptions::check sees it: each cell's options.
+class SearchView {
+ public:
+  SearchView(const std::uint64_t* wave, const std::uint32_t* count, std::uint32_t words)
+      : m_wave(wave), m_count(count), m_words(words) {}
+  /// Words of a tile bitset (tile t is bit t % 64 of word t / 64).
+  std::uint32_t words() const { return m_words; }
+  /// The cell's tile when one option is left, else kNoTile.
+  TileId tile(CellId cell) const {
+    if (m_count[cell] != 1) return kNoTile;
+    const std::uint64_t* d = m_wave + std::size_t{cell} * m_words;
+    for (std::uint32_t i = 0; i < m_words; ++i) {
+      if (d[i] != 0) return i * 64U + static_cast<TileId>(std::countr_zero(d[i]));
+    }
+    return kNoTile;
+  }
+  /// Whether the cell still has an option in `mask` (words() words).
+  bool may_hold_any(CellId cell, const std::uint64_t* mask) const {
+    const std::uint64_t* d = m_wave + std::size_t{cell} * m_words;
+    for (std::uint32_t i = 0; i < m_words; ++i) {
+      if ((d[i] & mask[i]) != 0) return true;
+    }
+    return false;
+  }
+
+ private:
+  const std::uint64_t* m_wave;
+  const std::uint32_t* m_count;
+  std::uint32_t m_words;
+};
 
 /// A model compiled for solving (adjacency bitsets and support tables), built once and shared
 /// by many solves: a caller that solves thousands of small grids with one model (a city's

@@ -87,6 +87,9 @@ class Search {
   /// Per-cell weight sets (SolveOptions::weight_class / weight_sets, already checked); call
   /// before reset(). Without sets every cell uses the model's weights.
   void set_weights(const SolveOptions& options);
+  /// SolveOptions::check and its watched tiles (the options must outlive run()).
+  void set_check(const SolveOptions& options);
+  std::uint32_t words() const { return m_w; }
 
   TileId tile(CellId cell) const;
   std::uint32_t count(CellId cell) const { return m_count[cell]; }
@@ -116,6 +119,8 @@ class Search {
   TileId choose(CellId cell, double r) const;
   bool narrow(CellId cell, const std::uint64_t* mask, bool by_propagation);
   bool propagate();
+  /// Runs the check when a watched cell changed since the last call; false: a contradiction.
+  bool check_state();
   void undo_to(std::size_t mark);
   void push_heap(CellId cell);
   void trace(TraceStep::Kind kind, CellId cell, TileId tile);
@@ -156,6 +161,9 @@ class Search {
   SolveStats m_scratch_stats;
   SolveStats* m_stats = &m_scratch_stats;
   std::vector<TraceStep>* m_trace = nullptr;
+  const SolveOptions* m_check = nullptr;  ///< With a check: its options; else null.
+  std::vector<std::uint64_t> m_watch;     ///< Watched tiles (m_w words).
+  std::vector<CellId> m_changed;          ///< Watched cells changed since the last check.
 };
 
 /// Starts `search` on the whole `grid`: propagates `domains`, then places `fixed` one by one;
