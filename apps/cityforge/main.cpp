@@ -688,6 +688,11 @@ int main(int argc, char** argv) {
   isl->add_option("--kit", io.kit,
                   "Tile kit: a .glb of tiles with their corner states as custom properties\n"
                   "(docs/islands.md \"Tile kits\"); default the built-in kit");
+  isl->add_option("--edit", io.edits,
+                  "Edit the island after generating it: CELL:raise or CELL:lower raises or\n"
+                  "lowers that plane cell's land one layer and solves again around it;\n"
+                  "repeatable, applied in order")
+      ->allow_extra_args(false);
   isl->add_option("--write-kit", io.write_kit,
                   "Write the built-in tile kit as a .glb to start your own from (without -o,\n"
                   "only the kit is written)");
@@ -698,6 +703,7 @@ int main(int argc, char** argv) {
       "  cityforge island --seed 7 --size 10 --grid square -o square_island\n"
       "  cityforge island --write-kit my_kit.glb     (edit it in Blender, then:)\n"
       "  cityforge island --kit my_kit.glb --seed 7 -o my_island\n"
+      "  cityforge island --seed 7 --edit 130:raise --edit 131:raise -o edited\n"
       "Exit codes: 0 done, 2 bad input or no island within the solver's budget, 1 other\n"
       "failure. Nothing is written unless the whole island was generated.");
   server::SimulateOptions so;

@@ -43,6 +43,8 @@ constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kep
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
 // The first attempt's goal, a flight down to the sand, lies this far out, on layer 0.
 constexpr double kBeachMinM = 5.0;
+// Units start on a flat floor pre-placed on this layer.
+constexpr std::uint32_t kStartLayer = 1;
 constexpr double kBeachMaxM = 9.0;
 constexpr std::uint64_t kBeachGoalRngId = 0x4869676850ULL;
 // Decisions undone before an attempt begins again on a new stream, and how many times: the
@@ -50,6 +52,10 @@ constexpr std::uint64_t kBeachGoalRngId = 0x4869676850ULL;
 constexpr std::uint32_t kBacktrackBudget = 64;
 // A first pass is kept when at least 1/kMinWalkableShare of the plane's cells are walkable.
 constexpr std::uint32_t kMinWalkableShare = 16;
+// An edit solves again at most this many rings of cells around the edited one.
+constexpr std::uint32_t kEditRings = 3;
+// In the cells an edit solves again, the tile that was there weighs this many times more.
+constexpr double kEditKeepFactor = 1e5;
 constexpr std::uint32_t kGoalRestarts = 12;
 constexpr std::uint32_t kPlainRestarts = 40;
 // Later passes allow land only this many rings of cells around the kept columns.
@@ -154,6 +160,25 @@ std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
   return sets;
 }
 
+/// Marks every plane cell that shares a corner with a marked one, `rings` times over.
+void grow_rings(const PlanarGrid& plane, std::vector<std::uint8_t>& mark, std::uint32_t rings) {
+  for (std::uint32_t r = 0; r < rings; ++r) {
+    std::vector<std::uint8_t> vertex(plane.vertices.size(), 0);
+    for (std::size_t c = 0; c < plane.cells.size(); ++c) {
+      if (mark[c] == 0) continue;
+      const Cell& cell = plane.cells[c];
+      for (std::uint32_t k = 0; k < cell.count; ++k)
+        vertex[cell.vertices[k]] = 1;
+    }
+    for (std::size_t c = 0; c < plane.cells.size(); ++c) {
+      const Cell& cell = plane.cells[c];
+      for (std::uint32_t k = 0; k < cell.count; ++k) {
+        if (vertex[cell.vertices[k]] != 0) mark[c] = 1;
+      }
+    }
+  }
+}
+
 /// The model with the later passes' weights. The first pass solves the same model with its
 /// per-layer weight sets, which replace these weights in every cell.
 Result<wfc::CompiledModel> later_pass_model(const TileSet& tiles) {
@@ -167,6 +192,160 @@ Result<wfc::CompiledModel> later_pass_model(const TileSet& tiles) {
     }
   }
   return wfc::compile_model(m);
+}
+
+/// The first pass's start and options (docs/islands.md "Generation"), shared by the generator
+/// and by edits, which solve their region with the same weights.
+struct FirstPass {
+  std::uint32_t start_cell = 0;
+  wfc::CellId start_id = 0;
+  wfc::TileId start_tile = wfc::kNoTile;
+  std::vector<double> from_start;  ///< Per plane cell: metres from the start cell's centre.
+  wfc::SolveOptions opt;           ///< Without the reach check (hook_reach adds it).
+};
+
+Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, Seed seed,
+                             const TileSet& tiles, const std::string& where) {
+  const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
+  std::uint32_t start_cell = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 p = cell_centroid(g.plane, g.plane.cells[c]);
+    const double d = p.x * p.x + p.y * p.y;
+    if (d < best) {
+      best = d;
+      start_cell = c;
+    }
+  }
+  wfc::TileId start_tile = wfc::kNoTile;
+  double start_weight = 0.0;
+  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+    const TileInfo& info = tiles.info[t];
+    if (info.kind == TileKind::ground && info.navigable && !info.ground_level &&
+        tiles.model.tiles[t].weight > start_weight) {
+      start_tile = t;
+      start_weight = tiles.model.tiles[t].weight;
+    }
+  }
+  if (start_tile == wfc::kNoTile) {
+    return Error::invalid_input(where, "the tile set has no flat upper ground tile to start on");
+  }
+  const wfc::CellId start_id = g.cell_id(start_cell, kStartLayer);
+  const Vec2 start_p = cell_centroid(g.plane, g.plane.cells[start_cell]);
+  std::vector<double> from_start(n_plane);  // Metres from the start cell's centre.
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
+    from_start[c] = std::hypot(d.x, d.y);
+  }
+
+  wfc::SolveOptions opt;
+  opt.seed = seed;
+  // Short attempts and many restarts: a collapse that walled walkable land in is better begun
+  // again than undone step by step.
+  opt.backtrack_budget = kBacktrackBudget;
+  const wfc::TileId empty = tiles.model.empty;
+  opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
+  opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
+  opt.weight_class.resize(g.cell_count());
+  const double hex_m = config.grid.radius * config.grid.cell_m;
+  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      std::uint32_t band = 0;
+      while (band + 1 < kBands && from_start[c] > kBandEdge[band] * hex_m)
+        ++band;
+      opt.weight_class[g.cell_id(c, layer)] = static_cast<std::uint8_t>(layer * kBands + band);
+    }
+  }
+  opt.order_bias.resize(g.cell_count());
+  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * from_start[c];
+    }
+  }
+  return FirstPass{.start_cell = start_cell,
+                   .start_id = start_id,
+                   .start_tile = start_tile,
+                   .from_start = std::move(from_start),
+                   .opt = std::move(opt)};
+}
+
+/// Steps 5-8 of the generator on solved tiles: deformation of the plane (island.grid must be
+/// the undeformed grid), navigation, mesh, lift, smoothing, colours, node heights, counts.
+void finish_island(Island& island, const IslandConfig& config, Seed seed, const TileSet& tiles,
+                   std::vector<wfc::TileId> solved) {
+  IslandStats& stats = island.stats;
+  LayeredGrid& g = island.grid;
+  const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
+  stats.navigable = stats.stairs = stats.houses = stats.land_cells = 0;
+  Clock::time_point t0;
+  t0 = Clock::now();
+  deform_grid(g, tiles, solved, config.deform_iterations);
+  stats.times.deform_ms = ms_since(t0);
+  t0 = Clock::now();
+  island.nav = navigation_graph(g, tiles, solved);
+  stats.times.navigation_ms = ms_since(t0);
+
+  // 6. Mesh, lift, smoothing, colours.
+  t0 = Clock::now();
+  island.mesh = build_mesh(g, tiles, solved);
+  stats.times.mesh_ms = ms_since(t0);
+  t0 = Clock::now();
+  lift_land(island.mesh, config.rise_m);
+  stats.times.deform_ms += ms_since(t0);
+  t0 = Clock::now();
+  const auto [reverts, hard_move] =
+      smooth_mesh(island.mesh, config.smooth_iterations, config.hard_vertex_max_move_m);
+  stats.smoothing_reverts = reverts;
+  stats.max_hard_vertex_move_m = hard_move;
+  stats.times.smooth_ms = ms_since(t0);
+  t0 = Clock::now();
+  colour_island(island.mesh, seed);
+  stats.times.colour_ms = ms_since(t0);
+
+  // 7. Node heights from the final walkable surface of their cell.
+  t0 = Clock::now();
+  {
+    std::vector<double> z_sum(g.cell_count(), 0.0);
+    std::vector<std::uint32_t> z_count(g.cell_count(), 0);
+    for (std::size_t t = 0; t < island.mesh.triangles.size(); ++t) {
+      if (island.mesh.walkable[t] == 0) continue;
+      for (std::uint32_t v : island.mesh.triangles[t]) {
+        z_sum[island.mesh.cell[t]] += island.mesh.positions[v].z;
+        ++z_count[island.mesh.cell[t]];
+      }
+    }
+    for (NavNode& n : island.nav.nodes) {
+      const wfc::CellId id = g.cell_id(n.plane_cell, n.layer);
+      if (z_count[id] > 0) n.position.z = z_sum[id] / z_count[id];
+    }
+  }
+  stats.times.navigation_ms += ms_since(t0);
+
+  // 8. Counts.
+  for (const NavNode& n : island.nav.nodes) {
+    ++stats.navigable;
+    if (n.stairs) ++stats.stairs;
+  }
+  for (std::uint32_t c = 0; c < n_plane; ++c) {
+    bool land = false;
+    for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+      const TileInfo& t = tiles.info[solved[g.cell_id(c, layer)]];
+      land = land || is_land(t);
+      if (t.kind == TileKind::house) ++stats.houses;
+    }
+    if (land) ++stats.land_cells;
+  }
+  stats.triangles = static_cast<std::uint32_t>(island.mesh.triangles.size());
+  stats.vertices = static_cast<std::uint32_t>(island.mesh.positions.size());
+  island.tiles = std::move(solved);
+}
+
+/// Every walkable tile stays reachable from the start while the solver works (reach.hpp).
+void hook_reach(wfc::SolveOptions& opt, ReachCheck& reach) {
+  opt.watch = reach.watched();
+  opt.check = [&reach](const wfc::SearchView& v, std::span<const wfc::CellId> changed) {
+    return reach(v, changed);
+  };
 }
 
 }  // namespace
@@ -198,71 +377,19 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   stats.times.tiles_ms = ms_since(t0);
 
   // 3. First pass: a floor pre-placed at the cell nearest the centre on layer 1 (units start
-  // there), the collapse biased outward from it.
+  // there), the collapse biased outward from it, every walkable tile kept reachable.
   t0 = Clock::now();
-  std::uint32_t start_cell = 0;
-  double best = std::numeric_limits<double>::infinity();
-  for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 p = cell_centroid(g.plane, g.plane.cells[c]);
-    const double d = p.x * p.x + p.y * p.y;
-    if (d < best) {
-      best = d;
-      start_cell = c;
-    }
-  }
-  wfc::TileId start_tile = wfc::kNoTile;
-  double start_weight = 0.0;
-  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-    const TileInfo& info = tiles.info[t];
-    if (info.kind == TileKind::ground && info.navigable && !info.ground_level &&
-        tiles.model.tiles[t].weight > start_weight) {
-      start_tile = t;
-      start_weight = tiles.model.tiles[t].weight;
-    }
-  }
-  if (start_tile == wfc::kNoTile) {
-    return Error::invalid_input(where, "the tile set has no flat upper ground tile to start on");
-  }
-  const std::uint32_t start_layer = 1;
-  const wfc::CellId start_id = g.cell_id(start_cell, start_layer);
-  const Vec2 start_p = cell_centroid(g.plane, g.plane.cells[start_cell]);
-  std::vector<double> from_start(n_plane);  // Metres from the start cell's centre.
-  for (std::uint32_t c = 0; c < n_plane; ++c) {
-    const Vec2 d = cell_centroid(g.plane, g.plane.cells[c]) - start_p;
-    from_start[c] = std::hypot(d.x, d.y);
-  }
-
-  wfc::SolveOptions opt;
-  opt.seed = seed;
-  // Short attempts and many restarts: a collapse that walled walkable land in is better begun
-  // again than undone step by step.
-  opt.backtrack_budget = kBacktrackBudget;
+  Result<FirstPass> first = first_pass(g, config, seed, tiles, where);
+  if (!first) return first.error();
+  const std::uint32_t start_cell = first->start_cell;
+  const std::uint32_t start_layer = kStartLayer;
+  const wfc::CellId start_id = first->start_id;
+  const wfc::TileId start_tile = first->start_tile;
+  const std::vector<double>& from_start = first->from_start;
   const wfc::TileId empty = tiles.model.empty;
-  opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
-  opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
-  opt.weight_class.resize(g.cell_count());
-  const double hex_m = config.grid.radius * config.grid.cell_m;
-  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
-    for (std::uint32_t c = 0; c < n_plane; ++c) {
-      std::uint32_t band = 0;
-      while (band + 1 < kBands && from_start[c] > kBandEdge[band] * hex_m)
-        ++band;
-      opt.weight_class[g.cell_id(c, layer)] = static_cast<std::uint8_t>(layer * kBands + band);
-    }
-  }
-  // Every walkable tile stays reachable from the start while the solver works (reach.hpp).
+  wfc::SolveOptions& opt = first->opt;
   ReachCheck reach(g, tiles, start_id);
-  opt.watch = reach.watched();
-  opt.check = [&reach](const wfc::SearchView& v, std::span<const wfc::CellId> changed) {
-    return reach(v, changed);
-  };
-
-  opt.order_bias.resize(g.cell_count());
-  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
-    for (std::uint32_t c = 0; c < n_plane; ++c) {
-      opt.order_bias[g.cell_id(c, layer)] = kOutwardBiasPerMetre * from_start[c];
-    }
-  }
+  hook_reach(opt, reach);
   // Attempts, in order, until one solves with enough walkable land: the first with a goal, a flight
   // of stairs down to a beach on a shore cell 5 to 9 m out (sand is only worth having where units
   // can walk onto it), the others plain, each on its own random stream. The reach check keeps every
@@ -372,21 +499,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     for (std::uint32_t c = 0; c < n_plane; ++c) {
       near[c] = keep_column[c] != 0 || house_column[c] != 0 ? 1 : 0;
     }
-    for (std::uint32_t r = 0; r < kLandRings; ++r) {
-      std::vector<std::uint8_t> vertex(g.plane.vertices.size(), 0);
-      for (std::uint32_t c = 0; c < n_plane; ++c) {
-        if (near[c] == 0) continue;
-        const Cell& cell = g.plane.cells[c];
-        for (std::uint32_t k = 0; k < cell.count; ++k)
-          vertex[cell.vertices[k]] = 1;
-      }
-      for (std::uint32_t c = 0; c < n_plane; ++c) {
-        const Cell& cell = g.plane.cells[c];
-        for (std::uint32_t k = 0; k < cell.count; ++k) {
-          if (vertex[cell.vertices[k]] != 0) near[c] = 1;
-        }
-      }
-    }
+    grow_rings(g.plane, near, kLandRings);
     std::vector<std::uint8_t> reset(g.cell_count(), 0);
     for (std::uint32_t c = 0; c < n_plane; ++c) {
       if (keep_column[c] != 0 || house_column[c] != 0) continue;
@@ -421,68 +534,118 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   }
   stats.times.solve_ms += ms_since(t0);
 
-  // 5. Deformation of the plane, navigation on the final tiles.
-  t0 = Clock::now();
-  deform_grid(g, tiles, solved, config.deform_iterations);
-  stats.times.deform_ms = ms_since(t0);
-  t0 = Clock::now();
-  island.nav = navigation_graph(g, tiles, solved);
-  stats.times.navigation_ms = ms_since(t0);
-
-  // 6. Mesh, lift, smoothing, colours.
-  t0 = Clock::now();
-  island.mesh = build_mesh(g, tiles, solved);
-  stats.times.mesh_ms = ms_since(t0);
-  t0 = Clock::now();
-  lift_land(island.mesh, config.rise_m);
-  stats.times.deform_ms += ms_since(t0);
-  t0 = Clock::now();
-  const auto [reverts, hard_move] =
-      smooth_mesh(island.mesh, config.smooth_iterations, config.hard_vertex_max_move_m);
-  stats.smoothing_reverts = reverts;
-  stats.max_hard_vertex_move_m = hard_move;
-  stats.times.smooth_ms = ms_since(t0);
-  t0 = Clock::now();
-  colour_island(island.mesh, seed);
-  stats.times.colour_ms = ms_since(t0);
-
-  // 7. Node heights from the final walkable surface of their cell.
-  t0 = Clock::now();
-  {
-    std::vector<double> z_sum(g.cell_count(), 0.0);
-    std::vector<std::uint32_t> z_count(g.cell_count(), 0);
-    for (std::size_t t = 0; t < island.mesh.triangles.size(); ++t) {
-      if (island.mesh.walkable[t] == 0) continue;
-      for (std::uint32_t v : island.mesh.triangles[t]) {
-        z_sum[island.mesh.cell[t]] += island.mesh.positions[v].z;
-        ++z_count[island.mesh.cell[t]];
-      }
-    }
-    for (NavNode& n : island.nav.nodes) {
-      const wfc::CellId id = g.cell_id(n.plane_cell, n.layer);
-      if (z_count[id] > 0) n.position.z = z_sum[id] / z_count[id];
-    }
-  }
-  stats.times.navigation_ms += ms_since(t0);
-
-  // 8. Counts.
-  for (const NavNode& n : island.nav.nodes) {
-    ++stats.navigable;
-    if (n.stairs) ++stats.stairs;
-  }
-  for (std::uint32_t c = 0; c < n_plane; ++c) {
-    bool land = false;
-    for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
-      const TileInfo& t = tiles.info[solved[g.cell_id(c, layer)]];
-      land = land || is_land(t);
-      if (t.kind == TileKind::house) ++stats.houses;
-    }
-    if (land) ++stats.land_cells;
-  }
-  stats.triangles = static_cast<std::uint32_t>(island.mesh.triangles.size());
-  stats.vertices = static_cast<std::uint32_t>(island.mesh.positions.size());
-  island.tiles = std::move(solved);
+  // 5.-8. Deformation, navigation, mesh, smoothing, colours, counts.
+  finish_island(island, config, seed, tiles, std::move(solved));
   return island;
+}
+
+Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed seed,
+                               const TileSet& tiles, const IslandEdit& edit, std::uint64_t serial) {
+  const Clock::time_point t_start = Clock::now();
+  if (Status st = check_config(config); !st) return st.error();
+  const std::string where = "island edit (cell " + std::to_string(edit.plane_cell) + ")";
+  // 1. The undeformed grid and the first pass's start and weights, as the generator had them.
+  Result<LayeredGrid> grid = build_grid(config.grid, seed);
+  if (!grid) return grid.error();
+  LayeredGrid g = std::move(*grid);
+  const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
+  if (island.tiles.size() != g.cell_count()) {
+    return Error::invalid_input(where, "the island was not made with this config and seed");
+  }
+  if (edit.plane_cell >= n_plane) {
+    return Error::invalid_input(where,
+                                "expected a cell of the grid, 0.." + std::to_string(n_plane - 1));
+  }
+  Result<FirstPass> first = first_pass(g, config, seed, tiles, where);
+  if (!first) return first.error();
+  if (edit.plane_cell == first->start_cell) {
+    return Error::invalid_input(where, "units start on this cell; it cannot be edited");
+  }
+  Result<wfc::CompiledModel> model = later_pass_model(tiles);
+  if (!model) return model.error();
+  const wfc::Grid wgrid = to_wfc_grid(g);
+
+  // 2. The edited column's new top: a flat floor one layer up or down (flat sand on layer 0),
+  // or open sea when the last layer of land goes.
+  const std::vector<wfc::TileId>& old = island.tiles;
+  int top = -1;
+  for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+    if (is_land(tiles.info[old[g.cell_id(edit.plane_cell, layer)]])) top = static_cast<int>(layer);
+  }
+  wfc::TileId sand = wfc::kNoTile, water = wfc::kNoTile;
+  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+    const TileInfo& info = tiles.info[t];
+    const double w = tiles.model.tiles[t].weight;
+    if (info.kind == TileKind::ground && info.navigable && info.ground_level &&
+        (sand == wfc::kNoTile || w > tiles.model.tiles[sand].weight)) {
+      sand = t;
+    }
+    if (info.kind == TileKind::water && water == wfc::kNoTile) water = t;
+  }
+  const int target = edit.kind == EditKind::raise ? top + 1 : top - 1;
+  if (edit.kind == EditKind::raise && target >= static_cast<int>(g.layers)) {
+    return Error::invalid_input(where, "the land is already at the top layer");
+  }
+  if (edit.kind == EditKind::lower && top < 0) {
+    return Error::invalid_input(where, "there is no land here to lower");
+  }
+  std::vector<wfc::Fixed> fixed{{first->start_id, first->start_tile}};
+  if (target > 0) {
+    fixed.push_back(
+        {g.cell_id(edit.plane_cell, static_cast<std::uint32_t>(target)), first->start_tile});
+  } else if (target == 0 && sand != wfc::kNoTile) {
+    fixed.push_back({g.cell_id(edit.plane_cell, 0), sand});
+  } else if (target < 0 && water != wfc::kNoTile) {
+    fixed.push_back({g.cell_id(edit.plane_cell, 0), water});
+  }
+
+  // 3. The region: one ring of cells around the edit, then two, then three.
+  const Clock::time_point t_solve = Clock::now();
+  ReachCheck reach(g, tiles, first->start_id);
+  wfc::SolveOptions opt = first->opt;
+  hook_reach(opt, reach);
+  opt.max_restarts = kGoalRestarts;
+  // What was there is kept where it still fits: an edit changes as little as it can.
+  opt.keep = old;
+  opt.keep_factor = kEditKeepFactor;
+  EditReport report;
+  std::vector<std::uint8_t> reset(g.cell_count(), 0);
+  Result<wfc::Solution> sol = Error::invalid_input(where, "no ring was tried");
+  for (std::uint32_t rings = 1; rings <= kEditRings; ++rings) {
+    std::vector<std::uint8_t> column(n_plane, 0);
+    column[edit.plane_cell] = 1;
+    grow_rings(g.plane, column, rings);
+    for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
+      for (std::uint32_t c = 0; c < n_plane; ++c)
+        reset[g.cell_id(c, layer)] = column[c];
+    }
+    const wfc::TileId empty = tiles.model.empty;
+    opt.allow = [&reset, &old, empty](wfc::CellId c, wfc::TileId t) {
+      return reset[c] != 0 ? t != empty : t == old[c];
+    };
+    opt.object_id = hash_combine(hash_combine(hash_string("islands.edit"), serial), rings);
+    sol = wfc::solve(*model, wgrid, fixed, opt);
+    if (sol) {
+      report.rings = rings;
+      break;
+    }
+  }
+  report.solve_ms = ms_since(t_solve);
+  if (!sol) {
+    return Error::invalid_input(where, "no tiles within " + std::to_string(kEditRings) +
+                                           " rings of cells around the edit fit it and keep "
+                                           "every walkable tile reachable");
+  }
+  for (wfc::CellId c = 0; c < g.cell_count(); ++c) {
+    if (reset[c] != 0) report.region.push_back(c);
+    if (sol->tiles[c] != old[c]) report.changed.push_back(c);
+  }
+
+  // 4. The rest of the generator on the new tiles.
+  island.grid = std::move(g);
+  finish_island(island, config, seed, tiles, std::move(sol->tiles));
+  report.total_ms = ms_since(t_start);
+  return report;
 }
 
 }  // namespace cityforge::islands

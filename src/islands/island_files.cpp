@@ -116,6 +116,21 @@ Result<IslandFilesReport> make_island_files(
   }
   Result<IslandConfig> config = island_config(opt);
   if (!config) return config.error();
+  std::vector<IslandEdit> edits;
+  for (const std::string& e : opt.edits) {
+    const std::size_t colon = e.find(':');
+    std::uint64_t cell = 0;
+    const std::string kind = colon == std::string::npos ? std::string() : e.substr(colon + 1);
+    if (colon == std::string::npos || !parse_u64(e.substr(0, colon), cell) || cell > UINT32_MAX ||
+        (kind != "raise" && kind != "lower")) {
+      return Error::invalid_input("--edit",
+                                  "expected CELL:raise or CELL:lower (CELL a plane cell "
+                                  "of island_tiles.json), got '" +
+                                      e + "'");
+    }
+    edits.push_back(
+        {static_cast<std::uint32_t>(cell), kind == "raise" ? EditKind::raise : EditKind::lower});
+  }
 
   // 2. The tile set and the island.
   progress("tile set");
@@ -133,6 +148,17 @@ Result<IslandFilesReport> make_island_files(
   progress("");
   if (!isl) return isl.error();
   run.generate_ms = ms_since(t);
+  std::string edit_lines;
+  for (std::size_t i = 0; i < edits.size(); ++i) {
+    Result<EditReport> r = edit_island(*isl, *config, seed, *tiles, edits[i], i + 1);
+    if (!r) return Error::invalid_input("--edit " + opt.edits[i], r.error().message);
+    append_printf(edit_lines,
+                  "  edit %s: %zu cells changed, %u ring%s solved again (%zu cells), solve %.1f "
+                  "ms, whole edit %.1f ms\n",
+                  opt.edits[i].c_str(), r->changed.size(), r->rings, r->rings == 1 ? "" : "s",
+                  r->region.size(), r->solve_ms, r->total_ms);
+  }
+  run.edits = opt.edits;
 
   // 3. The files, all or none.
   if (Status s = write_island(opt.out, *isl, *tiles, run); !s) return s.error();
@@ -145,12 +171,15 @@ Result<IslandFilesReport> make_island_files(
       "island seed %llu (%s grid, radius %u, %u layers): %u cells (%u land), %u navigable, "
       "%u stairs, %u houses, %u triangles, %u solve passes\n"
       "  ms: tile set %.1f | grid %.1f, tiles %.1f, solve %.1f, navigation %.1f, mesh %.1f, "
-      "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n"
-      "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
+      "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n",
       static_cast<unsigned long long>(seed), grid_kind_name(config->grid.kind), config->grid.radius,
       config->grid.layers, s.cells, s.land_cells, s.navigable, s.stairs, s.houses, s.triangles,
       s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms, p.navigation_ms, p.mesh_ms,
-      p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms, ms_since(t_start), opt.out.c_str());
+      p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms, ms_since(t_start));
+  report.summary += edit_lines;
+  append_printf(report.summary,
+                "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
+                opt.out.c_str());
   return report;
 }
 

@@ -451,6 +451,15 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
   j.key("kit", true);
   j.string(run.kit);
   j.raw(",\n");
+  if (!run.edits.empty()) {
+    j.key("edits", true);
+    j.raw("[");
+    for (std::size_t i = 0; i < run.edits.size(); ++i) {
+      if (i > 0) j.raw(",");
+      j.string(run.edits[i]);
+    }
+    j.raw("],\n");
+  }
   j.key("grid", true);
   j.raw("{");
   grid_members(j, island, run);

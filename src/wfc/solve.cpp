@@ -292,6 +292,8 @@ void Search::trace(TraceStep::Kind kind, CellId cell, TileId tile) {
 }
 
 void Search::set_weights(const SolveOptions& options) {
+  m_keep = options.keep.empty() ? nullptr : &options.keep;
+  m_keep_factor = options.keep_factor;
   if (options.weight_sets.empty()) {
     m_class = nullptr;
     return;
@@ -664,6 +666,13 @@ Result<Solution> solve(const CompiledModel& model, const Grid& grid,
   }
   if (Status st = validate_grid(grid); !st) return st.error();
   if (Status st = detail::check_grid(m, grid); !st) return st.error();
+  if (!options.keep.empty() &&
+      (options.keep.size() != grid.cell_count || !(options.keep_factor > 0.0) ||
+       !std::isfinite(options.keep_factor))) {
+    return Error::invalid_input(m.where, "keep needs one tile per cell (" +
+                                             std::to_string(grid.cell_count) +
+                                             ") and a finite keep_factor > 0");
+  }
   if (!options.order_bias.empty() && options.order_bias.size() != grid.cell_count) {
     return Error::invalid_input(
         m.where, "order_bias has " + std::to_string(options.order_bias.size()) + " values for " +

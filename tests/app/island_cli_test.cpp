@@ -110,6 +110,9 @@ TEST(IslandCli, BadInputIsRefusedAndNothingWritten) {
       {"--layers 0", "--layers: expected the number of layers"},
       {"--seed=-3", "--seed: expected a whole number"},
       {"--seed 18446744073709551616", "--seed: expected a whole number"},
+      {"--edit 4x", "--edit: expected CELL:raise or CELL:lower"},
+      {"--edit 12:up", "got '12:up'"},
+      {"--size 3 --edit 99999:raise", "--edit 99999:raise: expected a cell of the grid"},
   };
   for (const Case& c : cases) {
     const CliRun r = run_cli("island " + c.args + " -o " + (dir / "out").string());
@@ -177,6 +180,40 @@ TEST(IslandCli, ABadKitIsRefusedAndNothingWritten) {
     EXPECT_EQ(r.exit_code, 2) << c.kit << ": " << r.output;
     EXPECT_NE(r.output.find(c.says), std::string::npos) << c.kit << ": " << r.output;
     EXPECT_FALSE(fs::exists(dir / "out")) << c.kit;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(IslandCli, EditsAreAppliedInOrderAndRecorded) {
+  const fs::path dir = temp_dir("island_edit");
+  const CliRun plain = run_cli("island --seed 5 --size 4 -q -o " + (dir / "a").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  // A walkable cell of the plain island, raised.
+  const auto nav = nlohmann::json::parse(slurp(dir / "a" / "island_nav.json"));
+  ASSERT_GT(nav["nodes"].size(), 8U);
+  // A walkable floor on layer 1 (not stairs), the last one: away from the start.
+  std::string cell;
+  for (const auto& n : nav["nodes"]) {
+    if (n["layer"] == 1 && !n["stairs"].get<bool>()) cell = std::to_string(n["cell"].get<int>());
+  }
+  ASSERT_FALSE(cell.empty());
+  const CliRun r =
+      run_cli("island --seed 5 --size 4 --edit " + cell + ":raise -o " + (dir / "b").string());
+  if (r.exit_code == 2) {
+    // The one refusal an edit of a walkable cell may get: no repair within three rings.
+    EXPECT_NE(r.output.find("rings"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / "b"));
+  } else {
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("edit " + cell + ":raise: "), std::string::npos) << r.output;
+    const auto stats = nlohmann::json::parse(slurp(dir / "b" / "stats.json"));
+    ASSERT_EQ(stats["edits"].size(), 1U);
+    EXPECT_EQ(stats["edits"][0], cell + ":raise");
+    EXPECT_NE(slurp(dir / "a" / "island_tiles.json"), slurp(dir / "b" / "island_tiles.json"));
+    if (validator_installed()) {
+      const CliRun v = validate_glb(dir / "b" / "island.glb");
+      EXPECT_EQ(v.exit_code, 0) << v.output;
+    }
   }
   fs::remove_all(dir);
 }

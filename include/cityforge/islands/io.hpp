@@ -19,10 +19,11 @@ namespace cityforge::islands {
 struct IslandRunInfo {
   Seed seed = 0;
   IslandConfig config;
-  std::string kit = "built-in";  ///< The tile kit: "built-in" or its file (stats.json only).
-  double tile_set_ms = 0;        ///< build_tile_set wall time (stats.json only).
-  double generate_ms = 0;        ///< generate_island wall time (stats.json only).
-  double export_ms = 0;          ///< Building the files in memory (write_island measures it).
+  std::string kit = "built-in";    ///< The tile kit: "built-in" or its file (stats.json only).
+  std::vector<std::string> edits;  ///< The edits applied, as given (stats.json only).
+  double tile_set_ms = 0;          ///< build_tile_set wall time (stats.json only).
+  double generate_ms = 0;          ///< generate_island wall time (stats.json only).
+  double export_ms = 0;            ///< Building the files in memory (write_island measures it).
 };
 
 /// "mixed", "square" or "triangle".

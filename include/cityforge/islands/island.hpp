@@ -198,6 +198,38 @@ struct Island {
 /// no solution within the solver's budget (named with the seed).
 Result<Island> generate_island(const IslandConfig& config, Seed seed, const TileSet& tiles);
 
+// ---- Editing ------------------------------------------------------------------------------
+
+/// One edit of a made island, as in the talk's interactive demo (seeds/003, 2:15: click, and
+/// the algorithms build around you): the land of a plane cell raised or lowered by one layer.
+enum class EditKind : std::uint8_t { raise, lower };
+struct IslandEdit {
+  std::uint32_t plane_cell = 0;
+  EditKind kind = EditKind::raise;
+};
+
+struct EditReport {
+  std::uint32_t rings = 0;           ///< Rings of cells around the edit solved again (1..3).
+  std::vector<wfc::CellId> region;   ///< The 3D cells solved again, ascending.
+  std::vector<wfc::CellId> changed;  ///< Those whose tile changed, ascending.
+  double solve_ms = 0;               ///< The local solve (with its rings tried).
+  double total_ms = 0;               ///< The whole edit, mesh and colours included.
+};
+
+/// Re-solves `island`, made by generate_island with `config`, `seed` and `tiles`, around one
+/// edit: the edited column's new top floor is pre-placed (on layer 0 flat sand; lowering the
+/// last layer of land leaves open sea) and the cells sharing a corner with it, every layer,
+/// are solved again with the generator's first-pass weights while every other cell keeps its
+/// tile; if that region has no solution, two rings, then three (block-wise repair, the talk's
+/// 41:00). Every walkable tile stays reachable from the start (the reach check), so an edit
+/// that would cut land off is repaired around, or refused. Then the deformation, navigation,
+/// mesh, smoothing and colours are made again for the whole island. `serial` keys the random
+/// stream: the same edits in the same order give the same island. Errors (invalid_input, the
+/// island unchanged): a cell outside the grid, the start cell, raising land already at the top
+/// layer, lowering where there is none, no solution within three rings.
+Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed seed,
+                               const TileSet& tiles, const IslandEdit& edit, std::uint64_t serial);
+
 // ---- Phases (exposed for tests and tools) ------------------------------------------------
 
 /// The navigation graph of solved tiles: nodes on navigable cells, edges between navigable

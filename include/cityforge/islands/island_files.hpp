@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cityforge/core/result.hpp"
 #include "cityforge/islands/island.hpp"
@@ -23,6 +24,9 @@ struct IslandRequest {
   std::string kit;
   /// Write the built-in kit's glb here (then -o may be left out); "" for none.
   std::string write_kit;
+  /// Edits applied in order after generating, each "CELL:raise" or "CELL:lower" (edit_island,
+  /// serial = its position from 1).
+  std::vector<std::string> edits;
 };
 
 /// The generator's config from the request (grid, size, layers), or an error naming the option

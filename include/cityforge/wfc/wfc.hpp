@@ -201,6 +201,11 @@ struct SolveOptions {
   /// is a contradiction, undone and forbidden like any other. Must depend only on the view.
   std::vector<TileId> watch;
   std::function<bool(const SearchView&, std::span<const CellId>)> check;
+  /// Empty, or one tile per cell (kNoTile: none) that weighs keep_factor times its weight
+  /// there (whole-grid solves): a solve again of part of a solution keeps what it can, e.g.
+  /// the cells around an island edit.
+  std::vector<TileId> keep;
+  double keep_factor = 1.0;
 };
 
 /// One step of a solve, for stepping through and visualising (seeds/000 insists on it).

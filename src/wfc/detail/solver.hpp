@@ -4,6 +4,7 @@
 // over a cell graph whose starting options per cell are given.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -136,14 +137,24 @@ class Search {
   // Per-cell weights: m_class[cell] picks a row of m_wset / m_wlogwset (tile_count each).
   const std::uint8_t* m_class = nullptr;
   std::vector<double> m_wset, m_wlogwset;
-  double weight(CellId cell, TileId t) const {
+  double base_weight(CellId cell, TileId t) const {
     return m_class == nullptr ? m_m.weight[t]
                               : m_wset[std::size_t{m_class[cell]} * m_m.tile_count + t];
   }
+  double weight(CellId cell, TileId t) const {
+    const double w = base_weight(cell, t);
+    return m_keep != nullptr && (*m_keep)[cell] == t ? w * m_keep_factor : w;
+  }
   double wlogw(CellId cell, TileId t) const {
+    if (m_keep != nullptr && (*m_keep)[cell] == t) {
+      const double w = weight(cell, t);
+      return w * std::log(w);
+    }
     return m_class == nullptr ? m_m.wlogw[t]
                               : m_wlogwset[std::size_t{m_class[cell]} * m_m.tile_count + t];
   }
+  const std::vector<TileId>* m_keep = nullptr;  ///< SolveOptions::keep, or null.
+  double m_keep_factor = 1.0;
   std::vector<std::uint32_t> m_version;
   std::vector<std::uint64_t> m_saved_at;  ///< Level at which the cell was last trailed.
   std::uint64_t m_level = 0;              ///< Unique id of the current decision level.

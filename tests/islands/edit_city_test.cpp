@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+// Editing a made island (seeds/003, 2:15): raise or lower one cell's land, solved again in a
+// few rings of cells around it. No cell outside the region solved again changes, the edited
+// column gets its new top, every walkable tile stays reachable from the start, the same edit
+// gives the same island, and edits that cannot be made are refused with the island unchanged.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cityforge/islands/island.hpp"
+
+namespace cityforge::islands {
+namespace {
+
+const TileSet& tile_set() {
+  static const TileSet set = [] {
+    Result<TileSet> r = build_tile_set();
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? std::move(*r) : TileSet{};
+  }();
+  return set;
+}
+
+Island make(Seed seed, const IslandConfig& config) {
+  Result<Island> r = generate_island(config, seed, tile_set());
+  EXPECT_TRUE(r.ok()) << (r.ok() ? "" : r.error().to_string());
+  return r.ok() ? std::move(*r) : Island{};
+}
+
+// Every navigable tile is a node, and the nodes form one component.
+bool one_walkable_component(const Island& island) {
+  std::size_t navigable = 0;
+  for (const wfc::TileId t : island.tiles)
+    navigable += tile_set().info[t].navigable ? 1 : 0;
+  if (navigable != island.nav.nodes.size() || navigable == 0) return false;
+  std::vector<std::vector<std::uint32_t>> adj(navigable);
+  for (const NavEdge& e : island.nav.edges) {
+    adj[e.a].push_back(e.b);
+    adj[e.b].push_back(e.a);
+  }
+  std::vector<std::uint8_t> seen(navigable, 0);
+  std::vector<std::uint32_t> stack{0};
+  seen[0] = 1;
+  std::size_t reached = 1;
+  while (!stack.empty()) {
+    const std::uint32_t u = stack.back();
+    stack.pop_back();
+    for (const std::uint32_t w : adj[u]) {
+      if (seen[w] == 0) {
+        seen[w] = 1;
+        ++reached;
+        stack.push_back(w);
+      }
+    }
+  }
+  return reached == navigable;
+}
+
+int top_layer(const Island& island, std::uint32_t cell) {
+  int top = -1;
+  for (std::uint32_t layer = 0; layer < island.grid.layers; ++layer) {
+    const TileKind k = tile_set().info[island.tiles[island.grid.cell_id(cell, layer)]].kind;
+    if (k != TileKind::water && k != TileKind::air && k != TileKind::empty) {
+      top = static_cast<int>(layer);
+    }
+  }
+  return top;
+}
+
+TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileReachable) {
+  const IslandConfig config;
+  const Island base = make(3, config);
+  std::vector<double> solve_ms, total_ms;
+  std::uint32_t made = 0, refused = 0;
+  // Every 7th walkable cell, raised and lowered (a click on the island, as a player would).
+  std::vector<std::uint32_t> cells;
+  for (std::size_t i = 0; i < base.nav.nodes.size(); i += 7)
+    cells.push_back(base.nav.nodes[i].plane_cell);
+  for (const std::uint32_t c : cells) {
+    for (const EditKind kind : {EditKind::raise, EditKind::lower}) {
+      Island island = base;
+      const int top = top_layer(base, c);
+      Result<EditReport> r = edit_island(island, config, 3, tile_set(), {c, kind}, 1);
+      if (!r) {
+        // Refused: the island is untouched.
+        ++refused;
+        EXPECT_EQ(island.tiles, base.tiles) << r.error().to_string();
+        continue;
+      }
+      ++made;
+      solve_ms.push_back(r->solve_ms);
+      total_ms.push_back(r->total_ms);
+      ASSERT_FALSE(r->region.empty());
+      for (const wfc::CellId changed : r->changed) {
+        EXPECT_TRUE(std::binary_search(r->region.begin(), r->region.end(), changed))
+            << "cell " << changed << " changed outside the region of the edit at " << c;
+      }
+      for (wfc::CellId id = 0; id < island.tiles.size(); ++id) {
+        if (!std::binary_search(r->region.begin(), r->region.end(), id)) {
+          ASSERT_EQ(island.tiles[id], base.tiles[id]) << "cell " << id;
+        }
+      }
+      // The column got its new top.
+      const int want = kind == EditKind::raise ? top + 1 : top - 1;
+      EXPECT_EQ(top_layer(island, c), std::max(want, -1)) << "cell " << c;
+      EXPECT_FALSE(r->changed.empty());
+      EXPECT_TRUE(one_walkable_component(island)) << "edit at " << c;
+    }
+  }
+  std::sort(solve_ms.begin(), solve_ms.end());
+  std::sort(total_ms.begin(), total_ms.end());
+  const auto median = [](const std::vector<double>& v) {
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  std::printf(
+      "edits: %u made, %u refused; local solve median %.2f ms (max %.2f), whole edit "
+      "with mesh and colours median %.1f ms\n",
+      made, refused, median(solve_ms), solve_ms.empty() ? 0.0 : solve_ms.back(), median(total_ms));
+  // Some edits cannot be made: land already at the top layer, the start, or a change that
+  // would leave walkable land that no path reaches within three rings.
+  EXPECT_GE(made * 2, made + refused);
+}
+
+TEST(IslandEdit, TheSameEditsGiveTheSameIsland) {
+  const IslandConfig config;
+  const Island base = make(8, config);
+  // Two walkable cells away from the start, lowered and raised.
+  ASSERT_GT(base.nav.nodes.size(), 20U);
+  const std::uint32_t c1 = base.nav.nodes[base.nav.nodes.size() / 3].plane_cell;
+  const std::uint32_t c2 = base.nav.nodes[base.nav.nodes.size() * 2 / 3].plane_cell;
+  Island a = base, b = base;
+  std::size_t made = 0;
+  for (Island* island : {&a, &b}) {
+    made += edit_island(*island, config, 8, tile_set(), {c1, EditKind::raise}, 1).ok() ? 1 : 0;
+    made += edit_island(*island, config, 8, tile_set(), {c2, EditKind::lower}, 2).ok() ? 1 : 0;
+  }
+  EXPECT_EQ(made % 2, 0U);
+  EXPECT_GT(made, 0U);
+  EXPECT_NE(a.tiles, base.tiles);
+  EXPECT_EQ(a.tiles, b.tiles);
+  ASSERT_EQ(a.mesh.positions.size(), b.mesh.positions.size());
+  EXPECT_TRUE(std::equal(
+      a.mesh.positions.begin(), a.mesh.positions.end(), b.mesh.positions.begin(),
+      [](const Vec3& p, const Vec3& q) { return p.x == q.x && p.y == q.y && p.z == q.z; }));
+}
+
+TEST(IslandEdit, EditsThatCannotBeMadeAreRefusedWithTheIslandUnchanged) {
+  IslandConfig config;
+  config.grid.radius = 4;
+  const Island base = make(2, config);
+  const auto n_plane = static_cast<std::uint32_t>(base.grid.plane.cells.size());
+  // The start cell: the cell nearest the centre, holding a floor on layer 1.
+  std::uint32_t start = 0;
+  for (const NavNode& n : base.nav.nodes) {
+    if (n.layer == 1) {
+      const Vec2 p = cell_centroid(base.grid.plane, base.grid.plane.cells[n.plane_cell]);
+      const Vec2 q = cell_centroid(base.grid.plane, base.grid.plane.cells[start]);
+      if (p.x * p.x + p.y * p.y < q.x * q.x + q.y * q.y || start == 0) start = n.plane_cell;
+    }
+  }
+  struct Case {
+    IslandEdit edit;
+    std::string says;
+  };
+  std::uint32_t sea = n_plane;
+  for (std::uint32_t c = 0; c < n_plane && sea == n_plane; ++c) {
+    if (top_layer(base, c) < 0) sea = c;
+  }
+  ASSERT_LT(sea, n_plane);
+  const std::vector<Case> cases = {
+      {{n_plane, EditKind::raise}, "expected a cell of the grid, 0.."},
+      {{sea, EditKind::lower}, "there is no land here to lower"},
+  };
+  for (const Case& c : cases) {
+    Island island = base;
+    Result<EditReport> r = edit_island(island, config, 2, tile_set(), c.edit, 1);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().to_string().find(c.says), std::string::npos) << r.error().to_string();
+    EXPECT_EQ(island.tiles, base.tiles);
+  }
+  // Raising the same cell to the top layer: each raise until there is none left.
+  Island island = base;
+  std::uint32_t land = n_plane;
+  for (std::uint32_t c = 0; c < n_plane && land == n_plane; ++c) {
+    if (top_layer(base, c) >= 1 && c != start) land = c;
+  }
+  ASSERT_LT(land, n_plane);
+  std::string last;
+  for (std::uint32_t i = 0; i < island.grid.layers + 1; ++i) {
+    Result<EditReport> r =
+        edit_island(island, config, 2, tile_set(), {land, EditKind::raise}, 10 + i);
+    if (!r) {
+      last = r.error().to_string();
+      break;
+    }
+  }
+  EXPECT_FALSE(last.empty());
+  EXPECT_TRUE(last.find("the land is already at the top layer") != std::string::npos ||
+              last.find("no tiles within 3 rings") != std::string::npos)
+      << last;
+  // The start cell.
+  Island again = base;
+  Result<EditReport> r = edit_island(again, config, 2, tile_set(), {start, EditKind::raise}, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().to_string().find("units start on this cell"), std::string::npos)
+      << r.error().to_string();
+  EXPECT_EQ(again.tiles, base.tiles);
+}
+
+}  // namespace
+}  // namespace cityforge::islands
