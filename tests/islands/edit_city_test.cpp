@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "islands/walkable.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -30,33 +31,8 @@ Island make(Seed seed, const IslandConfig& config) {
   return r.ok() ? std::move(*r) : Island{};
 }
 
-// Every navigable tile is a node, and the nodes form one component.
 bool one_walkable_component(const Island& island) {
-  std::size_t navigable = 0;
-  for (const wfc::TileId t : island.tiles)
-    navigable += tile_set().info[t].navigable ? 1 : 0;
-  if (navigable != island.nav.nodes.size() || navigable == 0) return false;
-  std::vector<std::vector<std::uint32_t>> adj(navigable);
-  for (const NavEdge& e : island.nav.edges) {
-    adj[e.a].push_back(e.b);
-    adj[e.b].push_back(e.a);
-  }
-  std::vector<std::uint8_t> seen(navigable, 0);
-  std::vector<std::uint32_t> stack{0};
-  seen[0] = 1;
-  std::size_t reached = 1;
-  while (!stack.empty()) {
-    const std::uint32_t u = stack.back();
-    stack.pop_back();
-    for (const std::uint32_t w : adj[u]) {
-      if (seen[w] == 0) {
-        seen[w] = 1;
-        ++reached;
-        stack.push_back(w);
-      }
-    }
-  }
-  return reached == navigable;
+  return test::one_walkable_component(island, tile_set());
 }
 
 int top_layer(const Island& island, std::uint32_t cell) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "islands/walkable.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -226,36 +227,10 @@ TEST(IslandGenerate, OverAHundredSeedsEveryWalkableTileIsReachableWithoutDeletio
     EXPECT_EQ(island.stats.removed_snippets, 0U) << "seed " << seed;
     EXPECT_GT(island.stats.land_cells, island.stats.plane_cells / 8) << "seed " << seed;
     // One component covering every navigable tile.
-    std::uint32_t navigable = 0;
     bool beach = false;
-    for (std::size_t c = 0; c < island.tiles.size(); ++c) {
-      const TileInfo& t = tile_set().info[island.tiles[c]];
-      if (!t.navigable) continue;
-      ++navigable;
-      beach = beach || c < island.grid.plane.cells.size();
-    }
-    EXPECT_EQ(island.nav.nodes.size(), navigable) << "seed " << seed;
-    std::vector<std::vector<std::uint32_t>> adj(island.nav.nodes.size());
-    for (const NavEdge& e : island.nav.edges) {
-      adj[e.a].push_back(e.b);
-      adj[e.b].push_back(e.a);
-    }
-    std::vector<std::uint8_t> seen(adj.size(), 0);
-    std::vector<std::uint32_t> stack{0};
-    seen[0] = 1;
-    std::size_t reached = 1;
-    while (!stack.empty()) {
-      const std::uint32_t u = stack.back();
-      stack.pop_back();
-      for (const std::uint32_t w : adj[u]) {
-        if (seen[w] == 0) {
-          seen[w] = 1;
-          ++reached;
-          stack.push_back(w);
-        }
-      }
-    }
-    EXPECT_EQ(reached, adj.size()) << "seed " << seed;
+    for (std::size_t c = 0; c < island.grid.plane.cells.size(); ++c)
+      beach = beach || tile_set().info[island.tiles[c]].navigable;
+    EXPECT_TRUE(test::one_walkable_component(island, tile_set())) << "seed " << seed;
     with_stairs += island.stats.stairs > 0 ? 1 : 0;
     with_beach += beach ? 1 : 0;
   }
