@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "paths.hpp"
 #include "reach.hpp"
 
 namespace cityforge::islands {
@@ -534,6 +535,17 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   }
   stats.times.solve_ms += ms_since(t0);
 
+  // 4b. Paths that lead somewhere, checked against the model; kept only when every side
+  // still fits.
+  {
+    std::vector<wfc::TileId> laid = solved;
+    const std::uint32_t paths = lay_paths(g, tiles, laid, start_id);
+    if (paths != kNoCell && paths != 0 && wfc::check_solution(tiles.model, wgrid, laid).empty()) {
+      solved = std::move(laid);
+      stats.paths = paths;
+    }
+  }
+
   // 5.-8. Deformation, navigation, mesh, smoothing, colours, counts.
   finish_island(island, config, seed, tiles, std::move(solved));
   return island;
@@ -589,7 +601,8 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   if (edit.kind == EditKind::lower && top < 0) {
     return Error::invalid_input(where, "there is no land here to lower");
   }
-  std::vector<wfc::Fixed> fixed{{first->start_id, first->start_tile}};
+  // The start keeps its tile (a floor, or the path laid across it).
+  std::vector<wfc::Fixed> fixed{{first->start_id, old[first->start_id]}};
   if (target > 0) {
     fixed.push_back(
         {g.cell_id(edit.plane_cell, static_cast<std::uint32_t>(target)), first->start_tile});

@@ -477,6 +477,7 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
   key_integer(j, "passes", s.passes);
   key_integer(j, "removed_snippets", s.removed_snippets);
   key_integer(j, "first_pass_attempt", s.first_pass_attempt);
+  key_integer(j, "paths", s.paths);
   key_integer(j, "backtracks", static_cast<long long>(s.backtracks));
   key_integer(j, "contradictions", static_cast<long long>(s.contradictions));
   key_integer(j, "triangles", s.triangles);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -237,6 +238,51 @@ TEST(IslandGenerate, OverAHundredSeedsEveryWalkableTileIsReachableWithoutDeletio
   std::printf("100 islands: %u with stairs, %u with a walkable beach\n", with_stairs, with_beach);
   EXPECT_GE(with_stairs, 90U);
   EXPECT_GE(with_beach, 50U);
+}
+
+// Paths lead somewhere: every path tile with one exit (an end) is in front of a house, on the
+// beach, at the foot or top of a flight of stairs or on the start; ends are not stubs.
+TEST(IslandGenerate, PathsLeadToHousesStairsAndTheBeach) {
+  std::uint32_t with_paths = 0;
+  for (Seed seed = 1; seed <= 20; ++seed) {
+    const Island island = make(GridKind::mixed, seed);
+    const LayeredGrid& g = island.grid;
+    const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
+    with_paths += island.stats.paths > 0 ? 1 : 0;
+    // The start: the cell nearest the centre (docs/islands.md "Generation").
+    std::uint32_t start = 0;
+    double best = 1e300;
+    for (std::uint32_t c = 0; c < n_plane; ++c) {
+      const Vec2 p = cell_centroid(g.plane, g.plane.cells[c]);
+      if (p.x * p.x + p.y * p.y < best) {
+        best = p.x * p.x + p.y * p.y;
+        start = c;
+      }
+    }
+    std::uint32_t paths = 0;
+    for (wfc::CellId id = 0; id < island.tiles.size(); ++id) {
+      const TileInfo& t = tile_set().info[island.tiles[id]];
+      if (t.kind != TileKind::path) continue;
+      ++paths;
+      const std::uint32_t c = id % n_plane, layer = id / n_plane;
+      if (std::popcount(static_cast<unsigned>(t.exits)) != 1) continue;
+      bool goal = layer == 0;  // On the beach.
+      const Cell& cell = g.plane.cells[c];
+      for (std::uint32_t k = 0; k < cell.count; ++k) {
+        const SideNeighbour a = side_neighbour(g.plane, c, k);
+        if (a.cell == kNoCell) continue;
+        for (std::uint32_t l = layer > 0 ? layer - 1 : 0; l <= layer && l < g.layers; ++l) {
+          const TileKind kind = tile_set().info[island.tiles[g.cell_id(a.cell, l)]].kind;
+          goal = goal || kind == TileKind::stairs || (l == layer && kind == TileKind::house);
+        }
+      }
+      goal = goal || (layer == 1 && c == start);  // Where units start.
+      EXPECT_TRUE(goal) << "seed " << seed << ": a path ends at cell " << c << " layer " << layer
+                        << " beside no house, stairs or beach";
+    }
+    EXPECT_EQ(paths, island.stats.paths) << "seed " << seed;
+  }
+  EXPECT_GE(with_paths, 18U);
 }
 
 TEST(IslandGenerate, SameSeedGivesTheSameIslandAtAnyThreadCount) {

@@ -177,6 +177,7 @@ struct IslandStats {
   std::uint32_t passes = 0;              ///< Solve passes run (first pass included).
   std::uint32_t removed_snippets = 0;    ///< Navigable cells reset by the later passes.
   std::uint32_t first_pass_attempt = 0;  ///< The first-pass attempt kept (0: with the goal).
+  std::uint32_t paths = 0;  ///< Path tiles laid on the ways to stairs, houses and beach.
   std::uint32_t navigable = 0, stairs = 0, houses = 0, land_cells = 0;
   std::uint64_t backtracks = 0, contradictions = 0;
   std::uint32_t triangles = 0, vertices = 0;
