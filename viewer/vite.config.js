@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Relative asset paths (base './') so `cityforge serve` can ship dist/ at / or any sub-path.
+import { resolve } from 'node:path';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
@@ -9,11 +10,19 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 2000,
     sourcemap: false,
+    // The city viewer, and the island page (`cityforge serve ISLAND_DIR`, /island.html).
+    rollupOptions: {
+      input: {
+        main: resolve(import.meta.dirname, 'index.html'),
+        island: resolve(import.meta.dirname, 'island.html'),
+      },
+    },
   },
   server: {
     // `npm run dev` against a running `cityforge serve --port 8080`.
     proxy: {
       '/city': 'http://127.0.0.1:8080',
+      '/island': 'http://127.0.0.1:8080',
       '/live': { target: 'ws://127.0.0.1:8080', ws: true },
     },
   },

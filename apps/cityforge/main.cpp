@@ -763,8 +763,10 @@ int main(int argc, char** argv) {
   CLI::App* sv = app.add_subcommand(
       "serve",
       "Serve a generated city folder over HTTP at /city/<file> (and a viewer folder at /)\n"
-      "until Ctrl-C. Binds 127.0.0.1 only, unless --host names another interface.");
-  sv->add_option("dir", vo.dir, "Folder written by `cityforge generate`")->required();
+      "until Ctrl-C. Binds 127.0.0.1 only, unless --host names another interface. An island\n"
+      "folder (`cityforge island`) is editable at /island.html (docs/islands.md).");
+  sv->add_option("dir", vo.dir, "Folder written by `cityforge generate` or `cityforge island`")
+      ->required();
   sv->add_option("--port", vo.port, "TCP port (0: any free one, printed on start)")
       ->check(CLI::Range(0, 65535))
       ->default_val(vo.port);

@@ -6,8 +6,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,25 @@ bool parse_u64(const std::string& s, std::uint64_t& out) {
   }
   return true;
 }
+
+}  // namespace
+
+Result<IslandEdit> parse_edit(const std::string& e) {
+  const std::size_t colon = e.find(':');
+  std::uint64_t cell = 0;
+  const std::string kind = colon == std::string::npos ? std::string() : e.substr(colon + 1);
+  if (colon == std::string::npos || !parse_u64(e.substr(0, colon), cell) || cell > UINT32_MAX ||
+      (kind != "raise" && kind != "lower")) {
+    return Error::invalid_input("--edit",
+                                "expected CELL:raise or CELL:lower (CELL a plane cell "
+                                "of island_tiles.json), got '" +
+                                    e + "'");
+  }
+  return IslandEdit{static_cast<std::uint32_t>(cell),
+                    kind == "raise" ? EditKind::raise : EditKind::lower};
+}
+
+namespace {
 
 Result<std::uint32_t> parse_in_range(const std::string& option, const std::string& text,
                                      std::uint32_t lo, std::uint32_t hi, const char* what) {
@@ -118,18 +139,9 @@ Result<IslandFilesReport> make_island_files(
   if (!config) return config.error();
   std::vector<IslandEdit> edits;
   for (const std::string& e : opt.edits) {
-    const std::size_t colon = e.find(':');
-    std::uint64_t cell = 0;
-    const std::string kind = colon == std::string::npos ? std::string() : e.substr(colon + 1);
-    if (colon == std::string::npos || !parse_u64(e.substr(0, colon), cell) || cell > UINT32_MAX ||
-        (kind != "raise" && kind != "lower")) {
-      return Error::invalid_input("--edit",
-                                  "expected CELL:raise or CELL:lower (CELL a plane cell "
-                                  "of island_tiles.json), got '" +
-                                      e + "'");
-    }
-    edits.push_back(
-        {static_cast<std::uint32_t>(cell), kind == "raise" ? EditKind::raise : EditKind::lower});
+    Result<IslandEdit> edit = parse_edit(e);
+    if (!edit) return edit.error();
+    edits.push_back(*edit);
   }
 
   // 2. The tile set and the island.
@@ -181,6 +193,65 @@ Result<IslandFilesReport> make_island_files(
                 "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
                 opt.out.c_str());
   return report;
+}
+
+Result<IslandSession> IslandSession::open(const std::string& dir) {
+  const std::string file = (std::filesystem::path(dir) / "stats.json").string();
+  std::ifstream in(file);
+  if (!in) return Error::invalid_input(file, "cannot read it: not an island folder?");
+  IslandSession s;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(in);
+    s.m_request.seed = std::to_string(j.at("seed").get<std::uint64_t>());
+    const nlohmann::json& g = j.at("grid");
+    s.m_request.grid = g.at("kind").get<std::string>();
+    s.m_request.size = std::to_string(g.at("radius").get<std::uint32_t>());
+    s.m_request.layers = std::to_string(g.at("layers").get<std::uint32_t>());
+    const std::string kit = j.value("kit", std::string("built-in"));
+    if (kit != "built-in") s.m_request.kit = kit;
+    if (j.contains("edits")) s.m_request.edits = j.at("edits").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    return Error::invalid_input(file, std::string("not an island's stats.json: ") + e.what());
+  }
+  s.m_request.out = dir;
+  if (!parse_u64(s.m_request.seed, s.m_seed)) return Error::invalid_input(file, "bad seed");
+  Result<IslandConfig> config = island_config(s.m_request);
+  if (!config) return config.error();
+  s.m_config = *config;
+  Result<TileSet> tiles =
+      s.m_request.kit.empty() ? build_tile_set() : read_kit_file(s.m_request.kit);
+  if (!tiles) return tiles.error();
+  s.m_tiles = std::move(*tiles);
+  Result<Island> island = generate_island(s.m_config, s.m_seed, s.m_tiles);
+  if (!island) return island.error();
+  s.m_island = std::move(*island);
+  for (std::size_t i = 0; i < s.m_request.edits.size(); ++i) {
+    Result<IslandEdit> e = parse_edit(s.m_request.edits[i]);
+    if (!e) return e.error();
+    Result<EditReport> r = edit_island(s.m_island, s.m_config, s.m_seed, s.m_tiles, *e, i + 1);
+    if (!r) {
+      return Error::invalid_input(file, "edit " + s.m_request.edits[i] + ": " + r.error().message);
+    }
+  }
+  return s;
+}
+
+Result<EditReport> IslandSession::edit(const IslandEdit& edit) {
+  Island next = m_island;
+  Result<EditReport> r =
+      edit_island(next, m_config, m_seed, m_tiles, edit, m_request.edits.size() + 1);
+  if (!r) return r.error();
+  IslandRunInfo run;
+  run.seed = m_seed;
+  run.config = m_config;
+  run.kit = m_request.kit.empty() ? "built-in" : m_request.kit;
+  run.edits = m_request.edits;
+  run.edits.push_back(std::to_string(edit.plane_cell) +
+                      (edit.kind == EditKind::raise ? ":raise" : ":lower"));
+  if (Status s = write_island(m_request.out, next, m_tiles, run); !s) return s.error();
+  m_island = std::move(next);
+  m_request.edits = std::move(run.edits);
+  return r;
 }
 
 }  // namespace cityforge::islands

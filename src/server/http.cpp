@@ -234,6 +234,41 @@ std::string Server::index_page() const {
   return html + "</ul>\n";
 }
 
+std::pair<http::status, std::string> Server::island_edit(std::string_view query) {
+  std::string cell, kind;
+  while (!query.empty()) {
+    const std::size_t amp = query.find('&');
+    const std::string_view pair = query.substr(0, amp);
+    const std::size_t eq = pair.find('=');
+    if (eq != std::string_view::npos) {
+      if (pair.substr(0, eq) == "cell") cell = std::string(pair.substr(eq + 1));
+      if (pair.substr(0, eq) == "kind") kind = std::string(pair.substr(eq + 1));
+    }
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+  }
+  nlohmann::ordered_json j;
+  Result<islands::IslandEdit> edit = islands::parse_edit(cell + ":" + kind);
+  if (!edit) {
+    j["error"] = "expected ?cell=N&kind=raise|lower";
+    return {http::status::bad_request, j.dump() + "\n"};
+  }
+  std::lock_guard lock(m_island_mutex);
+  Result<islands::EditReport> r = m_island->edit(*edit);
+  if (!r) {
+    j["error"] = r.error().message;
+    return {http::status::unprocessable_entity, j.dump() + "\n"};
+  }
+  j["cell"] = edit->plane_cell;
+  j["kind"] = kind;
+  j["rings"] = r->rings;
+  j["region"] = r->region.size();
+  j["changed"] = r->changed.size();
+  j["solve_ms"] = r->solve_ms;
+  j["total_ms"] = r->total_ms;
+  j["edits"] = m_island->edits();
+  return {http::status::ok, j.dump() + "\n"};
+}
+
 std::string Server::live_stats() const {
   const LiveStats st = m_live->sim().stats();
   nlohmann::ordered_json j;
@@ -326,6 +361,21 @@ bool Server::respond(TimedSocket& socket, const http::request<http::empty_body>&
   const bool keep_alive = req.keep_alive();
   const unsigned version = req.version();
   const bool head = req.method() == http::verb::head;
+  const std::string_view full_target(req.target().data(), req.target().size());
+  if (m_island != nullptr && req.method() == http::verb::post &&
+      full_target.substr(0, full_target.find('?')) == "/island/edit") {
+    const std::size_t q = full_target.find('?');
+    const auto [status, body] =
+        island_edit(q == std::string_view::npos ? std::string_view() : full_target.substr(q + 1));
+    http::response<http::string_body> res{status, version};
+    res.set(http::field::server, "cityforge");
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+    res.body() = body;
+    res.prepare_payload();
+    return write_message(socket, res) && keep_alive;
+  }
   if (req.method() != http::verb::get && !head) {
     send_simple(socket, http::status::method_not_allowed, version, "GET and HEAD only\n",
                 keep_alive);

@@ -18,7 +18,9 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
 
+#include "cityforge/islands/island_files.hpp"
 #include "websocket.hpp"
 
 namespace cityforge::server::detail {
@@ -32,8 +34,9 @@ class TimedSocket;  ///< http.cpp: the socket with read and write deadlines.
 /// Shared state: the roots, and the live connections so that shutdown can wake them.
 class Server {
  public:
-  Server(fs::path city, std::optional<fs::path> viewer, LiveHub* live)
-      : m_city(std::move(city)), m_viewer(std::move(viewer)), m_live(live) {}
+  Server(fs::path city, std::optional<fs::path> viewer, LiveHub* live,
+         islands::IslandSession* island = nullptr)
+      : m_city(std::move(city)), m_viewer(std::move(viewer)), m_live(live), m_island(island) {}
 
   /// Takes ownership of `socket` on a new thread, or refuses it when too many are open.
   void start(tcp::socket socket) {
@@ -73,10 +76,14 @@ class Server {
   std::optional<fs::path> resolve(std::string_view target, http::status* why) const;
   std::string index_page() const;
   std::string live_stats() const;
+  /// POST /island/edit?cell=N&kind=raise|lower: the edit's report as JSON, or its error (422).
+  std::pair<http::status, std::string> island_edit(std::string_view query);
 
   fs::path m_city;
   std::optional<fs::path> m_viewer;
-  LiveHub* m_live;  ///< Null without --live.
+  LiveHub* m_live;                   ///< Null without --live.
+  islands::IslandSession* m_island;  ///< Null unless serving an island folder.
+  std::mutex m_island_mutex;         ///< One edit at a time.
   std::mutex m_mutex;
   std::condition_variable m_done;
   std::set<int> m_fds;

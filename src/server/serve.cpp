@@ -29,9 +29,9 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 
 /// Files whose presence marks a city folder.
-constexpr std::array<std::string_view, 6> kCityFiles = {"city.glb",      "tiles/tileset.json",
-                                                        "lanes.json",    "layout.geojson",
-                                                        "traffic.cfrec", "shepherds.json"};
+constexpr std::array<std::string_view, 7> kCityFiles = {
+    "city.glb",      "tiles/tileset.json", "lanes.json", "layout.geojson",
+    "traffic.cfrec", "shepherds.json",     "island.glb"};
 
 }  // namespace
 
@@ -53,7 +53,7 @@ Status serve(const ServeOptions& options, std::ostream& out) {
         "", "'" + options.dir +
                 "' holds no city files (expected one of city.glb, "
                 "tiles/tileset.json, lanes.json, layout.geojson, traffic.cfrec, "
-                "shepherds.json)");
+                "shepherds.json, island.glb)");
   }
   std::optional<fs::path> viewer;
   std::string root = options.root;
@@ -75,6 +75,16 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     viewer = fs::canonical(root, ec);
   }
   const fs::path city = fs::canonical(options.dir, ec);
+
+  // An island folder (`cityforge island`), made again from its stats.json before anything
+  // starts: the viewer's island page edits it and the files are written back.
+  std::optional<islands::IslandSession> island;
+  if (fs::is_regular_file(city / "island.glb", ec) &&
+      fs::is_regular_file(city / "stats.json", ec)) {
+    Result<islands::IslandSession> session = islands::IslandSession::open(city.string());
+    if (!session) return session.error();
+    island.emplace(std::move(*session));
+  }
 
   // 2. Listen.
   asio::io_context io;
@@ -127,7 +137,7 @@ Status serve(const ServeOptions& options, std::ostream& out) {
   }
 
   // 5. Accept until SIGINT / SIGTERM.
-  Server server(city, viewer, hub ? &*hub : nullptr);
+  Server server(city, viewer, hub ? &*hub : nullptr, island ? &*island : nullptr);
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int) {
     boost::system::error_code ignored;
@@ -147,6 +157,10 @@ Status serve(const ServeOptions& options, std::ostream& out) {
       << std::endl;
   out << "serving " << city.string() << " at /city/"
       << (viewer ? ", viewer " + viewer->string() + " at /" : std::string()) << std::endl;
+  if (island) {
+    out << "island: " << (city / "island.glb").string()
+        << " (edit it at /island.html; POST /island/edit?cell=N&kind=raise|lower)" << std::endl;
+  }
   io.run();
 
   // 6. Shut down: HTTP threads, the simulation, then the live clients (a close frame each,

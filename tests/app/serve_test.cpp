@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -386,6 +388,93 @@ TEST(ServeCli, PortInUseExits1NamingThePort) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find(std::to_string(port)), std::string::npos) << r.output;
   ::close(fd);
+  fs::remove_all(dir);
+}
+
+// An island folder: made again from its stats.json, edited over POST /island/edit, the files
+// written back with the edit listed; malformed and refused edits answered 400 and 422.
+TEST(ServeIsland, EditsAreSolvedWrittenBackAndBadOnesRefused) {
+  const fs::path dir = cityforge::clitest::temp_dir("serve_island");
+  const fs::path island = dir / "island";
+  const auto made = run_cli("island --seed 5 --size 4 -q -o " + island.string());
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const auto nav = nlohmann::json::parse(std::ifstream(island / "island_nav.json"));
+  int cell = -1;  // A walkable floor on layer 1, the last one: away from the start.
+  for (const auto& n : nav["nodes"]) {
+    if (n["layer"] == 1 && !n["stairs"].get<bool>()) cell = n["cell"].get<int>();
+  }
+  ASSERT_GE(cell, 0);
+  std::ifstream before_in(island / "island_tiles.json");
+  const std::string before((std::istreambuf_iterator<char>(before_in)),
+                           std::istreambuf_iterator<char>());
+
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  const std::string exe = CITYFORGE_EXE;
+  const std::string folder = island.string();
+  std::vector<char*> argv = {
+      const_cast<char*>(exe.c_str()), const_cast<char*>("serve"), const_cast<char*>(folder.c_str()),
+      const_cast<char*>("--port"),    const_cast<char*>("0"),     nullptr};
+  std::string no_viewer = "CITYFORGE_VIEWER=none";
+  std::vector<char*> env = {no_viewer.data()};
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  pid_t pid = -1;
+  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), env.data()), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out[1]);
+  FILE* f = ::fdopen(out[0], "r");
+  char line[256] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
+  const int port = std::stoi(std::string(line).substr(17));
+
+  const Reply bad = get(port, "/island/edit?cell=x", "", "POST");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_NE(bad.body.find("expected ?cell=N&kind=raise|lower"), std::string::npos) << bad.body;
+  const Reply outside = get(port, "/island/edit?cell=99999&kind=raise", "", "POST");
+  EXPECT_EQ(outside.status, 422) << outside.body;
+  EXPECT_NE(outside.body.find("expected a cell of the grid"), std::string::npos) << outside.body;
+  EXPECT_EQ(get(port, "/somewhere", "", "POST").status, 405);
+  const Reply ok =
+      get(port, "/island/edit?cell=" + std::to_string(cell) + "&kind=raise", "", "POST");
+  ASSERT_EQ(ok.status, 200) << ok.body;
+  const auto report = nlohmann::json::parse(ok.body);
+  EXPECT_EQ(report["cell"], cell);
+  EXPECT_EQ(report["edits"], 1);
+  EXPECT_GT(report["changed"].get<int>(), 0);
+  EXPECT_EQ(get(port, "/city/island.glb").status, 200);
+  const auto stats = nlohmann::json::parse(std::ifstream(island / "stats.json"));
+  ASSERT_EQ(stats["edits"].size(), 1U);
+  EXPECT_EQ(stats["edits"][0], std::to_string(cell) + ":raise");
+  std::ifstream after_in(island / "island_tiles.json");
+  const std::string after((std::istreambuf_iterator<char>(after_in)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(before, after);
+  ::kill(pid, SIGTERM);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  std::fclose(f);
+
+  // The folder is made again with the edit: `cityforge island` from its stats.json gives it.
+  const auto again = run_cli("island --seed 5 --size 4 -q --edit " + std::to_string(cell) +
+                             ":raise -o " + (dir / "again").string());
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  std::ifstream again_in(dir / "again" / "island_tiles.json");
+  const std::string again_tiles((std::istreambuf_iterator<char>(again_in)),
+                                std::istreambuf_iterator<char>());
+  EXPECT_EQ(after, again_tiles);
+
+  // A folder whose stats.json is not an island's: a clear error naming it, exit 2.
+  write_file(dir / "again" / "stats.json", "{\"seed\": \"x\"}");
+  const auto broken = run_cli("serve " + (dir / "again").string() + " --port 0");
+  EXPECT_EQ(broken.exit_code, 2) << broken.output;
+  EXPECT_NE(broken.output.find("stats.json"), std::string::npos) << broken.output;
   fs::remove_all(dir);
 }
 

@@ -38,6 +38,9 @@ struct IslandFilesReport {
   std::string summary;  ///< Console lines, each ending in '\n'.
 };
 
+/// An edit as `--edit` takes it: "CELL:raise" or "CELL:lower"; invalid_input naming --edit.
+Result<IslandEdit> parse_edit(const std::string& text);
+
 /// Reads a kit file and makes its tile set. Errors: invalid_input naming the file (and the
 /// JSON pointer or the tile), io when it cannot be read.
 Result<TileSet> read_kit_file(const std::string& path);
@@ -50,5 +53,28 @@ Result<TileSet> read_kit_file(const std::string& path);
 /// there is no island within the solver's budget; io when a file cannot be written.
 Result<IslandFilesReport> make_island_files(
     const IslandRequest& request, const std::function<void(const std::string&)>& progress = {});
+
+/// An island kept in memory to be edited and written again (`cityforge serve ISLAND_DIR`):
+/// made again from the folder's stats.json (seed, grid, kit and the edits so far, replayed),
+/// then edited one edit at a time, each time writing the four files again (all or none) with
+/// the edit added to stats.json, so the folder always holds an island that `cityforge island`
+/// makes again from its stats.json. Not thread-safe: one edit at a time.
+class IslandSession {
+ public:
+  /// Errors: invalid_input naming `dir`/stats.json when it is not an island's, or the kit or
+  /// an edit of it fails.
+  static Result<IslandSession> open(const std::string& dir);
+  /// Applies the edit, writes the files; on an error the island and the files are unchanged.
+  Result<EditReport> edit(const IslandEdit& edit);
+  std::size_t edits() const { return m_request.edits.size(); }
+
+ private:
+  IslandSession() = default;
+  IslandRequest m_request;
+  IslandConfig m_config;
+  Seed m_seed = 0;
+  TileSet m_tiles;
+  Island m_island;
+};
 
 }  // namespace cityforge::islands

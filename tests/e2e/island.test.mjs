@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+// The island page end to end (issue 29): `cityforge island`, `cityforge serve` on its folder,
+// headless Chromium on /island.html. The island and its navigation graph load; a scripted
+// click raises a walkable cell and shift+click lowers one: each edit is solved again by the
+// server, the page reloads the island, the navigation graph stays one component, and the
+// console stays free of errors. Screenshots before and after land in --out.
+//
+//   node tests/e2e/island.test.mjs --cityforge build/release/cityforge --out build/e2e-island
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { launchChromium, log, parseArgs, SKIP, skipUnlessRunnable, startServe, VIEWER_DIST } from './harness.mjs';
+
+function connected(nav) {
+  const adj = nav.nodes.map(() => []);
+  for (const e of nav.edges) {
+    adj[e.a].push(e.b);
+    adj[e.b].push(e.a);
+  }
+  const seen = new Set([0]);
+  const stack = [0];
+  while (stack.length) for (const w of adj[stack.pop()]) if (!seen.has(w)) seen.add(w), stack.push(w);
+  return seen.size === nav.nodes.length;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  skipUnlessRunnable();
+  if (!fs.existsSync(path.join(VIEWER_DIST, 'island.html'))) {
+    console.log(`SKIP: ${VIEWER_DIST}/island.html not found (a viewer built before the island page: make viewer)`);
+    process.exit(SKIP);
+  }
+  fs.mkdirSync(opts.out, { recursive: true });
+  const dir = path.join(opts.out, 'island');
+  fs.rmSync(dir, { recursive: true, force: true });
+  const made = spawnSync(opts.cityforge, ['island', '--seed', '3', '-q', '-o', dir], { stdio: 'inherit' });
+  if (made.status !== 0) throw new Error(`cityforge island exited ${made.status}`);
+  const serve = await startServe({ ...opts, city: dir }, { live: false });
+  const { context, userDataDir } = await launchChromium(opts);
+  const errors = [];
+  try {
+    const page = await context.newPage();
+    page.setDefaultTimeout(300_000);
+    page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+    page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+    await page.goto(`${serve.url}island.html`, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.__island && (window.__island.ready || window.__island.lastError), null, { polling: 250 });
+    const loadError = await page.evaluate(() => window.__island.lastError);
+    if (loadError) throw new Error(`island page failed to load: ${loadError}`);
+    const nav0 = await page.evaluate(() => window.__island.nav);
+    if (!connected(nav0)) throw new Error('the navigation graph of the generated island is not one component');
+    await page.waitForTimeout(1500);
+    fs.copyFileSync(path.join(dir, 'island.glb'), path.join(opts.out, 'island-before.glb'));
+    await page.screenshot({ path: path.join(opts.out, 'island-before.png') });
+    // Walkable floors on layer 1, farthest from the start first: raise one by a click.
+    const candidates = nav0.nodes.filter((n) => n.layer === 1 && !n.stairs).map((n) => n.cell).reverse();
+    let edits = 0;
+    for (const [kind, shift] of [['raise', false], ['lower', true]]) {
+      let done = false;
+      for (const cell of candidates.slice(0, 12)) {
+        const [x, y] = await page.evaluate((c) => window.__island.screenOf(c), cell);
+        const before = await page.evaluate(() => ({ edits: window.__island.edits, error: window.__island.lastError }));
+        if (shift) await page.keyboard.down('Shift');
+        await page.mouse.click(x, y);
+        if (shift) await page.keyboard.up('Shift');
+        await page.waitForFunction((b) => !window.__island.busy &&
+          (window.__island.edits !== b.edits || window.__island.lastError !== b.error), before, { polling: 100 });
+        const st = await page.evaluate(() => ({ edits: window.__island.edits, report: window.__island.lastReport, error: window.__island.lastError }));
+        if (st.edits === before.edits) {
+          log(`${kind} at cell ${cell} refused: ${st.error}`);
+          continue;
+        }
+        log(`${kind} at cell ${st.report.cell}: ${st.report.changed} tiles changed, ${st.report.rings} ring(s), ` +
+          `solve ${st.report.solve_ms.toFixed(1)} ms, whole edit ${st.report.total_ms.toFixed(0)} ms`);
+        const nav = await page.evaluate(() => window.__island.nav);
+        if (!connected(nav)) throw new Error(`after the ${kind}, the navigation graph is not one component`);
+        const stats = JSON.parse(fs.readFileSync(path.join(dir, 'stats.json'), 'utf8'));
+        if (stats.edits.length !== st.edits) throw new Error(`stats.json lists ${stats.edits.length} edits, the page ${st.edits}`);
+        edits = st.edits;
+        done = true;
+        break;
+      }
+      if (!done) throw new Error(`no ${kind} click on a walkable cell was made`);
+      await page.waitForTimeout(1500);
+      await page.screenshot({ path: path.join(opts.out, `island-after-${kind}.png`) });
+    }
+    if (edits !== 2) throw new Error(`expected 2 edits, got ${edits}`);
+    if (errors.length) throw new Error(`console errors:\n${errors.join('\n')}`);
+    log('island e2e: ok');
+  } finally {
+    await context.close().catch(() => {});
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    serve.proc.kill('SIGTERM');
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

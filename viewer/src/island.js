@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+// The island page of the viewer (issue 29; seeds/003, 2:15: click, and the algorithms build
+// around you): island.glb from `cityforge serve ISLAND_DIR`, its navigation graph, and edits:
+// a click raises the clicked cell's land one layer, shift+click lowers it; the server solves
+// the cells around it again (POST /island/edit), writes the files, and the page reloads them.
+// Engine frame (x, y, z) z up is glTF (x, z, -y).
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+
+const canvas = document.getElementById('view');
+const statusBox = document.getElementById('status');
+const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+renderer.setPixelRatio(Math.min(window.devicePixelRatio, 2));
+renderer.shadowMap.enabled = true;
+const scene = new THREE.Scene();
+scene.background = new THREE.Color(0xb8cfe6);
+const camera = new THREE.PerspectiveCamera(40, 1, 0.1, 2000);
+const controls = new OrbitControls(camera, canvas);
+scene.add(new THREE.HemisphereLight(0xdfeaf5, 0x4a4034, 1.4));
+const sun = new THREE.DirectionalLight(0xffffff, 2.2);
+sun.position.set(-20, 40, 25);
+sun.castShadow = true;
+sun.shadow.mapSize.set(2048, 2048);
+scene.add(sun);
+
+const state = {
+  ready: false, // island, grid and graph loaded
+  edits: 0,
+  busy: false,
+  lastReport: null,
+  lastError: null,
+  grid: null, // island_tiles.json grid: vertices [x, y] and cells (vertex ids)
+  nav: null, // island_nav.json
+  layers: 0,
+  layerM: 1,
+  model: null,
+  navLines: null,
+};
+window.__island = state;
+
+function setStatus(text, error = false) {
+  statusBox.textContent = text;
+  statusBox.classList.toggle('error', error);
+}
+
+async function fetchJson(path) {
+  const r = await fetch(`${path}?v=${state.edits}`, { cache: 'no-store' });
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  return r.json();
+}
+
+function navGraphLines(nav) {
+  const pos = [];
+  const at = (n) => {
+    const p = nav.nodes[n].position;
+    return [p[0], p[2] + 0.08, -p[1]];
+  };
+  for (const e of nav.edges) pos.push(...at(e.a), ...at(e.b));
+  const g = new THREE.BufferGeometry();
+  g.setAttribute('position', new THREE.Float32BufferAttribute(pos, 3));
+  const colour = new THREE.LineBasicMaterial({ color: 0xff3b6b, depthTest: false, transparent: true, opacity: 0.85 });
+  const lines = new THREE.LineSegments(g, colour);
+  lines.renderOrder = 10;
+  lines.visible = document.getElementById('show-nav').checked;
+  return lines;
+}
+
+async function load(first) {
+  const [gltf, tiles, nav] = await Promise.all([
+    new GLTFLoader().loadAsync(`/city/island.glb?v=${state.edits}`),
+    fetchJson('/city/island_tiles.json'),
+    fetchJson('/city/island_nav.json'),
+  ]);
+  if (state.model) scene.remove(state.model);
+  if (state.navLines) scene.remove(state.navLines);
+  state.model = gltf.scene;
+  state.model.traverse((o) => {
+    if (o.isMesh) {
+      o.castShadow = o.name !== 'sea';
+      o.receiveShadow = true;
+    }
+  });
+  scene.add(state.model);
+  state.grid = tiles.grid;
+  state.layers = tiles.grid.layers;
+  state.layerM = tiles.grid.layer_m;
+  state.nav = nav;
+  state.navLines = navGraphLines(nav);
+  scene.add(state.navLines);
+  if (first) {
+    const box = new THREE.Box3().setFromObject(state.model);
+    const size = box.getSize(new THREE.Vector3()).length();
+    const centre = box.getCenter(new THREE.Vector3());
+    controls.target.copy(centre);
+    camera.position.copy(centre).add(new THREE.Vector3(-0.35, 0.55, 0.6).multiplyScalar(size * 0.75));
+    controls.update();
+  }
+  state.ready = true;
+}
+
+// The plane cell under an engine point (x, y): the grid's cells are convex polygons.
+function cellAt(x, y) {
+  const v = state.grid.vertices;
+  for (let c = 0; c < state.grid.cells.length; c++) {
+    const ids = state.grid.cells[c];
+    let inside = true;
+    for (let k = 0; k < ids.length && inside; k++) {
+      const a = v[ids[k]];
+      const b = v[ids[(k + 1) % ids.length]];
+      inside = (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]) >= -1e-9;
+    }
+    if (inside) return c;
+  }
+  return -1;
+}
+
+async function edit(cell, kind) {
+  if (state.busy) return null;
+  state.busy = true;
+  setStatus(`${kind} cell ${cell}...`);
+  try {
+    const r = await fetch(`/island/edit?cell=${cell}&kind=${kind}`, { method: 'POST' });
+    const body = await r.json();
+    if (!r.ok) {
+      state.lastError = body.error;
+      setStatus(`cell ${cell}: ${body.error}`, true);
+      return body;
+    }
+    state.edits = body.edits;
+    state.lastReport = body;
+    state.lastError = null;
+    await load(false);
+    setStatus(`${kind} cell ${cell}: ${body.changed} tiles changed in ${body.rings} ring(s), ` +
+      `solved in ${body.solve_ms.toFixed(1)} ms, island made again in ${body.total_ms.toFixed(0)} ms`);
+    return body;
+  } finally {
+    state.busy = false;
+  }
+}
+state.edit = edit;
+state.cellAt = cellAt;
+// Where a cell's walkable top shows on the canvas, in CSS pixels (for scripted clicks).
+state.screenOf = (cell) => {
+  const ids = state.grid.cells[cell];
+  let x = 0;
+  let y = 0;
+  for (const id of ids) {
+    x += state.grid.vertices[id][0] / ids.length;
+    y += state.grid.vertices[id][1] / ids.length;
+  }
+  let z = 0;
+  for (const n of state.nav.nodes) if (n.cell === cell) z = Math.max(z, n.position[2]);
+  const p = new THREE.Vector3(x, z, -y).project(camera);
+  const rect = canvas.getBoundingClientRect();
+  return [rect.left + ((p.x + 1) / 2) * rect.width, rect.top + ((1 - p.y) / 2) * rect.height];
+};
+
+const raycaster = new THREE.Raycaster();
+let downAt = null;
+canvas.addEventListener('pointerdown', (e) => { downAt = [e.clientX, e.clientY]; });
+canvas.addEventListener('pointerup', (e) => {
+  if (!state.ready || !downAt || Math.hypot(e.clientX - downAt[0], e.clientY - downAt[1]) > 4) return;
+  const rect = canvas.getBoundingClientRect();
+  const ndc = new THREE.Vector2(((e.clientX - rect.left) / rect.width) * 2 - 1,
+    -((e.clientY - rect.top) / rect.height) * 2 + 1);
+  raycaster.setFromCamera(ndc, camera);
+  const land = state.model.getObjectByName('land');
+  const hit = raycaster.intersectObject(land ?? state.model, true)[0];
+  if (!hit) return;
+  // Step a little into the surface, so a click on a cliff's face picks the cell behind it.
+  const p = hit.point.clone().addScaledVector(raycaster.ray.direction, 0.05);
+  const cell = cellAt(p.x, -p.z);
+  if (cell >= 0) edit(cell, e.shiftKey ? 'lower' : 'raise');
+});
+document.getElementById('show-nav').addEventListener('change', (e) => {
+  if (state.navLines) state.navLines.visible = e.target.checked;
+});
+
+function resize() {
+  const w = canvas.clientWidth;
+  const h = canvas.clientHeight;
+  renderer.setSize(w, h, false);
+  camera.aspect = w / h;
+  camera.updateProjectionMatrix();
+}
+window.addEventListener('resize', resize);
+resize();
+renderer.setAnimationLoop(() => {
+  controls.update();
+  renderer.render(scene, camera);
+});
+
+load(true).then(() => setStatus(`island: ${state.nav.nodes.length} walkable cells; click to raise, shift+click to lower`))
+  .catch((e) => {
+    state.lastError = String(e);
+    setStatus(String(e), true);
+    console.error(e);
+  });
