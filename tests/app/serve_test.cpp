@@ -95,6 +95,37 @@ void write_file(const fs::path& p, const std::string& data) {
   f << data;
 }
 
+/// Starts `cityforge serve DIR --port 0` with no default viewer; sets the process, its
+/// stdout and the port it printed (left 0 when it printed no URL).
+void spawn_serve(const fs::path& dir, pid_t& pid, FILE*& out_file, int& port) {
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  const std::string exe = CITYFORGE_EXE;
+  const std::string folder = dir.string();
+  std::vector<char*> argv = {
+      const_cast<char*>(exe.c_str()), const_cast<char*>("serve"), const_cast<char*>(folder.c_str()),
+      const_cast<char*>("--port"),    const_cast<char*>("0"),     nullptr};
+  // No default viewer (a built viewer/dist would be served at / otherwise).
+  std::string no_viewer = "CITYFORGE_VIEWER=none";
+  std::vector<char*> env = {no_viewer.data()};
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
+  env.push_back(nullptr);
+  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), env.data()), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(out[1]);
+  out_file = ::fdopen(out[0], "r");
+  char line[256] = {};
+  ASSERT_NE(std::fgets(line, sizeof line, out_file), nullptr) << "serve printed nothing";
+  const std::string url = line;  // http://127.0.0.1:PORT/
+  ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+  port = std::stoi(url.substr(17));
+}
+
 /// A fake city folder, a secret next to it, and `cityforge serve DIR --port 0` running.
 class ServeCity : public ::testing::Test {
  protected:
@@ -117,32 +148,7 @@ class ServeCity : public ::testing::Test {
     write_file(*s_base / "secret.txt", "top secret\n");
     fs::create_symlink(*s_base / "secret.txt", city / "leak.json");
 
-    int out[2];
-    ASSERT_EQ(::pipe(out), 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    const std::string exe = CITYFORGE_EXE;
-    const std::string dir = city.string();
-    std::vector<char*> argv = {const_cast<char*>(exe.c_str()), const_cast<char*>("serve"),
-                               const_cast<char*>(dir.c_str()), const_cast<char*>("--port"),
-                               const_cast<char*>("0"),         nullptr};
-    // No default viewer (a built viewer/dist would be served at / otherwise).
-    std::string no_viewer = "CITYFORGE_VIEWER=none";
-    std::vector<char*> env = {no_viewer.data()};
-    for (char** e = environ; *e != nullptr; ++e)
-      if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
-    env.push_back(nullptr);
-    ASSERT_EQ(posix_spawn(&s_pid, exe.c_str(), &fa, nullptr, argv.data(), env.data()), 0);
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(out[1]);
-    s_out = ::fdopen(out[0], "r");
-    char line[256] = {};
-    ASSERT_NE(std::fgets(line, sizeof line, s_out), nullptr) << "serve printed nothing";
-    const std::string url = line;  // http://127.0.0.1:PORT/
-    ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
-    s_port = std::stoi(url.substr(17));
+    spawn_serve(city, s_pid, s_out, s_port);
     ASSERT_GT(s_port, 0);
   }
   static void TearDownTestSuite() {
@@ -408,30 +414,11 @@ TEST(ServeIsland, EditsAreSolvedWrittenBackAndBadOnesRefused) {
   const std::string before((std::istreambuf_iterator<char>(before_in)),
                            std::istreambuf_iterator<char>());
 
-  int out[2];
-  ASSERT_EQ(::pipe(out), 0);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&fa, out[0]);
-  const std::string exe = CITYFORGE_EXE;
-  const std::string folder = island.string();
-  std::vector<char*> argv = {
-      const_cast<char*>(exe.c_str()), const_cast<char*>("serve"), const_cast<char*>(folder.c_str()),
-      const_cast<char*>("--port"),    const_cast<char*>("0"),     nullptr};
-  std::string no_viewer = "CITYFORGE_VIEWER=none";
-  std::vector<char*> env = {no_viewer.data()};
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
-  env.push_back(nullptr);
   pid_t pid = -1;
-  ASSERT_EQ(posix_spawn(&pid, exe.c_str(), &fa, nullptr, argv.data(), env.data()), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out[1]);
-  FILE* f = ::fdopen(out[0], "r");
-  char line[256] = {};
-  ASSERT_NE(std::fgets(line, sizeof line, f), nullptr);
-  const int port = std::stoi(std::string(line).substr(17));
+  FILE* f = nullptr;
+  int port = 0;
+  spawn_serve(island, pid, f, port);
+  ASSERT_GT(port, 0);
 
   const Reply bad = get(port, "/island/edit?cell=x", "", "POST");
   EXPECT_EQ(bad.status, 400) << bad.body;
