@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Relative asset paths (base './') so `cityforge serve` can ship dist/ at / or any sub-path.
-import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
@@ -13,8 +13,8 @@ export default defineConfig({
     // The city viewer, and the island page (`cityforge serve ISLAND_DIR`, /island.html).
     rollupOptions: {
       input: {
-        main: resolve(import.meta.dirname, 'index.html'),
-        island: resolve(import.meta.dirname, 'island.html'),
+        main: fileURLToPath(new URL('./index.html', import.meta.url)),
+        island: fileURLToPath(new URL('./island.html', import.meta.url)),
       },
     },
   },
