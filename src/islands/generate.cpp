@@ -42,23 +42,23 @@ constexpr std::array<double, kBands> kOpenFactor{1.0, 30.0, 300.0};
 constexpr double kFirstPassStairs = 80.0;     // Stairs reach new levels (the talk's high points).
 constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
-// The first attempt's goal, a flight down to the sand, lies this far out, on layer 0.
-constexpr double kBeachMinM = 5.0;
 // Units start on a flat floor pre-placed on this layer.
 constexpr std::uint32_t kStartLayer = 1;
+// The first attempt's goal, a flight down to the sand, lies this far out, on layer 0.
+constexpr double kBeachMinM = 5.0;
 constexpr double kBeachMaxM = 9.0;
 constexpr std::uint64_t kBeachGoalRngId = 0x4869676850ULL;
 // Decisions undone before an attempt begins again on a new stream, and how many times: the
-// attempt with the beach goal, and the plain ones.
+// attempt with the beach goal (and an edit), and the plain ones.
 constexpr std::uint32_t kBacktrackBudget = 64;
+constexpr std::uint32_t kGoalRestarts = 12;
+constexpr std::uint32_t kPlainRestarts = 40;
 // A first pass is kept when at least 1/kMinWalkableShare of the plane's cells are walkable.
 constexpr std::uint32_t kMinWalkableShare = 16;
 // An edit solves again at most this many rings of cells around the edited one.
 constexpr std::uint32_t kEditRings = 3;
 // In the cells an edit solves again, the tile that was there weighs this many times more.
 constexpr double kEditKeepFactor = 1e5;
-constexpr std::uint32_t kGoalRestarts = 12;
-constexpr std::uint32_t kPlainRestarts = 40;
 // Later passes allow land only this many rings of cells around the kept columns.
 constexpr std::uint32_t kLandRings = 2;
 // Order bias per metre from the start: the collapse moves outward from the navigable start.
@@ -218,16 +218,7 @@ Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, S
       start_cell = c;
     }
   }
-  wfc::TileId start_tile = wfc::kNoTile;
-  double start_weight = 0.0;
-  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-    const TileInfo& info = tiles.info[t];
-    if (info.kind == TileKind::ground && info.navigable && !info.ground_level &&
-        tiles.model.tiles[t].weight > start_weight) {
-      start_tile = t;
-      start_weight = tiles.model.tiles[t].weight;
-    }
-  }
+  const wfc::TileId start_tile = flat_floor(tiles, false);
   if (start_tile == wfc::kNoTile) {
     return Error::invalid_input(where, "the tile set has no flat upper ground tile to start on");
   }
@@ -584,15 +575,10 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
     if (is_land(tiles.info[old[g.cell_id(edit.plane_cell, layer)]])) top = static_cast<int>(layer);
   }
-  wfc::TileId sand = wfc::kNoTile, water = wfc::kNoTile;
-  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
-    const TileInfo& info = tiles.info[t];
-    const double w = tiles.model.tiles[t].weight;
-    if (info.kind == TileKind::ground && info.navigable && info.ground_level &&
-        (sand == wfc::kNoTile || w > tiles.model.tiles[sand].weight)) {
-      sand = t;
-    }
-    if (info.kind == TileKind::water && water == wfc::kNoTile) water = t;
+  const wfc::TileId sand = flat_floor(tiles, true);
+  wfc::TileId water = wfc::kNoTile;
+  for (wfc::TileId t = 0; t < tiles.info.size() && water == wfc::kNoTile; ++t) {
+    if (tiles.info[t].kind == TileKind::water) water = t;
   }
   const int target = edit.kind == EditKind::raise ? top + 1 : top - 1;
   if (edit.kind == EditKind::raise && target >= static_cast<int>(g.layers)) {

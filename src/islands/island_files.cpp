@@ -15,6 +15,8 @@
 
 #include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
+#include "cityforge/core/text_file.hpp"
 #include "cityforge/islands/io.hpp"
 #include "cityforge/islands/kit.hpp"
 
@@ -99,12 +101,13 @@ Result<IslandConfig> island_config(const IslandRequest& opt) {
 }
 
 Result<TileSet> read_kit_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error::invalid_input("--kit", "cannot read the tile kit '" + path + "'");
-  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                        std::istreambuf_iterator<char>());
-  if (in.bad()) return Error::io(path, "read failed");
-  Result<std::vector<KitTile>> kit = read_kit_glb(bytes, path);
+  Result<std::string> text = read_file_text(path, std::uint64_t{256} << 20);
+  if (!text) {
+    return Error::invalid_input("--kit",
+                                "cannot read the tile kit '" + path + "': " + text.error().message);
+  }
+  Result<std::vector<KitTile>> kit = read_kit_glb(
+      std::span(reinterpret_cast<const std::uint8_t*>(text->data()), text->size()), path);
   if (!kit) return kit.error();
   return tile_set_from_kit(*kit, path);
 }
@@ -197,24 +200,50 @@ Result<IslandFilesReport> make_island_files(
 
 Result<IslandSession> IslandSession::open(const std::string& dir) {
   const std::string file = (std::filesystem::path(dir) / "stats.json").string();
-  std::ifstream in(file);
-  if (!in) return Error::invalid_input(file, "cannot read it: not an island folder?");
+  Result<std::string> text = read_file_text(file, std::uint64_t{1} << 20);
+  if (!text) return Error::invalid_input(file, "cannot read it: not an island folder?");
+  Result<nlohmann::json> parsed = parse_json(*text, file);
+  if (!parsed) return parsed.error();
+  const nlohmann::json& j = *parsed;
   IslandSession s;
-  try {
-    const nlohmann::json j = nlohmann::json::parse(in);
-    s.m_request.seed = std::to_string(j.at("seed").get<std::uint64_t>());
-    const nlohmann::json& g = j.at("grid");
-    s.m_request.grid = g.at("kind").get<std::string>();
-    s.m_request.size = std::to_string(g.at("radius").get<std::uint32_t>());
-    s.m_request.layers = std::to_string(g.at("layers").get<std::uint32_t>());
-    const std::string kit = j.value("kit", std::string("built-in"));
-    if (kit != "built-in") s.m_request.kit = kit;
-    if (j.contains("edits")) s.m_request.edits = j.at("edits").get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    return Error::invalid_input(file, std::string("not an island's stats.json: ") + e.what());
+  // What `cityforge island` wrote: whole numbers stay text here, island_config checks ranges.
+  const auto member = [&](const nlohmann::json& o, const char* key, const char* pointer,
+                          std::string& out) -> Status {
+    const auto it = o.is_object() ? o.find(key) : o.end();
+    if (it == o.end() || !it->is_number_unsigned()) {
+      return Error::invalid_input(file + ": " + pointer,
+                                  "expected the whole number `cityforge island` wrote there");
+    }
+    out = std::to_string(it->get<std::uint64_t>());
+    return Ok{};
+  };
+  if (Status st = member(j, "seed", "/seed", s.m_request.seed); !st) return st.error();
+  const nlohmann::json empty_object = nlohmann::json::object();
+  const auto grid = j.is_object() ? j.find("grid") : j.end();
+  const nlohmann::json& g = grid != j.end() ? *grid : empty_object;
+  if (Status st = member(g, "radius", "/grid/radius", s.m_request.size); !st) return st.error();
+  if (Status st = member(g, "layers", "/grid/layers", s.m_request.layers); !st) return st.error();
+  const auto kind = g.is_object() ? g.find("kind") : g.end();
+  if (kind == g.end() || !kind->is_string()) {
+    return Error::invalid_input(file + ": /grid/kind", "expected mixed, square or triangle");
+  }
+  s.m_request.grid = kind->get<std::string>();
+  if (const auto kit = j.find("kit"); kit != j.end()) {
+    if (!kit->is_string()) return Error::invalid_input(file + ": /kit", "expected a text");
+    if (kit->get<std::string>() != "built-in") s.m_request.kit = kit->get<std::string>();
+  }
+  if (const auto edits = j.find("edits"); edits != j.end()) {
+    if (!edits->is_array()) return Error::invalid_input(file + ": /edits", "expected an array");
+    for (std::size_t i = 0; i < edits->size(); ++i) {
+      if (!(*edits)[i].is_string()) {
+        return Error::invalid_input(file + ": /edits/" + std::to_string(i),
+                                    "expected an edit such as \"12:raise\"");
+      }
+      s.m_request.edits.push_back((*edits)[i].get<std::string>());
+    }
   }
   s.m_request.out = dir;
-  if (!parse_u64(s.m_request.seed, s.m_seed)) return Error::invalid_input(file, "bad seed");
+  parse_u64(s.m_request.seed, s.m_seed);  // Written from a uint64 above.
   Result<IslandConfig> config = island_config(s.m_request);
   if (!config) return config.error();
   s.m_config = *config;

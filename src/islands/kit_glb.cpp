@@ -12,10 +12,12 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/json_parse.hpp"
 #include "cityforge/gltf/builder.hpp"
 #include "cityforge/gltf/tinygltf_model.hpp"
 #include "cityforge/islands/io.hpp"
@@ -29,7 +31,9 @@ constexpr std::array<Material, 9> kMaterials = {Material::grass, Material::sand,
                                                 Material::water, Material::path, Material::wall,
                                                 Material::roof,  Material::wood, Material::leaves};
 
-constexpr double kLattice = 1e6;  // Read coordinates snap to 1e-6.
+constexpr double kLattice = 1e6;           // Read coordinates snap to 1e-6.
+constexpr float kMaxCoordinate = 1000.0F;  // Beyond this a vertex is an error, not a key.
+constexpr std::size_t kMaxJsonDepth = 64;  // Deepest nesting of the glb's JSON.
 constexpr std::uint32_t kColumns = 12;
 constexpr double kSpacing = 1.5;  // Between tiles laid out for viewing.
 
@@ -261,8 +265,10 @@ class KitReader {
     for (std::size_t i = 0; i < a.count; ++i) {
       std::array<float, 3> f{};
       std::memcpy(f.data(), bytes->data + i * bytes->stride, 12);
-      if (!std::isfinite(f[0]) || !std::isfinite(f[1]) || !std::isfinite(f[2])) {
-        return fail(where, "value " + std::to_string(i) + " is not finite");
+      const auto sane = [](float x) { return std::isfinite(x) && std::abs(x) <= kMaxCoordinate; };
+      if (!sane(f[0]) || !sane(f[1]) || !sane(f[2])) {
+        return fail(where, "value " + std::to_string(i) +
+                               " is not finite or beyond 1000 (a tile lies in its unit cell)");
       }
       // glTF (x, y, z) is unit (x, -z, y), snapped to the lattice.
       const auto snap = [](double x) { return std::round(x * kLattice) / kLattice + 0.0; };
@@ -528,6 +534,19 @@ Result<std::vector<std::uint8_t>> write_kit_glb(const std::vector<KitTile>& kit)
 
 Result<std::vector<KitTile>> read_kit_glb(std::span<const std::uint8_t> bytes,
                                           const std::string& file) {
+  // tinygltf turns the JSON chunk into values recursively: nesting thousands deep would
+  // overflow the stack, so the chunk is checked first (GLB 2.0: a 12-byte header, then the
+  // JSON chunk's length and type; tinygltf checks the rest).
+  if (bytes.size() >= 20 && std::memcmp(bytes.data(), "glTF", 4) == 0) {
+    std::uint32_t length = 0;
+    std::memcpy(&length, bytes.data() + 12, 4);
+    const std::string_view json(reinterpret_cast<const char*>(bytes.data()) + 20,
+                                std::min<std::size_t>(length, bytes.size() - 20));
+    if (Status st = json_detail::prescan(json, 0, file + " (JSON chunk)", json, kMaxJsonDepth);
+        !st) {
+      return st.error();
+    }
+  }
   tinygltf::Model model;
   tinygltf::TinyGLTF loader;
   std::string err, warn;

@@ -7,6 +7,7 @@
 #include "paths.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <map>
 #include <utility>
@@ -16,23 +17,31 @@
 
 namespace cityforge::islands {
 
+wfc::TileId flat_floor(const TileSet& tiles, bool ground_level) {
+  wfc::TileId best = wfc::kNoTile;
+  for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
+    const TileInfo& info = tiles.info[t];
+    if (info.kind == TileKind::ground && info.navigable && info.ground_level == ground_level &&
+        (best == wfc::kNoTile || tiles.model.tiles[t].weight > tiles.model.tiles[best].weight)) {
+      best = t;
+    }
+  }
+  return best;
+}
+
 std::uint32_t lay_paths(const LayeredGrid& g, const TileSet& tiles,
                         std::vector<wfc::TileId>& solved, wfc::CellId start) {
   const auto n_plane = static_cast<std::uint32_t>(g.plane.cells.size());
   // 1. The tiles to lay: a path for every (ground level, exits), a flat floor for none.
   std::map<std::pair<bool, std::uint8_t>, wfc::TileId> path_tile;
-  std::map<bool, wfc::TileId> floor_tile;
   for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
     const TileInfo& info = tiles.info[t];
     if (info.kind == TileKind::path) path_tile.emplace(std::pair{info.ground_level, info.exits}, t);
-    const bool flat = info.kind == TileKind::ground && info.navigable;
-    const auto it = floor_tile.find(info.ground_level);
-    if (flat && (it == floor_tile.end() ||
-                 tiles.model.tiles[t].weight > tiles.model.tiles[it->second].weight)) {
-      floor_tile[info.ground_level] = t;
-    }
   }
-  if (path_tile.empty() || floor_tile.size() < 2) return 0;  // A kit without them.
+  const std::array<wfc::TileId, 2> floor_tile = {flat_floor(tiles, false), flat_floor(tiles, true)};
+  if (path_tile.empty() || floor_tile[0] == wfc::kNoTile || floor_tile[1] == wfc::kNoTile) {
+    return 0;  // A kit without them.
+  }
 
   // 2. The ways: a breadth-first tree over the navigation graph from the start.
   const NavGraph nav = navigation_graph(g, tiles, solved);
@@ -135,7 +144,7 @@ std::uint32_t lay_paths(const LayeredGrid& g, const TileSet& tiles,
     const TileInfo& t = tiles.info[solved[c]];
     if (!t.navigable || t.kind == TileKind::stairs) continue;
     if (exits[c] == 0) {
-      solved[c] = floor_tile.at(t.ground_level);
+      solved[c] = floor_tile[t.ground_level ? 1 : 0];
       continue;
     }
     const auto it = path_tile.find({t.ground_level, exits[c]});

@@ -9,6 +9,10 @@
 
 namespace cityforge::islands {
 
+/// The kit's walkable flat ground tile of most weight, on ground level (flat sand) or above it
+/// (the floor units start on); kNoTile when the kit has none.
+wfc::TileId flat_floor(const TileSet& tiles, bool ground_level);
+
 /// Lays the island's paths on solved tiles (paths.cpp): the walkable flat tiles on the
 /// shortest ways from `start` to every flight of stairs, to the front of every group of houses
 /// and to the nearest walkable beach become path tiles with the exits those ways use (and the

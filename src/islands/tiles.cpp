@@ -537,8 +537,10 @@ std::string describe_tokens(const std::vector<Token>& tokens) {
   return out;
 }
 
-// The checks that need no profiles: names, kinds, coordinates, corner states.
-void check_tiles(const std::vector<KitTile>& kit, std::vector<std::string>& problems) {
+// The checks that need no profiles: names, kinds, coordinates, corner states. False when some
+// tile's vertices lie outside its cell, so that no profile can be sampled from it.
+bool check_tiles(const std::vector<KitTile>& kit, std::vector<std::string>& problems) {
+  bool sampled = true;
   std::set<std::string> names;
   bool water = false, air = false;
   for (const KitTile& t : kit) {
@@ -570,6 +572,7 @@ void check_tiles(const std::vector<KitTile>& kit, std::vector<std::string>& prob
       }
       inside = inside && in;
     }
+    sampled = sampled && inside;
     if (!inside) continue;
     const bool open = t.kind == TileKind::water || t.kind == TileKind::air;
     for (std::uint32_t k = 0; k < 4 && !open; ++k) {
@@ -578,6 +581,7 @@ void check_tiles(const std::vector<KitTile>& kit, std::vector<std::string>& prob
   }
   if (!water) problems.push_back("the kit has no ground-level water tile (open sea)");
   if (!air) problems.push_back("the kit has no air tile above ground level");
+  return sampled;
 }
 
 // Sorted, rounded vertices: a turn whose mesh lands on the same points changes nothing.
@@ -618,7 +622,15 @@ Result<TileSet> build_tile_set() {
 Result<TileSet> tile_set_from_kit(const std::vector<KitTile>& kit, const std::string& file) {
   const std::string& where = file;
   std::vector<std::string> problems;
-  check_tiles(kit, problems);
+  const auto report = [&]() {
+    std::string msg = std::to_string(problems.size()) +
+                      (problems.size() == 1 ? " problem" : " problems") + " in the tile kit:";
+    for (std::size_t i = 0; i < problems.size() && i < 40; ++i)
+      msg += "\n  " + problems[i];
+    if (problems.size() > 40) msg += "\n  ...";
+    return Error::invalid_input(where, msg);
+  };
+  if (!check_tiles(kit, problems)) return report();
   TileSet set;
   wfc::Model& model = set.model;
   model.name = "islands";
@@ -719,14 +731,7 @@ Result<TileSet> tile_set_from_kit(const std::vector<KitTile>& kit, const std::st
       }
     }
   }
-  if (!problems.empty()) {
-    std::string msg = std::to_string(problems.size()) +
-                      (problems.size() == 1 ? " problem" : " problems") + " in the tile kit:";
-    for (std::size_t i = 0; i < problems.size() && i < 40; ++i)
-      msg += "\n  " + problems[i];
-    if (problems.size() > 40) msg += "\n  ...";
-    return Error::invalid_input(where, msg);
-  }
+  if (!problems.empty()) return report();
   // 2. Constraints, generated in sorted order (key, label, adjacent) so finalizing is cheap:
   // equal profiles between tiles; Empty (outside the grid, tile 0) by explicit rules: beside
   // water and air (their side faces are empty), above tiles with an open top (it sits over the top

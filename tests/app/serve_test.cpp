@@ -462,6 +462,16 @@ TEST(ServeIsland, EditsAreSolvedWrittenBackAndBadOnesRefused) {
   const auto broken = run_cli("serve " + (dir / "again").string() + " --port 0");
   EXPECT_EQ(broken.exit_code, 2) << broken.output;
   EXPECT_NE(broken.output.find("stats.json"), std::string::npos) << broken.output;
+  // Nested too deep, or a seed that is not a whole number: named, exit 2, never a crash.
+  write_file(dir / "again" / "stats.json", std::string(100000, '['));
+  const auto deep = run_cli("serve " + (dir / "again").string() + " --port 0");
+  EXPECT_EQ(deep.exit_code, 2) << deep.output;
+  EXPECT_NE(deep.output.find("nested deeper than"), std::string::npos) << deep.output;
+  write_file(dir / "again" / "stats.json",
+             "{\"seed\": -3, \"grid\": {\"kind\": \"mixed\", \"radius\": 6, \"layers\": 5}}");
+  const auto negative = run_cli("serve " + (dir / "again").string() + " --port 0");
+  EXPECT_EQ(negative.exit_code, 2) << negative.output;
+  EXPECT_NE(negative.output.find("stats.json: /seed"), std::string::npos) << negative.output;
   fs::remove_all(dir);
 }
 

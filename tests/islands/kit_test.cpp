@@ -236,6 +236,16 @@ TEST(IslandKit, BadKitsAreRefusedWithTheFileAndWhere) {
          }
        },
        "tile 'ground_1111': vertex (u 1.5000"},
+      {"a coordinate far out of range",
+       [&](tinygltf::Model& m) {
+         const tinygltf::Node& n = m.nodes[static_cast<std::size_t>(node_of(m, "ground_1111"))];
+         const tinygltf::Primitive& p = m.meshes[static_cast<std::size_t>(n.mesh)].primitives[0];
+         const tinygltf::Accessor& a =
+             m.accessors[static_cast<std::size_t>(p.attributes.at("POSITION"))];
+         const tinygltf::BufferView& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
+         reinterpret_cast<float*>(m.buffers[0].data.data() + v.byteOffset)[0] = 1e30f;
+       },
+       "is not finite or beyond 1000"},
       {"triangle strips",
        [&](tinygltf::Model& m) { m.meshes[0].primitives[0].mode = TINYGLTF_MODE_TRIANGLE_STRIP; },
        "/meshes/0/primitives/0/mode: expected triangles (4) or, for hard edges, lines (1)"},
@@ -250,6 +260,24 @@ TEST(IslandKit, BadKitsAreRefusedWithTheFileAndWhere) {
     const std::string e = kit_error(edited(c.edit));
     EXPECT_NE(e.find("k.glb"), std::string::npos) << c.name << ": " << e;
     EXPECT_NE(e.find(c.says), std::string::npos) << c.name << ": " << e;
+  }
+  // A JSON chunk nested 100,000 deep: refused before tinygltf would recurse through it.
+  {
+    std::string json = "{\"asset\":{\"version\":\"2.0\"},\"x\":" + std::string(100000, '[') +
+                       std::string(100000, ']') + "}";
+    json.resize((json.size() + 3) / 4 * 4, ' ');
+    std::vector<std::uint8_t> deep = {'g', 'l', 'T', 'F', 2, 0, 0, 0};
+    const auto u32 = [&](std::uint32_t x) {
+      for (int i = 0; i < 4; ++i)
+        deep.push_back(static_cast<std::uint8_t>(x >> (8 * i)));
+    };
+    u32(static_cast<std::uint32_t>(20 + json.size()));
+    u32(static_cast<std::uint32_t>(json.size()));
+    u32(0x4E4F534A);
+    deep.insert(deep.end(), json.begin(), json.end());
+    const std::string e = kit_error(deep);
+    EXPECT_NE(e.find("k.glb (JSON chunk):1:"), std::string::npos) << e.substr(0, 200);
+    EXPECT_NE(e.find("nested deeper than 64 levels"), std::string::npos) << e.substr(0, 200);
   }
   const std::vector<std::uint8_t> junk = {'n', 'o', 't', ' ', 'g', 'l', 'b'};
   EXPECT_NE(kit_error(junk).find("k.glb: not a glTF binary (.glb) kit"), std::string::npos)

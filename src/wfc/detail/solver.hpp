@@ -90,7 +90,6 @@ class Search {
   void set_weights(const SolveOptions& options);
   /// SolveOptions::check and its watched tiles (the options must outlive run()).
   void set_check(const SolveOptions& options);
-  std::uint32_t words() const { return m_w; }
 
   TileId tile(CellId cell) const;
   std::uint32_t count(CellId cell) const { return m_count[cell]; }
