@@ -14,6 +14,10 @@
 // a link is granted both movements at once or neither, so no vehicle ever waits inside one
 // junction for the other (which would lock both). Merges outside junctions (on-ramps) work the
 // same way with one claim per merge lane; priority vehicles keep a gap behind the claimant.
+// Obstacles (the live viewer's car, a crash) standing on a connector, or with their rear still
+// in it, block the movements that cross it like a vehicle there would: cross traffic is not let
+// in, and a grant is withdrawn from a vehicle that can still stop. Without obstacles nothing
+// here looks at them (runs without a player are unchanged).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -232,6 +236,11 @@ class Cluster {
       const bool committed = m_.short_link[a] != 0U && ap.level <= 1 && ap.e != nullptr &&
                              !link_holds(m_, a, ap.e->length_m);
       bool keep = mine && (committed || light_allows(m_, g.lane, *ap.e, ap.dist));
+      // An obstacle moved across the movement (a player's car driving into the junction):
+      // the grant goes when the vehicle can still stop before the line.
+      if (keep && !committed && obstacle_across(g.lane) && can_stop(m_, *ap.e, ap.dist)) {
+        keep = false;
+      }
       if (keep && ap.level == 2) {  // A through path: only with its first movement.
         keep = m_.grant[ap.lane].entity == g.entity;
       }
@@ -280,11 +289,36 @@ class Cluster {
     candidates.push_back(c);
   }
 
+  /// Whether an obstacle stands on connector c2 (or on its exit lane with its rear still in
+  /// the junction) short of arc length `cross` along c2.
+  bool obstacle_on(LaneId c2, float cross) const {
+    for (const Obstacle& ob : m_.obstacles) {
+      if (!ob.alive) continue;
+      const float rear = ob.s_m - ob.length_m;
+      if (ob.lane == c2 && rear < cross) return true;
+      if (rear < 0 && ob.lane == exit_of(c2) && net_.length_m[c2] + rear < cross) return true;
+    }
+    return false;
+  }
+
+  /// Whether an obstacle stands in the way of movement c: on a conflicting connector, short of
+  /// their crossing.
+  bool obstacle_across(LaneId c) const {
+    if (m_.obstacles.empty()) return false;
+    for (std::uint32_t q = net_.conflict_begin[c]; q < net_.conflict_begin[c + 1]; ++q) {
+      const LaneId c2 = net_.conflicts[q];
+      if (obstacle_on(c2, conflict_point(net_, c2, c) + kClearM)) return true;
+    }
+    return false;
+  }
+
   /// A conflicting movement c2 blocks c while it is granted, or while a vehicle on it (or a
-  /// rear still on it, the front already on its exit lane) has not cleared their crossing.
+  /// rear still on it, the front already on its exit lane) or an obstacle has not cleared their
+  /// crossing.
   bool blocked_by(LaneId c, LaneId c2) const {
     if (m_.busy[c2] != 0U) return true;
     const float cross = conflict_point(net_, c2, c) + kClearM;
+    if (!m_.obstacles.empty() && obstacle_on(c2, cross)) return true;
     if (queue_size(m_, c2) > 0) {
       const QueueEntry& last = m_.entries[m_.lane_begin[c2 + 1] - 1];
       if (last.s_m - last.length_m < cross) return true;
