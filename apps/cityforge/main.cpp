@@ -764,7 +764,10 @@ int main(int argc, char** argv) {
       "serve",
       "Serve a generated city folder over HTTP at /city/<file> (and a viewer folder at /)\n"
       "until Ctrl-C. Binds 127.0.0.1 only, unless --host names another interface. An island\n"
-      "folder (`cityforge island`) is editable at /island.html (docs/islands.md).");
+      "folder (`cityforge island`) is editable at /island.html (docs/islands.md). With --live\n"
+      "--scenario FILE a driving-study scenario is checked against the city first (a bad one:\n"
+      "a message naming the file and JSON pointer, exit 2, nothing served) and served at\n"
+      "/scenario.json (docs/scenarios.md).");
   sv->add_option("dir", vo.dir, "Folder written by `cityforge generate` or `cityforge island`")
       ->required();
   sv->add_option("--port", vo.port, "TCP port (0: any free one, printed on start)")
@@ -787,6 +790,15 @@ int main(int argc, char** argv) {
   sv->add_option("--speed", vo.speed, "Live: simulated seconds per wall second")
       ->check(CLI::Range(0.05, 16.0))
       ->default_val(vo.speed);
+  sv->add_option("--scenario", vo.scenario,
+                 "Live: a scenario file (data/scenarios/*.json; docs/scenarios.md); its seed, "
+                 "traffic, weather and time of day replace --seed, --vehicles and --pedestrians");
+  sv->footer(
+      "Examples:\n"
+      "  cityforge generate -o out && cityforge serve out --live\n"
+      "  cityforge serve out --live --scenario data/scenarios/night-rain-downtown.json\n"
+      "Exit codes: 0 stopped by Ctrl-C / SIGTERM, 2 bad input (folder, scenario, vehicle file),\n"
+      "1 other failure (the port is taken).");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // HTTP/1.1 for `cityforge serve` (Boost.Beast over Boost.Asio): static files with single byte
 // ranges so a viewer can seek in big recordings, every path resolved and checked against its
-// root (static_files.cpp), the live figures at /live/stats, /live upgrades to the hub.
+// root (static_files.cpp), the live figures at /live/stats, a scenario at /scenario.json, /live
+// upgrades to the hub.
 #include "http.hpp"
 
 #include <poll.h>
@@ -389,6 +390,21 @@ bool Server::respond(TimedSocket& socket, const http::request<http::empty_body>&
     res.set(http::field::cache_control, "no-store");
     res.keep_alive(keep_alive);
     res.body() = head ? std::string() : live_stats();
+    res.prepare_payload();
+    return write_message(socket, res) && keep_alive;
+  }
+  if (target.substr(0, target.find('?')) == "/scenario.json") {
+    if (!m_scenario) {
+      send_simple(socket, http::status::not_found, version, "not found (no --scenario given)\n",
+                  keep_alive);
+      return keep_alive;
+    }
+    http::response<http::string_body> res{http::status::ok, version};
+    res.set(http::field::server, "cityforge");
+    res.set(http::field::content_type, "application/json");
+    res.set(http::field::cache_control, "no-store");
+    res.keep_alive(keep_alive);
+    res.body() = head ? std::string() : *m_scenario;
     res.prepare_payload();
     return write_message(socket, res) && keep_alive;
   }

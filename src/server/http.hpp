@@ -12,6 +12,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -35,8 +36,13 @@ class TimedSocket;  ///< http.cpp: the socket with read and write deadlines.
 class Server {
  public:
   Server(fs::path city, std::optional<fs::path> viewer, LiveHub* live,
-         islands::IslandSession* island = nullptr)
-      : m_city(std::move(city)), m_viewer(std::move(viewer)), m_live(live), m_island(island) {}
+         islands::IslandSession* island = nullptr,
+         std::shared_ptr<const std::string> scenario = nullptr)
+      : m_city(std::move(city)),
+        m_viewer(std::move(viewer)),
+        m_live(live),
+        m_island(island),
+        m_scenario(std::move(scenario)) {}
 
   /// Takes ownership of `socket` on a new thread, or refuses it when too many are open.
   void start(tcp::socket socket) {
@@ -83,7 +89,9 @@ class Server {
   std::optional<fs::path> m_viewer;
   LiveHub* m_live;                   ///< Null without --live.
   islands::IslandSession* m_island;  ///< Null unless serving an island folder.
-  std::mutex m_island_mutex;         ///< One edit at a time.
+  /// GET /scenario.json (serve --scenario), null without one (404).
+  std::shared_ptr<const std::string> m_scenario;
+  std::mutex m_island_mutex;  ///< One edit at a time.
   std::mutex m_mutex;
   std::condition_variable m_done;
   std::set<int> m_fds;

@@ -205,6 +205,16 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   impl->grid.emplace(sim.network());
   impl->vehicles = sim.stats().vehicles_moving;
   impl->pedestrians = impl->city.crowd ? impl->city.crowd->size() : 0;
+  // The environment at the start (a scenario's weather and clock).
+  impl->hour = wrap_hour(options.hour);
+  impl->day_length_s = options.day_length_s > 0 ? options.day_length_s : 1200;
+  if (options.weather != traffic::WeatherKind::clear || options.fog) {
+    impl->weather = options.weather;
+    impl->fog = options.fog;
+    sim.set_weather(traffic::weather_effect(options.weather, options.fog));
+    if (impl->city.crowd)
+      impl->city.crowd->set_weather(crowd::weather_effect(options.weather, options.fog));
+  }
 
   const double frame_hz = 1.0 / kDt;  // Per simulated second; "speed" scales it to wall time.
   const nlohmann::ordered_json h = nlohmann::ordered_json::parse(traffic::stream_hello_json(

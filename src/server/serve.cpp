@@ -19,6 +19,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cityforge/server/scenario.hpp"
 #include "http.hpp"
 
 namespace cityforge::server {
@@ -86,6 +87,21 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     island.emplace(std::move(*session));
   }
 
+  // A scenario is checked whole before anything listens: a bad one is a message, not a server.
+  std::optional<Scenario> scenario;
+  std::shared_ptr<const std::string> scenario_text;
+  if (!options.scenario.empty()) {
+    if (!options.live) {
+      return Error::invalid_input("", "--scenario '" + options.scenario +
+                                          "' needs --live (the scenario drives the live "
+                                          "simulation)");
+    }
+    Result<Scenario> loaded = load_scenario(options.scenario, city.string());
+    if (!loaded) return loaded.error();
+    scenario.emplace(std::move(*loaded));
+    scenario_text = std::make_shared<const std::string>(scenario_json(*scenario) + "\n");
+  }
+
   // 2. Listen.
   asio::io_context io;
   tcp::acceptor acceptor(io);
@@ -119,6 +135,15 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     lo.pedestrians = options.pedestrians;
     lo.seed = options.seed;
     lo.speed = options.speed;
+    if (scenario) {
+      lo.seed = scenario->seed;
+      lo.vehicles = scenario->vehicles;
+      lo.pedestrians = scenario->pedestrians;
+      lo.weather = scenario->weather;
+      lo.fog = scenario->fog;
+      lo.hour = scenario->time_of_day_h;
+      lo.day_length_s = 86400;  // A study's clock runs in real time.
+    }
     Result<std::unique_ptr<LiveSim>> made = LiveSim::create(lo);
     if (!made) return Error::invalid_input("error", made.error().to_string());
     live = std::move(*made);
@@ -137,7 +162,7 @@ Status serve(const ServeOptions& options, std::ostream& out) {
   }
 
   // 5. Accept until SIGINT / SIGTERM.
-  Server server(city, viewer, hub ? &*hub : nullptr, island ? &*island : nullptr);
+  Server server(city, viewer, hub ? &*hub : nullptr, island ? &*island : nullptr, scenario_text);
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int) {
     boost::system::error_code ignored;
@@ -157,6 +182,12 @@ Status serve(const ServeOptions& options, std::ostream& out) {
       << std::endl;
   out << "serving " << city.string() << " at /city/"
       << (viewer ? ", viewer " + viewer->string() + " at /" : std::string()) << std::endl;
+  if (scenario) {
+    out << "scenario: " << scenario->name << " (" << scenario->file << ", "
+        << scenario->hazards.size() << " hazards, vehicle " << scenario->vehicle
+        << ") at /scenario.json; drive it at http://" << host << ":" << port << "/?scenario=1"
+        << std::endl;
+  }
   if (island) {
     out << "island: " << (city / "island.glb").string()
         << " (edit it at /island.html; POST /island/edit?cell=N&kind=raise|lower)" << std::endl;

@@ -95,6 +95,7 @@ export function ensureCity(opts, { recording }) {
 export function startServe(opts, { live }) {
   const args = ['serve', opts.city, '--port', '0', '--root', VIEWER_DIST];
   if (live) args.push('--live', '--vehicles', String(opts.vehicles), '--pedestrians', String(opts.pedestrians));
+  if (opts.serveArgs) args.push(...opts.serveArgs);
   log(`$ cityforge ${args.join(' ')}`);
   const proc = spawn(opts.cityforge, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {

@@ -22,6 +22,11 @@ struct LiveOptions {
   std::uint32_t pedestrians = 2000;
   std::uint64_t seed = 1;
   double speed = 1;  ///< Simulated seconds per wall second. [Limit: (0, 16]]
+  // The shared environment at the start (a scenario's); clients may change it as ever.
+  traffic::WeatherKind weather = traffic::WeatherKind::clear;
+  bool fog = false;
+  double hour = 12;            ///< Clock at the start. [0, 24)
+  double day_length_s = 1200;  ///< Simulated seconds per 24 h (86400: real time). [> 0]
 };
 
 /// Inbound limits of the live WebSocket (docs/live.md, "Limits").

@@ -27,15 +27,20 @@ struct ServeOptions {
   std::uint32_t pedestrians = 2000;
   std::uint64_t seed = 1;
   double speed = 1;  ///< Simulated seconds per wall second. [Limit: (0, 16]]
+  /// A driving-study scenario file (docs/scenarios.md; needs `live`). Checked against the city
+  /// before anything starts; its seed, traffic, weather and time of day set the live
+  /// simulation's (over vehicles, pedestrians and seed), and it is served at /scenario.json.
+  std::string scenario;
 };
 
 /// Serves until SIGINT or SIGTERM. Writes "http://HOST:PORT/" as the first line to `out` (with
 /// --live once the simulation is built), then a line saying what runs and one saying what is
 /// served, and "serve: stopped" after a clean shutdown (Ok). Errors, before anything is served
 /// (their text is whole without a place): invalid_input for a missing folder, one without city
-/// files, a viewer root that is not a folder, a host that is not an IP address or (with --live)
-/// a city whose simulation cannot be built; io when the address cannot be bound (names the
-/// port).
+/// files, a viewer root that is not a folder, a host that is not an IP address, a scenario
+/// without --live or one that load_scenario refuses ("<file>: <JSON pointer>: expected ...")
+/// or (with --live) a city whose simulation cannot be built; io when the address cannot be
+/// bound (names the port).
 Status serve(const ServeOptions& options, std::ostream& out);
 
 }  // namespace cityforge::server
