@@ -61,6 +61,61 @@ export function discTimeToCollision(px, py, vx, vy, r) {
   return (-b - Math.sqrt(disc)) / a;
 }
 
+/** Distance between two oriented boxes (0 when they overlap). Two disjoint convex polygons
+ *  are nearest at a corner of one, so the least corner-to-box distance is exact. */
+export function boxesDistance(a, b) {
+  if (boxesOverlap(a, b)) return 0;
+  let d = Infinity;
+  for (const [x, y] of boxCorners(a)) d = Math.min(d, boxPointDistance(b, x, y));
+  for (const [x, y] of boxCorners(b)) d = Math.min(d, boxPointDistance(a, x, y));
+  return d;
+}
+
+/** Earliest t >= 0 at which a disc of radius r centred at (px, py), moving at (vx, vy)
+ *  relative to a fixed oriented box, touches the box. 0 when they already touch, Infinity
+ *  when they never meet. The touching set is the box grown by r with rounded corners: the
+ *  union of two crossed rectangles and four corner discs, so the first entry into any of
+ *  them is the first touch. */
+export function boxDiscTimeToCollision(box, px, py, vx, vy, r) {
+  if (boxPointDistance(box, px, py) <= r) return 0;
+  const c = Math.cos(box.heading_rad);
+  const s = Math.sin(box.heading_rad);
+  const dx = px - box.x;
+  const dy = py - box.y;
+  // Into the box's frame: x along its heading, y to its left.
+  const lx = c * dx + s * dy;
+  const ly = -s * dx + c * dy;
+  const lvx = c * vx + s * vy;
+  const lvy = -s * vx + c * vy;
+  const hl = box.half_length_m;
+  const hw = box.half_width_m;
+  let t = Math.min(rayBoxEntry(lx, ly, lvx, lvy, hl + r, hw), rayBoxEntry(lx, ly, lvx, lvy, hl, hw + r));
+  for (const [cx, cy] of [[hl, hw], [hl, -hw], [-hl, -hw], [-hl, hw]]) {
+    t = Math.min(t, discTimeToCollision(cx - lx, cy - ly, -lvx, -lvy, r));
+  }
+  return t;
+}
+
+// Earliest t >= 0 at which the point (ox, oy) + t (dx, dy) lies in [-ex, ex] x [-ey, ey]
+// (slab method), Infinity when never.
+function rayBoxEntry(ox, oy, dx, dy, ex, ey) {
+  let t0 = 0;
+  let t1 = Infinity;
+  for (const [o, d, e] of [[ox, dx, ex], [oy, dy, ey]]) {
+    if (Math.abs(d) < 1e-12) {
+      if (Math.abs(o) > e) return Infinity;
+      continue;
+    }
+    let a = (-e - o) / d;
+    let b = (e - o) / d;
+    if (a > b) [a, b] = [b, a];
+    t0 = Math.max(t0, a);
+    t1 = Math.min(t1, b);
+    if (t0 > t1) return Infinity;
+  }
+  return t0;
+}
+
 /** Whether (x, y) lies inside a polygon ring [[x, y], ...] (even-odd rule). */
 export function pointInRing(ring, x, y) {
   let inside = false;

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Driver metrics for road-safety studies (issue 8, seeds/004): the driven car's samples at a
 // fixed rate and its events (speeding, red-light and yellow-light entries, pedestrian near
-// misses, collisions, lane departures) as episodes with start, duration and extremes.
+// misses, collisions, lane departures) as episodes with start, duration and extremes; for
+// studies (issue 25) also hazard responses (hazards.js), lane keeping, harsh accelerations and
+// eyes off the road (driving.js), and collisions reported by the physics world.
 // Pure: fed by step(dt, car, world); no DOM, no three.js, no clocks. docs/drive.md defines
 // every metric and threshold.
 // Time to collision on discs: Van der Horst, A time-based analysis of road user behaviour in
@@ -16,6 +18,8 @@ import {
   PolygonGrid,
   boxCorners,
 } from './geometry.js';
+import { createDrivingTracker } from './driving.js';
+import { createHazardTracker } from './hazards.js';
 import { StopLines } from './signals.js';
 
 /** Default thresholds (all exported with the metrics). */
@@ -33,7 +37,31 @@ export const THRESHOLDS = Object.freeze({
   lane_departure_hysteresis_m: 0.1, // Back in the lane below the threshold minus this.
   red_light_resolve_m: 8, // Distance past a stop line at which the movement taken is decided.
   stop_line_slack_m: 0.5, // A stop line extends this far beyond its lane's width.
+  reaction_brake: 0.1, // Hazard reaction: brake pedal (0..1) at least this...
+  reaction_steer_rad: 0.035, // ...or the road-wheel angle this far from its value at onset...
+  hazard_reaction_window_s: 5, // ...before the hazard has been over this long.
+  harsh_brake_mps2: 4.0, // Harsh braking: acceleration <= -this...
+  harsh_accel_mps2: 3.0, // ...harsh acceleration: >= this...
+  harsh_min_s: 0.3, // ...for at least this long.
+  eyes_off_road_deg: 30, // Look direction farther than this from the road's direction.
+  sdlp_min_speed_mps: 5, // Lane keeping (SDLP) counts above this speed.
 });
+
+/** Copies the known thresholds of obj into th (numbers >= 0; sample_hz > 0). Returns the
+ *  rejected entries as messages ("<key>: expected ..., got ..."), empty when all were taken. */
+export function applyThresholds(th, obj) {
+  const rejected = [];
+  for (const [k, v] of Object.entries(obj || {})) {
+    if (!Object.prototype.hasOwnProperty.call(THRESHOLDS, k)) {
+      rejected.push(`${k}: expected a known threshold, got an unknown key`);
+    } else if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (k === 'sample_hz' && v === 0)) {
+      rejected.push(`${k}: expected a number ${k === 'sample_hz' ? '> 0' : '>= 0'}, got ${JSON.stringify(v)}`);
+    } else {
+      th[k] = v;
+    }
+  }
+  return rejected;
+}
 
 /** Footprint sizes of the simulation's vehicle kinds (traffic::default_params). */
 export const VEHICLE_DIMS = Object.freeze({
@@ -57,22 +85,33 @@ export function vehicleBox(v) {
   };
 }
 
+// Event types that span time (t_end_s, duration_s; ongoing at export while open).
+const EPISODES = ['speeding', 'near_miss', 'collision', 'lane_departure', 'harsh_brake',
+  'harsh_accel', 'eyes_off_road', 'hazard'];
+
 const r4 = (v) => (v === null || v === undefined || !Number.isFinite(v) ? v : Math.round(v * 1e4) / 1e4);
 
 /**
  * Creates a recorder.
  * options: {lanes (parsed lanes.json), index (LaneIndex over it, optional), buildings
- * (layout.geojson or rings, optional), city (name), car: {width_m, ...}, thresholds}.
+ * (layout.geojson or rings, optional), city (name), car: {width_m, ...}, thresholds (e.g. the
+ * scenario's; see THRESHOLDS and applyThresholds; rejected ones in rec.thresholdErrors)}.
  * step(dt_s, car, world):
- *   car: {x, y, heading_rad, speed_mps, accel_mps2, lane, lateral_m, width_m (lane),
- *         speed_limit_mps, connector (bool), front: {x, y} (bumper), box (footprint),
- *         controls: {throttle, brake, steer}}
+ *   car: {x, y, heading_rad, speed_mps, accel_mps2, lane, lateral_m, heading_err_rad,
+ *         width_m (lane), speed_limit_mps, connector (bool), front: {x, y} (bumper),
+ *         box (footprint), controls: {throttle, brake, steer}, steer_rad (road-wheel angle,
+ *         optional), view_heading_rad (camera look direction, optional)}
  *   world: {sim_s, signal(laneId) -> 'red'|'yellow'|'green'|'off'|null,
- *           pedestrians: [{id, x, y, vx, vy}], vehicles: [{id, kind, x, y, heading_rad}]}
+ *           pedestrians: [{id, x, y, vx, vy}], vehicles: [{id, kind, x, y, heading_rad}],
+ *           hazards: the hazard view (optional), contacts: [{with, other_id, other_kind,
+ *           impact_speed_mps, x, y}] from the physics world (optional; when given they replace
+ *           the geometric collision test)}
+ * setThresholds(obj) changes thresholds later (returns the rejected entries).
  */
 export function createRecorder(options = {}) {
   const lanes = options.lanes || { lanes: [] };
-  const th = { ...THRESHOLDS, ...(options.thresholds || {}) };
+  const th = { ...THRESHOLDS };
+  const thresholdErrors = applyThresholds(th, options.thresholds);
   const carWidth = options.car?.width_m ?? 1.8;
   const index = options.index || new LaneIndex(lanes);
   const stopLines = options.stopLines || new StopLines(lanes);
@@ -102,6 +141,10 @@ export function createRecorder(options = {}) {
       contacts: new Map(), // "vehicle:id" / "pedestrian:id" / "building:id" -> open episode
       last_limit: null,
       crossings: 0,
+      prev: null, // {brake, steer_rad} after the previous step (hazard reactions)
+      hazards: createHazardTracker(th),
+      driving: createDrivingTracker(th),
+      max_impact: null,
     };
   }
   start(0);
@@ -116,6 +159,14 @@ export function createRecorder(options = {}) {
       lane: car.lane ?? null,
       speed_mps: r4(Math.abs(car.speed_mps)),
     };
+  }
+
+  // Events are listed in the order they began: one known only later (a harsh episode once it
+  // lasted long enough, a hazard seen after its onset) goes before those that began after it.
+  function insertEvent(e) {
+    let i = s.events.length;
+    while (i > 0 && s.events[i - 1].t_s > e.t_s) i--;
+    s.events.splice(i, 0, e);
   }
 
   function closeEpisode(ev, t_end) {
@@ -278,8 +329,25 @@ export function createRecorder(options = {}) {
     return active;
   }
 
-  // 4. Collisions: footprint against vehicles, pedestrians and buildings.
+  // 4. Collisions: the physics world's contacts when it reports them, else the footprint
+  // against vehicles, pedestrians and buildings.
+  function reportedContacts(contacts) {
+    const touching = [];
+    const seen = new Set();
+    for (const c of contacts) {
+      if (!c || !['building', 'prop', 'vehicle', 'pedestrian'].includes(c.with)) continue;
+      const key = `${c.with}:${c.other_id ?? ''}`;
+      if (seen.has(key)) continue; // Several contact points with one object.
+      seen.add(key);
+      touching.push({ key, with: c.with, id: c.other_id ?? null, kind: c.other_kind ?? c.with,
+        impact: Number.isFinite(c.impact_speed_mps) ? Math.abs(c.impact_speed_mps) : null,
+        cx: c.x, cy: c.y });
+    }
+    return touching;
+  }
+
   function collisions(car, world) {
+    if (Array.isArray(world.contacts)) return touch(car, world, reportedContacts(world.contacts));
     const box = car.box;
     const touching = [];
     for (const v of world.vehicles || []) {
@@ -303,6 +371,10 @@ export function createRecorder(options = {}) {
         }
       }
     }
+    return touch(car, world, touching);
+  }
+
+  function touch(car, world, touching) {
     const active = new Set();
     for (const t of touching) {
       active.add(t.key);
@@ -312,7 +384,13 @@ export function createRecorder(options = {}) {
         ep.with = t.with;
         ep.other_id = t.id;
         ep.other_kind = t.kind;
-        ep.impact_speed_mps = r4(Math.abs(car.speed_mps));
+        const impact = t.impact ?? Math.abs(car.speed_mps);
+        ep.impact_speed_mps = r4(impact);
+        if (Number.isFinite(t.cx) && Number.isFinite(t.cy)) {
+          ep.contact_x = r4(t.cx);
+          ep.contact_y = r4(t.cy);
+        }
+        s.max_impact = Math.max(s.max_impact ?? 0, impact);
         s.events.push(ep);
         s.contacts.set(t.key, ep);
       }
@@ -391,6 +469,8 @@ export function createRecorder(options = {}) {
       throttle: r4(k.throttle ?? 0),
       brake: r4(k.brake ?? 0),
       steer: r4(k.steer ?? 0),
+      steer_rad: r4(Number.isFinite(car.steer_rad) ? car.steer_rad : null),
+      view_heading_deg: r4(Number.isFinite(car.view_heading_rad) ? (car.view_heading_rad * 180) / Math.PI : null),
     });
   }
 
@@ -405,6 +485,10 @@ export function createRecorder(options = {}) {
     expire(s.nearMiss, nearMisses(car, world), dt);
     expire(s.contacts, collisions(car, world), dt);
     departures(dt, car, world);
+    const mk = (type) => base(type, car, world);
+    s.driving.step(dt, s.t, car, insertEvent, mk);
+    s.hazards.step(s.prev ? s.prev.t : s.t, s.t, s.prev, car, world, insertEvent, mk);
+    s.prev = { t: s.t, brake: car.controls?.brake ?? 0, steer_rad: car.steer_rad };
     while (s.t + 1e-9 >= s.next_sample) {
       sample(car, world);
       s.sample_k += 1;
@@ -435,6 +519,11 @@ export function createRecorder(options = {}) {
       collisions_building: count('collision', (e) => e.with === 'building'),
       lane_departures: count('lane_departure'),
       time_out_of_lane_s: r4(s.time_departed),
+      collisions_prop: count('collision', (e) => e.with === 'prop'),
+      max_impact_speed_mps: r4(s.max_impact),
+      speeding_share: r4(s.t > 0 ? s.time_speeding / s.t : 0),
+      ...s.driving.summary(s.t),
+      ...s.hazards.summary(),
     };
   }
 
@@ -443,7 +532,7 @@ export function createRecorder(options = {}) {
     return s.events.map((e) => {
       const o = {};
       for (const [k, v] of Object.entries(e)) if (!k.startsWith('_')) o[k] = v;
-      if (['speeding', 'near_miss', 'collision', 'lane_departure'].includes(e.type) && o.t_end_s === undefined) {
+      if (EPISODES.includes(e.type) && o.t_end_s === undefined) {
         const end = e.type === 'speeding' || e.type === 'lane_departure' ? s.t : e._last ?? s.t;
         o.t_end_s = r4(end);
         o.duration_s = r4(end - e.t_s);
@@ -455,6 +544,8 @@ export function createRecorder(options = {}) {
 
   return {
     thresholds: th,
+    thresholdErrors,
+    setThresholds: (obj) => applyThresholds(th, obj),
     start,
     step,
     summary,
