@@ -100,6 +100,19 @@ function hashVariant(id, variant) {
   return (h ^ (h >>> 13)) >>> 0;
 }
 
+/// The drawn vehicles' interpolated poses (city frame) of the last update, for the vehicle
+/// lights: index into frame b, x, y, z (front axle on the road), heading (rad).
+function makePoses(capacity) {
+  return {
+    count: 0,
+    index: new Int32Array(capacity),
+    x: new Float32Array(capacity),
+    y: new Float32Array(capacity),
+    z: new Float32Array(capacity),
+    heading: new Float32Array(capacity),
+  };
+}
+
 export class Agents {
   constructor(scene) {
     this.scene = scene;
@@ -118,6 +131,7 @@ export class Agents {
     this.frames = 0;
     this.viewer = new THREE.Vector3(); // three coordinates of the camera
     this.maxDistance = { vehicle: 2000, pedestrian: 600 }; // drawn within (m); all are counted
+    this.vehiclePoses = makePoses(1024);
   }
 
   makeMesh(kind, capacity, far = false) {
@@ -196,6 +210,9 @@ export class Agents {
     const vx = this.viewer.x, vy = -this.viewer.z;
     const maxVeh2 = this.maxDistance.vehicle ** 2;
     const maxPed2 = this.maxDistance.pedestrian ** 2;
+    if (this.vehiclePoses.index.length < n) this.vehiclePoses = makePoses(n);
+    const poses = this.vehiclePoses;
+    let posed = 0;
     for (let i = 0; i < n; i++) {
       const kind = b.kinds[i];
       const lod = b.lod[i] & 3;
@@ -217,6 +234,13 @@ export class Agents {
         let dh = h - a.heading[j];
         dh -= Math.floor((dh + Math.PI) / (2 * Math.PI)) * 2 * Math.PI;
         h = a.heading[j] + u * dh;
+      }
+      if (kind !== KIND_PEDESTRIAN) {
+        poses.index[posed] = i;
+        poses.x[posed] = x;
+        poses.y[posed] = y;
+        poses.z[posed] = z;
+        poses.heading[posed++] = h;
       }
       const c = Math.cos(h), s = Math.sin(h);
       const m = mesh.instanceMatrix.array;
@@ -247,6 +271,7 @@ export class Agents {
         mesh.instanceColor.needsUpdate = true;
       }
     }
+    poses.count = posed;
     this.counts = {
       vehicles,
       pedestrians,
