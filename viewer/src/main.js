@@ -20,10 +20,13 @@ import { Recording } from './recording.js';
 import { Signals } from './signals.js';
 import { Sky } from './sky.js';
 import { CityTiles, hasTileset, TILESET_PATH } from './tiles.js';
+import { VehicleLights, lightsOnFor } from './vehicle_lights.js';
 import { Weather } from './weather.js';
 import { Windows } from './windows.js';
 
 const drivers = import.meta.glob('./drive/index.js');
+// The shipped vehicle files (data/vehicles/, docs/vehicles.md), bundled with the viewer.
+const vehicleFiles = import.meta.glob('../../data/vehicles/*.json', { eager: true, import: 'default' });
 
 const params = new URLSearchParams(location.search);
 let cityBase = params.get('city') || '/city/';
@@ -191,6 +194,9 @@ async function main() {
   hook.lanes = await lanesPromise;
   const signals = new Signals(scene, hook.lanes);
   const agents = new Agents(scene);
+  // Head, tail and brake lights and indicators of every vehicle (one instanced draw call).
+  const vehicleLights = new VehicleLights(agents.group);
+  const carLightsOn = () => lightsOnFor(sky.elevation_deg, weather.kind, weather.fog);
   agents.maxDistance.pedestrian *= Math.min(1, detailScale * 1.5);
   agents.maxDistance.vehicle *= Math.min(1, detailScale * 1.5);
   const overlay = new Overlay();
@@ -259,6 +265,9 @@ async function main() {
     const kind = typeof w.weather === 'string' ? w.weather : w.kind;
     if (typeof kind === 'string' && !weather.echoIsStale(kind, w.fog ?? weather.fog)) {
       weather.set(kind, w.fog ?? weather.fog, { fromServer: true });
+      // A scenario's scripted weather (and its fog distance) wins over the server's echo.
+      const sw = hook.drive && hook.drive.active ? hook.drive.scenarioWeather() : null;
+      if (sw) scenarios.applyScenarioWeather(weather, scene, sw);
     }
     const hour = env.hour ?? env.time_of_day_h;
     if (typeof hour === 'number') sky.setTime(hour);
@@ -272,8 +281,32 @@ async function main() {
   // 5. Drive mode (another module of this viewer; optional).
   const frameHooks = new Set();
   let drive = null;
+  // A scenario served with `cityforge serve --scenario` (docs/scenarios.md): its time of day
+  // holds, its weather is scripted, and drive mode starts at its start.
+  // The URL asks for it (`serve --scenario` prints such a URL), so a server without one is
+  // never probed (a 404 is logged as a console error).
+  const scenarios = await import('./scenario/index.js');
+  const scenario = params.get('scenario') === '1'
+    ? await scenarios.loadScenario(fetch, '/').catch((e) => {
+      console.warn(`scenario.json not loaded: ${e.message}`);
+      return null;
+    })
+    : null;
+  if (scenario) {
+    weather.setChangeProbability(0);
+    sky.setTime(scenario.time_of_day_h);
+    sky.running = false;
+    hook.scenario = scenario;
+  }
   const driveCtx = {
     THREE,
+    scenario,
+    vehicles: Object.fromEntries(Object.entries(vehicleFiles).map(([f, v]) => [f.replace(/^.*\/|\.json$/g, ''), v])),
+    onScenarioWeather: (w) => {
+      scenarios.applyScenarioWeather(weather, scene, w);
+      panel?.reflect({ weather: weather.kind, fog: weather.fog });
+    },
+    lightsOn: carLightsOn,
     scene,
     camera,
     renderer,
@@ -309,12 +342,35 @@ async function main() {
         panel?.reflect({ driving: true });
         return r;
       };
+      const replay = drive.replay.bind(drive);
+      drive.replay = (...args) => {
+        const r = replay(...args);
+        rig.enabled = false;
+        panel?.reflect({ driving: true });
+        return r;
+      };
       drive.stop = (...args) => {
         rig.enabled = true;
         panel?.reflect({ driving: false });
         return stop(...args);
       };
       hook.drive = drive;
+      // Vehicle and camera choice (a scenario names its vehicle).
+      const vsel = $('drive-vehicle');
+      for (const [name, label] of Object.entries(drive.vehicles())) {
+        const opt = document.createElement('option');
+        opt.value = name;
+        opt.textContent = label;
+        vsel.appendChild(opt);
+      }
+      vsel.value = drive.vehicle;
+      vsel.disabled = !!scenario;
+      vsel.addEventListener('change', () => drive.setVehicle(vsel.value));
+      const csel = $('drive-camera');
+      csel.addEventListener('change', () => drive.setCamera(csel.value));
+      frameHooks.add(() => {
+        if (csel.value !== drive.cameraMode && document.activeElement !== csel) csel.value = drive.cameraMode;
+      });
     } catch (e) {
       console.warn(`drive mode unavailable: ${e.message}`);
     }
@@ -361,7 +417,9 @@ async function main() {
         panel.reflect({ driving: false });
         return;
       }
-      if (on) {
+      if (on && scenario) {
+        drive.start();
+      } else if (on) {
         const p = rig.pose();
         const t = rig.controls.target;
         drive.start({ x: t.x, y: -t.z, heading_rad: THREE.MathUtils.degToRad(p.yaw_deg) });
@@ -425,8 +483,15 @@ async function main() {
         live.send({ type: 'viewer', x: p.x, y: p.y, z: p.z, yaw_deg: p.yaw_deg });
       }
     }
+    if (recording || live) {
+      vehicleLights.setOn(carLightsOn());
+      vehicleLights.update(agents, now / 1000);
+    }
     for (const fn of frameHooks) fn(dt, now);
-    if (drive && drive.update) drive.update(dt, now);
+    if (drive && drive.update) {
+      if (drive.setWeather) drive.setWeather(weather.kind, weather.fog);
+      drive.update(dt, now);
+    }
     renderer.render(scene, camera);
     rendered++;
     fpsFrames++;

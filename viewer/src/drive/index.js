@@ -1,27 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
-// Drive mode (issue 8): the user drives a car with the keyboard through the city; it is sent
-// to the live simulation as the player, so traffic and pedestrians react, and its driver
-// metrics are recorded for export. main.js imports this lazily and calls createDrive(ctx);
-// the ctx contract and the metrics are in docs/drive.md.
+// Drive mode (issues 8 and 25): the user drives a car through the city with the keyboard or a
+// gamepad; the car is a Rapier vehicle (docs/vehicles.md) that collides with buildings,
+// traffic and pedestrians; it is sent to the live simulation as the player, so traffic and
+// pedestrians react; a scenario (docs/scenarios.md) scripts hazards and weather; the driver's
+// metrics are recorded for export and the inputs for identical replays. main.js imports this
+// lazily and awaits createDrive(ctx); the ctx contract and the metrics are in docs/drive.md.
 
+import { buildingRings } from '../metrics/geometry.js';
 import { createRecorder, toJSON, samplesCSV, eventsCSV, metricsObject } from '../metrics/index.js';
-import { createKeyboard } from './input.js';
+import {
+  createHazardActors,
+  createInputPlayer,
+  createInputRecorder,
+  createScenarioRunner,
+  fromJSON,
+  recordingMismatch,
+} from '../scenario/index.js';
+import { createPhysicsWorld, initPhysics, validateVehicle } from './dynamics/index.js';
+import { createHeadlights } from '../vehicle_lights.js';
+import { cockpitFor, createCameraHooks } from './cameras.js';
+import { createDashboard } from './dashboard.js';
+import { createInput } from './input.js';
 import { LaneIndex } from './lanes.js';
 import { buildCarMesh } from './mesh.js';
-import { observe } from './state.js';
-import {
-  CAR,
-  createCar,
-  footprint,
-  frontAxle,
-  stepCar,
-  updateControls,
-} from './physics.js';
+import { laneIsConnector } from './state.js';
 
-const STEP_S = 0.01; // Physics and metrics step.
+const STEP_S = 0.01; // Physics, scenario and metrics step.
 const MAX_FRAME_S = 0.25; // Longer frames (a stalled tab) are cut to this.
 const SEND_HZ = 15; // Player messages to the live server.
-const NEAR_M = 60; // Agents within this of the car are checked for metrics.
+const NEAR_M = 60; // Agents within this of the car are checked for metrics and collisions.
+// Pedal and steering ramps of digital inputs (keys), per second, as before issue 25.
+const RATES = { throttle: 3.0, brake: 5.0, steer: 2.5, steer_return: 4.0 };
+// Tyre grip by weather (docs/vehicles.md): the thesis (seeds/004) halves grip in rain.
+const GRIP = { clear: 1, cloudy: 1, fog: 1, rain: 0.5, storm: 0.45 };
+// Sizes of the stream's vehicle kinds (car, van, bus, truck), as the metrics use them.
+const KIND_SIZE = [[4.5, 1.8], [5.5, 2.0], [12, 2.55], [10, 2.5]];
+
+/** Grip factor of a weather kind (unknown kinds: dry). */
+export function weatherGrip(kind) {
+  return GRIP[kind] ?? 1;
+}
 
 /** Nearest indexed lane to (x, y) within max_m, searching outwards; null if none. */
 function nearestLane(index, x, y, max_m = 400) {
@@ -37,22 +55,87 @@ function nearestLane(index, x, y, max_m = 400) {
   return null;
 }
 
-export function createDrive(ctx) {
+function approach(value, target, rate, dt) {
+  if (value < target) return Math.min(target, value + rate * dt);
+  return Math.max(target, value - rate * dt);
+}
+
+/** Pedal and steering values from held keys (ramped) or analog targets (taken as they are).
+ *  In reverse the pedals swap (ArrowDown drives backwards, ArrowUp brakes), as docs/drive.md
+ *  says; the physics selects reverse when the brake is held at rest. */
+export function controlsFrom(prev, input, gear, dt) {
+  const reverse = gear < 0;
+  const c = { ...prev };
+  if (input.analog) {
+    c.throttle = reverse ? input.brake : input.throttle;
+    c.brake = reverse ? input.throttle : input.brake;
+    c.steer = input.steer;
+  } else {
+    const go = reverse ? input.down : input.up;
+    const stop = reverse ? input.up : input.down;
+    c.throttle = go ? approach(c.throttle, 1, RATES.throttle, dt) : 0;
+    c.brake = stop ? approach(c.brake, 1, RATES.brake, dt) : 0;
+    const want = (input.left ? 1 : 0) - (input.right ? 1 : 0);
+    c.steer = approach(c.steer, want, want === 0 ? RATES.steer_return : RATES.steer, dt);
+  }
+  c.handbrake = !!input.handbrake;
+  return c;
+}
+
+export async function createDrive(ctx) {
   const THREE = ctx.THREE;
   const index = new LaneIndex(ctx.lanes || { lanes: [] });
-  const recorder = createRecorder({ lanes: ctx.lanes, index, buildings: ctx.buildings, car: CAR });
-  const keyboard = createKeyboard(typeof window !== 'undefined' ? window : null);
+  const vehicles = {}; // name -> validated spec
+  for (const [name, json] of Object.entries(ctx.vehicles || {})) vehicles[name] = validateVehicle(json, `${name}.json`);
+  const scenario = ctx.scenario || null;
+  let spec = scenario && scenario.vehicle_spec
+    ? validateVehicle(scenario.vehicle_spec, `${scenario.vehicle_spec.name || 'vehicle'}.json`)
+    : vehicles[ctx.vehicle] || vehicles.hatchback || Object.values(vehicles)[0] || null;
+  if (!spec) throw new Error('drive mode: no vehicle file (ctx.vehicles or the scenario\'s vehicle_spec)');
+  await initPhysics();
+  const rings = ctx.buildings ? buildingRings(ctx.buildings) : [];
+  // Keyboard and gamepads (same keys / attach / detach as createKeyboard, plus poll()).
+  const keyboard = createInput(typeof window !== 'undefined' ? window : null, {
+    nav: typeof navigator !== 'undefined' ? navigator : null,
+    storage: typeof window !== 'undefined' ? window.localStorage : null,
+  });
+  let cams = null; // camera hooks (chase / cockpit / free), made once the vehicle is known
+  let dashboard = null;
+  let headlights = null;
   const send = ctx.send || (() => {});
   const clock = ctx.clock || (() => 0);
-  let car = null;
+  const dims = () => ({
+    length_m: spec.body.length_m,
+    width_m: spec.body.width_m,
+    wheelbase_m: spec.body.wheelbase_m,
+    front_overhang_m: spec.body.front_overhang_m,
+    rear_overhang_m: spec.body.length_m - spec.body.front_overhang_m - spec.body.wheelbase_m,
+    vehicle: spec.name,
+  });
+  const newRecorder = () => createRecorder({ lanes: ctx.lanes, index, buildings: ctx.buildings, car: dims(),
+    thresholds: scenario?.thresholds });
+  let recorder = newRecorder();
+  let physics = null; // Rapier world (rebuilt at each start: a clean, repeatable drive)
+  let car = null; // its car
+  let st = null; // car.state() after the last step
+  let controls = { throttle: 0, brake: 0, steer: 0, handbrake: false };
   let match = null;
-  let z = 0;
   let active = false;
   let acc = 0;
   let sendAcc = 0;
   let mesh = null;
   let cam = null; // Smoothed chase camera (city frame).
-  let world = { sim_s: 0, pedestrians: [], vehicles: [], signal: () => null };
+  let stepIndex = 0;
+  let runner = null;
+  let scen = null; // the runner's last step
+  let actors = null;
+  let inputs = null; // input recorder of this drive
+  let player = null; // input player when replaying
+  let grip = 1;
+  let look = 0; // where the driver looks, relative to the heading, / pi (an input: replays keep it)
+  let manual = false; // frames do not step the car (tests and batch studies use advance())
+  let world = { sim_s: 0, pedestrians: [], vehicles: [], signal: () => null, hazards: [], contacts: [] };
+  const contactLog = [];
 
   // 1. City <-> scene mapping, taken from ctx.toScene so any axis convention works.
   const vec = (v) => (Array.isArray(v) ? new THREE.Vector3(v[0], v[1], v[2]) : new THREE.Vector3(v.x, v.y, v.z));
@@ -64,22 +147,65 @@ export function createDrive(ctx) {
   const o = () => toScene(0, 0, 0);
   const axis = (x, y, zz) => toScene(x, y, zz).sub(o());
 
+  // Road height under a point: the lane the car is matched to (its polyline's z), else the
+  // last known height. Buildings and props stand on it too.
+  let roadZ = 0;
+  const groundHeight = (x, y) => {
+    if (match && index.has(match.lane)) {
+      const p = index.project(match.lane, x, y);
+      if (p && Number.isFinite(p.z)) return p.z;
+    }
+    return roadZ;
+  };
+
+  /** The car as the metrics and the test hook see it (docs/drive.md, state). */
   function carState() {
-    return observe(car, match, z, index);
+    const d = dims();
+    const c = Math.cos(st.heading_rad);
+    const s = Math.sin(st.heading_rad);
+    const mid = d.front_overhang_m - d.length_m / 2; // footprint centre ahead of the front axle
+    const box = { x: st.x + c * mid, y: st.y + s * mid, heading_rad: st.heading_rad,
+      half_length_m: d.length_m / 2, half_width_m: d.width_m / 2 };
+    const lane = match ? index.lane(match.lane) : null;
+    return {
+      x: st.x,
+      y: st.y,
+      z: roadZ, // the road under the car (the physics' z is the wheel centres')
+      heading_rad: st.heading_rad,
+      speed_mps: st.speed_mps,
+      accel_mps2: st.accel_mps2,
+      gear: st.gear,
+      rpm: st.rpm,
+      steer_rad: st.steer_rad,
+      yaw_rate_rps: st.yaw_rate_rps,
+      sideslip_rad: st.sideslip_rad,
+      lane: match ? match.lane : null,
+      s_m: match ? match.s_m : null,
+      lateral_m: match ? match.lateral_m : null,
+      heading_err_rad: match ? match.heading_err_rad : null,
+      width_m: match ? match.width_m : null,
+      speed_limit_mps: match ? match.speed_limit_mps : null,
+      connector: laneIsConnector(lane),
+      controls: { ...controls },
+      view_heading_rad: st.heading_rad + look * Math.PI,
+      vehicle: spec.name,
+      front: { x: st.x + c * d.front_overhang_m, y: st.y + s * d.front_overhang_m },
+      box,
+    };
   }
 
-  // 2. The world the metrics see: agents near the car and the signal states, once a frame.
+  // 2. The world the metrics and the collision world see: agents near the car, the signal
+  // states, the scenario's hazards; once a frame (hazards every step).
   function sampleWorld() {
-    const f = frontAxle(car);
     const peds = [];
     const vehs = [];
     const a = ctx.agents ? ctx.agents() : null;
-    if (a && a.count) {
+    if (a && a.count && st) {
       for (let i = 0; i < a.count; i++) {
         const kind = a.kinds[i];
         if (kind === 4) continue; // Ourselves, echoed by the server.
-        const dx = a.x[i] - f.x;
-        const dy = a.y[i] - f.y;
+        const dx = a.x[i] - st.x;
+        const dy = a.y[i] - st.y;
         if (dx * dx + dy * dy > NEAR_M * NEAR_M) continue;
         const h = a.heading[i];
         const v = a.speed[i];
@@ -96,28 +222,88 @@ export function createDrive(ctx) {
       pedestrians: peds,
       vehicles: vehs,
       signal: (id) => (sig && sig.get ? sig.get(id) ?? null : null),
+      hazards: scen ? scen.hazards : [],
+      contacts: [],
     };
   }
 
-  // 3. One physics step: controls, bicycle model, lane match, terrain height, metrics.
-  function step(dt) {
-    updateControls(car, keyboard.keys, dt);
-    stepCar(car, dt);
-    const fp = footprint(car);
-    match = index.match(fp.x, fp.y, car.heading_rad, match ? match.lane : null);
-    if (match) z += (match.z - z) * Math.min(1, dt * 8);
-    recorder.step(dt, carState(), world);
+  /** The camera's look direction relative to the car's heading, / pi, in [-1, 1] (0 before
+   *  a camera exists or when it looks straight down). */
+  function lookOf() {
+    const h = ctx.viewHeading ? ctx.viewHeading(st) : cams ? cams.viewHeading(st) : null;
+    if (h === null || h === undefined || !Number.isFinite(h)) return 0;
+    const d = Math.atan2(Math.sin(h - st.heading_rad), Math.cos(h - st.heading_rad));
+    return Math.round((d / Math.PI) * 1e4) / 1e4;
+  }
+
+  /** Traffic, crowd and hazard actors as the physics world's kinematic bodies. */
+  function physicsAgents() {
+    const vehs = world.vehicles.map((v) => {
+      const [l, w] = KIND_SIZE[v.kind] || KIND_SIZE[0];
+      return { id: v.id, kind: v.kind, x: v.x, y: v.y, heading_rad: v.heading_rad, length_m: l, width_m: w,
+        speed_mps: v.speed_mps };
+    });
+    const peds = world.pedestrians.slice();
+    for (const h of scen ? scen.hazards : []) {
+      if (h.x === null || h.state === 'pending' && h.kind !== 'pull_out') continue;
+      if (h.kind === 'pedestrian_steps_out') {
+        peds.push({ id: h.id, x: h.x, y: h.y, vx: h.vx, vy: h.vy });
+      } else {
+        // Hazard boxes are centred on (x, y); the physics places a vehicle by its front axle
+        // (0.9 m behind its front): shift the centre forwards.
+        const fwd = h.length_m / 2 - 0.9;
+        vehs.push({ id: h.id, kind: h.kind, x: h.x + Math.cos(h.heading_rad) * fwd,
+          y: h.y + Math.sin(h.heading_rad) * fwd, heading_rad: h.heading_rad, length_m: h.length_m,
+          width_m: h.width_m, speed_mps: Math.hypot(h.vx, h.vy) });
+      }
+    }
+    return { vehicles: vehs, pedestrians: peds };
+  }
+
+  function applyWeather(kind) {
+    grip = weatherGrip(kind);
+    if (physics) physics.setGrip(grip);
+  }
+
+  // 3. One physics step: inputs, the Rapier car, lane match, scenario, metrics.
+  function step(input) {
+    const k = stepIndex++;
+    if (player) {
+      const p = player.at(k);
+      controls = { throttle: p.throttle, brake: p.brake, steer: p.steer, handbrake: p.handbrake };
+      look = p.look;
+    } else {
+      controls = controlsFrom(controls, input, st.gear, STEP_S);
+      look = lookOf();
+    }
+    if (inputs) inputs.record(k, { ...controls, gear: st.gear < 0 ? -1 : 1, look });
+    const contacts = physics.step(STEP_S, controls);
+    st = car.state();
+    const box = carState().box;
+    match = index.match(box.x, box.y, st.heading_rad, match ? match.lane : null);
+    if (match) roadZ = match.z;
+    if (runner) {
+      scen = runner.step(stepIndex * STEP_S, carState());
+      world.hazards = scen.hazards;
+      if (scen.weather_changed) {
+        applyWeather(scen.weather.fog && scen.weather.kind === 'clear' ? 'fog' : scen.weather.kind);
+        if (ctx.onScenarioWeather) ctx.onScenarioWeather(scen.weather);
+      }
+      if (k % 10 === 0) physics.setAgents(physicsAgents());
+    }
+    world.contacts = contacts;
+    for (const c of contacts) contactLog.push({ t_s: stepIndex * STEP_S, ...c });
+    recorder.step(STEP_S, carState(), world);
   }
 
   function placeMesh() {
     if (!mesh) return;
-    const f = frontAxle(car);
-    const c = Math.cos(car.heading_rad);
-    const s = Math.sin(car.heading_rad);
+    const c = Math.cos(st.heading_rad);
+    const s = Math.sin(st.heading_rad);
     const ex = axis(c, s, 0).normalize();
     const ey = axis(-s, c, 0).normalize();
     const ez = axis(0, 0, 1).normalize();
-    const p = toScene(f.x, f.y, z);
+    const p = toScene(st.x, st.y, roadZ);
     mesh.matrix.set(ex.x, ey.x, ez.x, p.x, ex.y, ey.y, ez.y, p.y, ex.z, ey.z, ez.z, p.z, 0, 0, 0, 1);
     mesh.matrixWorldNeedsUpdate = true;
   }
@@ -125,9 +311,10 @@ export function createDrive(ctx) {
   function placeCamera(dt) {
     const camera = ctx.camera;
     if (!camera) return;
-    const f = frontAxle(car);
-    const h = car.heading_rad;
-    const want = { x: f.x - Math.cos(h) * 9, y: f.y - Math.sin(h) * 9, z: z + 3.4 };
+    if (ctx.placeCamera && ctx.placeCamera(carState(), dt, { toScene, axis })) return;
+    if (cams && cams.placeCamera({ x: st.x, y: st.y, z: roadZ, heading_rad: st.heading_rad }, dt, { toScene })) return;
+    const h = st.heading_rad;
+    const want = { x: st.x - Math.cos(h) * 9, y: st.y - Math.sin(h) * 9, z: roadZ + 3.4 };
     if (!cam) cam = { ...want };
     const k = Math.min(1, dt * 6);
     cam.x += (want.x - cam.x) * k;
@@ -135,20 +322,112 @@ export function createDrive(ctx) {
     cam.z += (want.z - cam.z) * k;
     camera.position.copy(toScene(cam.x, cam.y, cam.z));
     camera.up.copy(axis(0, 0, 1).normalize());
-    camera.lookAt(toScene(f.x + Math.cos(h) * 6, f.y + Math.sin(h) * 6, z + 1.0));
+    camera.lookAt(toScene(st.x + Math.cos(h) * 6, st.y + Math.sin(h) * 6, roadZ + 1.0));
     camera.updateMatrixWorld();
   }
 
   function sendPlayer() {
-    const f = frontAxle(car);
     send({
       type: 'player',
-      x: Math.round(f.x * 100) / 100,
-      y: Math.round(f.y * 100) / 100,
-      z: Math.round(z * 100) / 100,
-      heading_rad: Math.round(car.heading_rad * 1e4) / 1e4,
-      speed_mps: Math.round(Math.max(0, car.speed_mps) * 100) / 100,
+      x: Math.round(st.x * 100) / 100,
+      y: Math.round(st.y * 100) / 100,
+      z: Math.round(roadZ * 100) / 100,
+      heading_rad: Math.round(st.heading_rad * 1e4) / 1e4,
+      speed_mps: Math.round(Math.max(0, st.speed_mps) * 100) / 100,
     });
+  }
+
+  /** The start pose {x, y, z, heading_rad} of a pose request (docs/drive.md). */
+  function resolvePose(pose) {
+    if (pose.lane !== undefined && pose.lane !== null) {
+      if (!index.has(pose.lane)) throw new Error(`drive.start: lane ${pose.lane} is not a vehicle lane`);
+      const p = index.pointAt(pose.lane, pose.s_m ?? 0);
+      return { x: p.x, y: p.y, z: p.z, heading_rad: p.heading_rad, lane: pose.lane };
+    }
+    if (Number.isFinite(pose.x) && Number.isFinite(pose.y)) {
+      const h = pose.heading_rad ?? 0;
+      const m = index.match(pose.x, pose.y, h, null);
+      if (m) return { x: pose.x, y: pose.y, z: m.z, heading_rad: h, lane: null };
+      // Off every vehicle lane (the camera target on a roof or in a park): start on the
+      // nearest lane instead, along it.
+      const near = nearestLane(index, pose.x, pose.y);
+      if (near) {
+        const p = index.pointAt(near.lane, near.s_m);
+        return { x: p.x, y: p.y, z: p.z, heading_rad: p.heading_rad, lane: null };
+      }
+      return { x: pose.x, y: pose.y, z: 0, heading_rad: h, lane: null };
+    }
+    const c = ctx.camera ? fromScene(ctx.camera.position) : { x: 0, y: 0 };
+    const near = nearestLane(index, c.x, c.y);
+    if (!near) throw new Error('drive.start: no vehicle lane within 400 m of the camera');
+    const p = index.pointAt(near.lane, near.s_m);
+    return { x: p.x, y: p.y, z: p.z, heading_rad: p.heading_rad, lane: null };
+  }
+
+  /** The scenario's start as a pose request. */
+  function scenarioPose() {
+    const s = scenario.start;
+    if (s.lane !== undefined) return { lane: s.lane, s_m: s.s_m ?? 0 };
+    return { x: s.x, y: s.y, heading_rad: (s.heading_deg * Math.PI) / 180 };
+  }
+
+  function begin(pose, opts) {
+    if (physics) physics.dispose();
+    const p = resolvePose(pose);
+    roadZ = p.z;
+    match = null;
+    physics = createPhysicsWorld({ groundHeight, buildings: rings, props: ctx.props || [] });
+    car = physics.addCar(spec, { x: p.x, y: p.y, z: p.z, heading_rad: p.heading_rad, speed_mps: pose.speed_mps ?? 0 },
+      { grip });
+    st = car.state();
+    controls = { throttle: 0, brake: 0, steer: 0, handbrake: false };
+    const box = carState().box;
+    match = index.match(box.x, box.y, st.heading_rad, p.lane);
+    stepIndex = 0;
+    look = 0;
+    acc = 0;
+    sendAcc = 1;
+    cam = null;
+    contactLog.length = 0;
+    player = opts.player || null;
+    runner = opts.scenario ? createScenarioRunner(scenario, { index }) : null;
+    inputs = createInputRecorder({ scenario: scenario?.name ?? null, seed: scenario?.seed ?? null,
+      file_hash: scenario?.file_hash ?? null, step_s: STEP_S });
+    recorder = newRecorder();
+    recorder.start(clock());
+    sampleWorld();
+    if (runner) {
+      scen = runner.step(0, carState());
+      world.hazards = scen.hazards;
+      applyWeather(scen.weather.fog && scen.weather.kind === 'clear' ? 'fog' : scen.weather.kind);
+      if (ctx.onScenarioWeather) ctx.onScenarioWeather(scen.weather);
+      if (!actors && THREE && ctx.scene) actors = createHazardActors(THREE, ctx.toScene, { scene: ctx.scene });
+    } else {
+      scen = null;
+    }
+    physics.setAgents(physicsAgents());
+    recorder.step(0, carState(), world);
+    if (THREE && ctx.scene && !mesh) {
+      mesh = buildCarMesh(THREE);
+      mesh.matrixAutoUpdate = false;
+      ctx.scene.add(mesh);
+    }
+    if (mesh && !headlights) {
+      headlights = createHeadlights();
+      mesh.add(headlights.group);
+    }
+    if (mesh) mesh.visible = true;
+    if (ctx.camera && !cams) cams = createCameraHooks({ camera: ctx.camera, rig: ctx.rig, fromScene, cockpit: cockpitFor(spec.body) });
+    if (!dashboard && typeof document !== 'undefined') dashboard = createDashboard(document);
+    if (dashboard) {
+      dashboard.reset();
+      dashboard.show(true);
+    }
+    if (!player) keyboard.attach();
+    active = true;
+    placeMesh();
+    placeCamera(1);
+    return api.state();
   }
 
   const api = {
@@ -157,101 +436,141 @@ export function createDrive(ctx) {
     },
     /** Starts driving at {lane, s_m} or {x, y, heading_rad} (front-axle pose; a point off
      *  every vehicle lane moves to the nearest lane, along it), optionally with speed_mps;
-     *  with no pose, on the vehicle lane nearest the camera. Starts a new metrics recording. */
-    start(pose = {}) {
-      let x;
-      let y;
-      let h;
-      if (pose.lane !== undefined && pose.lane !== null) {
-        if (!index.has(pose.lane)) throw new Error(`drive.start: lane ${pose.lane} is not a vehicle lane`);
-        const p = index.pointAt(pose.lane, pose.s_m ?? 0);
-        ({ x, y } = p);
-        h = p.heading_rad;
-        z = p.z;
-      } else if (Number.isFinite(pose.x) && Number.isFinite(pose.y)) {
-        x = pose.x;
-        y = pose.y;
-        h = pose.heading_rad ?? 0;
-        if (!index.match(x, y, h, null)) {
-          // Off every vehicle lane (the camera target on a roof or in a park): start on the
-          // nearest lane instead, along it.
-          const near = nearestLane(index, x, y);
-          if (near) {
-            const p = index.pointAt(near.lane, near.s_m);
-            ({ x, y } = p);
-            h = p.heading_rad;
-            z = p.z;
-          }
-        }
-      } else {
-        const c = ctx.camera ? fromScene(ctx.camera.position) : { x: 0, y: 0 };
-        const near = nearestLane(index, c.x, c.y);
-        if (!near) throw new Error('drive.start: no vehicle lane within 400 m of the camera');
-        const p = index.pointAt(near.lane, near.s_m);
-        ({ x, y } = p);
-        h = p.heading_rad;
-        z = p.z;
-      }
-      car = createCar(x, y, h, pose.speed_mps ?? 0);
-      const fp = footprint(car);
-      match = index.match(fp.x, fp.y, h, pose.lane ?? null);
-      if (match && pose.lane === undefined) z = match.z;
-      acc = 0;
-      sendAcc = 1;
-      cam = null;
-      recorder.start(clock());
-      sampleWorld();
-      recorder.step(0, carState(), world);
-      if (THREE && ctx.scene && !mesh) {
-        mesh = buildCarMesh(THREE);
-        mesh.matrixAutoUpdate = false;
-        ctx.scene.add(mesh);
-      }
-      if (mesh) mesh.visible = true;
-      keyboard.attach();
-      active = true;
-      placeMesh();
-      placeCamera(1);
-      return api.state();
+     *  with no pose: at the scenario's start when a scenario is loaded, else on the vehicle
+     *  lane nearest the camera. A scenario runs (hazards, weather) when it starts at its own
+     *  start. Starts a new metrics and input recording. */
+    start(pose) {
+      const own = !pose && !!scenario;
+      return begin(own ? scenarioPose() : pose || {}, { scenario: own });
     },
     stop() {
       if (!active) return;
       active = false;
       keyboard.detach();
       if (mesh) mesh.visible = false;
+      if (cams) cams.release();
+      if (dashboard) dashboard.show(false);
+      if (actors) actors.update([], { z: 0 });
       send({ type: 'player_off' });
+    },
+    /** Replays a recorded drive (the JSON of exportInputs) from the scenario's start: the same
+     *  inputs step by step, so the same car path, hazards and metrics. */
+    replay(recording) {
+      if (!scenario) throw new Error('drive.replay: no scenario is loaded');
+      const r = fromJSON(recording);
+      const why = recordingMismatch(r, scenario);
+      if (why) throw new Error(`drive.replay: the recording is of another scenario (${why})`);
+      return begin(scenarioPose(), { scenario: true, player: createInputPlayer(r) });
+    },
+    /** Steps the drive by `seconds` now, without waiting for frames (tests and batch studies):
+     *  with `script` its inputs: a list [{t_s, throttle, brake, steer, handbrake}] (drive
+     *  time; each entry holds until a later one) or a driver function (state, t_s) ->
+     *  {throttle, brake, steer, handbrake} called every step; else the held keys. Stops early
+     *  when the scenario ends. Returns the state. */
+    advance(seconds, script = null) {
+      if (!active) throw new Error('drive.advance: not driving');
+      let scripted = null;
+      if (typeof script === 'function') scripted = () => script(api.state(), stepIndex * STEP_S);
+      else if (script) scripted = createScriptPlayer(script);
+      const n = Math.round(seconds / STEP_S);
+      for (let i = 0; i < n && active; i++) {
+        if (scripted) {
+          const c = scripted(stepIndex);
+          step({ analog: true, throttle: c.throttle, brake: c.brake, steer: c.steer, handbrake: c.handbrake });
+        } else {
+          step(keyboard.keys);
+        }
+        if (i % 10 === 9) {
+          sampleWorld();
+          placeCamera(10 * STEP_S);
+        }
+        if (scen && scen.ended) break;
+      }
+      placeMesh();
+      if (actors && scen) actors.update(scen.hazards, { z: roadZ });
+      return api.state();
+    },
+    /** With `on`, frames no longer step the car (only advance() does): scripted runs in a
+     *  page that keeps drawing frames stay exact. */
+    setManual(on) {
+      manual = !!on;
     },
     /** Called every animation frame with the real seconds since the last one. */
     update(dt_s) {
-      if (!active || !car) return;
+      if (!active || !car || manual) return;
       const dt = Math.min(Math.max(0, dt_s || 0), MAX_FRAME_S);
       sampleWorld();
+      if (!runner) physics.setAgents(physicsAgents());
+      const targets = keyboard.poll(); // once a frame: the camera key acts once per press
+      if (cams) cams.setInput(targets);
+      if (headlights) headlights.setOn(ctx.lightsOn ? ctx.lightsOn() : false);
+      const input = ctx.input ? ctx.input(targets, dt) : targets;
       acc += dt;
       while (acc >= STEP_S - 1e-9) {
-        step(STEP_S);
+        step(input);
         acc -= STEP_S;
       }
       placeMesh();
+      if (actors && scen) actors.update(scen.hazards, { z: roadZ });
       placeCamera(dt);
+      if (dashboard) dashboard.update(api.state(), { redline_rpm: spec.engine.redline_rpm, idle_rpm: spec.engine.idle_rpm });
       sendAcc += dt;
       if (sendAcc >= 1 / SEND_HZ) {
         sendAcc = 0;
         sendPlayer();
       }
+      if (scen && scen.ended) {
+        api.stop();
+        if (ctx.onScenarioEnd) ctx.onScenarioEnd(api.metrics());
+      }
     },
     state() {
       if (!car) return null;
-      const { controls, front, box, ...st } = carState();
-      return st;
+      const { front, box, ...s } = carState();
+      return s;
     },
     keys: keyboard.keys,
+    /** Keyboard and gamepads: bindings, setBinding(device, action, sources),
+     *  resetBindings(device?, action?), gamepads() (docs/drive.md "Controls and gamepads"). */
+    input: keyboard,
+    /** The drive camera: 'chase' | 'cockpit' | 'free' (key C cycles; setCamera picks). */
+    get cameraMode() {
+      return cams ? cams.controller.mode : 'chase';
+    },
+    setCamera(mode) {
+      if (cams) cams.controller.setMode(mode);
+    },
+    /** The vehicles to choose from (name -> label) and the one driven. */
+    vehicles: () => Object.fromEntries(Object.entries(vehicles).map(([n, v]) => [n, v.label])),
+    get vehicle() {
+      return spec.name;
+    },
+    /** Chooses the vehicle of the next start (a shipped name). */
+    setVehicle(name) {
+      if (!vehicles[name]) throw new Error(`drive.setVehicle: unknown vehicle "${name}"`);
+      spec = vehicles[name];
+      recorder = newRecorder();
+    },
+    /** Tyre grip from the viewer's weather (clear, cloudy, rain, storm, fog). */
+    setWeather(kind, fog = false) {
+      if (scen) return; // a scenario's own weather wins
+      applyWeather(fog && (kind === 'clear' || kind === 'cloudy') ? 'fog' : kind);
+    },
+    grip: () => grip,
+    scenario: () => scenario,
+    hazards: () => (scen ? scen.hazards : []),
+    scenarioWeather: () => (scen ? scen.weather : null),
+    contacts: () => contactLog.slice(),
+    /** Collision world build time of the last start (ms). */
+    physicsBuildMs: () => (physics ? physics.build_ms : null),
     /** Simulated seconds of the stream or recording (ctx.clock), for tests and studies. */
     clock: () => clock(),
-    metrics: () => metricsObject(recorder, { city: ctx.city ?? null, car: CAR }),
-    exportJSON: () => toJSON(recorder, { city: ctx.city ?? null, car: CAR, exported_at: new Date().toISOString() }),
-    exportCSV: () => samplesCSV(recorder),
-    exportEventsCSV: () => eventsCSV(recorder),
-    /** Saves 'json', 'csv' (samples and events, two files) or 'events-csv' as downloads. */
+    exportInputs: () => JSON.stringify(inputs),
+    metrics: () => metricsObject(recorder, meta()),
+    exportJSON: () => toJSON(recorder, { ...meta(), exported_at: new Date().toISOString() }),
+    exportCSV: () => samplesCSV(recorder, meta()),
+    exportEventsCSV: () => eventsCSV(recorder, meta()),
+    /** Saves 'json', 'csv' (samples and events, two files), 'events-csv' or 'inputs'. */
     download(kind = 'json') {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const save = (text, name, type) => {
@@ -264,15 +583,39 @@ export function createDrive(ctx) {
         a.remove();
         setTimeout(() => URL.revokeObjectURL(url), 1000);
       };
-      if (kind === 'json') save(api.exportJSON(), `cityforge-drive-${stamp}.json`, 'application/json');
-      if (kind === 'csv') save(api.exportCSV(), `cityforge-drive-${stamp}-samples.csv`, 'text/csv');
-      if (kind === 'csv' || kind === 'events-csv') {
-        save(api.exportEventsCSV(), `cityforge-drive-${stamp}-events.csv`, 'text/csv');
-      }
+      const base = scenario ? `cityforge-drive-${scenario.name}-${stamp}` : `cityforge-drive-${stamp}`;
+      if (kind === 'json') save(api.exportJSON(), `${base}.json`, 'application/json');
+      if (kind === 'csv') save(api.exportCSV(), `${base}-samples.csv`, 'text/csv');
+      if (kind === 'csv' || kind === 'events-csv') save(api.exportEventsCSV(), `${base}-events.csv`, 'text/csv');
+      if (kind === 'inputs') save(api.exportInputs(), `${base}-inputs.json`, 'application/json');
     },
-    recorder,
+    get recorder() {
+      return recorder;
+    },
     index,
   };
+
+  function meta() {
+    return {
+      city: ctx.city ?? null,
+      car: dims(),
+      scenario: scenario ? { name: scenario.name, seed: scenario.seed, file_hash: scenario.file_hash } : undefined,
+    };
+  }
+
+  /** Per-step analog inputs of a script [{t_s, ...}] (drive time; later entries win). */
+  function createScriptPlayer(script) {
+    const entries = script.map((e) => ({ ...e, k: Math.max(0, Math.ceil(e.t_s / STEP_S - 1e-6)) }))
+      .sort((a, b) => a.k - b.k);
+    return (k) => {
+      const c = { throttle: 0, brake: 0, steer: 0, handbrake: false };
+      for (const e of entries) {
+        if (e.k > k) break;
+        for (const f of ['throttle', 'brake', 'steer', 'handbrake']) if (e[f] !== undefined) c[f] = e[f];
+      }
+      return c;
+    };
+  }
 
   return api;
 }
