@@ -56,7 +56,7 @@ validator: deps
 
 # The browser viewer (three.js, pinned by viewer/package-lock.json) built into viewer/dist,
 # which `cityforge serve` ships at /; rebuilt only when a source is newer than dist.
-VIEWER_SRC := $(shell find viewer/src viewer/index.html viewer/package.json viewer/package-lock.json viewer/vite.config.js -type f 2>/dev/null)
+VIEWER_SRC := $(shell find viewer/src viewer/index.html viewer/package.json viewer/package-lock.json viewer/vite.config.js data/vehicles -type f 2>/dev/null)
 viewer: viewer/dist/index.html
 viewer/node_modules/.package-lock.json: viewer/package-lock.json | deps
 	cd viewer && npm ci --no-audit --no-fund --loglevel=error

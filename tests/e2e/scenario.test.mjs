@@ -174,11 +174,37 @@ try {
     serve.proc.kill('SIGTERM');
   }
 
-  // Into a wall: the harness's city, no scenario. A lane point with a building ahead-right.
+  // Into a wall, then into a post: the harness's city, no scenario. A lane point with a
+  // building (or a solid prop) ahead-right and nothing else in the way.
   {
     const page = await h.openViewer('?test=1');
     await page.waitForFunction(() => window.cityforge.drive && window.cityforge.stats().frames >= 2, null, WAIT);
     const { buildingRings } = await import(path.join(SOURCE_DIR, 'viewer', 'src', 'metrics', 'geometry.js'));
+    const { readPlyPoints, SOLID_PROPS } = await import(path.join(SOURCE_DIR, 'viewer', 'src', 'drive', 'props.js'));
+    const byProp = JSON.parse(fs.readFileSync(path.join(opts.city, 'stats.json'), 'utf8')).dressing.by_prop;
+    const props = [];
+    for (const kind of Object.keys(SOLID_PROPS).filter((k) => byProp[k] > 0)) {
+      const b = fs.readFileSync(path.join(opts.city, 'points', 'props', `${kind}.ply`));
+      const p = readPlyPoints(b.buffer.slice(b.byteOffset, b.byteOffset + b.length), kind);
+      for (let i = 0; i < p.x.length; i++) props.push({ kind, x: p.x[i], y: p.y[i], r: SOLID_PROPS[kind] });
+    }
+    // Distance along the ray to the first prop it passes within r + 1.2 m of (the car's half width).
+    const propHit = (ox, oy, dx, dy, max) => {
+      let best = Infinity;
+      let which = null;
+      for (const q of props) {
+        const t = (q.x - ox) * dx + (q.y - oy) * dy;
+        if (t <= 0 || t > max) continue;
+        const lat = Math.abs((q.x - ox) * dy - (q.y - oy) * dx);
+        if (lat < q.r + 1.2 && t < best) {
+          best = t;
+          which = q;
+        }
+      }
+      return { t: best, prop: which, lat: which ? Math.abs((which.x - ox) * dy - (which.y - oy) * dx) : null };
+    };
+    // The viewer's own props (loaded in the background) are in before any drive starts.
+    await page.waitForFunction(() => window.cityforge.drive.propCount() > 0, null, WAIT);
     const rings = buildingRings(JSON.parse(fs.readFileSync(path.join(opts.city, 'layout.geojson'), 'utf8')));
     const lanes = JSON.parse(fs.readFileSync(path.join(opts.city, 'lanes.json'), 'utf8')).lanes;
     const hit = (ox, oy, dx, dy) => {
@@ -207,7 +233,9 @@ try {
         const hd = Math.atan2(q[1] - p[1], q[0] - p[0]) - 0.6; // 34 degrees to the right
         const [x, y] = p;
         const dist = hit(x, y, Math.cos(hd), Math.sin(hd));
-        if (dist > 9 && dist < 30) pose = { x, y, heading_rad: hd, dist };
+        if (dist > 9 && dist < 30 && propHit(x, y, Math.cos(hd), Math.sin(hd), dist + 3).t === Infinity) {
+          pose = { x, y, heading_rad: hd, dist };
+        }
       }
     }
     assert.ok(pose, `a lane with a building 9-30 m ahead-right (${rings.length} buildings)`);
@@ -239,6 +267,40 @@ try {
     assert.equal(walls.length, 1, 'one collision with a building');
     assert.equal(m.metrics.summary.collisions_building, 1);
     assert.ok(walls[0].impact_speed_mps > 3, `impact at ${walls[0].impact_speed_mps} m/s`);
+    // A post or trunk dead ahead (within 0.3 m of the car's axis), 9-25 m off, no building first.
+    let ppose = null;
+    for (const lane of lanes) {
+      if (!lane.tags.includes('vehicle') || lane.tags.includes('intersection') || ppose) continue;
+      for (let i = 0; i + 1 < lane.points.length && !ppose; i += 2) {
+        const [p, q] = [lane.points[i], lane.points[i + 1]];
+        if (Math.hypot(q[0] - p[0], q[1] - p[1]) < 1) continue;
+        for (const off of [-0.5, 0.5]) {
+          const hd = Math.atan2(q[1] - p[1], q[0] - p[0]) + off;
+          const [dx, dy] = [Math.cos(hd), Math.sin(hd)];
+          const ph = propHit(p[0], p[1], dx, dy, 25);
+          if (ph.t > 9 && ph.t < 25 && ph.lat < 0.3 && hit(p[0], p[1], dx, dy) > ph.t + 2) {
+            ppose = { x: p[0], y: p[1], heading_rad: hd, prop: ph.prop, dist: ph.t };
+            break;
+          }
+        }
+      }
+    }
+    assert.ok(ppose, 'a lane with a solid prop ahead');
+    log(`into a ${ppose.prop.kind}: from ${ppose.x.toFixed(1)}, ${ppose.y.toFixed(1)}, ${ppose.dist.toFixed(1)} m`);
+    await page.waitForFunction(() => window.cityforge.drive.propCount() > 0, null, WAIT);
+    const pm = await page.evaluate((p) => {
+      const d = window.cityforge.drive;
+      d.start({ x: p.x, y: p.y, heading_rad: p.heading_rad });
+      d.advance(6, [{ t_s: 0, throttle: 0.7 }, { t_s: 4, throttle: 0 }]);
+      const r = { metrics: d.metrics(), contacts: d.contacts() };
+      d.stop();
+      return r;
+    }, ppose);
+    log(`contacts ${JSON.stringify(pm.contacts)}`);
+    const posts = pm.contacts.filter((c) => c.with === 'prop');
+    assert.equal(posts.length, 1, 'one collision with a prop');
+    assert.equal(posts[0].other_kind, ppose.prop.kind);
+    assert.equal(pm.metrics.summary.collisions_prop, 1);
     await page.close();
   }
   if (h.errors.length) {

@@ -298,9 +298,19 @@ async function main() {
     sky.running = false;
     hook.scenario = scenario;
   }
+  // Posts, trunks and hydrants for the drive's collision world, loaded in the background (about
+  // a megabyte for the default city; a drive started before they arrive has none).
+  let solidProps = [];
+  import('./drive/props.js')
+    .then(async ({ loadSolidProps }) => {
+      const st = await fetchJson(`${cityBase}stats.json`);
+      solidProps = await loadSolidProps(fetch, cityBase, st);
+    })
+    .catch((e) => console.warn(`props for collisions not loaded: ${e.message}`));
   const driveCtx = {
     THREE,
     scenario,
+    props: () => solidProps,
     vehicles: Object.fromEntries(Object.entries(vehicleFiles).map(([f, v]) => [f.replace(/^.*\/|\.json$/g, ''), v])),
     onScenarioWeather: (w) => {
       scenarios.applyScenarioWeather(weather, scene, w);

@@ -35,6 +35,7 @@ const RATES = { throttle: 3.0, brake: 5.0, steer: 2.5, steer_return: 4.0 };
 const GRIP = { clear: 1, cloudy: 1, fog: 1, rain: 0.5, storm: 0.45 };
 // Sizes of the stream's vehicle kinds (car, van, bus, truck), as the metrics use them.
 const KIND_SIZE = [[4.5, 1.8], [5.5, 2.0], [12, 2.55], [10, 2.5]];
+const KIND_NAME = ['car', 'van', 'bus', 'truck'];
 
 /** Grip factor of a weather kind (unknown kinds: dry). */
 export function weatherGrip(kind) {
@@ -53,6 +54,42 @@ function nearestLane(index, x, y, max_m = 400) {
     if (best) return best;
   }
   return null;
+}
+
+/** Height lookup from the lanes' points: (x, y) -> the mean z of the points in the nearest
+ *  20 m cell holding any (rings up to 5 cells out), or null. */
+function heightGrid(lanesJson, cell = 20) {
+  const sum = new Map();
+  for (const lane of lanesJson?.lanes || []) {
+    for (const p of lane.points || []) {
+      if (!Number.isFinite(p[2])) continue;
+      const key = `${Math.floor(p[0] / cell)},${Math.floor(p[1] / cell)}`;
+      const c = sum.get(key) || [0, 0];
+      c[0] += p[2];
+      c[1] += 1;
+      sum.set(key, c);
+    }
+  }
+  return (x, y) => {
+    const i = Math.floor(x / cell);
+    const j = Math.floor(y / cell);
+    for (let r = 0; r <= 5; r++) {
+      let z = 0;
+      let n = 0;
+      for (let di = -r; di <= r; di++) {
+        for (let dj = -r; dj <= r; dj++) {
+          if (Math.max(Math.abs(di), Math.abs(dj)) !== r) continue;
+          const c = sum.get(`${i + di},${j + dj}`);
+          if (c) {
+            z += c[0] / c[1];
+            n++;
+          }
+        }
+      }
+      if (n) return z / n;
+    }
+    return null;
+  };
 }
 
 function approach(value, target, rate, dt) {
@@ -148,14 +185,16 @@ export async function createDrive(ctx) {
   const axis = (x, y, zz) => toScene(x, y, zz).sub(o());
 
   // Road height under a point: the lane the car is matched to (its polyline's z), else the
-  // last known height. Buildings and props stand on it too.
+  // mean height of the lane points in the nearest 20 m cell that has any (buildings and props
+  // stand on that, so walls are where the car meets them on a hillside too).
   let roadZ = 0;
+  const heights = heightGrid(ctx.lanes);
   const groundHeight = (x, y) => {
     if (match && index.has(match.lane)) {
       const p = index.project(match.lane, x, y);
       if (p && Number.isFinite(p.z)) return p.z;
     }
-    return roadZ;
+    return heights(x, y) ?? roadZ;
   };
 
   /** The car as the metrics and the test hook see it (docs/drive.md, state). */
@@ -240,7 +279,7 @@ export async function createDrive(ctx) {
   function physicsAgents() {
     const vehs = world.vehicles.map((v) => {
       const [l, w] = KIND_SIZE[v.kind] || KIND_SIZE[0];
-      return { id: v.id, kind: v.kind, x: v.x, y: v.y, heading_rad: v.heading_rad, length_m: l, width_m: w,
+      return { id: v.id, kind: KIND_NAME[v.kind] ?? 'vehicle', x: v.x, y: v.y, heading_rad: v.heading_rad, length_m: l, width_m: w,
         speed_mps: v.speed_mps };
     });
     const peds = world.pedestrians.slice();
@@ -376,7 +415,8 @@ export async function createDrive(ctx) {
     const p = resolvePose(pose);
     roadZ = p.z;
     match = null;
-    physics = createPhysicsWorld({ groundHeight, buildings: rings, props: ctx.props || [] });
+    const props = typeof ctx.props === 'function' ? ctx.props() : ctx.props;
+    physics = createPhysicsWorld({ groundHeight, buildings: rings, props: props || [] });
     car = physics.addCar(spec, { x: p.x, y: p.y, z: p.z, heading_rad: p.heading_rad, speed_mps: pose.speed_mps ?? 0 },
       { grip });
     st = car.state();
@@ -557,6 +597,11 @@ export async function createDrive(ctx) {
       applyWeather(fog && (kind === 'clear' || kind === 'cloudy') ? 'fog' : kind);
     },
     grip: () => grip,
+    /** Solid props the next start's collision world will hold (they load in the background). */
+    propCount: () => {
+      const props = typeof ctx.props === 'function' ? ctx.props() : ctx.props;
+      return props ? props.length : 0;
+    },
     scenario: () => scenario,
     hazards: () => (scen ? scen.hazards : []),
     scenarioWeather: () => (scen ? scen.weather : null),

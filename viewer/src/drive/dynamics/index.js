@@ -91,7 +91,7 @@ export function createPhysicsWorld(o = {}) {
       contacts.push({
         with: what.with,
         other_id: what.resolve ? what.resolve(p) : what.other_id,
-        other_kind: what.other_kind,
+        other_kind: what.resolveKind ? what.resolveKind(p) : what.other_kind,
         impact_speed_mps: Math.hypot(v.x - ov.x, v.y - ov.y, v.z - (ov.z || 0)),
         x: p.x,
         y: p.y,
