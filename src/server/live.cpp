@@ -215,6 +215,11 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
     if (impl->city.crowd)
       impl->city.crowd->set_weather(crowd::weather_effect(options.weather, options.fog));
   }
+  // Stats tell the environment before the first frame is published.
+  impl->stats.weather = traffic::to_string(impl->weather);
+  impl->stats.fog = impl->fog;
+  impl->stats.vehicles = impl->vehicles;
+  impl->stats.pedestrians = impl->pedestrians;
 
   const double frame_hz = 1.0 / kDt;  // Per simulated second; "speed" scales it to wall time.
   const nlohmann::ordered_json h = nlohmann::ordered_json::parse(traffic::stream_hello_json(

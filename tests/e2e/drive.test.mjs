@@ -110,10 +110,12 @@ try {
   await page.waitForFunction(() => window.cityforge.drive.active, null, WAIT);
   const s0 = await page.evaluate(() => window.cityforge.drive.state());
   log(`drive started on lane ${s0.lane} at (${s0.x.toFixed(1)}, ${s0.y.toFixed(1)})`);
-  assert.equal(s0.speed_mps, 0);
+  // At rest (the physics car settles on its springs: a few mm/s for a moment).
+  assert.ok(Math.abs(s0.speed_mps) < 0.05, `speed ${s0.speed_mps}`);
   assert.notEqual(s0.lane, null, 'the car starts on a vehicle lane');
   await page.keyboard.down('ArrowUp');
   await page.waitForFunction(() => window.cityforge.drive.state().speed_mps > 4, null, WAIT);
+  const sFast = await page.evaluate(() => window.cityforge.drive.state());
   await page.keyboard.down('ArrowLeft');
   await page.waitForFunction((h0) => {
     const d = Math.abs(Math.atan2(Math.sin(window.cityforge.drive.state().heading_rad - h0),
@@ -125,7 +127,8 @@ try {
   const s1 = await page.evaluate(() => window.cityforge.drive.state());
   const moved = Math.hypot(s1.x - s0.x, s1.y - s0.y);
   log(`after the keys: speed ${s1.speed_mps.toFixed(1)} m/s, moved ${moved.toFixed(1)} m, lane ${s1.lane}`);
-  assert.ok(s1.speed_mps > 4, 'ArrowUp accelerates');
+  // (Not the speed after the turn: the car may have met a tree or a wall while turning.)
+  assert.ok(sFast.speed_mps > 4, 'ArrowUp accelerates');
   assert.ok(moved > 5, 'the car moved');
   await screenshot(page, 'drive-keys');
   await page.keyboard.down('Space');

@@ -174,11 +174,12 @@ try {
     serve.proc.kill('SIGTERM');
   }
 
-  // Into a wall, then into a post: the harness's city, no scenario. A lane point with a
-  // building (or a solid prop) ahead-right and nothing else in the way.
+  // Into a wall, then into a post: the harness's city, no scenario, static mode (live traffic
+  // would cross the path). A lane point with a building (or a solid prop) ahead and nothing
+  // else in the way.
   {
-    const page = await h.openViewer('?test=1');
-    await page.waitForFunction(() => window.cityforge.drive && window.cityforge.stats().frames >= 2, null, WAIT);
+    const page = await h.openViewer('?test=1&mode=static');
+    await page.waitForFunction(() => window.cityforge.drive, null, WAIT);
     const { buildingRings } = await import(path.join(SOURCE_DIR, 'viewer', 'src', 'metrics', 'geometry.js'));
     const { readPlyPoints, SOLID_PROPS } = await import(path.join(SOURCE_DIR, 'viewer', 'src', 'drive', 'props.js'));
     const byProp = JSON.parse(fs.readFileSync(path.join(opts.city, 'stats.json'), 'utf8')).dressing.by_prop;

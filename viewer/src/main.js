@@ -376,6 +376,20 @@ async function main() {
       vsel.value = drive.vehicle;
       vsel.disabled = !!scenario;
       vsel.addEventListener('change', () => drive.setVehicle(vsel.value));
+      // A scenario drive's inputs, saved and replayed (docs/scenarios.md, Identical replays).
+      $('export-inputs').addEventListener('click', () => drive.download('inputs'));
+      const rfile = $('replay-file');
+      rfile.disabled = !scenario;
+      rfile.addEventListener('change', async () => {
+        const f = rfile.files && rfile.files[0];
+        if (!f) return;
+        try {
+          drive.replay(await f.text());
+        } catch (e) {
+          console.warn(e.message);
+        }
+        rfile.value = '';
+      });
       const csel = $('drive-camera');
       csel.addEventListener('change', () => drive.setCamera(csel.value));
       frameHooks.add(() => {

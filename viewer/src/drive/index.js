@@ -36,6 +36,8 @@ const GRIP = { clear: 1, cloudy: 1, fog: 1, rain: 0.5, storm: 0.45 };
 // Sizes of the stream's vehicle kinds (car, van, bus, truck), as the metrics use them.
 const KIND_SIZE = [[4.5, 1.8], [5.5, 2.0], [12, 2.55], [10, 2.5]];
 const KIND_NAME = ['car', 'van', 'bus', 'truck'];
+// Paint of the shipped vehicles' meshes (others: red).
+const VEHICLE_COLOUR = { sports_rwd: 0xd81b1b, pickup_4x4: 0x2f4f6f, hatchback: 0xe3a21a };
 
 /** Grip factor of a weather kind (unknown kinds: dry). */
 export function weatherGrip(kind) {
@@ -447,10 +449,20 @@ export async function createDrive(ctx) {
     }
     physics.setAgents(physicsAgents());
     recorder.step(0, carState(), world);
+    if (THREE && ctx.scene && mesh && mesh.userData.vehicle !== spec.name) {
+      // Another vehicle: a mesh of its size (the headlights move over).
+      ctx.scene.remove(mesh);
+      if (headlights) mesh.remove(headlights.group);
+      mesh = null;
+    }
     if (THREE && ctx.scene && !mesh) {
-      mesh = buildCarMesh(THREE);
+      const d = dims();
+      mesh = buildCarMesh(THREE, { ...d, height_m: spec.body.height_m, wheel_radius_m: spec.tyres.radius_m },
+        VEHICLE_COLOUR[spec.name] ?? 0xd81b1b);
+      mesh.userData.vehicle = spec.name;
       mesh.matrixAutoUpdate = false;
       ctx.scene.add(mesh);
+      if (headlights) mesh.add(headlights.group);
     }
     if (mesh && !headlights) {
       headlights = createHeadlights();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The driven car's mesh, built in code: body, cabin, wheels and lights. Local frame: +x
+// The driven car's mesh, built in code to the vehicle's size (length, width, height,
+// wheelbase, wheel radius): body, cabin, wheels and lights. Local frame: +x
 // forward, +y left, +z up, origin at the front-axle centre on the road (city convention);
 // drive/index.js maps it into the scene.
 
@@ -18,22 +19,26 @@ export function buildCarMesh(THREE, params = CAR, colour = 0xd81b1b) {
   const len = front + back;
   const cx = (front - back) / 2; // Body centre along x, relative to the front axle.
   const w = params.width_m;
+  const r = params.wheel_radius_m ?? 0.33;
+  const h = params.height_m ?? 1.6; // roof height above the road
+  const bodyTop = r + 0.7; // the body's box, from the axle height up
+  const cabin = Math.max(0.3, h - bodyTop - 0.08);
   const add = (geo, mat, x, y, z) => {
     const m = new THREE.Mesh(geo, mat);
     m.position.set(x, y, z);
     car.add(m);
     return m;
   };
-  add(new THREE.BoxGeometry(len, w, 0.7), paint, cx, 0, 0.3 + 0.35);
-  add(new THREE.BoxGeometry(len * 0.5, w * 0.86, 0.55), glass, cx - 0.2, 0, 1.0 + 0.27);
-  add(new THREE.BoxGeometry(len * 0.46, w * 0.88, 0.08), paint, cx - 0.2, 0, 1.57);
-  const wheel = new THREE.CylinderGeometry(0.33, 0.33, 0.24, 16);
+  add(new THREE.BoxGeometry(len, w, 0.7), paint, cx, 0, bodyTop - 0.35);
+  add(new THREE.BoxGeometry(len * 0.5, w * 0.86, cabin), glass, cx - 0.2, 0, bodyTop + cabin / 2);
+  add(new THREE.BoxGeometry(len * 0.46, w * 0.88, 0.08), paint, cx - 0.2, 0, bodyTop + cabin + 0.04);
+  const wheel = new THREE.CylinderGeometry(r, r, 0.24, 16);
   for (const x of [0, -params.wheelbase_m]) {
-    for (const y of [w / 2 - 0.1, -(w / 2 - 0.1)]) add(wheel, tyre, x, y, 0.33);
+    for (const y of [w / 2 - 0.1, -(w / 2 - 0.1)]) add(wheel, tyre, x, y, r);
   }
   for (const y of [0.55, -0.55]) {
-    add(new THREE.BoxGeometry(0.06, 0.35, 0.14), lamp, front + 0.01, y, 0.75);
-    add(new THREE.BoxGeometry(0.06, 0.35, 0.14), rear, -back - 0.01, y, 0.75);
+    add(new THREE.BoxGeometry(0.06, 0.35, 0.14), lamp, front + 0.01, y * (w / 1.8), bodyTop - 0.25);
+    add(new THREE.BoxGeometry(0.06, 0.35, 0.14), rear, -back - 0.01, y * (w / 1.8), bodyTop - 0.25);
   }
   return car;
 }
