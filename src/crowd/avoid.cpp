@@ -111,6 +111,8 @@ void evaluate(Crowd::Impl& m, std::uint32_t id, Agent& a, double now) {
     case Behaviour::wait_crossing:
       if (now >= a.until) a.behaviour = Behaviour::walk;  // Walk shows: go to the curb and on.
       return;
+    case Behaviour::down:  // Never ticked (knock_down takes it out of the lists).
+      return;
     case Behaviour::walk:
       if (a.paused == 0) {
         const Pause p = planned_pause(m, id, a);

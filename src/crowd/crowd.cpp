@@ -29,6 +29,8 @@ const char* to_string(Behaviour b) {
       return "flee";
     case Behaviour::resume:
       return "resume";
+    case Behaviour::down:
+      return "down";
   }
   return "?";
 }
@@ -479,7 +481,7 @@ std::vector<traffic::VehicleSample> Crowd::samples() const {
   std::vector<traffic::VehicleSample> out;
   out.reserve(m_impl->agents.size());
   for (std::uint32_t id = 0; id < m_impl->agents.size(); ++id) {
-    if (indoors(m_impl->agents[id])) continue;
+    if (indoors(m_impl->agents[id]) && !down(m_impl->agents[id])) continue;
     const PedestrianView v = view(id);
     traffic::VehicleSample s;
     s.id = id;

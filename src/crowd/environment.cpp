@@ -63,6 +63,7 @@ std::uint32_t outdoor_target(const Crowd::Impl& m) {
 
 void go_indoors(Crowd::Impl& m, std::uint32_t id) {
   Agent& a = m.agents[id];
+  if (down(a)) return;  // Lies where it fell.
   const double now = m.time_s;
   a.s0 = active(a) ? a.s0 : s_at(m, a, now);
   a.t0 = now;
@@ -74,6 +75,7 @@ void go_indoors(Crowd::Impl& m, std::uint32_t id) {
 
 void come_out(Crowd::Impl& m, std::uint32_t id) {
   Agent& a = m.agents[id];
+  if (down(a)) return;
   a.flags = static_cast<std::uint8_t>(a.flags & ~kPedIndoors);
   a.t0 = m.time_s;  // Where it went in; timers that ended meanwhile end at once.
   if (m.walk.crosswalk(a.lane)) m.occupancy[a.lane] += 1;
@@ -95,8 +97,11 @@ void come_out(Crowd::Impl& m, std::uint32_t id) {
 void count_levels(Crowd::Impl& m) {
   m.stats.per_lod = {};
   m.stats.indoors = 0;
+  m.stats.down = 0;
   for (const Agent& a : m.agents) {
-    if (indoors(a)) {
+    if (down(a)) {
+      m.stats.down += 1;
+    } else if (indoors(a)) {
       m.stats.indoors += 1;
     } else {
       m.stats.per_lod[static_cast<std::size_t>(a.lod)] += 1;
@@ -124,6 +129,10 @@ void update_outdoors(Crowd::Impl& m) {
       come_out(m, m.order[k]);
     m.outdoors += step;
   }
+  refresh_lists(m);
+}
+
+void refresh_lists(Crowd::Impl& m) {
   // The full-fidelity and low lists without the ones indoors (and with the ones out, when every
   // agent is high); the sweep order is rebuilt by the next tick.
   const auto in = [&](const auto& e) { return indoors(m.agents[e.first]); };
@@ -256,6 +265,30 @@ std::uint32_t Crowd::active_count() const {
 
 void Crowd::set_hazards(std::span<const Hazard> hazards) {
   m_impl->hazards.assign(hazards.begin(), hazards.end());
+}
+
+bool Crowd::knock_down(std::uint32_t id) {
+  Impl& m = *m_impl;
+  if (id >= m.agents.size() || indoors(m.agents[id])) return false;
+  Agent& a = m.agents[id];
+  if (wandering(a)) wander_sync(m, a, m.time_s);  // Its record at its path's point now.
+  const PedestrianView v = view(id);
+  a.s0 = v.s_m;
+  a.t0 = m.time_s;
+  // Its crosswalk's occupancy stays counted: a body on the crossing holds turning traffic.
+  a.flags = static_cast<std::uint8_t>((a.flags | kPedIndoors | kPedDown) & ~kPedWandering);
+  a.behaviour = Behaviour::down;
+  a.stamp += 1;  // Its scheduled event is stale.
+  a.lod = Lod::off;
+  a.until = 0;
+  refresh_lists(m);
+  Event e;
+  e.position = Vec2{v.position.x, v.position.y};
+  e.time_s = m.time_s;
+  e.radius_m = m.config.flee_radius_m;
+  e.duration_s = m.config.flee_duration_s;
+  add_event(e);
+  return true;
 }
 
 }  // namespace cityforge::crowd

@@ -301,6 +301,8 @@ std::string Server::live_stats() const {
   j["weather"] = st.weather;
   j["fog"] = st.fog;
   j["players"] = st.players;
+  j["casualties"] = st.casualties;
+  j["hits_refused"] = st.hits_refused;
   if (st.players > 0) {
     j["player"] = {
         {"lane", st.player_lane}, {"s_m", st.player_s_m}, {"speed_mps", st.player_speed_mps}};

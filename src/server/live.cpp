@@ -34,6 +34,7 @@ constexpr double kVehicleLodEveryS = 0.25;  ///< Simulated time between vehicle 
 constexpr float kPlayerLengthM = 4.5f;
 constexpr float kPlayerHazardRadiusM = 3.0f;
 constexpr double kPlayerSnapM = 8.0;     ///< Farther from any vehicle lane: off the road.
+constexpr double kHitReachM = 12.0;      ///< A hit pedestrian farther from the car is refused.
 constexpr double kPlayerTimeoutS = 2.0;  ///< Wall seconds without an update: the car goes.
 constexpr std::uint32_t kPlayerIdBase = 1U << 24U;  ///< Above any vehicle entity index.
 constexpr double kGridCellM = 8.0;
@@ -173,6 +174,7 @@ struct LiveSim::Impl {
   void apply_controls();
   void apply(std::uint64_t client, const Control& c, bool* env_changed);
   void drop_player(std::uint64_t client);
+  void knock_down(std::uint64_t client, std::uint32_t pedestrian);
   void move_players();
   void publish_env();
   double hour_now() const {
@@ -463,6 +465,9 @@ void LiveSim::Impl::apply(std::uint64_t client, const Control& c, bool* env_chan
     case Control::Kind::player_off:
       drop_player(client);
       return;
+    case Control::Kind::hit:
+      knock_down(client, c.id);
+      return;
     case Control::Kind::player:
       break;
   }
@@ -494,6 +499,27 @@ void LiveSim::Impl::apply(std::uint64_t client, const Control& c, bool* env_chan
     sim.move_obstacle(*p.obstacle, p.lane, p.s_m, speed);
   } else {
     p.obstacle = sim.add_obstacle(p.lane, p.s_m, kPlayerLengthM, speed);
+  }
+}
+
+// A pedestrian the client's car hit (the viewer's collision world found the contact): down
+// for the rest of the run, the crowd around flees. Only a driving client's hit counts, and only
+// of a pedestrian near its car (the viewer draws the stream a frame or two late).
+void LiveSim::Impl::knock_down(std::uint64_t client, std::uint32_t pedestrian) {
+  crowd::Crowd* people = city.crowd.get();
+  const auto it = players.find(client);
+  bool ok = people != nullptr && it != players.end() && pedestrian < people->size();
+  if (ok) {
+    const crowd::PedestrianView v = people->view(pedestrian);
+    const double d =
+        std::hypot(v.position.x - it->second.position.x, v.position.y - it->second.position.y);
+    ok = d <= kHitReachM && people->knock_down(pedestrian);
+  }
+  std::lock_guard lock(stats_mutex);
+  if (ok) {
+    stats.casualties += 1;
+  } else {
+    stats.hits_refused += 1;
   }
 }
 

@@ -77,6 +77,14 @@ Result<Control> parse_control(std::string_view text) {
       if (Status s = num(name, out); !s) return s.error();
   } else if (type == "player_off") {
     c.kind = Control::Kind::player_off;
+  } else if (type == "hit") {
+    c.kind = Control::Kind::hit;
+    double id = 0;
+    if (Status s = num("id", &id); !s) return s.error();
+    if (id < 0 || id > 4294967295.0 || id != std::floor(id)) {
+      return bad(text, "\"id\" must be a pedestrian's id (an integer >= 0)");
+    }
+    c.id = static_cast<std::uint32_t>(id);
   } else if (type == "weather") {
     c.kind = Control::Kind::weather;
     const auto k = j.find("kind");
@@ -112,7 +120,8 @@ Result<Control> parse_control(std::string_view text) {
     c.day_length_s = *d;
   } else {
     return bad(text, "unknown \"type\" '" + type +
-                         "' (expected viewer, weather, density, time, player or player_off)");
+                         "' (expected viewer, weather, density, time, player, player_off or "
+                         "hit)");
   }
   return c;
 }

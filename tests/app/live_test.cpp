@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "app/cli_run.hpp"
+#include "cityforge/crowd/crowd.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/stream.hpp"
@@ -731,6 +732,91 @@ TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
     });
   }
   EXPECT_TRUE(gone);
+}
+
+TEST(LiveServe, AHitPedestrianLiesDownWhereItFellAndTheOthersAroundFlee) {
+  Server s({}, 600);  // Dense enough that someone walks within the flee radius.
+  ASSERT_GT(s.port, 0) << s.url;
+  Joined j;
+  ASSERT_TRUE(join(j, s.port));
+  traffic::StreamDecoder dec(config_of(j.hello));
+  const auto next = [&]() -> std::optional<traffic::StreamFrame> {
+    for (int i = 0; i < 20; ++i) {
+      std::optional<Message> m = j.client.next_frame();
+      if (!m) return std::nullopt;
+      Result<traffic::StreamFrame> f = dec.decode(bytes(*m));
+      if (f.ok()) return std::move(*f);
+    }
+    return std::nullopt;
+  };
+  // 1. A walking pedestrian; a hit without a car driving is refused.
+  traffic::VehicleSample victim;
+  bool found = false;
+  for (int tries = 0; tries < 50 && !found; ++tries) {
+    std::optional<traffic::StreamFrame> f = next();
+    ASSERT_TRUE(f);
+    for (const traffic::VehicleSample& v : f->agents) {
+      if (v.kind == traffic::EntityKind::pedestrian && v.speed_mps > 0.8f && v.state == 0) {
+        victim = v;
+        found = true;
+        break;
+      }
+    }
+  }
+  ASSERT_TRUE(found) << "no walking pedestrian";
+  char msg[256];
+  std::snprintf(msg, sizeof msg, R"({"type":"hit","id":%u})", victim.id);
+  ASSERT_TRUE(j.client.send_text(msg));
+  // 2. The car where the pedestrian is, then the hit.
+  char car[256];
+  std::snprintf(car, sizeof car,
+                R"({"type":"player","x":%.3f,"y":%.3f,"z":%.3f,"heading_rad":0,"speed_mps":0})",
+                victim.position.x, victim.position.y, victim.position.z);
+  ASSERT_TRUE(j.client.send_text(car));
+  ASSERT_TRUE(j.client.send_text(msg));
+  // 3. Down from then on, where it was, not moving, for two seconds of frames; its neighbours
+  // flee.
+  std::optional<Vec3> lies;
+  int down_frames = 0;
+  std::uint32_t fleeing = 0;
+  for (int i = 0; i < 40; ++i) {
+    if (i % 5 == 0) {
+      ASSERT_TRUE(j.client.send_text(car));
+    }
+    std::optional<traffic::StreamFrame> f = next();
+    ASSERT_TRUE(f);
+    for (const traffic::VehicleSample& v : f->agents) {
+      if (v.kind != traffic::EntityKind::pedestrian) continue;
+      if (v.id != victim.id) {
+        fleeing += v.state == static_cast<std::uint8_t>(crowd::Behaviour::flee) ? 1U : 0U;
+        continue;
+      }
+      if (v.state != static_cast<std::uint8_t>(crowd::Behaviour::down)) {
+        EXPECT_FALSE(lies) << "got up again";
+        continue;
+      }
+      down_frames += 1;
+      EXPECT_EQ(v.speed_mps, 0.0f);
+      if (!lies) {
+        lies = v.position;
+        EXPECT_LT(std::hypot(v.position.x - victim.position.x, v.position.y - victim.position.y),
+                  3.0);
+      }
+      EXPECT_NEAR(v.position.x, lies->x, 0.05);
+      EXPECT_NEAR(v.position.y, lies->y, 0.05);
+    }
+  }
+  EXPECT_GE(down_frames, 30);
+  EXPECT_GT(fleeing, 0U) << "no one around fled";
+  // 4. Counted once; a second hit on it, or one on someone far from the car, is refused.
+  ASSERT_TRUE(j.client.send_text(msg));
+  std::snprintf(msg, sizeof msg, R"({"type":"hit","id":%u})", 999999U);
+  ASSERT_TRUE(j.client.send_text(msg));
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(next());
+  const json st = s.stats();
+  EXPECT_EQ(st["casualties"], 1) << st.dump();
+  EXPECT_EQ(st["hits_refused"], 3) << st.dump();
 }
 
 int pedestrians_max(const json& hello) { return hello["pedestrians_max"].get<int>(); }

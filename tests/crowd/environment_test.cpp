@@ -2,7 +2,8 @@
 // The crowd's environment on a small block grid: weather (fewer pedestrians out and faster
 // walking in rain), the active count (n out, the same ones first, back where they went in),
 // hazards (a car driving at a pedestrian makes it get out of the way; a slow one or one driving
-// away does not) and determinism at 1 and 2 threads with all three changing.
+// away does not), a pedestrian knocked down by a driven car (falls, stays down, the others
+// around flee) and determinism at 1 and 2 threads with all of them changing.
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
 
@@ -251,3 +252,91 @@ TEST(CrowdEnvironment, SameStateHashWithOneAndTwoThreads) {
 }
 
 }  // namespace
+
+namespace cityforge::crowd::test {
+namespace {
+
+TEST(CrowdKnockDown, FallsStaysDownAndTheOthersAroundFlee) {
+  for (const bool lod : {false, true}) {
+    auto c = make(300, lod);
+    Viewer viewer;
+    viewer.position = Vec3{100, 100, 10};
+    c->set_viewer(viewer);
+    run(*c, 30);
+    const std::uint32_t id = pick_walker(*c);
+    ASSERT_NE(id, 0xffffffffU);
+    const PedestrianView before = c->view(id);
+    ASSERT_TRUE(c->knock_down(id));
+    EXPECT_FALSE(c->knock_down(id)) << "once";
+    EXPECT_FALSE(c->knock_down(c->size())) << "out of range";
+    run(*c, 2);
+    // Its neighbours within the flee radius flee from the spot; farther ones do not.
+    std::uint32_t near = 0, fled = 0, far_fled = 0;
+    for (const PedestrianView& v : c->views()) {
+      if (v.id == id || (v.flags & kPedIndoors) != 0U) continue;
+      const double d =
+          distance(Vec2{v.position.x, v.position.y}, Vec2{before.position.x, before.position.y});
+      if (d < 25) {
+        near += 1;
+        fled += v.behaviour == Behaviour::flee ? 1U : 0U;
+      } else if (d > 40) {
+        far_fled += v.behaviour == Behaviour::flee ? 1U : 0U;
+      }
+    }
+    EXPECT_GT(near, 0U);
+    EXPECT_EQ(fled, near) << "lod " << lod;
+    EXPECT_EQ(far_fled, 0U);
+    run(*c, 300);  // Ten seconds on: still where it fell, down.
+    const PedestrianView after = c->view(id);
+    EXPECT_EQ(after.behaviour, Behaviour::down);
+    EXPECT_NE(after.flags & kPedDown, 0U);
+    EXPECT_EQ(after.speed_mps, 0.0f);
+    EXPECT_LT(distance(Vec2{after.position.x, after.position.y},
+                       Vec2{before.position.x, before.position.y}),
+              0.2);
+    EXPECT_EQ(c->stats().down, 1U);
+    EXPECT_EQ(c->stats().indoors, 0U);
+    EXPECT_EQ(lod_sum(c->stats()), 299U) << "down is no level";
+    // Shown lying in the recording samples (state byte = behaviour down).
+    bool shown = false;
+    for (const traffic::VehicleSample& s : c->samples()) {
+      if (s.id != id) continue;
+      shown = true;
+      EXPECT_EQ(s.state, static_cast<std::uint8_t>(Behaviour::down));
+      EXPECT_EQ(s.speed_mps, 0.0f);
+    }
+    EXPECT_TRUE(shown);
+    // Bad weather sends people in; the one down stays where it lies.
+    c->set_active_count(0);
+    run(*c, 400);
+    EXPECT_EQ(c->view(id).behaviour, Behaviour::down);
+    EXPECT_EQ(c->stats().down, 1U);
+    EXPECT_EQ(c->stats().indoors, 299U);
+    c->set_active_count(300);
+    run(*c, 400);
+    EXPECT_EQ(c->stats().indoors, 0U);
+    EXPECT_EQ(c->view(id).behaviour, Behaviour::down);
+  }
+}
+
+TEST(CrowdKnockDown, SameStateHashWithOneAndTwoThreads) {
+  const auto run_all = [](int threads, bool hit) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
+                              static_cast<std::size_t>(threads));
+    auto c = make(300, true);
+    Viewer viewer;
+    viewer.position = Vec3{100, 100, 10};
+    c->set_viewer(viewer);
+    run(*c, 30);
+    if (hit) {
+      EXPECT_TRUE(c->knock_down(pick_walker(*c)));
+    }
+    run(*c, 200);
+    return c->state_hash();
+  };
+  EXPECT_EQ(run_all(1, true), run_all(2, true));
+  EXPECT_NE(run_all(1, true), run_all(1, false));
+}
+
+}  // namespace
+}  // namespace cityforge::crowd::test

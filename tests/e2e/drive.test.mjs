@@ -185,6 +185,46 @@ try {
   assert.equal(csv.split('\n')[0].split(',')[0], 't_s');
   await page.evaluate(() => window.cityforge.drive.stop());
   assert.equal(await page.evaluate(() => window.cityforge.drive.active), false);
+  // The panel's settings: a threshold typed in holds for the next drive; a key bound by
+  // pressing it drives the throttle, and reset brings the default back.
+  const ui = await page.evaluate(async () => {
+    const d = window.cityforge.drive;
+    const box = document.querySelector('#drive-thresholds input[data-threshold="near_miss_ttc_s"]');
+    box.value = '2.5';
+    box.dispatchEvent(new Event('change'));
+    const bad = document.querySelector('#drive-thresholds input[data-threshold="harsh_brake_mps2"]');
+    bad.value = '-1';
+    bad.dispatchEvent(new Event('change'));
+    d.start();
+    const th = d.thresholds();
+    document.getElementById('bind-device').value = 'keyboard';
+    document.getElementById('bind-action').value = 'throttle';
+    document.getElementById('bind-action').dispatchEvent(new Event('change'));
+    document.getElementById('bind-start').click();
+    const status = document.getElementById('bind-status').textContent;
+    window.dispatchEvent(new KeyboardEvent('keydown', { code: 'KeyI', key: 'i' }));
+    const bound = [...d.input.bindings.keyboard.throttle];
+    const shown = document.getElementById('bind-current').textContent;
+    const before = d.keys.up; // the binding key press went to the binding only
+    window.dispatchEvent(new KeyboardEvent('keydown', { code: 'KeyI', key: 'i' }));
+    const pressed = d.keys.up;
+    window.dispatchEvent(new KeyboardEvent('keyup', { code: 'KeyI', key: 'i' }));
+    document.getElementById('bind-reset').click();
+    const after = [...d.input.bindings.keyboard.throttle];
+    d.stop();
+    return { ttc: th.near_miss_ttc_s, harsh: th.harsh_brake_mps2, errors: document.getElementById('threshold-errors').textContent,
+      status, bound, shown, before, pressed, after };
+  });
+  log(`settings: ${JSON.stringify(ui)}`);
+  assert.equal(ui.ttc, 2.5);
+  assert.equal(ui.harsh, 4);
+  assert.match(ui.errors, /harsh_brake_mps2: expected a number >= 0/);
+  assert.match(ui.status, /press a key/);
+  assert.deepEqual(ui.bound, ['KeyI']);
+  assert.equal(ui.shown, 'KeyI');
+  assert.equal(ui.before, false);
+  assert.equal(ui.pressed, true, 'the new key drives the throttle');
+  assert.deepEqual(ui.after, ['ArrowUp', 'KeyW']);
   if (h.errors.length) {
     log(`console errors:\n  ${h.errors.join('\n  ')}`);
     assert.fail(`${h.errors.length} console errors`);

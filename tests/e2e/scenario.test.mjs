@@ -4,7 +4,8 @@
 // with its vehicle, a scripted driver follows its route, every hazard fires at its trigger,
 // and a brake scripted 0.6 s after the first hazard's onset gives a reaction time of 0.6 s
 // (within 50 ms). A recorded drive replayed gives identical metrics (static mode: no live
-// traffic, which runs in real time). Driving into a building gives one collision of kind
+// traffic, which runs in real time). In the night rain that brake comes too late: the
+// pedestrian is knocked down, a casualty lying where it was hit. Driving into a building gives one collision of kind
 // building with its impact speed. No console errors. Metrics and screenshots go to --out.
 //
 //   node tests/e2e/scenario.test.mjs --cityforge BIN --out DIR   (exit 77: no chromium / viewer)
@@ -142,6 +143,41 @@ try {
     assert.equal(first.reaction, 'brake');
     assert.ok(Math.abs(first.reaction_time_s - REACTION_S) <= 0.05, `reaction ${first.reaction_time_s}`);
     assert.equal(r.metrics.scenario.name, spec.name);
+    if (spec.name === 'night-rain-downtown') {
+      // On the wet road (grip halved) a 0.6 s reaction at 9 m/s does not stop in time: the
+      // pedestrian in the dark is hit, falls where it was hit and stays down, a casualty.
+      const c = r;
+      const hit = c.metrics.events.find((e) => e.type === 'casualty');
+      const ped = c.hazards.find((x) => x.kind === 'pedestrian_steps_out');
+      log(`casualties ${c.metrics.summary.casualties}, ${JSON.stringify(hit)}; ${ped.id} ${ped.state} at ` +
+        `${ped.x?.toFixed(2)}, ${ped.y?.toFixed(2)}`);
+      assert.equal(c.metrics.summary.casualties, 1);
+      assert.equal(hit.other_id, ped.id);
+      assert.ok(hit.impact_speed_mps >= 1.5);
+      assert.equal(ped.state, 'down');
+      assert.ok(Math.hypot(ped.x - hit.at_x, ped.y - hit.at_y) < 1e-6, 'lies where it was hit');
+      assert.equal(c.metrics.events.find((e) => e.type === 'hazard' && e.hazard_id === ped.id).collision, true);
+      // The same drive replayed to just after the impact, for the picture.
+      await spage.evaluate(([inputs, t]) => {
+        const d = window.cityforge.drive;
+        d.replay(inputs);
+        d.advance(t);
+      }, [c.inputs, hit.t_s + 0.4]);
+      await new Promise((res) => setTimeout(res, 1500));
+      await spage.screenshot({ path: path.join(opts.out, 'casualty.png'), timeout: 300_000 });
+      // From the kerb, looking down at the one who lies there (the free camera: the orbit
+      // controls own it, the car is not moving).
+      await spage.evaluate(([x, y]) => {
+        const cf = window.cityforge;
+        cf.drive.setCamera('free');
+        const z = cf.drive.state().z;
+        cf.camera.position.set(x - 3, z + 4.5, -(y - 5));
+        cf.camera.lookAt(x, z, -y);
+        cf.camera.updateMatrixWorld();
+      }, [ped.x, ped.y]);
+      await new Promise((res) => setTimeout(res, 1500));
+      await spage.screenshot({ path: path.join(opts.out, 'casualty-kerb.png'), timeout: 300_000 });
+    }
     await spage.evaluate(() => window.cityforge.drive.stop());
     await spage.close();
     serve.proc.kill('SIGTERM');

@@ -39,6 +39,11 @@ TEST(ParseControl, ReadsEveryKind) {
   Result<Control> off = parse_control(R"({"type":"player_off"})");
   ASSERT_TRUE(off);
   EXPECT_EQ(off->kind, Control::Kind::player_off);
+
+  Result<Control> hit = parse_control(R"({"type":"hit","id":4021})");
+  ASSERT_TRUE(hit) << hit.error().to_string();
+  EXPECT_EQ(hit->kind, Control::Kind::hit);
+  EXPECT_EQ(hit->id, 4021U);
 }
 
 TEST(ParseControl, RefusesWithAMessageThatSaysWhat) {
@@ -59,6 +64,10 @@ TEST(ParseControl, RefusesWithAMessageThatSaysWhat) {
       {R"({"type":"density"})", "expected \"pedestrians\" or \"vehicles\""},
       {R"({"type":"density","vehicles":-1})", ">= 0"},
       {R"({"type":"time","day_length_s":0})", "must be > 0"},
+      {R"({"type":"hit"})", "expected a number \"id\""},
+      {R"({"type":"hit","id":-1})", "pedestrian's id"},
+      {R"({"type":"hit","id":1.5})", "pedestrian's id"},
+      {R"({"type":"hit","id":5e9})", "pedestrian's id"},
   };
   for (const auto& c : cases) {
     Result<Control> r = parse_control(c.text);

@@ -7,9 +7,10 @@
 
 import * as THREE from 'three';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
-import { KIND_NAMES, KIND_PEDESTRIAN, KIND_PLAYER } from './recording.js';
+import { KIND_NAMES, KIND_PEDESTRIAN, KIND_PLAYER, STATE_DOWN } from './recording.js';
 
 const FLAG_NEW = 8;
+const LYING_LIFT_M = 0.15; // A lying body's half thickness (the torso's depth / 2 and a bit).
 const LOD_COLOURS = [0xe8382f, 0xf2d024, 0x35c24a, 0x8a8a8a].map((c) => new THREE.Color(c));
 const CAR_PAINT = [0xb0b4b8, 0x1d3f8c, 0x8c1d1d, 0xeeeeee, 0x202020, 0x2f6b3a, 0xc48a1a, 0x5a5f66];
 const CLOTHES = [0x3a4a8c, 0x8c3a3a, 0x2e2e2e, 0xd8d0c0, 0x4f7a3a, 0x7a5a9a, 0xc07030, 0x607080];
@@ -132,8 +133,19 @@ export class Agents {
     this.viewer = new THREE.Vector3(); // three coordinates of the camera
     this.maxDistance = { vehicle: 2000, pedestrian: 600 }; // drawn within (m); all are counted
     this.vehiclePoses = makePoses(1024);
+    this.down = new Map(); // pedestrian id -> {x, y, z, heading_rad}: knocked down here
   }
 
+  /// A pedestrian the driven car knocked down: drawn lying at `pose` (city frame; heading: the
+  /// way it fell, its head that way) whatever the frames say, until clearDown(). Pedestrians
+  /// whose state byte says down (STATE_DOWN, the live server's) lie where the frame puts them.
+  setDown(id, pose) {
+    this.down.set(id, { ...pose });
+  }
+
+  clearDown() {
+    this.down.clear();
+  }
   makeMesh(kind, capacity, far = false) {
     const mesh = new THREE.InstancedMesh(far ? farGeometryFor(kind) : geometryFor(kind), this.material, capacity);
     mesh.name = `agents.${KIND_NAMES[kind]}${far ? '.far' : ''}`;
@@ -227,7 +239,14 @@ export class Agents {
       const slot = near ? fill[kind]++ : fillFar[kind]++;
       let x = b.x[i], y = b.y[i], z = b.z[i], h = b.heading[i];
       const j = this.match[i];
-      if (a && j >= 0 && u < 1) {
+      const fallen = kind === KIND_PEDESTRIAN ? this.down.get(b.ids[i]) : undefined;
+      const lying = fallen !== undefined || (kind === KIND_PEDESTRIAN && b.state && b.state[i] === STATE_DOWN);
+      if (fallen) {
+        x = fallen.x;
+        y = fallen.y;
+        z = Number.isFinite(fallen.z) ? fallen.z : z;
+        h = fallen.heading_rad;
+      } else if (a && j >= 0 && u < 1 && !lying) {
         x = a.x[j] + (x - a.x[j]) * u;
         y = a.y[j] + (y - a.y[j]) * u;
         z = a.z[j] + (z - a.z[j]) * u;
@@ -246,10 +265,18 @@ export class Agents {
       const m = mesh.instanceMatrix.array;
       const o = slot * 16;
       // Rotation about three's y (up) by the heading; engine (x, y, z) -> three (x, z, -y).
-      m[o] = c; m[o + 1] = 0; m[o + 2] = -s; m[o + 3] = 0;
-      m[o + 4] = 0; m[o + 5] = 1; m[o + 6] = 0; m[o + 7] = 0;
-      m[o + 8] = s; m[o + 9] = 0; m[o + 10] = c; m[o + 11] = 0;
-      m[o + 12] = x; m[o + 13] = z; m[o + 14] = -y; m[o + 15] = 1;
+      if (lying) {
+        // Face down, head along the heading: the body's up goes forward, its front down.
+        m[o] = 0; m[o + 1] = -1; m[o + 2] = 0; m[o + 3] = 0;
+        m[o + 4] = c; m[o + 5] = 0; m[o + 6] = -s; m[o + 7] = 0;
+        m[o + 8] = s; m[o + 9] = 0; m[o + 10] = c; m[o + 11] = 0;
+        m[o + 12] = x; m[o + 13] = z + LYING_LIFT_M; m[o + 14] = -y; m[o + 15] = 1;
+      } else {
+        m[o] = c; m[o + 1] = 0; m[o + 2] = -s; m[o + 3] = 0;
+        m[o + 4] = 0; m[o + 5] = 1; m[o + 6] = 0; m[o + 7] = 0;
+        m[o + 8] = s; m[o + 9] = 0; m[o + 10] = c; m[o + 11] = 0;
+        m[o + 12] = x; m[o + 13] = z; m[o + 14] = -y; m[o + 15] = 1;
+      }
       const col = this._colour;
       if (this.lodColours) col.copy(LOD_COLOURS[lod]);
       else if (kind === KIND_PLAYER) col.copy(PLAYER_COLOUR);

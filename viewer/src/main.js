@@ -332,6 +332,8 @@ async function main() {
     signals: () => signals.map(),
     send: (obj) => (live ? live.send(obj) : false),
     agents: () => agents.b,
+    // A pedestrian the car knocked down lies where it fell (null: a new drive clears them).
+    onCasualty: (id, pose) => (id === null ? agents.clearDown() : agents.setDown(id, pose)),
     onFrame: (fn) => {
       frameHooks.add(fn);
       return () => frameHooks.delete(fn);
@@ -390,6 +392,14 @@ async function main() {
         }
         rfile.value = '';
       });
+      // Remapping the controls and the metric thresholds, in the panel.
+      const settings = mod.createDriveSettings(drive, $('drive-controls'), $('drive-thresholds'));
+      const started = drive.start;
+      drive.start = (...args) => {
+        const r = started(...args);
+        settings.refresh();
+        return r;
+      };
       const csel = $('drive-camera');
       csel.addEventListener('change', () => drive.setCamera(csel.value));
       frameHooks.add(() => {

@@ -14,6 +14,8 @@ const HEADER_BYTES = 100;
 export const KIND_NAMES = ['car', 'van', 'bus', 'truck', 'player', 'pedestrian'];
 export const KIND_PEDESTRIAN = 5;
 export const KIND_PLAYER = 4;
+/** Pedestrian state (behaviour) byte of one knocked down by a driven car (docs/recording.md). */
+export const STATE_DOWN = 6;
 
 function fail(offset, message) {
   throw new Error(`traffic.cfrec: byte ${offset}: ${message}`);

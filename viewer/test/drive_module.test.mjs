@@ -102,3 +102,37 @@ test('drive module: a start off every lane moves onto the nearest lane', { skip:
   assert.equal(on.lane, 0);
   assert.ok(Math.abs(on.heading_rad - 0.1) < 1e-6, `heading ${on.heading_rad}`);
 });
+
+test('drive module: a pedestrian the car hits falls, stays down and counts as a casualty', { skip: !THREE && 'three not installed' }, async () => {
+  const { ctx, sent, advance } = context();
+  // A pedestrian standing on lane 0, 40 m ahead of the start, and a slow walker beside it.
+  ctx.agents = () => ({ count: 2, ids: new Uint32Array([9, 10]), kinds: new Uint8Array([5, 5]),
+    x: new Float32Array([-110, -60]), y: new Float32Array([-1.75, -9]), z: new Float32Array(2),
+    heading: new Float32Array([Math.PI / 2, 0]), speed: new Float32Array([0, 0.5]),
+    state: new Uint8Array([0, 0]) });
+  const calls = [];
+  ctx.onCasualty = (id, pose) => calls.push([id, pose && { ...pose }]);
+  const drive = await createDrive(ctx);
+  drive.start({ lane: 0, s_m: 50, speed_mps: 12 });
+  assert.deepEqual(calls, [[null, null]], 'a new drive clears the fallen');
+  for (let i = 0; i < 240; i++) { // 8 s: the car coasts into the pedestrian and past
+    advance(1 / 30);
+    drive.update(1 / 30);
+  }
+  const m = drive.metrics();
+  assert.equal(m.summary.collisions_pedestrian, 1, 'one contact, not one per frame');
+  assert.equal(m.summary.casualties, 1);
+  const c = m.events.find((e) => e.type === 'casualty');
+  assert.ok(c, 'a casualty event');
+  assert.equal(c.other_id, 9);
+  assert.ok(c.impact_speed_mps > 8, `impact ${c.impact_speed_mps}`);
+  assert.ok(Math.abs(c.at_x + 110) < 1.5 && Math.abs(c.at_y + 1.75) < 1.5, `at ${c.at_x}, ${c.at_y}`);
+  // The viewer draws it lying there, the server is told, and it left the collision world.
+  assert.equal(calls.length, 2);
+  assert.equal(calls[1][0], 9);
+  assert.ok(Math.abs(calls[1][1].heading_rad - c.heading_rad) < 1e-9);
+  assert.deepEqual(sent.filter((s) => s.type === 'hit'), [{ type: 'hit', id: 9 }]);
+  assert.ok(drive.state().x > -100, `the car went on past the body: x ${drive.state().x}`);
+  const csv = drive.exportEventsCSV();
+  assert.ok(csv.split('\n')[0].includes('at_x'), 'events CSV has the casualty columns');
+});

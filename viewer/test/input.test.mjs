@@ -274,3 +274,11 @@ test('detectSource finds the pressed button or the moved axis and its rest', () 
   assert.deepEqual(detectSource(rest, w), { button: 5 });
   assert.equal(detectSource(snapshotPad(w), w), null);
 });
+
+test('describeSource names keys, buttons and axes for the panel', async () => {
+  const { describeSource } = await import('../src/drive/settings_ui.js');
+  assert.equal(describeSource('KeyW'), 'KeyW');
+  assert.equal(describeSource({ button: 7 }), 'button 7');
+  assert.equal(describeSource({ axis: 2, from: 1, to: -1, deadzone: 0.02 }), 'axis 2 (1 to -1)');
+  assert.equal(describeSource({}), '?');
+});

@@ -349,3 +349,34 @@ test('hazard actors: hidden while pending (a pull_out car parked), placed from t
   actors.dispose();
   assert.equal(scene.getObjectByName('cityforge-hazard-actors'), undefined);
 });
+
+test('a pedestrian hazard the car knocks down lies where it fell and stays down', { skip: !THREE && 'three not installed' }, () => {
+  const scene = new THREE.Scene();
+  const toScene = (x, y, z) => new THREE.Vector3(x, z, -y);
+  const actors = createHazardActors(THREE, toScene, { scene });
+  const r = createScenarioRunner(scenario([
+    { id: 'p', kind: 'pedestrian_steps_out', trigger: { time_s: 1 }, at: [3, 4], heading_deg: 270, speed_mps: 2, travel_m: 6 },
+    { id: 'u', kind: 'pull_out', trigger: { time_s: 1 }, at: [10, 0], heading_deg: 0, speed_mps: 4, travel_m: 10 },
+  ]));
+  const car = { x: 0, y: 0 };
+  let res;
+  for (let k = 0; k <= 150; k++) res = r.step(k * STEP, car);
+  assert.equal(res.hazards[0].state, 'active');
+  assert.equal(r.knockDown('u', { x: 0, y: 0, heading_rad: 0 }), false, 'a car is not knocked down');
+  assert.equal(r.knockDown('nobody', { x: 0, y: 0, heading_rad: 0 }), false);
+  assert.equal(r.knockDown('p', { x: 3.5, y: 2.5, heading_rad: 0 }), true);
+  assert.equal(r.knockDown('p', { x: 9, y: 9, heading_rad: 1 }), false, 'once');
+  for (let k = 151; k <= 600; k++) res = r.step(k * STEP, car);
+  const h = res.hazards[0];
+  assert.deepEqual([h.state, h.x, h.y, h.vx, h.vy, h.heading_rad], ['down', 3.5, 2.5, 0, 0, 0]);
+  actors.update(res.hazards, { z: 2 });
+  const ped = scene.getObjectByName('cityforge-hazard-p');
+  scene.updateMatrixWorld(true);
+  // Lying: its up (+z local) along the heading (east = scene +x), its front down.
+  const up = new THREE.Vector3(0, 0, 1).transformDirection(ped.matrixWorld);
+  const front = new THREE.Vector3(1, 0, 0).transformDirection(ped.matrixWorld);
+  assert.ok(up.distanceTo(new THREE.Vector3(1, 0, 0)) < 1e-9, `up ${up.toArray()}`);
+  assert.ok(front.distanceTo(new THREE.Vector3(0, -1, 0)) < 1e-9, `front ${front.toArray()}`);
+  const p = new THREE.Vector3().setFromMatrixPosition(ped.matrixWorld);
+  assert.ok(p.distanceTo(toScene(3.5, 2.5, 2.15)) < 1e-6, 'on the ground, lifted by half its thickness');
+});

@@ -21,8 +21,9 @@ namespace cityforge::crowd {
 
 /// Behaviour states (a compact state tree evaluated top-down each high-LOD tick, by events
 /// otherwise; docs/crowd.md): flee > wait_crossing > idle / look_around > resume > walk.
-enum class Behaviour : std::uint8_t { walk, idle, wait_crossing, look_around, flee, resume };
-inline constexpr std::size_t kBehaviours = 6;
+/// `down`: knocked down by the player's car (Crowd::knock_down), for the rest of the run.
+enum class Behaviour : std::uint8_t { walk, idle, wait_crossing, look_around, flee, resume, down };
+inline constexpr std::size_t kBehaviours = 7;
 const char* to_string(Behaviour b);
 
 /// How pedestrians pick their way. roam: at each lane end a way on, weighted by the lanes'
@@ -125,6 +126,9 @@ enum PedFlag : std::uint8_t {
   kPedShepherd = 1U << 3U,   ///< A static shepherd group's member.
   kPedCrossing = 1U << 4U,   ///< On a crosswalk lane.
   kPedIndoors = 1U << 5U,    ///< Indoors (set_active_count, weather): not ticked, not shown.
+  /// Knocked down (knock_down): not ticked like one indoors (kPedIndoors is set too) but shown,
+  /// lying where it fell, with behaviour down.
+  kPedDown = 1U << 6U,
 };
 
 /// Per-pedestrian view for tests, tools and recordings.
@@ -157,9 +161,11 @@ struct Stats {
   std::uint64_t goals_reached = 0;
   std::uint64_t flee_reactions = 0;
   std::uint64_t hazard_reactions = 0;  ///< Pedestrians that got out of a hazard's way.
-  /// Roaming pedestrians indoors now (set_active_count, weather); per_lod counts the others,
-  /// so per_lod sums to pedestrians - indoors.
+  /// Roaming pedestrians indoors now (set_active_count, weather); per_lod counts the others
+  /// that are not down, so per_lod sums to pedestrians - indoors - down.
   std::uint32_t indoors = 0;
+  /// Pedestrians knocked down by a driven car (knock_down), neither indoors nor at a level.
+  std::uint32_t down = 0;
   std::uint64_t lod_changes = 0;
   std::uint64_t pool_mismatches = 0;
   std::uint64_t neighbour_queries = 0;
@@ -217,6 +223,14 @@ class Crowd {
   std::uint32_t active_count() const;
   /// Moving vehicles for this and the following ticks (replaces the previous set; empty: none).
   void set_hazards(std::span<const Hazard> hazards);
+  /// A pedestrian hit by a driven car (the live server's player): it falls where it is now and
+  /// stays down for the rest of the run (behaviour down, speed 0, flags kPedDown and
+  /// kPedIndoors: not ticked, not in the neighbour hash, no level of detail, still in
+  /// samples() and views()). A crosswalk it lies on stays occupied, so turning traffic keeps
+  /// holding. The pedestrians within config.flee_radius_m flee from there for
+  /// config.flee_duration_s (an event at the current time). Returns false, changing nothing,
+  /// for an id out of range, one indoors or one already down. Deterministic.
+  bool knock_down(std::uint32_t id);
 
   /// One fixed tick at the calling task arena's threads. Walk signals follow the junctions'
   /// plans (a pure function of time, so off-LOD agents know when walk comes). With `traffic`

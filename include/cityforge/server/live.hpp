@@ -36,7 +36,7 @@ inline constexpr double kLiveMessageBurst = 60;
 
 /// One client message, parsed and checked (docs/live.md, "Messages").
 struct Control {
-  enum class Kind : std::uint8_t { viewer, weather, density, time, player, player_off };
+  enum class Kind : std::uint8_t { viewer, weather, density, time, player, player_off, hit };
   Kind kind = Kind::viewer;
   double x = 0, y = 0, z = 0;  ///< viewer, player.
   double yaw_deg = 0;          ///< viewer.
@@ -46,6 +46,7 @@ struct Control {
   bool fog = false;
   std::optional<double> pedestrians, vehicles;  ///< density (at least one).
   std::optional<double> hour, day_length_s;     ///< time (at least one).
+  std::uint32_t id = 0;                         ///< hit: the pedestrian's stream id.
 };
 
 /// Parses one text message: a JSON object with a known "type" and its fields of the right
@@ -80,6 +81,10 @@ struct LiveStats {
   std::int64_t player_lane = -1;
   double player_s_m = 0;
   double player_speed_mps = 0;
+  /// Pedestrians knocked down by players' cars ("hit" messages that were accepted) and hits
+  /// refused (no car, unknown or already down pedestrian, too far from the car).
+  std::uint32_t casualties = 0;
+  std::uint32_t hits_refused = 0;
 };
 
 /// Builds the city's simulations, then (after start()) ticks them every dt_s / speed of wall

@@ -241,12 +241,16 @@ void wander_sync(const Crowd::Impl& m, Agent& a, double t);
 inline bool wandering(const Agent& a) { return (a.flags & kPedWandering) != 0U; }
 
 // -- environment.cpp ------------------------------------------------------------------------
+/// Indoors, or knocked down (kPedDown sets kPedIndoors too: neither is ticked).
 inline bool indoors(const Agent& a) { return (a.flags & kPedIndoors) != 0U; }
+inline bool down(const Agent& a) { return (a.flags & kPedDown) != 0U; }
 /// The fixed order roaming pedestrians come out in (set-up).
 void init_outdoor_order(Crowd::Impl& m);
 /// Moves pedestrians indoors / outdoors towards the target of the active count and weather, at
 /// most the transition's share per tick (serial, at the start of a tick).
 void update_outdoors(Crowd::Impl& m);
+/// The full-fidelity and low lists rebuilt without the agents indoors or down (serial).
+void refresh_lists(Crowd::Impl& m);
 /// Pedestrians in the way of a hazard react (serial, ids ascending).
 void react_to_hazards(Crowd::Impl& m);
 /// Agents per level (indoors left out) into the stats, and their maxima.

@@ -24,6 +24,9 @@ import { createInput } from './input.js';
 import { LaneIndex } from './lanes.js';
 import { buildCarMesh } from './mesh.js';
 import { laneIsConnector } from './state.js';
+import { STATE_DOWN } from '../recording.js';
+
+export { createDriveSettings } from './settings_ui.js';
 
 const STEP_S = 0.01; // Physics, scenario and metrics step.
 const MAX_FRAME_S = 0.25; // Longer frames (a stalled tab) are cut to this.
@@ -151,8 +154,10 @@ export async function createDrive(ctx) {
     rear_overhang_m: spec.body.length_m - spec.body.front_overhang_m - spec.body.wheelbase_m,
     vehicle: spec.name,
   });
+  // Thresholds set in the panel (setThresholds) hold over the scenario's for every drive after.
+  const userThresholds = {};
   const newRecorder = () => createRecorder({ lanes: ctx.lanes, index, buildings: ctx.buildings, car: dims(),
-    thresholds: scenario?.thresholds });
+    thresholds: { ...(scenario?.thresholds || {}), ...userThresholds } });
   let recorder = newRecorder();
   let physics = null; // Rapier world (rebuilt at each start: a clean, repeatable drive)
   let car = null; // its car
@@ -175,6 +180,10 @@ export async function createDrive(ctx) {
   let manual = false; // frames do not step the car (tests and batch studies use advance())
   let world = { sim_s: 0, pedestrians: [], vehicles: [], signal: () => null, hazards: [], contacts: [] };
   const contactLog = [];
+  // Pedestrians the car knocked down (the recorder's casualty events): id -> pose where they
+  // lie. They leave the collision world and the metrics' pedestrians.
+  const downed = new Map();
+  let casualtiesSeen = 0;
 
   // 1. City <-> scene mapping, taken from ctx.toScene so any axis convention works.
   const vec = (v) => (Array.isArray(v) ? new THREE.Vector3(v[0], v[1], v[2]) : new THREE.Vector3(v.x, v.y, v.z));
@@ -251,6 +260,7 @@ export async function createDrive(ctx) {
         const h = a.heading[i];
         const v = a.speed[i];
         if (kind === 5) {
+          if (downed.has(a.ids[i]) || (a.state && a.state[i] === STATE_DOWN)) continue;
           peds.push({ id: a.ids[i], x: a.x[i], y: a.y[i], vx: v * Math.cos(h), vy: v * Math.sin(h) });
         } else {
           vehs.push({ id: a.ids[i], kind, x: a.x[i], y: a.y[i], heading_rad: h, speed_mps: v });
@@ -284,9 +294,9 @@ export async function createDrive(ctx) {
       return { id: v.id, kind: KIND_NAME[v.kind] ?? 'vehicle', x: v.x, y: v.y, heading_rad: v.heading_rad, length_m: l, width_m: w,
         speed_mps: v.speed_mps };
     });
-    const peds = world.pedestrians.slice();
+    const peds = world.pedestrians.filter((p) => !downed.has(p.id));
     for (const h of scen ? scen.hazards : []) {
-      if (h.x === null || h.state === 'pending' && h.kind !== 'pull_out') continue;
+      if (h.x === null || h.state === 'down' || h.state === 'pending' && h.kind !== 'pull_out') continue;
       if (h.kind === 'pedestrian_steps_out') {
         peds.push({ id: h.id, x: h.x, y: h.y, vx: h.vx, vy: h.vy });
       } else {
@@ -335,6 +345,24 @@ export async function createDrive(ctx) {
     world.contacts = contacts;
     for (const c of contacts) contactLog.push({ t_s: stepIndex * STEP_S, ...c });
     recorder.step(STEP_S, carState(), world);
+    const fallen = recorder.casualties();
+    while (casualtiesSeen < fallen.length) knockDown(fallen[casualtiesSeen++]);
+  }
+
+  // A casualty: the pedestrian falls where it was hit, its head along the car's heading, and
+  // stays down. A scenario's pedestrian stops in the runner; a simulation's is drawn lying by
+  // the viewer (ctx.onCasualty) and reported to the live server, whose crowd takes it out of
+  // the walk and flees (docs/live.md, "hit").
+  function knockDown(c) {
+    const pose = { x: c.at_x, y: c.at_y, z: roadZ, heading_rad: c.heading_rad };
+    downed.set(c.other_id, pose);
+    if (typeof c.other_id === 'string') {
+      if (runner) runner.knockDown(c.other_id, pose);
+    } else {
+      send({ type: 'hit', id: c.other_id });
+      if (ctx.onCasualty) ctx.onCasualty(c.other_id, pose);
+    }
+    physics.setAgents(physicsAgents());
   }
 
   function placeMesh() {
@@ -431,6 +459,9 @@ export async function createDrive(ctx) {
     sendAcc = 1;
     cam = null;
     contactLog.length = 0;
+    downed.clear();
+    casualtiesSeen = 0;
+    if (ctx.onCasualty) ctx.onCasualty(null, null); // a new drive: no one lies down (the server's stay)
     player = opts.player || null;
     runner = opts.scenario ? createScenarioRunner(scenario, { index }) : null;
     inputs = createInputRecorder({ scenario: scenario?.name ?? null, seed: scenario?.seed ?? null,
@@ -582,6 +613,17 @@ export async function createDrive(ctx) {
       return s;
     },
     keys: keyboard.keys,
+    /** The metric thresholds in force (a copy; docs/drive.md, Thresholds). */
+    thresholds: () => ({ ...recorder.thresholds }),
+    /** Sets metric thresholds for this drive and every later one (over the scenario's); returns
+     *  the rejected entries as messages ("<key>: expected ..., got ..."), empty when all were
+     *  taken. */
+    setThresholds(obj) {
+      const rejected = recorder.setThresholds(obj);
+      const bad = new Set(rejected.map((m) => m.slice(0, m.indexOf(':'))));
+      for (const [k, v] of Object.entries(obj || {})) if (!bad.has(k)) userThresholds[k] = v;
+      return rejected;
+    },
     /** Keyboard and gamepads: bindings, setBinding(device, action, sources),
      *  resetBindings(device?, action?), gamepads() (docs/drive.md "Controls and gamepads"). */
     input: keyboard,

@@ -15,7 +15,8 @@ export const EVENT_COLUMNS = [
   'approach_lane', 'pedestrian', 'ttc_min_s', 'min_distance_m', 'speed_at_min_ttc_mps', 'with',
   'other_id', 'other_kind', 'impact_speed_mps', 'side', 'max_lateral_m', 'max_excess_m',
   'ongoing', 'contact_x', 'contact_y', 'peak_accel_mps2', 'max_off_road_deg', 'hazard_id',
-  'hazard_kind', 'onset_t_s', 'reaction', 'reaction_time_s', 'collision',
+  'hazard_kind', 'onset_t_s', 'reaction', 'reaction_time_s', 'collision', 'at_x', 'at_y',
+  'heading_rad',
 ];
 
 function cell(v) {

@@ -144,7 +144,8 @@ export function createHazardTracker(th) {
           recs.set(h.id, rec);
           emit(ev);
         }
-        if (h.state === 'done' && rec.done_t === null) {
+        // A pedestrian knocked down (state 'down') is over as a hazard.
+        if ((h.state === 'done' || h.state === 'down') && rec.done_t === null) {
           rec.done_t = t1;
           rec.ev.t_end_s = r4(t1);
           rec.ev.duration_s = r4(t1 - rec.onset);

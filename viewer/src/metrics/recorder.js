@@ -33,6 +33,7 @@ export const THRESHOLDS = Object.freeze({
   near_miss_range_m: 40, // Pedestrians farther than this are not considered.
   pedestrian_radius_m: 0.3,
   episode_gap_s: 1.0, // A near miss or collision episode ends after this long clear.
+  casualty_speed_mps: 1.5, // A pedestrian hit at least this fast falls: a casualty.
   lane_departure_margin_m: 0, // Departure: |lateral| > width/2 - car width/2 + this.
   lane_departure_hysteresis_m: 0.1, // Back in the lane below the threshold minus this.
   red_light_resolve_m: 8, // Distance past a stop line at which the movement taken is decided.
@@ -145,6 +146,8 @@ export function createRecorder(options = {}) {
       hazards: createHazardTracker(th),
       driving: createDrivingTracker(th),
       max_impact: null,
+      casualties: [], // casualty events, in order
+      casualtyIds: new Set(),
     };
   }
   start(0);
@@ -393,6 +396,18 @@ export function createRecorder(options = {}) {
         s.max_impact = Math.max(s.max_impact ?? 0, impact);
         s.events.push(ep);
         s.contacts.set(t.key, ep);
+        if (t.with === 'pedestrian' && impact >= th.casualty_speed_mps && !s.casualtyIds.has(t.id)) {
+          // Knocked down: falls where it was hit, along the car's heading, and stays down.
+          s.casualtyIds.add(t.id);
+          const c = base('casualty', car, world);
+          c.other_id = t.id;
+          c.impact_speed_mps = r4(impact);
+          c.at_x = r4(Number.isFinite(t.cx) ? t.cx : car.front?.x ?? car.x);
+          c.at_y = r4(Number.isFinite(t.cy) ? t.cy : car.front?.y ?? car.y);
+          c.heading_rad = r4(car.heading_rad);
+          s.events.push(c);
+          s.casualties.push(c);
+        }
       }
       ep._clear = 0;
       ep._last = s.t;
@@ -516,6 +531,7 @@ export function createRecorder(options = {}) {
       collisions: count('collision'),
       collisions_vehicle: count('collision', (e) => e.with === 'vehicle'),
       collisions_pedestrian: count('collision', (e) => e.with === 'pedestrian'),
+      casualties: s.casualties.length,
       collisions_building: count('collision', (e) => e.with === 'building'),
       lane_departures: count('lane_departure'),
       time_out_of_lane_s: r4(s.time_departed),
@@ -551,6 +567,8 @@ export function createRecorder(options = {}) {
     summary,
     events,
     samples: () => s.samples,
+    /** Pedestrians knocked down so far (the casualty events, in order). */
+    casualties: () => s.casualties,
     startedAt: () => s.started_at_sim_s,
     time: () => s.t,
   };

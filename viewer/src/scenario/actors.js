@@ -61,6 +61,8 @@ function doorMesh(THREE) {
  *  [x, y, z] (city frame to scene, as drive ctx.toScene); scene: where the group goes
  *  (optional). update(hazards, {z}) once a frame: z is the height for actors without one (the
  *  car's). */
+const LYING_LIFT_M = 0.15; // A lying body's half thickness.
+
 export function createHazardActors(THREE, toScene, { scene = null } = {}) {
   const group = new THREE.Group();
   group.name = 'cityforge-hazard-actors';
@@ -106,10 +108,18 @@ export function createHazardActors(THREE, toScene, { scene = null } = {}) {
         }
         const c = Math.cos(h.heading_rad);
         const s = Math.sin(h.heading_rad);
-        const ex = axis(c, s, 0);
+        let ex = axis(c, s, 0);
         const ey = axis(-s, c, 0);
-        const ez = axis(0, 0, 1);
-        const p = at(h.x, h.y, h.z ?? z);
+        let ez = axis(0, 0, 1);
+        let lift = 0;
+        if (h.state === 'down') {
+          // Knocked down: face down, head along the heading (its up goes forward, its front down).
+          ex = axis(0, 0, -1);
+          ez = axis(c, s, 0);
+          lift = LYING_LIFT_M;
+          if (legs) legs[0].rotation.y = legs[1].rotation.y = 0;
+        }
+        const p = at(h.x, h.y, (h.z ?? z) + lift);
         a.mesh.matrix.set(ex.x, ey.x, ez.x, p.x, ex.y, ey.y, ez.y, p.y, ex.z, ey.z, ez.z, p.z, 0, 0, 0, 1);
         a.mesh.matrixWorldNeedsUpdate = true;
       }

@@ -255,6 +255,7 @@ export function createScenarioRunner(spec, opts = {}) {
       fired_t: null, // drive time the trigger fired
       onset: null, // fired_t + delay
       onsetSeen: false,
+      down: null, // {x, y, z, heading_rad} once the car knocked the pedestrian down
     };
   });
   let lastT = -Infinity;
@@ -285,6 +286,10 @@ export function createScenarioRunner(spec, opts = {}) {
       return { ...common, x: null, y: null, z: null, vx: null, vy: null, heading_rad: null, length_m: 0,
         width_m: 0, visibility_m: num(h.visibility_m, null) };
     }
+    if (r.down) {
+      return { ...common, state: 'down', x: r.down.x, y: r.down.y, z: r.down.z, vx: 0, vy: 0,
+        heading_rad: r.down.heading_rad, length_m: r.actor.length_m, width_m: r.actor.width_m };
+    }
     const p = r.actor.pose(started ? Math.max(0, t - r.onset) : -1);
     return { ...common, state: state ?? (p.done ? 'done' : 'active'), x: p.x, y: p.y, z: p.z,
       vx: p.vx, vy: p.vy, heading_rad: p.heading_rad, length_m: r.actor.length_m, width_m: r.actor.width_m };
@@ -293,6 +298,16 @@ export function createScenarioRunner(spec, opts = {}) {
   return {
     spec,
     duration_s: duration,
+    /** A pedestrian hazard the car hit (a casualty, metrics/recorder.js) falls at (x, y) with
+     *  its head along heading_rad and stays there, state 'down', from now on. Returns false for
+     *  an unknown id or a hazard that is not a pedestrian. */
+    knockDown(id, { x, y, heading_rad }) {
+      const r = hazards.find((q) => q.h.id === id);
+      if (!r || r.h.kind !== 'pedestrian_steps_out' || r.down) return false;
+      const was = view(r, lastT);
+      r.down = { x, y, z: was.z ?? null, heading_rad };
+      return true;
+    },
     /** Advances to drive time t_s with the car there. */
     step(t_s, car) {
       if (!(t_s >= lastT)) throw new Error(`scenario runner: time went back from ${lastT} to ${t_s}`);
