@@ -4,6 +4,7 @@
 // server::run_simulation, ...), then prints what it returns: a summary on stdout, progress and
 // warnings on stderr, an error as "cityforge: error: ..." with exit code 2 for bad input and 1
 // for anything else.
+#include <malloc.h>
 #include <pthread.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
@@ -507,7 +508,18 @@ int serve(const server::ServeOptions& opt) {
   return 0;
 }
 
+// A short run that allocates and frees tens of megabytes: glibc's defaults give large blocks
+// their own mappings and hand freed memory back at once, so every phase pays page faults on
+// fresh pages again (16 % of `cityforge island` in perf). Keep them in the heap instead; the
+// process ends long before the kept memory would matter. Output is unchanged.
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+  mallopt(M_TOP_PAD, 64 << 20);
+}
+
 int island(const islands::IslandRequest& request, bool quiet) {
+  keep_freed_memory();
   std::function<void(const std::string&)> progress;
   if (!quiet && stderr_is_tty()) {
     progress = [](const std::string& what) {

@@ -22,6 +22,7 @@ Builder::Builder() : m_impl(std::make_unique<Impl>()) {
   m_impl->model.buffers.emplace_back();
 }
 Builder::~Builder() = default;
+void Builder::reserve(std::size_t bytes) { m_impl->model.buffers[0].data.reserve(bytes); }
 Builder::Builder(Builder&&) noexcept = default;
 Builder& Builder::operator=(Builder&&) noexcept = default;
 

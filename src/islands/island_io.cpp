@@ -118,13 +118,17 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
     for (const std::uint32_t v : mesh.triangles[t])
       around[fill[v]++] = static_cast<std::uint32_t>(t);
   }
-  // 3. Corners: smoothed normal, colour; shared vertices.
+  // 3. Corners: smoothed normal, colour; shared vertices. Unit face normals once (a corner
+  // compares with every face around its vertex).
+  std::vector<Vec3> unit(nt);
+  for (std::size_t t = 0; t < nt; ++t)
+    if (keep[t] != 0) unit[t] = normalize(face[t]);
   LandArrays out;
   std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> ids;
   ids.reserve(nt * 2);
   for (std::size_t t = 0; t < nt; ++t) {
     if (keep[t] == 0) continue;
-    const Vec3 n_t = normalize(face[t]);
+    const Vec3 n_t = unit[t];
     const Material m = t < mesh.material.size() ? mesh.material[t] : Material::none;
     for (std::size_t k = 0; k < 3; ++k) {
       const std::uint32_t v = mesh.triangles[t][k];
@@ -132,7 +136,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
       for (std::uint32_t i = start[v]; i < start[v + 1]; ++i) {
         const std::uint32_t u = around[i];
         const Material mu = u < mesh.material.size() ? mesh.material[u] : Material::none;
-        if (mu == m && dot(n_t, normalize(face[u])) >= kSmoothCos) sum = sum + face[u];
+        if (mu == m && dot(n_t, unit[u]) >= kSmoothCos) sum = sum + face[u];
       }
       const Vec3 n = normalize(sum);
       VertexKey key;
@@ -290,6 +294,9 @@ Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandR
   }
 
   gltf::Builder gb;
+  // The land's views (positions, normals, colours, indices) and the sea's few hundred bytes.
+  gb.reserve(land->positions.size() * 3 * sizeof(std::array<float, 3>) +
+             land->indices.size() * sizeof(std::uint32_t) + (64 << 10));
   gb.set_extras({{"generator", std::string("cityforge island")},
                  {"seed", std::to_string(run.seed)},
                  {"grid", std::string(grid_kind_name(run.config.grid.kind))},

@@ -67,6 +67,9 @@ class Builder {
   Builder(const Builder&) = delete;
   Builder& operator=(const Builder&) = delete;
 
+  /// Room for `bytes` of buffer data, so adding views does not move what is there (a hint; the
+  /// file is the same with or without it).
+  void reserve(std::size_t bytes);
   /// Sets the asset's extras object (keys are written sorted).
   void set_extras(const std::map<std::string, Extra>& extras);
   int add_material(const Material& material);
