@@ -5,7 +5,7 @@
 // and a brake scripted 0.6 s after the first hazard's onset gives a reaction time of 0.6 s
 // (within 50 ms). A recorded drive replayed gives identical metrics (static mode: no live
 // traffic, which runs in real time). In the night rain that brake comes too late: the
-// pedestrian is knocked down, a casualty lying where it was hit. Driving into a building gives one collision of kind
+// pedestrian is knocked down, a casualty lying where it was thrown. Driving into a building gives one collision of kind
 // building with its impact speed. No console errors. Metrics and screenshots go to --out.
 //
 //   node tests/e2e/scenario.test.mjs --cityforge BIN --out DIR   (exit 77: no chromium / viewer)
@@ -145,7 +145,7 @@ try {
     assert.equal(r.metrics.scenario.name, spec.name);
     if (spec.name === 'night-rain-downtown') {
       // On the wet road (grip halved) a 0.6 s reaction at 9 m/s does not stop in time: the
-      // pedestrian in the dark is hit, falls where it was hit and stays down, a casualty.
+      // pedestrian in the dark is hit, thrown ahead, and stays down where it lands, a casualty.
       const c = r;
       const hit = c.metrics.events.find((e) => e.type === 'casualty');
       const ped = c.hazards.find((x) => x.kind === 'pedestrian_steps_out');
@@ -155,21 +155,24 @@ try {
       assert.equal(hit.other_id, ped.id);
       assert.ok(hit.impact_speed_mps >= 1.5);
       assert.equal(ped.state, 'down');
-      assert.ok(Math.hypot(ped.x - hit.at_x, ped.y - hit.at_y) < 1e-6, 'lies where it was hit');
+      assert.ok(hit.throw_m > 0.5, `thrown ${hit.throw_m} m`);
+      assert.ok(Math.hypot(ped.x - hit.rest_x, ped.y - hit.rest_y) < 1e-6, 'lies where it was thrown');
       assert.equal(c.metrics.events.find((e) => e.type === 'hazard' && e.hazard_id === ped.id).collision, true);
-      // The same drive replayed to just after the impact, for the picture.
+      // The same drive replayed to 3 s after the impact (the car has stopped past the body),
+      // for the picture.
       await spage.evaluate(([inputs, t]) => {
         const d = window.cityforge.drive;
         d.replay(inputs);
         d.advance(t);
-      }, [c.inputs, hit.t_s + 0.4]);
+      }, [c.inputs, hit.t_s + 3]);
       await new Promise((res) => setTimeout(res, 1500));
       await spage.screenshot({ path: path.join(opts.out, 'casualty.png'), timeout: 300_000 });
       // From the kerb, looking down at the one who lies there (the free camera: the orbit
-      // controls own it, the car is not moving).
+      // controls own it, the car is not moving). The panel is hidden for this picture.
       await spage.evaluate(([x, y]) => {
         const cf = window.cityforge;
         cf.drive.setCamera('free');
+        document.getElementById('panel').style.display = 'none';
         const z = cf.drive.state().z;
         cf.camera.position.set(x - 3, z + 4.5, -(y - 5));
         cf.camera.lookAt(x, z, -y);

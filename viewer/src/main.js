@@ -307,107 +307,118 @@ async function main() {
       solidProps = await loadSolidProps(fetch, cityBase, st);
     })
     .catch((e) => console.warn(`props for collisions not loaded: ${e.message}`));
-  const driveCtx = {
-    THREE,
-    scenario,
-    props: () => solidProps,
-    vehicles: Object.fromEntries(Object.entries(vehicleFiles).map(([f, v]) => [f.replace(/^.*\/|\.json$/g, ''), v])),
-    onScenarioWeather: (w) => {
-      scenarios.applyScenarioWeather(weather, scene, w);
-      panel?.reflect({ weather: weather.kind, fog: weather.fog });
-    },
-    lightsOn: carLightsOn,
-    scene,
-    camera,
-    renderer,
-    rig,
-    city: cityBase,
-    cityModel: city,
-    events,
-    lanes: hook.lanes,
-    buildings: await layoutPromise,
-    toScene: (x, y, z) => new THREE.Vector3(x, z, -y),
-    fromScene: (v) => ({ x: v.x, y: -v.z, z: v.y }),
-    clock: () => (recording ? playhead : agents.b ? agents.b.time_s : 0),
-    signals: () => signals.map(),
-    send: (obj) => (live ? live.send(obj) : false),
-    agents: () => agents.b,
-    // A pedestrian the car knocked down lies where it fell (null: a new drive clears them).
-    onCasualty: (id, pose) => (id === null ? agents.clearDown() : agents.setDown(id, pose)),
-    onFrame: (fn) => {
-      frameHooks.add(fn);
-      return () => frameHooks.delete(fn);
-    },
-  };
   // The panel wires the export buttons (the drive module would otherwise wire them too).
   for (const id of ['export-csv', 'export-json']) $(id).dataset.driveWired = '1';
+  const onFrame = (fn) => {
+    frameHooks.add(fn);
+    return () => frameHooks.delete(fn);
+  };
+  // Made in the background (the module, with Rapier's WebAssembly, is ~4 MB): the city shows
+  // and runs before it is ready; the drive toggle waits for it (app.setDrive), the test hook's
+  // `drive` appears when it is.
+  let driveReady = Promise.resolve(null);
   if (drivers['./drive/index.js']) {
-    try {
-      const mod = await drivers['./drive/index.js']();
-      drive = await mod.createDrive(driveCtx);
-      // The drive module moves the camera itself while a car is driven.
-      const start = drive.start.bind(drive);
-      const stop = drive.stop.bind(drive);
-      drive.start = (...args) => {
-        const r = start(...args);
-        rig.enabled = false;
-        panel?.reflect({ driving: true });
-        return r;
-      };
-      const replay = drive.replay.bind(drive);
-      drive.replay = (...args) => {
-        const r = replay(...args);
-        rig.enabled = false;
-        panel?.reflect({ driving: true });
-        return r;
-      };
-      drive.stop = (...args) => {
-        rig.enabled = true;
-        panel?.reflect({ driving: false });
-        return stop(...args);
-      };
-      hook.drive = drive;
-      // Vehicle and camera choice (a scenario names its vehicle).
-      const vsel = $('drive-vehicle');
-      for (const [name, label] of Object.entries(drive.vehicles())) {
-        const opt = document.createElement('option');
-        opt.value = name;
-        opt.textContent = label;
-        vsel.appendChild(opt);
-      }
-      vsel.value = drive.vehicle;
-      vsel.disabled = !!scenario;
-      vsel.addEventListener('change', () => drive.setVehicle(vsel.value));
-      // A scenario drive's inputs, saved and replayed (docs/scenarios.md, Identical replays).
-      $('export-inputs').addEventListener('click', () => drive.download('inputs'));
-      const rfile = $('replay-file');
-      rfile.disabled = !scenario;
-      rfile.addEventListener('change', async () => {
-        const f = rfile.files && rfile.files[0];
-        if (!f) return;
-        try {
-          drive.replay(await f.text());
-        } catch (e) {
-          console.warn(e.message);
+    driveReady = (async () => {
+      try {
+        const buildings = await layoutPromise;
+        const driveCtx = {
+          THREE,
+          scenario,
+          props: () => solidProps,
+          vehicles: Object.fromEntries(Object.entries(vehicleFiles).map(([f, v]) => [f.replace(/^.*\/|\.json$/g, ''), v])),
+          onScenarioWeather: (w) => {
+            scenarios.applyScenarioWeather(weather, scene, w);
+            panel?.reflect({ weather: weather.kind, fog: weather.fog });
+          },
+          lightsOn: carLightsOn,
+          scene,
+          camera,
+          renderer,
+          rig,
+          city: cityBase,
+          cityModel: city,
+          events,
+          lanes: hook.lanes,
+          buildings,
+          toScene: (x, y, z) => new THREE.Vector3(x, z, -y),
+          fromScene: (v) => ({ x: v.x, y: -v.z, z: v.y }),
+          clock: () => (recording ? playhead : agents.b ? agents.b.time_s : 0),
+          signals: () => signals.map(),
+          send: (obj) => (live ? live.send(obj) : false),
+          agents: () => agents.b,
+          // A pedestrian the car knocked down lies where it fell (null: a new drive clears them).
+          onCasualty: (id, pose) => (id === null ? agents.clearDown() : agents.setDown(id, pose)),
+          onFrame,
+        };
+        const mod = await drivers['./drive/index.js']();
+        drive = await mod.createDrive(driveCtx);
+        // The drive module moves the camera itself while a car is driven.
+        const start = drive.start.bind(drive);
+        const stop = drive.stop.bind(drive);
+        drive.start = (...args) => {
+          const r = start(...args);
+          rig.enabled = false;
+          panel?.reflect({ driving: true });
+          return r;
+        };
+        const replay = drive.replay.bind(drive);
+        drive.replay = (...args) => {
+          const r = replay(...args);
+          rig.enabled = false;
+          panel?.reflect({ driving: true });
+          return r;
+        };
+        drive.stop = (...args) => {
+          rig.enabled = true;
+          panel?.reflect({ driving: false });
+          return stop(...args);
+        };
+        hook.drive = drive;
+        // Vehicle and camera choice (a scenario names its vehicle).
+        const vsel = $('drive-vehicle');
+        for (const [name, label] of Object.entries(drive.vehicles())) {
+          const opt = document.createElement('option');
+          opt.value = name;
+          opt.textContent = label;
+          vsel.appendChild(opt);
         }
-        rfile.value = '';
-      });
-      // Remapping the controls and the metric thresholds, in the panel.
-      const settings = mod.createDriveSettings(drive, $('drive-controls'), $('drive-thresholds'));
-      const started = drive.start;
-      drive.start = (...args) => {
-        const r = started(...args);
-        settings.refresh();
-        return r;
-      };
-      const csel = $('drive-camera');
-      csel.addEventListener('change', () => drive.setCamera(csel.value));
-      frameHooks.add(() => {
-        if (csel.value !== drive.cameraMode && document.activeElement !== csel) csel.value = drive.cameraMode;
-      });
-    } catch (e) {
-      console.warn(`drive mode unavailable: ${e.message}`);
-    }
+        vsel.value = drive.vehicle;
+        vsel.disabled = !!scenario;
+        vsel.addEventListener('change', () => drive.setVehicle(vsel.value));
+        // A scenario drive's inputs, saved and replayed (docs/scenarios.md, Identical replays).
+        $('export-inputs').addEventListener('click', () => drive.download('inputs'));
+        const rfile = $('replay-file');
+        rfile.disabled = !scenario;
+        rfile.addEventListener('change', async () => {
+          const f = rfile.files && rfile.files[0];
+          if (!f) return;
+          try {
+            drive.replay(await f.text());
+          } catch (e) {
+            console.warn(e.message);
+          }
+          rfile.value = '';
+        });
+        // Remapping the controls and the metric thresholds, in the panel.
+        const settings = mod.createDriveSettings(drive, $('drive-controls'), $('drive-thresholds'));
+        const started = drive.start;
+        drive.start = (...args) => {
+          const r = started(...args);
+          settings.refresh();
+          return r;
+        };
+        const csel = $('drive-camera');
+        csel.addEventListener('change', () => drive.setCamera(csel.value));
+        frameHooks.add(() => {
+          if (csel.value !== drive.cameraMode && document.activeElement !== csel) csel.value = drive.cameraMode;
+        });
+        return drive;
+      } catch (e) {
+        console.warn(`drive mode unavailable: ${e.message}`);
+        drive = null;
+        return null;
+      }
+    })();
   }
 
   // 6. The panel's actions.
@@ -446,7 +457,9 @@ async function main() {
       panel.reflect({ cameraMode: m });
     },
     async setDrive(on) {
+      if (!drive && on) await driveReady;
       if (!drive) {
+        if (!on) return;
         console.warn('drive mode is not available in this build');
         panel.reflect({ driving: false });
         return;
@@ -603,7 +616,7 @@ async function main() {
     camera,
     send: (obj) => (live ? live.send(obj) : false),
     agents: () => agents.b,
-    onFrame: driveCtx.onFrame,
+    onFrame,
     debug: {
       lampsOnScreen: (n = 40) => project(lights.nearest(camera, n)),
       litWindowsOnScreen: (n = 40) => project(windows.litNear(camera.position, n)),

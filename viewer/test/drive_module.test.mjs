@@ -131,6 +131,12 @@ test('drive module: a pedestrian the car hits falls, stays down and counts as a 
   assert.equal(calls.length, 2);
   assert.equal(calls[1][0], 9);
   assert.ok(Math.abs(calls[1][1].heading_rad - c.heading_rad) < 1e-9);
+  // Thrown ahead along the car's heading, v^2 / (2 x 0.7 x 9.81) m: it lies there.
+  assert.ok(Math.abs(c.throw_m - c.impact_speed_mps ** 2 / (2 * 0.7 * 9.81)) < 1e-3, `throw ${c.throw_m}`);
+  assert.ok(c.throw_m > 4, `thrown ${c.throw_m} m`);
+  assert.ok(Math.abs(calls[1][1].x - (c.at_x + Math.cos(c.heading_rad) * c.throw_m)) < 1e-3);
+  assert.ok(Math.abs(calls[1][1].y - (c.at_y + Math.sin(c.heading_rad) * c.throw_m)) < 1e-3);
+  assert.deepEqual([calls[1][1].x, calls[1][1].y], [c.rest_x, c.rest_y]);
   assert.deepEqual(sent.filter((s) => s.type === 'hit'), [{ type: 'hit', id: 9 }]);
   assert.ok(drive.state().x > -100, `the car went on past the body: x ${drive.state().x}`);
   const csv = drive.exportEventsCSV();

@@ -349,12 +349,13 @@ export async function createDrive(ctx) {
     while (casualtiesSeen < fallen.length) knockDown(fallen[casualtiesSeen++]);
   }
 
-  // A casualty: the pedestrian falls where it was hit, its head along the car's heading, and
-  // stays down. A scenario's pedestrian stops in the runner; a simulation's is drawn lying by
+  // A casualty: the pedestrian is thrown ahead and lies where it comes to rest (the recorder's
+  // rest_x, rest_y), head along the car's heading, and stays down. A scenario's pedestrian
+  // stops in the runner; a simulation's is drawn lying by
   // the viewer (ctx.onCasualty) and reported to the live server, whose crowd takes it out of
   // the walk and flees (docs/live.md, "hit").
   function knockDown(c) {
-    const pose = { x: c.at_x, y: c.at_y, z: roadZ, heading_rad: c.heading_rad };
+    const pose = { x: c.rest_x, y: c.rest_y, z: groundHeight(c.rest_x, c.rest_y), heading_rad: c.heading_rad };
     downed.set(c.other_id, pose);
     if (typeof c.other_id === 'string') {
       if (runner) runner.knockDown(c.other_id, pose);

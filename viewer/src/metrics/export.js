@@ -16,7 +16,7 @@ export const EVENT_COLUMNS = [
   'other_id', 'other_kind', 'impact_speed_mps', 'side', 'max_lateral_m', 'max_excess_m',
   'ongoing', 'contact_x', 'contact_y', 'peak_accel_mps2', 'max_off_road_deg', 'hazard_id',
   'hazard_kind', 'onset_t_s', 'reaction', 'reaction_time_s', 'collision', 'at_x', 'at_y',
-  'heading_rad',
+  'heading_rad', 'throw_m', 'rest_x', 'rest_y',
 ];
 
 function cell(v) {
