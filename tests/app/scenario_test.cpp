@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "app/cli_run.hpp"
+#include "app/http_client.hpp"
 
 extern char** environ;
 
@@ -32,6 +33,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using cityforge::clitest::get;
+using cityforge::clitest::Reply;
 using cityforge::clitest::run_cli;
 
 const fs::path kFixtures = fs::path(CITYFORGE_TEST_DATA) / "scenarios";
@@ -81,42 +84,6 @@ bool listening(int port) {
   const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
   ::close(fd);
   return ok;
-}
-
-struct Reply {
-  int status = 0;
-  std::string body;
-};
-
-Reply get(int port, const std::string& target) {
-  Reply r;
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return r;
-  }
-  const std::string req =
-      "GET " + target + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
-  ::send(fd, req.data(), req.size(), MSG_NOSIGNAL);
-  std::string raw;
-  char buf[65536];
-  for (;;) {
-    pollfd pfd{fd, POLLIN, 0};
-    if (::poll(&pfd, 1, 5000) <= 0) break;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) break;
-    raw.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  const std::size_t end = raw.find("\r\n\r\n");
-  if (end == std::string::npos || raw.size() < 12) return r;
-  r.status = std::stoi(raw.substr(9, 3));
-  r.body = raw.substr(end + 4);
-  return r;
 }
 
 /// `cityforge serve CITY --port 0 --live [--scenario FILE]` running until SIGTERM.

@@ -23,7 +23,7 @@ import { createDashboard } from './dashboard.js';
 import { createInput } from './input.js';
 import { LaneIndex } from './lanes.js';
 import { buildCarMesh } from './mesh.js';
-import { laneIsConnector } from './state.js';
+import { laneFields } from './state.js';
 import { STATE_DOWN } from '../recording.js';
 
 export { createDriveSettings } from './settings_ui.js';
@@ -216,7 +216,6 @@ export async function createDrive(ctx) {
     const mid = d.front_overhang_m - d.length_m / 2; // footprint centre ahead of the front axle
     const box = { x: st.x + c * mid, y: st.y + s * mid, heading_rad: st.heading_rad,
       half_length_m: d.length_m / 2, half_width_m: d.width_m / 2 };
-    const lane = match ? index.lane(match.lane) : null;
     return {
       x: st.x,
       y: st.y,
@@ -229,13 +228,7 @@ export async function createDrive(ctx) {
       steer_rad: st.steer_rad,
       yaw_rate_rps: st.yaw_rate_rps,
       sideslip_rad: st.sideslip_rad,
-      lane: match ? match.lane : null,
-      s_m: match ? match.s_m : null,
-      lateral_m: match ? match.lateral_m : null,
-      heading_err_rad: match ? match.heading_err_rad : null,
-      width_m: match ? match.width_m : null,
-      speed_limit_mps: match ? match.speed_limit_mps : null,
-      connector: laneIsConnector(lane),
+      ...laneFields(match, index),
       controls: { ...controls },
       view_heading_rad: st.heading_rad + look * Math.PI,
       vehicle: spec.name,
