@@ -142,3 +142,28 @@ test('drive module: a pedestrian the car hits falls, stays down and counts as a 
   const csv = drive.exportEventsCSV();
   assert.ok(csv.split('\n')[0].includes('at_x'), 'events CSV has the casualty columns');
 });
+
+test('drive module: a car started inside a traffic vehicle is not flung out of it', { skip: !THREE && 'three not installed' }, async () => {
+  const { ctx, advance } = context();
+  // A car of the traffic standing where the drive starts (lane 0 at s = 150: x = -50).
+  let vx = -49;
+  ctx.agents = () => ({ count: 1, ids: new Uint32Array([77]), kinds: new Uint8Array([0]),
+    x: new Float32Array([vx]), y: new Float32Array([-1.75]), z: new Float32Array(1),
+    heading: new Float32Array([0]), speed: new Float32Array([0]), state: new Uint8Array(1) });
+  const drive = await createDrive(ctx);
+  const s0 = drive.start({ lane: 0, s_m: 150 });
+  for (let i = 0; i < 60; i++) { // 2 s
+    advance(1 / 30);
+    drive.update(1 / 30);
+  }
+  const s1 = drive.state();
+  assert.ok(Math.hypot(s1.x - s0.x, s1.y - s0.y) < 0.5, `moved ${s1.x - s0.x}, ${s1.y - s0.y}`);
+  assert.equal(drive.contacts().length, 0, 'no collision with the one it started in');
+  // Once that car has driven off and comes back into the way, it is solid again.
+  vx = -20;
+  for (let i = 0; i < 10; i++) { advance(1 / 30); drive.update(1 / 30); }
+  drive.keys.up = true;
+  for (let i = 0; i < 150 && drive.contacts().length === 0; i++) { advance(1 / 30); drive.update(1 / 30); }
+  drive.keys.up = false;
+  assert.equal(drive.contacts()[0]?.with, 'vehicle', 'it is in the collision world again');
+});

@@ -6,7 +6,8 @@
 // metrics are recorded for export and the inputs for identical replays. main.js imports this
 // lazily and awaits createDrive(ctx); the ctx contract and the metrics are in docs/drive.md.
 
-import { buildingRings } from '../metrics/geometry.js';
+import { boxesOverlap, buildingRings } from '../metrics/geometry.js';
+import { vehicleBox } from '../metrics/recorder.js';
 import { createRecorder, toJSON, samplesCSV, eventsCSV, metricsObject } from '../metrics/index.js';
 import {
   createHazardActors,
@@ -184,6 +185,15 @@ export async function createDrive(ctx) {
   // lie. They leave the collision world and the metrics' pedestrians.
   const downed = new Map();
   let casualtiesSeen = 0;
+  // Traffic vehicles the car was started inside of (live traffic can stand where a drive
+  // starts): kept out of the collision world until they no longer overlap the car, so the
+  // physics does not fling the car out of them.
+  const ghosts = new Set();
+  const overlapsCar = (v) => {
+    const b = carState().box;
+    return boxesOverlap({ ...b, half_length_m: b.half_length_m + 0.5, half_width_m: b.half_width_m + 0.5 },
+      vehicleBox(v));
+  };
 
   // 1. City <-> scene mapping, taken from ctx.toScene so any axis convention works.
   const vec = (v) => (Array.isArray(v) ? new THREE.Vector3(v[0], v[1], v[2]) : new THREE.Vector3(v.x, v.y, v.z));
@@ -282,7 +292,11 @@ export async function createDrive(ctx) {
 
   /** Traffic, crowd and hazard actors as the physics world's kinematic bodies. */
   function physicsAgents() {
-    const vehs = world.vehicles.map((v) => {
+    for (const id of [...ghosts]) {
+      const v = world.vehicles.find((w) => w.id === id);
+      if (!v || !overlapsCar(v)) ghosts.delete(id);
+    }
+    const vehs = world.vehicles.filter((v) => !ghosts.has(v.id)).map((v) => {
       const [l, w] = KIND_SIZE[v.kind] || KIND_SIZE[0];
       return { id: v.id, kind: KIND_NAME[v.kind] ?? 'vehicle', x: v.x, y: v.y, heading_rad: v.heading_rad, length_m: l, width_m: w,
         speed_mps: v.speed_mps };
@@ -463,6 +477,8 @@ export async function createDrive(ctx) {
     recorder = newRecorder();
     recorder.start(clock());
     sampleWorld();
+    ghosts.clear();
+    for (const v of world.vehicles) if (overlapsCar(v)) ghosts.add(v.id);
     if (runner) {
       scen = runner.step(0, carState());
       world.hazards = scen.hazards;
