@@ -352,22 +352,20 @@ async function main() {
         };
         const mod = await drivers['./drive/index.js']();
         drive = await mod.createDrive(driveCtx);
-        // The drive module moves the camera itself while a car is driven.
-        const start = drive.start.bind(drive);
+        // Remapping the controls and the metric thresholds, in the panel.
+        const settings = mod.createDriveSettings(drive, $('drive-controls'), $('drive-thresholds'));
+        // The drive module moves the camera itself while a car is driven; a new drive shows
+        // its thresholds in the panel.
+        const driving = (fn) => (...args) => {
+          const r = fn(...args);
+          rig.enabled = false;
+          panel?.reflect({ driving: true });
+          settings.refresh();
+          return r;
+        };
         const stop = drive.stop.bind(drive);
-        drive.start = (...args) => {
-          const r = start(...args);
-          rig.enabled = false;
-          panel?.reflect({ driving: true });
-          return r;
-        };
-        const replay = drive.replay.bind(drive);
-        drive.replay = (...args) => {
-          const r = replay(...args);
-          rig.enabled = false;
-          panel?.reflect({ driving: true });
-          return r;
-        };
+        drive.start = driving(drive.start.bind(drive));
+        drive.replay = driving(drive.replay.bind(drive));
         drive.stop = (...args) => {
           rig.enabled = true;
           panel?.reflect({ driving: false });
@@ -399,14 +397,6 @@ async function main() {
           }
           rfile.value = '';
         });
-        // Remapping the controls and the metric thresholds, in the panel.
-        const settings = mod.createDriveSettings(drive, $('drive-controls'), $('drive-thresholds'));
-        const started = drive.start;
-        drive.start = (...args) => {
-          const r = started(...args);
-          settings.refresh();
-          return r;
-        };
         const csel = $('drive-camera');
         csel.addEventListener('change', () => drive.setCamera(csel.value));
         frameHooks.add(() => {
