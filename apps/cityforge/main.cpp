@@ -765,6 +765,11 @@ int main(int argc, char** argv) {
                  "(repeatable)");
   bool no_lod = false;
   sc->add_flag("--no-lod", no_lod, "Every agent at full fidelity (no levels of detail)");
+  sc->add_option("--off-step", so.off_step_s,
+                 "Vehicles at level of detail off are driven once every this many seconds, "
+                 "with that step (0: every tick)")
+      ->check(CLI::Range(0.0, 60.0))
+      ->default_val(so.off_step_s);
   sc->add_flag("-q,--quiet", sim_quiet, "Errors only");
   sc->footer(
       "Example:\n"

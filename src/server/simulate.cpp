@@ -161,6 +161,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   copt.seed = opt.seed;
   copt.pedestrians = opt.pedestrians;
   copt.lod = opt.lod;
+  copt.off_step_s = opt.off_step_s;
   const crowd::Config ccfg = crowd_config(copt);
   std::vector<crowd::Event> events;
   for (const std::string& e : opt.events) {
@@ -299,6 +300,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   j["ticks_per_wall_s"] = tick_s > 0 ? static_cast<double>(s.ticks) / tick_s : 0;
   j["vehicle_updates"] = s.vehicle_updates;
   j["vehicle_updates_per_s"] = updates_per_s;
+  j["vehicles_driven"] = s.vehicles_driven;
+  j["off_step_s"] = cfg.off_step_s;
   j["vehicles_requested"] = s.vehicles_requested;
   j["capacity"] = s.capacity;
   j["vehicles_moving"] = s.vehicles_moving;

@@ -55,7 +55,8 @@ struct Constraints {
   float v;
   float v0;
   float accel;
-  float hard = kInf;  ///< In the vehicle's lane coordinates.
+  float free_a = accel;  ///< The free-road acceleration it started from.
+  float hard = kInf;     ///< In the vehicle's lane coordinates.
   float hard_speed = 0;
 
   void leader(float gap, float v_lead, float limit) {
@@ -102,7 +103,7 @@ struct Local {
 void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk) {
   const Network& net = m.net;
   const Config& cfg = m.config;
-  const float dt = cfg.dt_s;
+  const float tick_dt = cfg.dt_s;
   const auto ents = chunk.entities();
   const auto ls = chunk.write<LaneState>();
   const auto dr = chunk.write<Driver>();
@@ -110,7 +111,15 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   const std::span<Trip> trips = chunk.has<Trip>() ? chunk.write<Trip>() : std::span<Trip>{};
   const std::uint32_t base = m.chunk_base[chunk.ordinal()];
   const auto interval =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(cfg.lane_change_interval_s / dt));
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(cfg.lane_change_interval_s / tick_dt));
+  // Levels of detail: an `off` vehicle is driven on every off_every-th tick (staggered by id),
+  // over all the ticks since it was last driven, as is a vehicle whose level rose meanwhile.
+  // It is driven every tick near its lane's end, so lane ends, junctions and merges are met
+  // at the tick's resolution: off-step driving happens only between them.
+  const bool coarse = !m.moved_tick.empty();
+  const auto tick32 = static_cast<std::uint32_t>(ctx.tick);
+  const float step_s = tick_dt * static_cast<float>(m.off_every);
+  std::uint32_t driven = 0;
   const float weather_speed = m.weather.speed_factor;
   Local local;
   sim::CommandWriter out = ctx.writer(chunk.ordinal());
@@ -124,6 +133,37 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     const std::uint32_t self = ents[i].index;
     const std::uint32_t row = base + static_cast<std::uint32_t>(i);
     const std::uint32_t slot = m.row_slot[row];
+    // Ticks this step covers (1 but for a vehicle driven at level off, or just raised from it).
+    std::uint32_t behind = 1;
+    if (coarse) {
+      behind = tick32 + 1U - m.moved_tick[self];  // Unsigned: correct across wrap-around.
+      if (behind < m.off_every && (tick32 + self) % m.off_every != 0 && self < m.lod.size() &&
+          m.lod[self] >= 3 && lc.target == kNoLane) {
+        // Skipped only while nothing is within what it could drive in one off step: neither its
+        // lane's end nor the rear of the vehicle ahead (its state is as of its last step).
+        const float reach =
+            st.speed_mps * step_s + 0.5f * P.max_accel_mps2 * step_s * step_s + P.min_gap_m + 2.0f;
+        float room = net.length_m[st.lane] - st.s_m;
+        bool held = false;  // Standing, and what holds it still stands.
+        if (slot > m.lane_begin[st.lane]) {
+          const QueueEntry& e = m.entries[slot - 1];
+          room = std::min(room, e.s_m - e.length_m - st.s_m);
+          held = e.speed_mps == 0 && e.accel_mps2 <= 0;
+        } else {
+          held = st.next == kNoLane ||
+                 (requires_grant(m, st.lane, st.next) && !granted(m, st.lane, self, st.next));
+        }
+        // A standing vehicle whose leader (or closed line) stands is driven again the tick that
+        // changes, or at its next step; one that moves, while the road ahead is clear.
+        if (room > reach || (held && st.speed_mps == 0 && st.accel_mps2 <= 0)) {
+          local.speed += st.speed_mps;
+          continue;
+        }
+      }
+      m.moved_tick[self] = tick32 + 1U;
+    }
+    ++driven;
+    const float dt = tick_dt * static_cast<float>(behind);
     const LaneId start_lane = st.lane;
     LaneId lane = start_lane;
     float len = net.length_m[lane];
@@ -210,7 +250,12 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     // 4. Obstacles on this lane (those on the lanes ahead were met with the lanes ahead).
     obstacles_ahead(m, lane, 0.0f, s, cons);
 
-    // 5. Integrate; never past a leader's start-of-tick rear.
+    // 5. Integrate; never past a leader's start-of-tick rear. A step of several ticks on a free
+    // road takes the free acceleration at its midpoint speed (IDM's falls with speed, so the
+    // start's would overshoot); one of a tick is the plain ballistic update.
+    if (behind > 1 && cons.accel == cons.free_a) {
+      cons.accel = free_accel(P, std::max(v + 0.5f * cons.accel * dt, 0.0f), v0);
+    }
     const float acc = std::max(cons.accel, -P.max_decel_mps2);
     float v_new = v + acc * dt;
     float s_new = 0;
@@ -304,7 +349,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     // trips reroute from another successor.
     if (drv.stopped_s > cfg.replan_after_s && lc.target == kNoLane && st.next != kNoLane &&
         lane == start_lane && slot == m.lane_begin[lane] && len - s_new < 6.0f &&
-        m.light[st.next] != LightState::red && (ctx.tick + self) % 50 == 0 &&
+        m.light[st.next] != LightState::red && (ctx.tick + self) % 50 < behind &&
         !granted(m, lane, self, st.next)) {
       if (trip == nullptr) {
         plan_ahead(m, st, nullptr, self, ctx.tick * 7 + 3);
@@ -369,7 +414,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     }
     const std::uint64_t every =
         interval << (self < m.lod.size() ? std::min<std::uint8_t>(m.lod[self], 3) : 0U);
-    const bool due = (ctx.tick + self) % every == 0;
+    const bool due = (ctx.tick + self) % every < behind;  // Came round in the ticks covered.
     if (must == kNoLane && (trip != nullptr || !due)) continue;
     const float remaining = len - s_new;
     if (must == kNoLane && remaining < v_new * cfg.lane_change_duration_s + 15.0f) continue;
@@ -435,6 +480,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   const std::uint32_t o = chunk.ordinal();
   m.chunk_distance[o] = local.distance;
   m.chunk_speed[o] = local.speed;
+  m.chunk_driven[o] = driven;
   m.counters.lane_changes += local.lane_changes;
   m.counters.stops += local.stops;
   m.counters.junction_entries += local.entries;

@@ -61,12 +61,13 @@ void build_queues(Simulation::Impl& m) {
     const bool trip = chunks[c].has<Trip>();
     for (std::size_t i = 0; i < ls.size(); ++i) {
       const std::uint32_t row = m.chunk_base[c] + static_cast<std::uint32_t>(i);
+      const LaneState now = extrapolated(m, ents[i].index, ls[i]);
       QueueEntry e;
-      e.s_m = ls[i].s_m;
+      e.s_m = now.s_m;
       e.length_m = m.length_of(dr[i].type);
-      e.speed_mps = ls[i].speed_mps;
+      e.speed_mps = now.speed_mps;
       e.accel_mps2 = ls[i].accel_mps2;
-      e.stopped_s = dr[i].stopped_s;
+      e.stopped_s = dr[i].stopped_s + waited_s(m, ents[i].index, now);
       e.entity = ents[i].index;
       e.next = ls[i].next;
       e.next2 = ls[i].next2;

@@ -83,6 +83,9 @@ Status check_config(const Config& c) {
   if (!(c.lane_change_duration_s > 0 && c.lane_change_interval_s > 0 && c.look_ahead_min_m > 0)) {
     return bad("lane_change", "expected positive lane change duration, interval and look-ahead");
   }
+  if (!(c.off_step_s >= 0 && c.off_step_s <= 60)) {
+    return bad("off_step_s", "expected 0..60 seconds");
+  }
   return Ok{};
 }
 
@@ -257,6 +260,7 @@ void add_processors(Simulation::Impl& m) {
     const std::size_t chunks = self->chunk_base.size() - 1;
     self->chunk_distance.assign(chunks, 0.0);
     self->chunk_speed.assign(chunks, 0.0);
+    self->chunk_driven.assign(chunks, 0);
   };
   w.schedule().add(std::move(queues));
 
@@ -354,6 +358,8 @@ Result<std::unique_ptr<Simulation>> Simulation::create(Network net, const Config
     m.stats.warnings.push_back("placed " + std::to_string(m.target_vehicles) + " of " +
                                std::to_string(config.vehicles) + " vehicles");
   }
+  m.off_every = static_cast<std::uint32_t>(
+      std::max(1.0, std::round(static_cast<double>(config.off_step_s / config.dt_s))));
   add_processors(m);
   m.stats.vehicles_moving = static_cast<std::uint32_t>(w.count(moving_query(w)));
   m.stats.vehicles_parked = static_cast<std::uint32_t>(w.count(w.query<Parked>()));
@@ -367,15 +373,18 @@ void Simulation::tick() {
   const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
   double distance = 0;
   double speed = 0;
+  std::uint64_t driven = 0;
   for (std::size_t c = 0; c < m.chunk_distance.size(); ++c) {
     distance += m.chunk_distance[c];
     speed += m.chunk_speed[c];
+    driven += m.chunk_driven[c];
   }
   ++m.tick;
   m.time_s = static_cast<double>(m.tick) * m.config.dt_s;
   Stats& s = m.stats;
   s.ticks = m.tick;
   s.vehicle_updates += rows;
+  s.vehicles_driven += driven;
   s.distance_km += distance / 1000.0;
   s.mean_speed_mps = rows > 0 ? speed / rows : 0.0;
   s.lane_changes = m.counters.lane_changes;
@@ -409,6 +418,9 @@ std::uint64_t Simulation::state_hash() const {
       h = hash_combine(h, std::bit_cast<std::uint32_t>(f));
     }
   }
+  // Where levels of detail made vehicles lag (runs without them hash as they did).
+  for (const std::uint32_t t : m.moved_tick)
+    h = hash_combine(h, t);
   for (std::size_t l = 0; l < m.grant.size(); ++l) {
     if (m.grant[l].entity != 0) h = hash_combine(h, (l << 32U) ^ m.grant[l].entity);
     if (m.claim[l].entity != 0) h = hash_combine(h, (l << 33U) ^ m.claim[l].entity);
@@ -435,11 +447,12 @@ std::vector<VehicleView> Simulation::vehicles() const {
       v.next3 = ls[i].next3;
       v.change_target = lc[i].target;
       v.change_progress = lc[i].progress;
-      v.s_m = ls[i].s_m;
-      v.speed_mps = ls[i].speed_mps;
+      const LaneState now = extrapolated(m, ents[i].index, ls[i]);
+      v.s_m = now.s_m;
+      v.speed_mps = now.speed_mps;
       v.accel_mps2 = ls[i].accel_mps2;
       v.length_m = m.length_of(dr[i].type);
-      v.stopped_s = dr[i].stopped_s;
+      v.stopped_s = dr[i].stopped_s + waited_s(m, ents[i].index, now);
       v.on_trip = trip;
       out.push_back(v);
     }
@@ -464,7 +477,13 @@ WalkState Simulation::walk(LaneId crosswalk) const {
 }
 
 void Simulation::set_lod(std::span<const std::uint8_t> levels) {
-  m_impl->lod.assign(levels.begin(), levels.end());
+  Impl& m = *m_impl;
+  m.lod.assign(levels.begin(), levels.end());
+  // From the first levels on, every vehicle's last driven tick is kept: its state covers up
+  // to the coming tick now.
+  if (m.moved_tick.empty() && m.off_every > 1) {
+    m.moved_tick.assign(m.world.entity_count() + 1, static_cast<std::uint32_t>(m.tick));
+  }
 }
 
 void Simulation::set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians) {
@@ -523,6 +542,9 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
     m.world.spawn(LaneState{}, d, LaneChange{}, Pooled{});
   }
   m.routes.resize(m.world.entity_count() + 1);
+  if (!m.moved_tick.empty()) {
+    m.moved_tick.resize(m.world.entity_count() + 1, static_cast<std::uint32_t>(m.tick));
+  }
 }
 
 namespace {
@@ -555,7 +577,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
     const auto dr = c.read<Driver>();
     const auto lc = c.read<LaneChange>();
     for (std::size_t i = 0; i < ents.size(); ++i) {
-      const LaneState& st = ls[i];
+      const LaneState st = extrapolated(m, ents[i].index, ls[i]);
       const float len = m.length_of(dr[i].type);
       const double centre = st.s_m - 0.5 * len;
       if (!full) {

@@ -338,6 +338,9 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
         out.add(ent, fresh);
         out.add(ent, LaneChange{});
         out.remove<Pooled>(ent);
+        // Its state is new at the end of this tick.
+        if (!m.moved_tick.empty())
+          m.moved_tick[ent.index] = static_cast<std::uint32_t>(ctx.tick + 1);
         --deficit;
         done = true;
       }

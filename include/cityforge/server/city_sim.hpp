@@ -27,6 +27,8 @@ struct CitySimOptions {
   std::uint64_t seed = 1;
   std::uint32_t pedestrians = 2000;
   bool lod = true;  ///< false: every agent at full fidelity.
+  /// Step of vehicles at level off (traffic::Config::off_step_s).
+  double off_step_s = traffic::Config{}.off_step_s;
 };
 
 /// The simulations of one city. `crowd` is null when there are no pedestrians and no

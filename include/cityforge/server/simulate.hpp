@@ -34,6 +34,8 @@ struct SimulateOptions {
   std::string viewer;
   std::vector<std::string> events;  ///< "flee@x,y,t[,radius[,duration]]".
   bool lod = true;                  ///< false: every agent at full fidelity.
+  /// Step of vehicles at level off (traffic::Config::off_step_s, whose default this is).
+  double off_step_s = 1.0;
   /// Told each warning of the traffic set-up (no newline). Optional.
   std::function<void(const std::string&)> warning;
   /// Told a one-line status (simulated time, vehicles, speed, ticks/s) about four times a wall

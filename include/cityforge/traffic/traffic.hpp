@@ -71,6 +71,11 @@ struct Config {
   float walk_s = 7.0f;             ///< Walk interval of a green phase, then flashing.
   float record_interval_s = 0.1f;  ///< Frame interval of recordings.
   std::uint32_t pool = 0;          ///< Pooled vehicles kept spare; 0 = 2% of `vehicles` + 16.
+  /// Vehicles at level of detail `off` (set_lod) are driven once every this many seconds
+  /// (rounded to whole ticks, staggered by id) with that step, SUMO's default step length;
+  /// between their steps they cost nothing in the driving processor and their samples are
+  /// extrapolated. <= dt_s: every tick. [Limit: >= 0]
+  float off_step_s = 1.0f;
 };
 
 /// Weather as the live viewer names it (docs/traffic.md, "Weather").
@@ -117,7 +122,10 @@ struct ParkedVehicle {
 /// Run counters (docs/traffic.md, sim_stats.json).
 struct Stats {
   std::uint64_t ticks = 0;
-  std::uint64_t vehicle_updates = 0;  ///< Moving vehicles ticked, summed over ticks.
+  std::uint64_t vehicle_updates = 0;  ///< Moving vehicles simulated, summed over ticks.
+  /// Of vehicle_updates, the ones the driving model ran for (all but `off` vehicles between
+  /// their coarse steps, Config::off_step_s).
+  std::uint64_t vehicles_driven = 0;
   std::uint32_t vehicles_requested = 0;
   std::uint32_t vehicles_moving = 0;  ///< In the network now.
   std::uint32_t vehicles_parked = 0;
@@ -238,7 +246,9 @@ class Simulation {
   void set_weather(const WeatherEffect& effect);
   const WeatherEffect& weather() const;
   /// Levels of detail by entity index (0 high, 1 medium, 2 low, 3 off; crowd::LodAssigner
-  /// with the viewer): discretionary lane changes are weighed 1, 1/2, 1/4, 1/8 as often.
+  /// with the viewer): discretionary lane changes are weighed 1, 1/2, 1/4, 1/8 as often, and
+  /// `off` vehicles are driven once every Config::off_step_s with that step (a vehicle whose
+  /// level rises is driven at once over the time it is behind, so none gains or loses time).
   /// Indices beyond the span are high.
   void set_lod(std::span<const std::uint8_t> levels);
   /// Changes the number of moving vehicles (spawned from / returned to the pool).

@@ -3,6 +3,7 @@
 // Simulation registers them with the sim schedule with their component and resource sets.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "traffic/detail/state.hpp"
@@ -37,6 +38,36 @@ struct PlanClock {
   double t_s = 0;
 };
 PlanClock plan_clock(const roads::SignalPlan& plan, double time_s);
+
+/// A vehicle's lane state now: as driven, or for an `off` vehicle not driven
+/// since an earlier tick (Config::off_step_s), moved on at its last speed and acceleration
+/// (stopping at 0 m/s, not past its lane's end) over the time since: what its followers, the
+/// queues, samples and views see. Skipped vehicles have room for that (drive.cpp).
+inline LaneState extrapolated(const Simulation::Impl& m, std::uint32_t entity, LaneState st) {
+  if (m.moved_tick.empty()) return st;
+  const std::uint32_t behind = static_cast<std::uint32_t>(m.tick) - m.moved_tick[entity];
+  if (behind == 0 || behind >= m.off_every) return st;
+  const float tau = m.config.dt_s * static_cast<float>(behind);
+  const float v = st.speed_mps;
+  const float a = st.accel_mps2;
+  float ds = v * tau + 0.5f * a * tau * tau;
+  if (v + a * tau < 0) {
+    ds = a < 0 ? -v * v / (2.0f * a) : 0.0f;
+    st.speed_mps = 0;
+  } else {
+    st.speed_mps = v + a * tau;
+  }
+  st.s_m = std::min(st.s_m + std::max(ds, 0.0f), m.net.length_m[st.lane]);
+  return st;
+}
+
+/// The time a standing vehicle (`now` from extrapolated) has stood since it was last driven,
+/// to add to Driver::stopped_s (stop-sign dwell and waiting read it); 0 for the others.
+inline float waited_s(const Simulation::Impl& m, std::uint32_t entity, const LaneState& now) {
+  if (m.moved_tick.empty() || now.speed_mps > 0) return 0.0f;
+  const std::uint32_t behind = static_cast<std::uint32_t>(m.tick) - m.moved_tick[entity];
+  return behind < m.off_every ? m.config.dt_s * static_cast<float>(behind) : 0.0f;
+}
 
 /// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts).
 void build_queues(Simulation::Impl& m);

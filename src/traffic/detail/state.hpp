@@ -156,6 +156,10 @@ struct Simulation::Impl {
   /// discretionary lane changes are weighed every interval x 1, 2, 4, 8 at high, medium, low,
   /// off. Empty: every vehicle high.
   std::vector<std::uint8_t> lod;
+  /// Per entity index, once levels of detail were set: the first tick its state does not yet
+  /// cover (the tick after it was last driven). Empty: every vehicle is driven every tick.
+  std::vector<std::uint32_t> moved_tick;
+  std::uint32_t off_every = 1;                ///< Ticks between the steps of an `off` vehicle.
   std::vector<std::uint16_t> crosswalk_busy;  ///< Pedestrians per crosswalk lane.
   std::vector<detail::Grant> grant;           ///< Per approach lane.
   std::vector<detail::Grant> claim;           ///< Per merge lane: the yielding vehicle let in.
@@ -176,6 +180,7 @@ struct Simulation::Impl {
   // Per moving chunk of the last tick (summed in chunk order).
   std::vector<double> chunk_distance;
   std::vector<double> chunk_speed;
+  std::vector<std::uint32_t> chunk_driven;
 
   std::vector<detail::Obstacle> obstacles;
 
