@@ -9,13 +9,19 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
 
 namespace {
+
+bool same_bits(float a, float b) {
+  return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b);
+}
 
 float preferred_lateral(const Crowd::Impl& m, std::uint32_t id, LaneId lane, int dir) {
   const float hw = std::max(0.0f, 0.5f * (m.walk.band_hi[lane] - m.walk.band_lo[lane]));
@@ -171,8 +177,11 @@ void tick_active(Crowd::Impl& m) {
           }
           evaluate(m, id, a, now);
           const float len = m.net.length_m[a.lane];
-          const Frame f =
-              frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+          Crowd::Impl::FrameCache& fc = m.frame_cache[slot];
+          const float lat0 = a.dir > 0 ? a.lateral : -a.lateral;
+          const Frame f = fc.lane == a.lane && same_bits(fc.s, a.s0) && same_bits(fc.lateral, lat0)
+                              ? fc.frame
+                              : frame_at(m.frames, a.lane, a.s0, lat0, &st.hint);
           const Vec2 w = f.t * static_cast<double>(a.dir);  // Walking direction.
           const Vec2 left{-w.y, w.x};
           const double speed = move_speed(m, a);
@@ -224,8 +233,9 @@ void tick_active(Crowd::Impl& m) {
           }
           st.vx = static_cast<float>(v.x);
           st.vy = static_cast<float>(v.y);
-          const Frame g =
-              frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral, &st.hint);
+          const float lat1 = a.dir > 0 ? a.lateral : -a.lateral;
+          const Frame g = frame_at(m.frames, a.lane, a.s0, lat1, &st.hint);
+          fc = Crowd::Impl::FrameCache{a.lane, a.s0, lat1, g};
           batch.add(id, g.p, v);
         }
         // One atomic add for the block's slots in this tick's map (lock-free, insert only).

@@ -220,6 +220,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     }
     m.pool.update(all, target);
     m.slots.resize(m.pool.slots());
+    m.frame_cache.resize(m.slots.size());
     for (std::uint32_t id = 0; id < total; ++id) {
       const Agent& a = m.agents[id];
       const std::uint32_t slot = m.pool.slot_of(id);
@@ -232,6 +233,7 @@ Result<std::unique_ptr<Crowd>> Crowd::create(const traffic::Network& net, const 
     m.stats.per_lod_max = m.stats.per_lod;
   }
   m.slots.resize(m.pool.slots());
+  m.frame_cache.resize(m.slots.size());
   m.stats.pedestrians = total;
   m.stats.obstacles = static_cast<std::uint32_t>(inputs.obstacles.size());
   m.stats.bytes = m.agents.size() * sizeof(Agent) + m.wheel.size() * sizeof(Scheduled) +

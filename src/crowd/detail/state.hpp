@@ -107,6 +107,16 @@ struct Crowd::Impl {
   LodAssigner lod;
   AgentPool pool;
   std::vector<SlotState> slots;
+  /// Per slot: the frame its agent was last inserted at and where that was (lane, s, signed
+  /// lateral), so the next tick's start reuses it instead of computing the same frame again
+  /// (frame_at is a pure function of those three; a key that differs bit for bit is computed).
+  struct FrameCache {
+    LaneId lane = traffic::kNoLane;
+    float s = 0;
+    float lateral = 0;
+    Frame frame;
+  };
+  std::vector<FrameCache> frame_cache;
   /// High and medium agents with their pool slot, ascending by agent (no per-agent slot array:
   /// an off agent costs its Agent record and one scheduled event, nothing else).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> active;
