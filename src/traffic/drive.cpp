@@ -153,6 +153,12 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
           held = st.next == kNoLane ||
                  (requires_grant(m, st.lane, st.next) && !granted(m, st.lane, self, st.next));
         }
+        for (const Obstacle& ob : m.obstacles) {  // An external vehicle ahead (live viewers').
+          if (ob.alive && ob.lane == st.lane && ob.s_m >= st.s_m) {
+            room = std::min(room, ob.s_m - ob.length_m - st.s_m);
+            held = false;
+          }
+        }
         // A standing vehicle whose leader (or closed line) stands is driven again the tick that
         // changes, or at its next step; one that moves, while the road ahead is clear.
         if (room > reach || (held && st.speed_mps == 0 && st.accel_mps2 <= 0)) {

@@ -190,6 +190,34 @@ TEST(TrafficLod, NoVehicleAppearsDisappearsOrJumpsWhileLevelsChange) {
               static_cast<unsigned long long>(one.trips));
 }
 
+TEST(TrafficLod, OffVehicleStopsBehindAStoppedObstacleWithoutAnEmergency) {
+  for (const Seed seed : {5ULL, 6ULL}) {
+    auto sim = make_sim(long_loop(), 1, 0, 1.0f, seed);
+    const VehicleView v0 = sim->vehicles().at(0);
+    std::vector<std::uint8_t> off(v0.entity.index + 1, 0);
+    off[v0.entity.index] = 3;
+    sim->set_lod(off);
+    // A stopped obstacle up to 1 km ahead on the same 3 km straight.
+    ASSERT_GT(sim->network().length_m[v0.lane], 2000.0f) << "seed " << seed;
+    const float front = std::min(v0.s_m + 1000.0f, 2990.0f);
+    ASSERT_GT(front - v0.s_m, 300.0f) << "seed " << seed;
+    sim->add_obstacle(v0.lane, front, 4.5f);
+    std::uint64_t overlaps = 0;
+    for (int t = 0; t < 1500; ++t) {
+      sim->tick();
+      overlaps += audit(*sim).overlaps;
+    }
+    const VehicleView v = sim->vehicles().at(0);
+    EXPECT_EQ(overlaps, 0U) << "seed " << seed;
+    EXPECT_EQ(sim->stats().emergency_stops, 0U) << "seed " << seed;
+    EXPECT_EQ(v.lane, v0.lane) << "seed " << seed;
+    EXPECT_LT(v.speed_mps, 0.1f) << "seed " << seed;
+    const float gap = front - 4.5f - v.s_m;
+    EXPECT_GT(gap, 0.9f * default_params(VehicleType::car).min_gap_m) << "seed " << seed;
+    EXPECT_LT(gap, 10.0f) << "seed " << seed;
+  }
+}
+
 TEST(TrafficLod, OffStepZeroDrivesEveryVehicleEveryTick) {
   auto a = make_sim(long_loop(), 1, 0, 0.0f, 5);
   auto b = make_sim(long_loop(), 1, 0, 0.0f, 5);
