@@ -9,13 +9,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "app/cli_run.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
 #include "cityforge/traffic/traffic.hpp"
+#include "traffic/continuity.hpp"
 
 namespace fs = std::filesystem;
 using namespace cityforge;
@@ -152,8 +152,7 @@ TEST_F(TrafficCity, LevelsOfDetailFromAMovingViewerKeepEveryInvariant) {
     auto sim = make(1500, 13);
     const std::uint32_t total = sim->stats().vehicles_moving + sim->stats().vehicles_pooled;
     std::vector<std::uint8_t> levels;
-    std::map<std::uint32_t, Vec3> before;
-    std::uint64_t arrivals_before = 0;
+    traffic::testing::Continuity continuity;
     Audit sum;
     std::uint64_t off_updates = 0;  // Vehicle-ticks at level off.
     std::uint64_t off_now = 0;
@@ -182,19 +181,8 @@ TEST_F(TrafficCity, LevelsOfDetailFromAMovingViewerKeepEveryInvariant) {
       EXPECT_EQ(s.vehicles_moving + s.vehicles_pooled, total) << "tick " << t;
       // Moved on by at most a second's drive at the fastest lane's limit x the largest driver
       // factor (1.1), except arrivals (pooled, or back from the pool elsewhere).
-      std::map<std::uint32_t, Vec3> now;
-      for (const VehicleSample& v : sim->samples())
-        now.emplace(v.id, v.position);
-      std::uint64_t left_or_moved = 0;
-      for (const auto& [id, p] : before) {
-        const auto it = now.find(id);
-        if (it == now.end() || std::hypot(p.x - it->second.x, p.y - it->second.y) > 25.0) {
-          ++left_or_moved;
-        }
-      }
-      EXPECT_LE(left_or_moved, s.trips_completed - arrivals_before) << "tick " << t;
-      arrivals_before = s.trips_completed;
-      before = std::move(now);
+      const auto [left_or_moved, arrivals] = continuity.step(*sim, 25.0);
+      EXPECT_LE(left_or_moved, arrivals) << "tick " << t;
     }
     if (check) {
       const Stats& s = sim->stats();

@@ -12,13 +12,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "cityforge/core/rng.hpp"
 #include "cityforge/traffic/traffic.hpp"
+#include "continuity.hpp"
 #include "net_fixture.hpp"
 
 using namespace cityforge;
@@ -139,8 +139,7 @@ void churn(int threads, bool check, ChurnRun& out) {
   auto sim = make_sim(traffic::testing::make_grid(spec).net, 400, 0.3f, 1.0f, 9);
   const std::uint32_t total = sim->stats().vehicles_moving + sim->stats().vehicles_pooled;
   const std::uint32_t entities = total + 64;
-  std::map<std::uint32_t, Vec3> before;
-  std::uint64_t arrivals_before = 0;
+  traffic::testing::Continuity continuity;
   for (std::uint64_t t = 0; t < 1500; ++t) {
     sim->set_lod(churned_levels(t, entities));
     sim->tick();
@@ -157,17 +156,8 @@ void churn(int threads, bool check, ChurnRun& out) {
     // time it may have been behind (one off step, 1 s) at its top speed (lane limit x the
     // largest driver factor). Only an arrival leaves for the pool, or comes back from it
     // elsewhere (possibly in the same tick).
-    std::map<std::uint32_t, Vec3> now;
-    for (const VehicleSample& v : sim->samples())
-      now.emplace(v.id, v.position);
-    std::uint64_t left_or_moved = 0;
-    for (const auto& [id, p] : before) {
-      const auto it = now.find(id);
-      if (it == now.end() || distance_xy(p, it->second) > 13.9 * 1.1 * 1.0 + 0.5) ++left_or_moved;
-    }
-    ASSERT_LE(left_or_moved, s.trips_completed - arrivals_before) << "tick " << t;
-    arrivals_before = s.trips_completed;
-    before = std::move(now);
+    const auto [left_or_moved, arrivals] = continuity.step(*sim, 13.9 * 1.1 * 1.0 + 0.5);
+    ASSERT_LE(left_or_moved, arrivals) << "tick " << t;
   }
   out = ChurnRun{sim->state_hash(), sim->stats().vehicles_driven, sim->stats().vehicle_updates,
                  sim->stats().trips_completed};
