@@ -2,8 +2,8 @@
 // The island page end to end (issue 29): `cityforge island`, `cityforge serve` on its folder,
 // headless Chromium on /island.html. The island and its navigation graph load; a scripted
 // click raises a walkable cell and shift+click lowers one: each edit is solved again by the
-// server, the page reloads the island, the navigation graph stays one component, and the
-// console stays free of errors. Screenshots before and after land in --out.
+// server, the page reloads the island, the navigation graph stays one component, walkers walk
+// on it (before and after each edit), and the console stays free of errors. Screenshots before and after land in --out.
 //
 //   node tests/e2e/island.test.mjs --cityforge build/release/cityforge --out build/e2e-island
 import { spawnSync } from 'node:child_process';
@@ -11,6 +11,28 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 import { launchChromium, log, parseArgs, SKIP, skipUnlessRunnable, startServe, VIEWER_DIST } from './harness.mjs';
+
+// Every walker stands on an edge of the page's current graph (or on a node), and how far they
+// walked since `before` (metres, summed).
+async function checkWalkers(page, before = null) {
+  const { nav, walkers } = await page.evaluate(() => ({ nav: window.__island.nav, walkers: window.__island.walkerPositions() }));
+  if (walkers.length === 0) throw new Error('no walkers on the island');
+  const joined = new Set(nav.edges.map((e) => `${Math.min(e.a, e.b)},${Math.max(e.a, e.b)}`));
+  let walked = 0;
+  walkers.forEach((w, i) => {
+    const [a, b] = w.edge;
+    if (a !== b && !joined.has(`${Math.min(a, b)},${Math.max(a, b)}`)) throw new Error(`walker ${i} on ${a}-${b}, not an edge`);
+    const p = nav.nodes[a].position;
+    const q = nav.nodes[b].position;
+    const d = q.map((x, k) => x - p[k]);
+    const len2 = d.reduce((s, x) => s + x * x, 0);
+    const u = len2 > 0 ? Math.max(0, Math.min(1, w.position.reduce((s, x, k) => s + (x - p[k]) * d[k], 0) / len2)) : 0;
+    const off = Math.hypot(...w.position.map((x, k) => x - p[k] - u * d[k]));
+    if (off > 1e-6) throw new Error(`walker ${i} is ${off} m off its edge`);
+    if (before) walked += Math.hypot(...w.position.map((x, k) => x - before[i].position[k]));
+  });
+  return { walkers, walked };
+}
 
 function connected(nav) {
   const adj = nav.nodes.map(() => []);
@@ -50,7 +72,11 @@ async function main() {
     if (loadError) throw new Error(`island page failed to load: ${loadError}`);
     const nav0 = await page.evaluate(() => window.__island.nav);
     if (!connected(nav0)) throw new Error('the navigation graph of the generated island is not one component');
+    const first = await checkWalkers(page);
     await page.waitForTimeout(1500);
+    const later = await checkWalkers(page, first.walkers);
+    if (!(later.walked > 1.0)) throw new Error(`the ${first.walkers.length} walkers walked ${later.walked} m in 1.5 s`);
+    log(`${first.walkers.length} walkers on the graph, ${later.walked.toFixed(1)} m walked in 1.5 s`);
     fs.copyFileSync(path.join(dir, 'island.glb'), path.join(opts.out, 'island-before.glb'));
     await page.screenshot({ path: path.join(opts.out, 'island-before.png') });
     // Walkable floors on layer 1, farthest from the start first: raise one by a click.
@@ -75,6 +101,7 @@ async function main() {
           `solve ${st.report.solve_ms.toFixed(1)} ms, whole edit ${st.report.total_ms.toFixed(0)} ms`);
         const nav = await page.evaluate(() => window.__island.nav);
         if (!connected(nav)) throw new Error(`after the ${kind}, the navigation graph is not one component`);
+        await checkWalkers(page);  // On the new graph.
         const stats = JSON.parse(fs.readFileSync(path.join(dir, 'stats.json'), 'utf8'));
         if (stats.edits.length !== st.edits) throw new Error(`stats.json lists ${stats.edits.length} edits, the page ${st.edits}`);
         edits = st.edits;

@@ -3,10 +3,14 @@
 // around you): island.glb from `cityforge serve ISLAND_DIR`, its navigation graph, and edits:
 // a click raises the clicked cell's land one layer, shift+click lowers it; the server solves
 // the cells around it again (POST /island/edit), writes the files, and the page reloads them.
+// Walkers (the units) follow the navigation graph (island_walkers.js) and find their way again
+// on the new graph after an edit.
 // Engine frame (x, y, z) z up is glTF (x, z, -y).
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
+
+import { makeWalkers, rehome, stepWalkers, walkerPosition } from './island_walkers.js';
 
 const canvas = document.getElementById('view');
 const statusBox = document.getElementById('status');
@@ -36,7 +40,10 @@ const state = {
   layerM: 1,
   model: null,
   navLines: null,
+  walkers: null, // island_walkers.js world
 };
+const WALKERS = 16;
+const WALKER_COLOURS = [0xd9534f, 0xf0ad4e, 0x5bc0de, 0x5cb85c, 0x9b59b6, 0xf7f1e3, 0x34495e, 0xe67e22];
 window.__island = state;
 
 function setStatus(text, error = false) {
@@ -88,6 +95,7 @@ async function load(first) {
   state.nav = nav;
   state.navLines = navGraphLines(nav);
   scene.add(state.navLines);
+  state.walkers = state.walkers ? rehome(state.walkers, nav) : makeWalkers(nav, WALKERS, 1);
   if (first) {
     const box = new THREE.Box3().setFromObject(state.model);
     const size = box.getSize(new THREE.Vector3()).length();
@@ -177,6 +185,36 @@ document.getElementById('show-nav').addEventListener('change', (e) => {
   if (state.navLines) state.navLines.visible = e.target.checked;
 });
 
+// The walkers: one instanced draw, a capsule each, standing on the walkable floor.
+const walkerMesh = (() => {
+  const geometry = new THREE.CapsuleGeometry(0.14, 0.32, 3, 8);
+  geometry.translate(0, 0.3, 0);
+  const mesh = new THREE.InstancedMesh(geometry, new THREE.MeshStandardMaterial({ roughness: 0.7 }), WALKERS);
+  mesh.castShadow = true;
+  mesh.count = 0;
+  const colour = new THREE.Color();
+  for (let i = 0; i < WALKERS; i++) mesh.setColorAt(i, colour.setHex(WALKER_COLOURS[i % WALKER_COLOURS.length]));
+  mesh.frustumCulled = false;
+  scene.add(mesh);
+  return mesh;
+})();
+const walkerMatrix = new THREE.Matrix4();
+function drawWalkers(dt) {
+  const world = state.walkers;
+  walkerMesh.visible = document.getElementById('show-walkers').checked;
+  if (!world) return;
+  stepWalkers(world, Math.min(dt, 0.1));
+  world.walkers.forEach((w, i) => {
+    const p = walkerPosition(world, w).position;
+    walkerMatrix.makeTranslation(p[0], p[2], -p[1]);
+    walkerMesh.setMatrixAt(i, walkerMatrix);
+  });
+  walkerMesh.count = world.walkers.length;
+  walkerMesh.instanceMatrix.needsUpdate = true;
+}
+// For tests: every walker's engine position and the graph edge it is on.
+state.walkerPositions = () => (state.walkers ? state.walkers.walkers.map((w) => walkerPosition(state.walkers, w)) : []);
+
 function resize() {
   const w = canvas.clientWidth;
   const h = canvas.clientHeight;
@@ -186,8 +224,10 @@ function resize() {
 }
 window.addEventListener('resize', resize);
 resize();
+const clock = new THREE.Clock();
 renderer.setAnimationLoop(() => {
   controls.update();
+  drawWalkers(clock.getDelta());
   renderer.render(scene, camera);
 });
 
