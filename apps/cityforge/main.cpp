@@ -703,7 +703,8 @@ int main(int argc, char** argv) {
   isl->add_option("--edit", io.edits,
                   "Edit the island after generating it: CELL:raise or CELL:lower raises or\n"
                   "lowers that plane cell's land one layer and solves again around it;\n"
-                  "repeatable, applied in order")
+                  "CELL:paint:K paints it with palette colour K (0..7: its house's walls, else\n"
+                  "its grass); repeatable, applied in order")
       ->allow_extra_args(false);
   isl->add_option("--write-kit", io.write_kit,
                   "Write the built-in tile kit as a .glb to start your own from (without -o,\n"

@@ -98,18 +98,59 @@ Rgb tile_colour(Material m, const Rgb& b, std::uint32_t cell, Seed seed) {
   return {b[0] * value * (1.0f + warm), b[1] * value, b[2] * value * (1.0f - warm)};
 }
 
+// The paint palette (EditKind::paint), in sRGB: Townscaper-like house colours.
+Rgb paint_colour(std::uint32_t k) {
+  static constexpr std::array<std::array<int, 3>, kPaintColours> kPalette{{
+      {226, 96, 82},    // red
+      {240, 160, 72},   // orange
+      {244, 212, 96},   // yellow
+      {140, 190, 110},  // green
+      {96, 170, 196},   // blue
+      {146, 122, 190},  // violet
+      {232, 150, 170},  // pink
+      {244, 238, 226},  // white
+  }};
+  const auto& s = kPalette[k % kPaintColours];
+  return {srgb_to_linear(static_cast<float>(s[0]) / 255.0f),
+          srgb_to_linear(static_cast<float>(s[1]) / 255.0f),
+          srgb_to_linear(static_cast<float>(s[2]) / 255.0f)};
+}
+
 }  // namespace
 
-void colour_island(IslandMesh& mesh, Seed seed) {
+void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> paint,
+                   std::uint32_t plane_cells) {
   const std::size_t tris = mesh.triangles.size();
   mesh.corner_colour.assign(tris, {});
   std::array<Rgb, static_cast<std::size_t>(Material::leaves) + 1> palette{};
   for (std::size_t m = 0; m < palette.size(); ++m)
     palette[m] = base_colour(static_cast<Material>(m));
+  // A painted column's walls take the colour; one without walls, its grass.
+  const auto plane_of = [&](std::size_t t) -> std::uint32_t {
+    const std::uint32_t cell = t < mesh.cell.size() ? mesh.cell[t] : 0U;
+    return plane_cells > 0 ? cell % plane_cells : 0U;
+  };
+  std::vector<std::uint8_t> has_wall;
+  bool painted = false;
+  for (const std::uint8_t p : paint)
+    painted = painted || p != 0;
+  if (painted && plane_cells > 0) {
+    has_wall.assign(plane_cells, 0);
+    for (std::size_t t = 0; t < tris && t < mesh.material.size(); ++t)
+      if (mesh.material[t] == Material::wall) has_wall[plane_of(t)] = 1;
+  }
   for (std::size_t t = 0; t < tris; ++t) {
     const Material m = t < mesh.material.size() ? mesh.material[t] : Material::none;
     const std::uint32_t cell = t < mesh.cell.size() ? mesh.cell[t] : 0U;
-    const Rgb tile = tile_colour(m, palette[static_cast<std::size_t>(m)], cell, seed);
+    Rgb base = palette[static_cast<std::size_t>(m)];
+    if (!has_wall.empty()) {
+      const std::uint32_t pc = plane_of(t);
+      const std::uint8_t p = pc < paint.size() ? paint[pc] : 0;
+      if (p != 0 && (has_wall[pc] != 0 ? m == Material::wall : m == Material::grass)) {
+        base = paint_colour(p - 1U);
+      }
+    }
+    const Rgb tile = tile_colour(m, base, cell, seed);
     for (int k = 0; k < 3; ++k) {
       const std::uint32_t v = mesh.triangles[t][k];
       Rgb c = tile;

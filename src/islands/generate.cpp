@@ -291,7 +291,7 @@ void finish_island(Island& island, const IslandConfig& config, Seed seed, const 
   stats.max_hard_vertex_move_m = hard_move;
   stats.times.smooth_ms = ms_since(t0);
   t0 = Clock::now();
-  colour_island(island.mesh, seed);
+  colour_island(island.mesh, seed, island.paint, n_plane);
   stats.times.colour_ms = ms_since(t0);
 
   // 7. Node heights from the final walkable surface of their cell.
@@ -547,6 +547,27 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   const Clock::time_point t_start = Clock::now();
   if (Status st = check_config(config); !st) return st.error();
   const std::string where = "island edit (cell " + std::to_string(edit.plane_cell) + ")";
+  if (edit.kind == EditKind::paint) {  // Colours only: nothing is solved or built again.
+    const auto cells = static_cast<std::uint32_t>(island.grid.plane.cells.size());
+    if (edit.plane_cell >= cells) {
+      return Error::invalid_input(where,
+                                  "expected a cell of the grid, 0.." + std::to_string(cells - 1));
+    }
+    if (edit.colour >= kPaintColours) {
+      return Error::invalid_input(where, "expected a colour 0.." +
+                                             std::to_string(kPaintColours - 1) + ", got " +
+                                             std::to_string(edit.colour));
+    }
+    const auto before = island.mesh.corner_colour;
+    island.paint.resize(cells, 0);
+    island.paint[edit.plane_cell] = static_cast<std::uint8_t>(edit.colour + 1U);
+    colour_island(island.mesh, seed, island.paint, cells);
+    EditReport report;
+    for (std::size_t t = 0; t < before.size(); ++t)
+      if (before[t] != island.mesh.corner_colour[t]) ++report.recoloured;
+    report.total_ms = ms_since(t_start);
+    return report;
+  }
   // 1. The undeformed grid and the first pass's start and weights, as the generator had them.
   Result<LayeredGrid> grid = build_grid(config.grid, seed);
   if (!grid) return grid.error();

@@ -46,16 +46,38 @@ bool parse_u64(const std::string& s, std::uint64_t& out) {
 Result<IslandEdit> parse_edit(const std::string& e) {
   const std::size_t colon = e.find(':');
   std::uint64_t cell = 0;
-  const std::string kind = colon == std::string::npos ? std::string() : e.substr(colon + 1);
-  if (colon == std::string::npos || !parse_u64(e.substr(0, colon), cell) || cell > UINT32_MAX ||
-      (kind != "raise" && kind != "lower")) {
-    return Error::invalid_input("--edit",
-                                "expected CELL:raise or CELL:lower (CELL a plane cell "
-                                "of island_tiles.json), got '" +
-                                    e + "'");
+  std::string kind = colon == std::string::npos ? std::string() : e.substr(colon + 1);
+  std::uint64_t colour = 0;
+  bool ok = colon != std::string::npos && parse_u64(e.substr(0, colon), cell) && cell <= UINT32_MAX;
+  if (ok && kind.rfind("paint:", 0) == 0) {
+    ok = parse_u64(kind.substr(6), colour) && colour < kPaintColours;
+    kind = "paint";
+  } else {
+    ok = ok && (kind == "raise" || kind == "lower");
   }
-  return IslandEdit{static_cast<std::uint32_t>(cell),
-                    kind == "raise" ? EditKind::raise : EditKind::lower};
+  if (!ok) {
+    return Error::invalid_input("--edit",
+                                "expected CELL:raise, CELL:lower or CELL:paint:COLOUR (CELL a "
+                                "plane cell of island_tiles.json, COLOUR 0.." +
+                                    std::to_string(kPaintColours - 1) + "), got '" + e + "'");
+  }
+  const EditKind k = kind == "raise"   ? EditKind::raise
+                     : kind == "lower" ? EditKind::lower
+                                       : EditKind::paint;
+  return IslandEdit{static_cast<std::uint32_t>(cell), k, static_cast<std::uint8_t>(colour)};
+}
+
+std::string to_string(const IslandEdit& edit) {
+  const std::string cell = std::to_string(edit.plane_cell);
+  switch (edit.kind) {
+    case EditKind::raise:
+      return cell + ":raise";
+    case EditKind::lower:
+      return cell + ":lower";
+    case EditKind::paint:
+      break;
+  }
+  return cell + ":paint:" + std::to_string(edit.colour);
 }
 
 namespace {
@@ -275,8 +297,7 @@ Result<EditReport> IslandSession::edit(const IslandEdit& edit) {
   run.config = m_config;
   run.kit = m_request.kit.empty() ? "built-in" : m_request.kit;
   run.edits = m_request.edits;
-  run.edits.push_back(std::to_string(edit.plane_cell) +
-                      (edit.kind == EditKind::raise ? ":raise" : ":lower"));
+  run.edits.push_back(to_string(edit));
   if (Status s = write_island(m_request.out, next, m_tiles, run); !s) return s.error();
   m_island = std::move(next);
   m_request.edits = std::move(run.edits);

@@ -236,7 +236,7 @@ std::string Server::index_page() const {
 }
 
 std::pair<http::status, std::string> Server::island_edit(std::string_view query) {
-  std::string cell, kind;
+  std::string cell, kind, colour;
   while (!query.empty()) {
     const std::size_t amp = query.find('&');
     const std::string_view pair = query.substr(0, amp);
@@ -244,13 +244,16 @@ std::pair<http::status, std::string> Server::island_edit(std::string_view query)
     if (eq != std::string_view::npos) {
       if (pair.substr(0, eq) == "cell") cell = std::string(pair.substr(eq + 1));
       if (pair.substr(0, eq) == "kind") kind = std::string(pair.substr(eq + 1));
+      if (pair.substr(0, eq) == "colour") colour = std::string(pair.substr(eq + 1));
     }
     query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
   }
   nlohmann::ordered_json j;
-  Result<islands::IslandEdit> edit = islands::parse_edit(cell + ":" + kind);
-  if (!edit) {
-    j["error"] = "expected ?cell=N&kind=raise|lower";
+  Result<islands::IslandEdit> edit =
+      islands::parse_edit(cell + ":" + kind + (kind == "paint" ? ":" + colour : std::string()));
+  if (!edit || (kind != "paint" && !colour.empty())) {
+    j["error"] = "expected ?cell=N&kind=raise|lower or ?cell=N&kind=paint&colour=0.." +
+                 std::to_string(islands::kPaintColours - 1);
     return {http::status::bad_request, j.dump() + "\n"};
   }
   std::lock_guard lock(m_island_mutex);
@@ -264,6 +267,10 @@ std::pair<http::status, std::string> Server::island_edit(std::string_view query)
   j["rings"] = r->rings;
   j["region"] = r->region.size();
   j["changed"] = r->changed.size();
+  if (edit->kind == islands::EditKind::paint) {
+    j["colour"] = edit->colour;
+    j["recoloured"] = r->recoloured;
+  }
   j["solve_ms"] = r->solve_ms;
   j["total_ms"] = r->total_ms;
   j["edits"] = m_island->edits();

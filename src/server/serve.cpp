@@ -190,7 +190,8 @@ Status serve(const ServeOptions& options, std::ostream& out) {
   }
   if (island) {
     out << "island: " << (city / "island.glb").string()
-        << " (edit it at /island.html; POST /island/edit?cell=N&kind=raise|lower)" << std::endl;
+        << " (edit it at /island.html; POST /island/edit?cell=N&kind=raise|lower|paint[&colour=K])"
+        << std::endl;
   }
   io.run();
 

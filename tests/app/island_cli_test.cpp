@@ -110,8 +110,12 @@ TEST(IslandCli, BadInputIsRefusedAndNothingWritten) {
       {"--layers 0", "--layers: expected the number of layers"},
       {"--seed=-3", "--seed: expected a whole number"},
       {"--seed 18446744073709551616", "--seed: expected a whole number"},
-      {"--edit 4x", "--edit: expected CELL:raise or CELL:lower"},
+      {"--edit 4x", "--edit: expected CELL:raise, CELL:lower or CELL:paint:COLOUR"},
       {"--edit 12:up", "got '12:up'"},
+      {"--edit 12:paint:8", "COLOUR 0..7), got '12:paint:8'"},
+      {"--edit 12:paint:", "got '12:paint:'"},
+      {"--edit 12:raise:3", "got '12:raise:3'"},
+      {"--size 3 --edit 99999:paint:1", "--edit 99999:paint:1: expected a cell of the grid"},
       {"--size 3 --edit 99999:raise", "--edit 99999:raise: expected a cell of the grid"},
   };
   for (const Case& c : cases) {

@@ -388,6 +388,22 @@ TEST(ServeIsland, EditsAreSolvedWrittenBackAndBadOnesRefused) {
   const std::string after((std::istreambuf_iterator<char>(after_in)),
                           std::istreambuf_iterator<char>());
   EXPECT_NE(before, after);
+  // Painting: colours only, listed like the other edits; a colour outside the palette is a
+  // malformed query.
+  const Reply paint =
+      get(port, "/island/edit?cell=" + std::to_string(cell) + "&kind=paint&colour=3", "", "POST");
+  ASSERT_EQ(paint.status, 200) << paint.body;
+  const auto painted = nlohmann::json::parse(paint.body);
+  EXPECT_EQ(painted["colour"], 3);
+  EXPECT_GT(painted["recoloured"].get<int>(), 0);
+  EXPECT_EQ(painted["edits"], 2);
+  EXPECT_EQ(get(port, "/island/edit?cell=1&kind=paint&colour=8", "", "POST").status, 400);
+  EXPECT_EQ(get(port, "/island/edit?cell=1&kind=raise&colour=2", "", "POST").status, 400);
+  const auto stats2 = nlohmann::json::parse(std::ifstream(island / "stats.json"));
+  ASSERT_EQ(stats2["edits"].size(), 2U);
+  EXPECT_EQ(stats2["edits"][1], std::to_string(cell) + ":paint:3");
+  std::ifstream glb_in(island / "island.glb", std::ios::binary);
+  const std::string glb((std::istreambuf_iterator<char>(glb_in)), std::istreambuf_iterator<char>());
   ::kill(pid, SIGTERM);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -395,13 +411,24 @@ TEST(ServeIsland, EditsAreSolvedWrittenBackAndBadOnesRefused) {
   std::fclose(f);
 
   // The folder is made again with the edit: `cityforge island` from its stats.json gives it.
-  const auto again = run_cli("island --seed 5 --size 4 -q --edit " + std::to_string(cell) +
-                             ":raise -o " + (dir / "again").string());
+  const auto again =
+      run_cli("island --seed 5 --size 4 -q --edit " + std::to_string(cell) + ":raise --edit " +
+              std::to_string(cell) + ":paint:3 -o " + (dir / "again").string());
   ASSERT_EQ(again.exit_code, 0) << again.output;
   std::ifstream again_in(dir / "again" / "island_tiles.json");
   const std::string again_tiles((std::istreambuf_iterator<char>(again_in)),
                                 std::istreambuf_iterator<char>());
   EXPECT_EQ(after, again_tiles);
+  std::ifstream again_glb_in(dir / "again" / "island.glb", std::ios::binary);
+  const std::string again_glb((std::istreambuf_iterator<char>(again_glb_in)),
+                              std::istreambuf_iterator<char>());
+  EXPECT_TRUE(glb == again_glb) << "the painted island.glb differs from the one --edit makes";
+  // A colour outside the palette on the command line: exit 2, named.
+  const auto bad_paint =
+      run_cli("island --seed 5 --size 4 -q --edit 3:paint:8 -o " + (dir / "bad_paint").string());
+  EXPECT_EQ(bad_paint.exit_code, 2) << bad_paint.output;
+  EXPECT_NE(bad_paint.output.find("CELL:paint:COLOUR"), std::string::npos) << bad_paint.output;
+  EXPECT_FALSE(fs::exists(dir / "bad_paint" / "island.glb"));
 
   // A folder whose stats.json is not an island's: a clear error naming it, exit 2.
   write_file(dir / "again" / "stats.json", "{\"seed\": \"x\"}");

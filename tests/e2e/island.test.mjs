@@ -3,7 +3,8 @@
 // headless Chromium on /island.html. The island and its navigation graph load; a scripted
 // click raises a walkable cell and shift+click lowers one: each edit is solved again by the
 // server, the page reloads the island, the navigation graph stays one component, walkers walk
-// on it (before and after each edit), and the console stays free of errors. Screenshots before and after land in --out.
+// on it (before and after each edit); a colour picked from the palette paints a clicked cell;
+// and the console stays free of errors. Screenshots before and after land in --out.
 //
 //   node tests/e2e/island.test.mjs --cityforge build/release/cityforge --out build/e2e-island
 import { spawnSync } from 'node:child_process';
@@ -113,6 +114,32 @@ async function main() {
       await page.screenshot({ path: path.join(opts.out, `island-after-${kind}.png`) });
     }
     if (edits !== 2) throw new Error(`expected 2 edits, got ${edits}`);
+    // Pick a colour and click a walkable cell: its grass is painted (a house's walls would be).
+    await page.click('#palette button[data-colour="0"]');
+    const nav2 = await page.evaluate(() => window.__island.nav);
+    const fields = nav2.nodes.filter((n) => n.layer >= 1 && !n.stairs).map((n) => n.cell);
+    let painted = null;
+    for (const cell of fields.slice(0, 12)) {
+      const [x, y] = await page.evaluate((c) => window.__island.screenOf(c), cell);
+      const before = await page.evaluate(() => ({ edits: window.__island.edits, error: window.__island.lastError }));
+      await page.mouse.click(x, y);
+      await page.waitForFunction((b) => !window.__island.busy &&
+        (window.__island.edits !== b.edits || window.__island.lastError !== b.error), before, { polling: 100 });
+      const st = await page.evaluate(() => ({ edits: window.__island.edits, report: window.__island.lastReport }));
+      if (st.edits !== before.edits && st.report.kind === 'paint' && st.report.recoloured > 0) {
+        painted = st;
+        break;
+      }
+    }
+    if (!painted) throw new Error('no paint click recoloured a cell');
+    log(`painted cell ${painted.report.cell} colour ${painted.report.colour}: ${painted.report.recoloured} triangles recoloured in ${painted.report.total_ms.toFixed(0)} ms`);
+    const stats = JSON.parse(fs.readFileSync(path.join(dir, 'stats.json'), 'utf8'));
+    if (stats.edits[stats.edits.length - 1] !== `${painted.report.cell}:paint:0`) {
+      throw new Error(`stats.json's last edit is ${stats.edits[stats.edits.length - 1]}, not the paint`);
+    }
+    await checkWalkers(page);
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: path.join(opts.out, 'island-after-paint.png') });
     if (errors.length) throw new Error(`console errors:\n${errors.join('\n')}`);
     log('island e2e: ok');
   } finally {

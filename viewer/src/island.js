@@ -123,12 +123,13 @@ function cellAt(x, y) {
   return -1;
 }
 
-async function edit(cell, kind) {
+async function edit(cell, kind, colour = null) {
   if (state.busy) return null;
   state.busy = true;
   setStatus(`${kind} cell ${cell}...`);
   try {
-    const r = await fetch(`/island/edit?cell=${cell}&kind=${kind}`, { method: 'POST' });
+    const query = `cell=${cell}&kind=${kind}` + (kind === 'paint' ? `&colour=${colour}` : '');
+    const r = await fetch(`/island/edit?${query}`, { method: 'POST' });
     const body = await r.json();
     if (!r.ok) {
       state.lastError = body.error;
@@ -139,8 +140,10 @@ async function edit(cell, kind) {
     state.lastReport = body;
     state.lastError = null;
     await load(false);
-    setStatus(`${kind} cell ${cell}: ${body.changed} tiles changed in ${body.rings} ring(s), ` +
-      `solved in ${body.solve_ms.toFixed(1)} ms, island made again in ${body.total_ms.toFixed(0)} ms`);
+    setStatus(kind === 'paint'
+      ? `painted cell ${cell}: ${body.recoloured} triangles recoloured in ${body.total_ms.toFixed(0)} ms`
+      : `${kind} cell ${cell}: ${body.changed} tiles changed in ${body.rings} ring(s), ` +
+        `solved in ${body.solve_ms.toFixed(1)} ms, island made again in ${body.total_ms.toFixed(0)} ms`);
     return body;
   } finally {
     state.busy = false;
@@ -179,7 +182,34 @@ canvas.addEventListener('pointerup', (e) => {
   // Step a little into the surface, so a click on a cliff's face picks the cell behind it.
   const p = hit.point.clone().addScaledVector(raycaster.ray.direction, 0.05);
   const cell = cellAt(p.x, -p.z);
-  if (cell >= 0) edit(cell, e.shiftKey ? 'lower' : 'raise');
+  if (cell < 0) return;
+  if (state.paint !== null) edit(cell, 'paint', state.paint);
+  else edit(cell, e.shiftKey ? 'lower' : 'raise');
+});
+
+// The palette: "land" edits the land (click raises, shift+click lowers); a colour paints the
+// clicked cell's house walls, or its grass (the server's palette, in the same order).
+const PAINT = ['#e26052', '#f0a048', '#f4d460', '#8cbe6e', '#60aac4', '#927abe', '#e896aa', '#f4eee2'];
+state.paint = null;
+const palette = document.getElementById('palette');
+function choose(button, colour) {
+  state.paint = colour;
+  for (const b of palette.children) b.classList.toggle('chosen', b === button);
+}
+const land = document.createElement('button');
+land.textContent = 'land';
+land.title = 'click raises the land, shift+click lowers it';
+land.classList.add('chosen');
+land.addEventListener('click', () => choose(land, null));
+palette.append(land);
+PAINT.forEach((hex, k) => {
+  const b = document.createElement('button');
+  b.className = 'swatch';
+  b.style.background = hex;
+  b.title = `paint with colour ${k}`;
+  b.dataset.colour = String(k);
+  b.addEventListener('click', () => choose(b, k));
+  palette.append(b);
 });
 document.getElementById('show-nav').addEventListener('change', (e) => {
   if (state.navLines) state.navLines.visible = e.target.checked;

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -192,7 +193,12 @@ struct Island {
   NavGraph nav;
   IslandMesh mesh;
   IslandStats stats;
+  /// Per plane cell: the colour painted on it + 1 (0 or absent: none; EditKind::paint).
+  std::vector<std::uint8_t> paint;
 };
+
+/// Colours a cell can be painted (EditKind::paint), as in Townscaper's palette.
+inline constexpr std::uint32_t kPaintColours = 8;
 
 /// The whole generator: grid, tiles, two-pass solve, navigation, mesh, deformation, smoothing,
 /// colours. Same config and seed give byte-identical islands. Errors: config out of limits, or
@@ -202,18 +208,24 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
 // ---- Editing ------------------------------------------------------------------------------
 
 /// One edit of a made island, as in the talk's interactive demo (seeds/003, 2:15: click, and
-/// the algorithms build around you): the land of a plane cell raised or lowered by one layer.
-enum class EditKind : std::uint8_t { raise, lower };
+/// the algorithms build around you): the land of a plane cell raised or lowered by one layer,
+/// or the cell painted with a colour of the palette (a house's walls in that column, else its
+/// grass: a field of another crop).
+enum class EditKind : std::uint8_t { raise, lower, paint };
 struct IslandEdit {
   std::uint32_t plane_cell = 0;
   EditKind kind = EditKind::raise;
+  std::uint8_t colour = 0;  ///< paint: 0..kPaintColours - 1.
 };
+/// "CELL:raise", "CELL:lower" or "CELL:paint:COLOUR" (what parse_edit reads).
+std::string to_string(const IslandEdit& edit);
 
 struct EditReport {
   std::uint32_t rings = 0;           ///< Rings of cells around the edit solved again (1..3).
   std::vector<wfc::CellId> region;   ///< The 3D cells solved again, ascending.
   std::vector<wfc::CellId> changed;  ///< Those whose tile changed, ascending.
   double solve_ms = 0;               ///< The local solve (with its rings tried).
+  std::uint32_t recoloured = 0;      ///< paint: triangles whose colour changed.
   double total_ms = 0;               ///< The whole edit, mesh and colours included.
 };
 
@@ -227,7 +239,9 @@ struct EditReport {
 /// mesh, smoothing and colours are made again for the whole island. `serial` keys the random
 /// stream: the same edits in the same order give the same island. Errors (invalid_input, the
 /// island unchanged): a cell outside the grid, the start cell, raising land already at the top
-/// layer, lowering where there is none, no solution within three rings.
+/// layer, lowering where there is none, no solution within three rings. A paint edit solves
+/// nothing: it records the colour (Island::paint, kept through later edits) and colours the
+/// island again (errors: a colour outside the palette).
 Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed seed,
                                const TileSet& tiles, const IslandEdit& edit, std::uint64_t serial);
 
@@ -258,7 +272,10 @@ void lift_land(IslandMesh& mesh, double rise_m);
 std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t iterations,
                                              double max_hard_move_m);
 /// Procedural colours: per material, varied per game tile by a seeded hash, darker along
-/// game-tile borders and more along material borders (IslandMesh::line).
-void colour_island(IslandMesh& mesh, Seed seed);
+/// game-tile borders and more along material borders (IslandMesh::line). `paint` (per plane
+/// cell of `plane_cells`, colour + 1, see Island::paint) recolours a painted column's walls, or
+/// its grass where it has no walls.
+void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> paint = {},
+                   std::uint32_t plane_cells = 0);
 
 }  // namespace cityforge::islands

@@ -24,8 +24,8 @@ struct IslandRequest {
   std::string kit;
   /// Write the built-in kit's glb here (then -o may be left out); "" for none.
   std::string write_kit;
-  /// Edits applied in order after generating, each "CELL:raise" or "CELL:lower" (edit_island,
-  /// serial = its position from 1).
+  /// Edits applied in order after generating, each "CELL:raise", "CELL:lower" or "CELL:paint:K"
+  /// (edit_island, serial = its position from 1).
   std::vector<std::string> edits;
 };
 
@@ -38,7 +38,8 @@ struct IslandFilesReport {
   std::string summary;  ///< Console lines, each ending in '\n'.
 };
 
-/// An edit as `--edit` takes it: "CELL:raise" or "CELL:lower"; invalid_input naming --edit.
+/// An edit as `--edit` takes it: "CELL:raise", "CELL:lower" or "CELL:paint:K" (K below
+/// kPaintColours); invalid_input naming --edit.
 Result<IslandEdit> parse_edit(const std::string& text);
 
 /// Reads a kit file and makes its tile set. Errors: invalid_input naming the file (and the
