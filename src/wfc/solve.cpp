@@ -288,7 +288,8 @@ Status start(Search& search, const Compiled& m, const Grid& grid, const std::uin
 
 void Search::trace(TraceStep::Kind kind, CellId cell, TileId tile) {
   if (m_trace == nullptr) return;
-  m_trace->push_back({kind, cell, tile, m_count.empty() ? 0U : m_count[cell]});
+  // A contradiction the global check found names no cell (kBoundary).
+  m_trace->push_back({kind, cell, tile, cell < m_count.size() ? m_count[cell] : 0U});
 }
 
 void Search::set_weights(const SolveOptions& options) {
@@ -500,6 +501,7 @@ bool Search::check_state() {
   if (m_check == nullptr || m_changed.empty()) return true;
   const bool ok = m_check->check(SearchView(m_wave.data(), m_count.data(), m_w), m_changed);
   m_changed.clear();
+  if (!ok) m_conflict = kBoundary;  // The global check, not a cell, refused the state.
   return ok;
 }
 

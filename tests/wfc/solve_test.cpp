@@ -271,6 +271,22 @@ TEST(WfcSolve, ACheckIsAConstraintPropagationCannotExpress) {
     EXPECT_LE(tails(r->tiles), 1) << strip(m, r->tiles);
   }
   EXPECT_TRUE(only_watched);
+  // Traced, the same solves: a contradiction the check found names no cell (kBoundary); it
+  // read past the cell counts before (a crash of `cityforge island --trace`).
+  o.trace = true;
+  std::size_t refused = 0;
+  for (Seed seed = 1; seed <= 40; ++seed) {
+    o.seed = seed;
+    Result<Solution> r = solve(m, g, {}, o);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    for (const TraceStep& st : r->trace) {
+      if (st.kind != TraceStep::Kind::contradiction) continue;
+      EXPECT_TRUE(st.cell < g.cell_count || st.cell == kBoundary);
+      refused += st.cell == kBoundary ? 1 : 0;
+    }
+  }
+  EXPECT_GT(refused, 0U);
+  o.trace = false;
   // A check nothing passes: no solution, reported, not looped on.
   o.check = [](const SearchView&, std::span<const CellId>) { return false; };
   o.max_restarts = 2;
