@@ -709,6 +709,9 @@ int main(int argc, char** argv) {
   isl->add_option("--write-kit", io.write_kit,
                   "Write the built-in tile kit as a .glb to start your own from (without -o,\n"
                   "only the kit is written)");
+  isl->add_flag("--trace", io.trace,
+                "Keep the solver's steps (observations, backtracks, restarts of every pass) and\n"
+                "write island_trace.json, for stepping through the solve on the island page");
   isl->add_flag("-q,--quiet", island_quiet, "Errors only");
   isl->footer(
       "Examples:\n"

@@ -340,6 +340,17 @@ void hook_reach(wfc::SolveOptions& opt, ReachCheck& reach) {
   };
 }
 
+// A solve's steps without the propagations (IslandConfig::trace).
+void keep_trace(Island& island, std::string label, const std::vector<wfc::Fixed>& fixed,
+                std::vector<wfc::TraceStep> steps) {
+  SolveTrace t;
+  t.label = std::move(label);
+  t.fixed = fixed;
+  for (const wfc::TraceStep& s : steps)
+    if (s.kind != wfc::TraceStep::Kind::propagate) t.steps.push_back(s);
+  island.trace.push_back(std::move(t));
+}
+
 }  // namespace
 
 Result<Island> generate_island(const IslandConfig& config, Seed seed, const TileSet& tiles) {
@@ -400,6 +411,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   std::vector<wfc::TileId> solved;
   std::uint32_t best_walkable = 0;
   Error first_error = Error::invalid_input(where, "no first pass ran");
+  std::vector<std::size_t> attempt_trace(config.first_pass_candidates, 0);  // Into island.trace.
   for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
     std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
     const bool goal = attempt == 0 && !beach_stairs.empty() && !shore.empty();
@@ -412,10 +424,18 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     opt.object_id = attempt;
     // A goal the solver cannot reach soon is given up for a plain pass.
     opt.max_restarts = goal ? kGoalRestarts : kPlainRestarts;
+    opt.trace = config.trace;
     Result<wfc::Solution> sol = wfc::solve(*model, wgrid, fixed, opt);
     if (!sol) {
       first_error = sol.error();  // The last attempt's, when none solves.
       continue;
+    }
+    if (config.trace) {
+      attempt_trace[attempt] = island.trace.size();
+      keep_trace(
+          island,
+          "first pass, attempt " + std::to_string(attempt) + (goal ? ", with a beach goal" : ""),
+          fixed, std::move(sol->trace));
     }
     stats.backtracks += sol->stats.backtracks;
     stats.contradictions += sol->stats.contradictions;
@@ -434,6 +454,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   if (solved.empty()) {
     return Error::invalid_input(where, "first pass: " + first_error.message);
   }
+  if (config.trace) island.trace[attempt_trace[stats.first_pass_attempt]].kept = true;
   stats.passes = 1;
   stats.times.solve_ms = ms_since(t0);
 
@@ -511,9 +532,17 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
     };
     later.allow = allow_with(true);
     Result<wfc::Solution> again = wfc::solve(*model, wgrid, fixed, later);
+    bool everywhere = false;
     if (!again) {
       later.allow = allow_with(false);
       again = wfc::solve(*model, wgrid, fixed, later);
+      everywhere = true;
+    }
+    if (config.trace && again) {
+      keep_trace(island,
+                 "pass " + std::to_string(pass + 1) + (everywhere ? ", land allowed anywhere" : ""),
+                 fixed, std::move(again->trace));
+      island.trace.back().kept = true;
     }
     ++stats.passes;
     if (!again) {

@@ -119,6 +119,7 @@ Result<IslandConfig> island_config(const IslandRequest& opt) {
       parse_in_range("--layers", opt.layers, kMinLayers, kMaxLayers, "the number of layers");
   if (!layers) return layers.error();
   config.grid.layers = *layers;
+  config.trace = opt.trace;
   return config;
 }
 

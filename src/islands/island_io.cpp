@@ -467,6 +467,11 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
     }
     j.raw("],\n");
   }
+  if (!island.trace.empty()) {  // The solver's steps were kept (--trace).
+    j.key("trace", true);
+    j.string("island_trace.json");
+    j.raw(",\n");
+  }
   j.key("grid", true);
   j.raw("{");
   grid_members(j, island, run);
@@ -518,6 +523,63 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
   return std::move(j.str());
 }
 
+std::string island_trace_json(const Island& island, const TileSet& tiles) {
+  JsonText j;
+  j.raw("{");
+  j.key("format", true);
+  j.string("cityforge island trace");
+  key_integer(j, "plane_cells", static_cast<long long>(island.grid.plane.cells.size()));
+  key_integer(j, "layers", island.grid.layers);
+  j.key("tiles");
+  j.raw("[");
+  for (std::size_t t = 0; t < tiles.info.size(); ++t) {
+    j.raw(t == 0 ? "\n {" : ",\n {");
+    j.key("name", true);
+    j.string(tiles.info[t].name);
+    j.key("kind");
+    j.string(tile_kind_name(tiles.info[t].kind));
+    j.key("navigable");
+    j.raw(tiles.info[t].navigable ? "true" : "false");
+    j.raw("}");
+  }
+  j.raw("]");
+  j.key("solves");
+  j.raw("[");
+  for (std::size_t i = 0; i < island.trace.size(); ++i) {
+    const SolveTrace& s = island.trace[i];
+    j.raw(i == 0 ? "\n {" : ",\n {");
+    j.key("label", true);
+    j.string(s.label);
+    j.key("kept");
+    j.raw(s.kept ? "true" : "false");
+    j.key("fixed");
+    j.raw("[");
+    for (std::size_t k = 0; k < s.fixed.size(); ++k) {
+      j.raw(k == 0 ? "[" : ",[");
+      j.integer(s.fixed[k].cell);
+      j.raw(",");
+      j.integer(s.fixed[k].tile);
+      j.raw("]");
+    }
+    j.raw("]");
+    j.key("steps");
+    j.raw("[");
+    for (std::size_t k = 0; k < s.steps.size(); ++k) {
+      const wfc::TraceStep& st = s.steps[k];
+      j.raw(k == 0 ? "[" : ",[");
+      j.integer(static_cast<long long>(st.kind));
+      j.raw(",");
+      j.integer(st.cell == wfc::kBoundary ? -1LL : static_cast<long long>(st.cell));
+      j.raw(",");
+      j.integer(st.tile == wfc::kNoTile ? -1LL : static_cast<long long>(st.tile));
+      j.raw("]");
+    }
+    j.raw("]}");
+  }
+  j.raw("]}\n");
+  return std::move(j.str());
+}
+
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run) {
   // 1. Everything in memory first.
@@ -532,6 +594,7 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
   timed.export_ms =
       1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string stats = island_stats_json(island, timed);
+  const std::string trace = island.trace.empty() ? std::string() : island_trace_json(island, tiles);
 
   // 2. The folder: a bad -o is the user's input.
   std::error_code ec;
@@ -543,12 +606,13 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
   // 3. Each file to a temporary name (itself written atomically), then all renamed: an error
   // on the way leaves none of the four behind, half written or whole.
   const std::string suffix = ".part-" + std::to_string(::getpid());
-  const std::array<std::pair<const char*, std::string_view>, 4> files{{
+  std::vector<std::pair<const char*, std::string_view>> files{{
       {"island.glb", std::string_view(reinterpret_cast<const char*>(glb->data()), glb->size())},
       {"island_nav.json", *nav},
       {"island_tiles.json", *layout},
-      {"stats.json", stats},
   }};
+  if (!trace.empty()) files.emplace_back("island_trace.json", trace);
+  files.emplace_back("stats.json", stats);
   std::vector<std::string> written;
   const auto discard = [&] {
     for (const std::string& p : written)
@@ -574,6 +638,7 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
       return Error::io(target.string(), message);
     }
   }
+  if (trace.empty()) fs::remove(fs::path(dir) / "island_trace.json", ec);
   return Ok{};
 }
 

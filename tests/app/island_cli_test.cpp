@@ -223,3 +223,55 @@ TEST(IslandCli, EditsAreAppliedInOrderAndRecorded) {
 }
 
 }  // namespace
+
+// --trace keeps the solver's steps in island_trace.json (named in stats.json) and changes
+// nothing else; without it, a trace left by an earlier run is removed with the new files.
+TEST(IslandCli, TraceKeepsTheSolversStepsAndChangesNothingElse) {
+  const fs::path dir = temp_dir("island_trace");
+  const CliRun traced = run_cli("island --seed 4 --size 4 --trace -q -o " + (dir / "a").string());
+  ASSERT_EQ(traced.exit_code, 0) << traced.output;
+  const CliRun plain = run_cli("island --seed 4 --size 4 -q -o " + (dir / "b").string());
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_TRUE(slurp(dir / "a" / "island.glb") == slurp(dir / "b" / "island.glb"));
+  EXPECT_EQ(slurp(dir / "a" / "island_tiles.json"), slurp(dir / "b" / "island_tiles.json"));
+  EXPECT_FALSE(fs::exists(dir / "b" / "island_trace.json"));
+  const auto stats = nlohmann::json::parse(slurp(dir / "a" / "stats.json"));
+  EXPECT_EQ(stats["trace"], "island_trace.json");
+  EXPECT_FALSE(nlohmann::json::parse(slurp(dir / "b" / "stats.json")).contains("trace"));
+
+  const auto t = nlohmann::json::parse(slurp(dir / "a" / "island_trace.json"));
+  EXPECT_EQ(t["format"], "cityforge island trace");
+  const long long cells = t["plane_cells"].get<long long>() * t["layers"].get<long long>();
+  const auto tiles = static_cast<long long>(t["tiles"].size());
+  ASSERT_GE(t["solves"].size(), 2U);  // A first pass and at least one later pass.
+  int kept_first = 0;
+  for (const auto& s : t["solves"]) {
+    const std::string label = s["label"];
+    if (label.rfind("first pass", 0) == 0) {
+      kept_first += s["kept"].get<bool>() ? 1 : 0;
+    } else {
+      EXPECT_TRUE(s["kept"].get<bool>()) << label;
+      EXPECT_FALSE(s["fixed"].empty()) << label << ": a later pass keeps the reachable columns";
+    }
+    std::size_t observed = 0;
+    for (const auto& step : s["steps"]) {
+      const int kind = step[0];
+      const long long cell = step[1];
+      const long long tile = step[2];
+      EXPECT_TRUE(kind == 0 || kind == 2 || kind == 3 || kind == 4 || kind == 5) << label;
+      EXPECT_TRUE((cell >= 0 && cell < cells) || (kind == 3 && cell == -1) || kind == 4) << label;
+      if (kind == 0) {
+        ++observed;
+        EXPECT_TRUE(tile >= 0 && tile < tiles) << label;
+      }
+    }
+    EXPECT_GT(observed, 0U) << label;
+  }
+  EXPECT_EQ(kept_first, 1);
+
+  // The same folder made again without --trace: the stale trace goes.
+  const CliRun again = run_cli("island --seed 4 --size 4 -q -o " + (dir / "a").string());
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_FALSE(fs::exists(dir / "a" / "island_trace.json"));
+  fs::remove_all(dir);
+}

@@ -3,7 +3,8 @@
 // headless Chromium on /island.html. The island and its navigation graph load; a scripted
 // click raises a walkable cell and shift+click lowers one: each edit is solved again by the
 // server, the page reloads the island, the navigation graph stays one component, walkers walk
-// on it (before and after each edit); a colour picked from the palette paints a clicked cell;
+// on it (before and after each edit); the solve can be stepped through (--trace); a colour
+// picked from the palette paints a clicked cell;
 // and the console stays free of errors. Screenshots before and after land in --out.
 //
 //   node tests/e2e/island.test.mjs --cityforge build/release/cityforge --out build/e2e-island
@@ -57,7 +58,7 @@ async function main() {
   fs.mkdirSync(opts.out, { recursive: true });
   const dir = path.join(opts.out, 'island');
   fs.rmSync(dir, { recursive: true, force: true });
-  const made = spawnSync(opts.cityforge, ['island', '--seed', '3', '-q', '-o', dir], { stdio: 'inherit' });
+  const made = spawnSync(opts.cityforge, ['island', '--seed', '3', '--trace', '-q', '-o', dir], { stdio: 'inherit' });
   if (made.status !== 0) throw new Error(`cityforge island exited ${made.status}`);
   const serve = await startServe({ ...opts, city: dir }, { live: false });
   const { context, userDataDir } = await launchChromium(opts);
@@ -78,6 +79,25 @@ async function main() {
     const later = await checkWalkers(page, first.walkers);
     if (!(later.walked > 1.0)) throw new Error(`the ${first.walkers.length} walkers walked ${later.walked} m in 1.5 s`);
     log(`${first.walkers.length} walkers on the graph, ${later.walked.toFixed(1)} m walked in 1.5 s`);
+    // Stepping through the solve (--trace): half way there are fewer decided cells than at the
+    // end of the pass, and some; the island comes back when the view is left.
+    await page.waitForFunction(() => window.__island.trace !== null, null, { polling: 250 });
+    await page.click('#show-solve');
+    const total = await page.evaluate(() => Number(document.getElementById('solve-step').max));
+    const firstSteps = await page.evaluate(() => window.__island.trace.solves[0].steps.length);
+    const half = await page.evaluate((k) => window.__island.setTraceStep(k), Math.floor(firstSteps / 4));
+    const end = await page.evaluate((k) => window.__island.setTraceStep(k), firstSteps - 1);
+    const last = await page.evaluate((k) => window.__island.setTraceStep(k), total);
+    const shown = await page.evaluate(() => window.__island.traceBoxes());
+    if (!(half > 0 && half < end && last > 0 && shown === last)) {
+      throw new Error(`solve stepping: ${half} cells a quarter through the first pass, ${end} at its end, ${last} at the last step, ${shown} drawn`);
+    }
+    await page.evaluate((k) => window.__island.setTraceStep(k), Math.floor(firstSteps / 2));
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: path.join(opts.out, 'island-solve.png') });
+    await page.click('#show-solve');
+    if (await page.evaluate(() => window.__island.traceBoxes()) !== 0) throw new Error('the solve view stayed on');
+    log(`solve stepping: ${total + 1} steps, ${half} cells decided a quarter through, ${end} at the end`);
     fs.copyFileSync(path.join(dir, 'island.glb'), path.join(opts.out, 'island-before.glb'));
     await page.screenshot({ path: path.join(opts.out, 'island-before.png') });
     // Walkable floors on layer 1, farthest from the start first: raise one by a click.

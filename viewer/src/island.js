@@ -41,6 +41,8 @@ const state = {
   model: null,
   navLines: null,
   walkers: null, // island_walkers.js world
+  trace: null, // island_trace.json (cityforge island --trace), or null
+  traceStep: 0,
 };
 const WALKERS = 16;
 const WALKER_COLOURS = [0xd9534f, 0xf0ad4e, 0x5bc0de, 0x5cb85c, 0x9b59b6, 0xf7f1e3, 0x34495e, 0xe67e22];
@@ -138,6 +140,12 @@ async function edit(cell, kind, colour = null) {
     }
     state.edits = body.edits;
     state.lastReport = body;
+    if (state.trace) { // The trace was of the island as generated: an edit leaves it behind.
+      state.trace = null;
+      document.getElementById('show-solve').checked = false;
+      showSolve(false);
+      document.getElementById('solver').hidden = true;
+    }
     state.lastError = null;
     await load(false);
     setStatus(kind === 'paint'
@@ -231,7 +239,7 @@ const walkerMesh = (() => {
 const walkerMatrix = new THREE.Matrix4();
 function drawWalkers(dt) {
   const world = state.walkers;
-  walkerMesh.visible = document.getElementById('show-walkers').checked;
+  walkerMesh.visible = document.getElementById('show-walkers').checked && !document.getElementById('show-solve').checked;
   if (!world) return;
   stepWalkers(world, Math.min(dt, 0.1));
   world.walkers.forEach((w, i) => {
@@ -261,7 +269,119 @@ renderer.setAnimationLoop(() => {
   renderer.render(scene, camera);
 });
 
+// Stepping through the solve (island_trace.json): every observation and backtrack of every
+// pass in order; at a step, the cells the pass began with (the start, the columns it keeps) and
+// those decided by observation so far are drawn as blocks coloured by tile kind, the island
+// hidden. Cells decided by propagation alone are not drawn.
+const KIND_COLOUR = { ground: 0x8ac45c, floor: 0x8ac45c, path: 0xdec492, stairs: 0xf0a048, house: 0xe26052,
+  water: 0x56aacc, rock: 0x9e8c7c };
+const solveBoxes = (() => {
+  const mesh = new THREE.InstancedMesh(new THREE.BoxGeometry(1, 1, 1), new THREE.MeshStandardMaterial({ roughness: 0.8 }), 1);
+  mesh.count = 0;
+  mesh.visible = false;
+  mesh.frustumCulled = false;
+  scene.add(mesh);
+  return mesh;
+})();
+let solveMesh = solveBoxes;
+const traceSteps = []; // [solve index, step index] flattened
+function showSolve(on) {
+  if (state.model) state.model.visible = !on;
+  if (state.navLines) state.navLines.visible = !on && document.getElementById('show-nav').checked;
+  solveMesh.visible = on;
+  if (on) drawSolveStep(state.traceStep);
+}
+function drawSolveStep(k) {
+  const tr = state.trace;
+  if (!tr || traceSteps.length === 0) return 0;
+  k = Math.max(0, Math.min(traceSteps.length - 1, k));
+  state.traceStep = k;
+  const [s, upto] = traceSteps[k];
+  const solve = tr.solves[s];
+  const decided = new Map(solve.fixed.map(([cell, tile]) => [cell, tile]));
+  for (let i = 0; i <= upto; i++) {
+    const [kind, cell, tile] = solve.steps[i];
+    if (kind === 0) decided.set(cell, tile);
+    else if (kind === 2) decided.delete(cell);
+  }
+  const plane = tr.plane_cells;
+  const v = state.grid.vertices;
+  const size = 0.55 * (state.grid.cell_m ?? 2);
+  const m = new THREE.Matrix4();
+  const colour = new THREE.Color();
+  const boxes = [];
+  for (const [cell, tile] of decided) {
+    const kind = tr.tiles[tile]?.kind;
+    if (!kind || kind === 'air' || kind === 'empty') continue;
+    boxes.push([cell, kind]);
+  }
+  if (solveMesh.instanceMatrix.count < boxes.length) {
+    scene.remove(solveMesh);
+    solveMesh = new THREE.InstancedMesh(solveBoxes.geometry, solveBoxes.material, plane * tr.layers);
+    solveMesh.frustumCulled = false;
+    scene.add(solveMesh);
+  }
+  boxes.forEach(([cell, kind], i) => {
+    const ids = state.grid.cells[cell % plane];
+    let x = 0;
+    let y = 0;
+    for (const id of ids) {
+      x += v[id][0] / ids.length;
+      y += v[id][1] / ids.length;
+    }
+    const layer = Math.floor(cell / plane);
+    const h = kind === 'water' ? 0.2 : state.layerM * 0.9;
+    m.makeScale(size, h, size).setPosition(x, layer * state.layerM + h / 2, -y);
+    solveMesh.setMatrixAt(i, m);
+    solveMesh.setColorAt(i, colour.setHex(KIND_COLOUR[kind] ?? 0xbbbbbb));
+  });
+  solveMesh.count = boxes.length;
+  solveMesh.instanceMatrix.needsUpdate = true;
+  if (solveMesh.instanceColor) solveMesh.instanceColor.needsUpdate = true;
+  solveMesh.visible = document.getElementById('show-solve').checked;
+  document.getElementById('solve-label').textContent =
+    `${solve.label}${solve.kept ? '' : ' (not kept)'}: step ${upto + 1} of ${solve.steps.length}, ${boxes.length} cells decided`;
+  document.getElementById('solve-step').value = String(k);
+  return boxes.length;
+}
+state.traceBoxes = () => (solveMesh.visible ? solveMesh.count : 0);
+state.setTraceStep = (k) => drawSolveStep(k);
+async function loadTrace() {
+  // Only an island made with --trace has one (stats.json names it); edits do not keep it.
+  const stats = await fetchJson('/city/stats.json');
+  if (!stats.trace) return;
+  state.trace = await fetchJson(`/city/${stats.trace}`);
+  traceSteps.length = 0;
+  state.trace.solves.forEach((s, i) => s.steps.forEach((_, k) => traceSteps.push([i, k])));
+  const slider = document.getElementById('solve-step');
+  slider.max = String(Math.max(0, traceSteps.length - 1));
+  document.getElementById('solver').hidden = false;
+  slider.addEventListener('input', () => drawSolveStep(Number(slider.value)));
+  document.getElementById('show-solve').addEventListener('change', (e) => showSolve(e.target.checked));
+  let playing = null;
+  document.getElementById('solve-play').addEventListener('click', () => {
+    if (playing) {
+      clearInterval(playing);
+      playing = null;
+      return;
+    }
+    if (!document.getElementById('show-solve').checked) {
+      document.getElementById('show-solve').checked = true;
+      showSolve(true);
+    }
+    playing = setInterval(() => {
+      if (state.traceStep >= traceSteps.length - 1) {
+        clearInterval(playing);
+        playing = null;
+        return;
+      }
+      drawSolveStep(state.traceStep + 4);
+    }, 30);
+  });
+}
+
 load(true).then(() => setStatus(`island: ${state.nav.nodes.length} walkable cells; click to raise, shift+click to lower`))
+  .then(loadTrace)
   .catch((e) => {
     state.lastError = String(e);
     setStatus(String(e), true);

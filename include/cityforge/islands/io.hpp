@@ -71,9 +71,19 @@ Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles
 /// times_ms per phase (and their sum), tile_set_ms, generate_ms, export_ms.
 std::string island_stats_json(const Island& island, const IslandRunInfo& run);
 
-/// Builds the four files in memory, creates `dir` (and its parents), writes each under a
-/// temporary name and renames them into place when all were written (stats.json last); on an
-/// error the temporaries are removed, so no file is half written. Errors: any builder's, a
+/// island_trace.json, for an island made with IslandConfig::trace: "tiles" [{name, kind,
+/// navigable}] by tile id, "plane_cells", "layers", and "solves" in order, each {label, kept,
+/// "fixed" [[cell, tile]] (decided before it began), "steps" [[kind, cell, tile]]} with kind 0
+/// observe, 2 backtrack, 3 contradiction, 4 restart, 5 block (wfc::TraceStep::Kind; cell a 3D cell
+/// id, plane cell = id % plane_cells, layer = id / plane_cells; -1 for a contradiction the reach
+/// check found, which names no cell; tile -1 when none).
+std::string island_trace_json(const Island& island, const TileSet& tiles);
+
+/// Builds the four files (five with a trace) in memory, creates `dir` (and its parents), writes
+/// each under a temporary name and renames them into place when all were written (stats.json
+/// last); on an error the temporaries are removed, so no file is half written. Without a
+/// trace, an island_trace.json left in `dir` by an earlier run is removed (it would describe
+/// another island). Errors: any builder's, a
 /// folder that cannot be created (invalid_input: it is the user's -o), a failed write (io).
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run);

@@ -131,6 +131,9 @@ struct IslandConfig {
   std::uint32_t smooth_iterations = 6;
   /// Hard-edge vertices (corners of cliffs and houses) move at most this far in smoothing.
   double hard_vertex_max_move_m = 0.12;
+  /// Keep every solve's steps (Island::trace, written as island_trace.json). Changes nothing
+  /// else: the island is the same with and without.
+  bool trace = false;
 };
 
 /// A node of the navigation graph: a navigable cell where units stand.
@@ -187,6 +190,16 @@ struct IslandStats {
   PhaseTimes times;
 };
 
+/// One solve of the generator as IslandConfig::trace keeps it: its observations, backtracks,
+/// contradictions and restarts in order (propagation steps are left out: they are most of a
+/// trace and follow from the model and these).
+struct SolveTrace {
+  std::string label;  ///< "first pass, attempt 0, with a beach goal", "pass 2", ...
+  bool kept = false;  ///< Its tiles went on (the kept first-pass attempt, every later pass).
+  std::vector<wfc::Fixed> fixed;  ///< Cells decided before it began (the start, kept columns).
+  std::vector<wfc::TraceStep> steps;
+};
+
 struct Island {
   LayeredGrid grid;                ///< After deformation of the plane.
   std::vector<wfc::TileId> tiles;  ///< Per 3D cell (LayeredGrid::cell_id).
@@ -195,6 +208,8 @@ struct Island {
   IslandStats stats;
   /// Per plane cell: the colour painted on it + 1 (0 or absent: none; EditKind::paint).
   std::vector<std::uint8_t> paint;
+  /// The generator's solves in order, with IslandConfig::trace (edits are not traced).
+  std::vector<SolveTrace> trace;
 };
 
 /// Colours a cell can be painted (EditKind::paint), as in Townscaper's palette.

@@ -27,6 +27,8 @@ struct IslandRequest {
   /// Edits applied in order after generating, each "CELL:raise", "CELL:lower" or "CELL:paint:K"
   /// (edit_island, serial = its position from 1).
   std::vector<std::string> edits;
+  /// Keep every solve's steps and write island_trace.json (IslandConfig::trace).
+  bool trace = false;
 };
 
 /// The generator's config from the request (grid, size, layers), or an error naming the option
