@@ -5,6 +5,8 @@
 // is pulled only by neighbours along edges of its own highest priority or above, so creases and
 // borders smooth along themselves and never towards softer surroundings; vertices with more
 // than two hard edges "barely get moved at all".
+// Each smoothed vertex is also pushed a little outward along its normal (26:48: "to make the
+// shape a little bit rounder"), so cliff tops and shores round off.
 // Our additions: hard-edge vertices stay within a distance of where the tiles put them, open
 // mesh borders count as hard, and a move that would turn a triangle over is undone.
 #include <algorithm>
@@ -19,6 +21,7 @@ namespace {
 
 constexpr double kStep = 0.5;          // Fraction of the way to the neighbours' mean per pass.
 constexpr double kPinnedWeight = 0.1;  // Step scale of vertices with more than two hard edges.
+constexpr double kRoundM = 0.02;       // Outward push along the normal per pass (seeds/003, 26:48).
 constexpr double kKeepArea = 0.1;      // A triangle keeps >= this share of its area, projected on
                                        // its original plane (no flips, no collapse).
 constexpr auto kHard = static_cast<std::uint8_t>(EdgeRank::hard);
@@ -158,6 +161,13 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
       if (count == 0) continue;
       const double step = kStep * (hard_edges[v] > 2 ? kPinnedWeight : 1.0);
       Vec3 p = mesh.positions[v] + (sum * (1.0 / count) - mesh.positions[v]) * step;
+      // "While I'm at it, touching these verts, I'm also pushing them a little bit outwards
+      // along their normal, to make the shape a little bit rounder" (seeds/003, 26:48).
+      Vec3 normal;
+      for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i)
+        normal = normal + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
+      const double nl = length(normal);
+      if (nl > 1e-12) p = p + normal * (kRoundM * step / kStep / nl);
       if (rank[v] == kHard) {
         const Vec3 d = p - original[v];
         const double len = length(d);
