@@ -5,8 +5,9 @@
 // is pulled only by neighbours along edges of its own highest priority or above, so creases and
 // borders smooth along themselves and never towards softer surroundings; vertices with more
 // than two hard edges "barely get moved at all".
-// Each smoothed vertex is also pushed a little outward along its normal (26:48: "to make the
-// shape a little bit rounder"), so cliff tops and shores round off.
+// Each smoothed vertex off the material borders and hard edges is also pushed a little outward
+// along its normal (26:48: "to make the shape a little bit rounder"), so cliff faces and
+// slopes bulge between their creases.
 // Our additions: hard-edge vertices stay within a distance of where the tiles put them, open
 // mesh borders count as hard, and a move that would turn a triangle over is undone.
 #include <algorithm>
@@ -162,12 +163,16 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
       const double step = kStep * (hard_edges[v] > 2 ? kPinnedWeight : 1.0);
       Vec3 p = mesh.positions[v] + (sum * (1.0 / count) - mesh.positions[v]) * step;
       // "While I'm at it, touching these verts, I'm also pushing them a little bit outwards
-      // along their normal, to make the shape a little bit rounder" (seeds/003, 26:48).
-      Vec3 normal;
-      for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i)
-        normal = normal + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
-      const double nl = length(normal);
-      if (nl > 1e-12) p = p + normal * (kRoundM * step / kStep / nl);
+      // along their normal, to make the shape a little bit rounder" (seeds/003, 26:48): the
+      // surface between the lines (cliff faces, slopes, floors); vertices on material borders
+      // and hard edges keep sliding along their lines only.
+      if (rank[v] < static_cast<std::uint8_t>(EdgeRank::material)) {
+        Vec3 normal;
+        for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i)
+          normal = normal + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
+        const double nl = length(normal);
+        if (nl > 1e-12) p = p + normal * (kRoundM / nl);
+      }
       if (rank[v] == kHard) {
         const Vec3 d = p - original[v];
         const double len = length(d);
