@@ -6,17 +6,7 @@
 // function of (graph, seed, count) and the time steps, so two pages show the same walk. No
 // three.js here: positions are engine coordinates (x, y, z up) for the page to draw.
 
-/** A small deterministic generator (mulberry32); returns floats in [0, 1). */
-export function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { mulberry32 } from './rng.js';
 
 /** Neighbours per node, ascending, with whether the edge is a flight of stairs. */
 export function adjacency(nav) {
@@ -62,7 +52,7 @@ export function makeWalkers(nav, count, seed = 1) {
   const walkers = [];
   if (n === 0) return { nav, adj, walkers };
   for (let i = 0; i < count; i++) {
-    const rand = generator((seed * 0x9e3779b1 + i * 0x85ebca6b) >>> 0);
+    const rand = mulberry32((seed * 0x9e3779b1 + i * 0x85ebca6b) >>> 0);
     const start = Math.min(n - 1, Math.floor(rand() * n));
     walkers.push({ id: i, rand, path: [start], leg: 0, along: 0, arrivals: 0 });
   }

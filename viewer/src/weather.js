@@ -7,6 +7,8 @@
 
 import * as THREE from 'three';
 
+import { mulberry32 } from './rng.js'; // Deterministic weather draws (test mode: a fixed seed).
+
 export const KINDS = ['clear', 'cloudy', 'rain', 'storm'];
 const EFFECT = {
   clear: { light: 1.0, far: 4000, rain: 0 },
@@ -16,18 +18,6 @@ const EFFECT = {
 };
 const FOG_FAR_M = 550; // fog: visibility under 1 km (meteorology); the city fades out by here
 const RAIN_BOX_M = 80;
-
-/// Deterministic draws for the weather changes (seeded; test mode uses a fixed seed).
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function rainMaterial() {
   return new THREE.ShaderMaterial({
