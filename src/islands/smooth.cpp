@@ -167,11 +167,11 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
       // surface between the lines (cliff faces, slopes, floors); vertices on material borders
       // and hard edges keep sliding along their lines only.
       if (rank[v] < static_cast<std::uint8_t>(EdgeRank::material)) {
-        Vec3 normal;
+        Vec3 outward;
         for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i)
-          normal = normal + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
-        const double nl = length(normal);
-        if (nl > 1e-12) p = p + normal * (kRoundM / nl);
+          outward = outward + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
+        const double nl = length(outward);
+        if (nl > 1e-12) p = p + outward * (kRoundM / nl);
       }
       if (rank[v] == kHard) {
         const Vec3 d = p - original[v];
