@@ -724,6 +724,44 @@ Result<Solution> solve(const CompiledModel& model, const Grid& grid,
   return solve_whole(m, grid, fixed, options);
 }
 
+Result<std::vector<std::uint8_t>> placeable(const CompiledModel& model, const Grid& grid,
+                                            const std::vector<Fixed>& fixed,
+                                            const SolveOptions& options,
+                                            const std::vector<Fixed>& candidates) {
+  if (model.data() == nullptr) {
+    return Error::invalid_input("wfc placeable", "the model was never compiled");
+  }
+  const detail::Compiled& m = *model.data();
+  if (grid.cell_count == 0) {
+    return Error::invalid_input("wfc grid", "has no cells (a size of zero?)");
+  }
+  if (Status st = validate_grid(grid); !st) return st.error();
+  if (Status st = detail::check_grid(m, grid); !st) return st.error();
+  for (const std::vector<Fixed>* list : {&fixed, &candidates}) {
+    for (const Fixed& f : *list) {
+      if (f.cell >= grid.cell_count || f.tile >= m.tile_count) {
+        return Error::invalid_input(m.where, "tile " + std::to_string(f.tile) + " at cell " +
+                                                 std::to_string(f.cell) + " is out of range (" +
+                                                 std::to_string(grid.cell_count) + " cells, " +
+                                                 std::to_string(m.tile_count) + " tiles)");
+      }
+    }
+  }
+  std::vector<std::uint64_t> domains = detail::boundary_domains(m, grid);
+  detail::restrict_domains(m, grid, options, domains);
+  detail::Search search(m);
+  if (Status st = detail::start(search, m, grid, domains.data(), fixed, nullptr); !st) {
+    return st.error();
+  }
+  std::vector<std::uint8_t> out;
+  out.reserve(candidates.size());
+  for (const Fixed& f : candidates) {
+    const std::uint64_t word = search.options(f.cell)[f.tile >> 6U];
+    out.push_back(((word >> (f.tile & 63U)) & 1U) != 0 ? 1 : 0);
+  }
+  return out;
+}
+
 Result<Solution> solve(const Model& model, const Grid& grid, const std::vector<Fixed>& fixed,
                        const SolveOptions& options) {
   Result<detail::Compiled> compiled = detail::compile(model);

@@ -209,6 +209,42 @@ TEST(WfcSolve, PreplacementContradictionIsNamed) {
       << r.error().message;
 }
 
+// placeable() says which pre-placements the boundary, allow and the tiles already placed rule
+// out at once, as solve() would find them: a caller can draw a goal that may stand.
+TEST(WfcSolve, PlaceableTellsWhichPreplacementsTheConstraintsRuleOut) {
+  const Model m = cat_model();  // 0 Empty, 1 tail, 2 body, 3 head; cats run +x, 3+ long.
+  const Grid g = square_grid(6, 1, 1);
+  Result<CompiledModel> cm = compile_model(m);
+  ASSERT_TRUE(cm.ok());
+  // A head in cell 0 or cell 1 has no body before it; a tail in cell 4 no room for its cat;
+  // a tail in cell 1 and a head in cell 5 may stand.
+  const std::vector<Fixed> candidates{{0, 3}, {1, 3}, {4, 1}, {1, 1}, {5, 3}, {0, 1}};
+  Result<std::vector<std::uint8_t>> r = placeable(*cm, g, {}, {}, candidates);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(*r, (std::vector<std::uint8_t>{0, 0, 0, 1, 1, 1}));
+  // Each answer agrees with solve(): a 0 is a pre-placement it refuses, a 1 one it solves.
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    EXPECT_EQ(solve(*cm, g, {candidates[i]}, {}).ok(), (*r)[i] == 1) << "candidate " << i;
+  }
+  // After a tail in cell 1, cell 2 holds a body: a second tail or a head there is ruled out.
+  r = placeable(*cm, g, {{1, 1}}, {}, {{2, 1}, {2, 3}, {2, 2}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<std::uint8_t>{0, 0, 1}));
+  // allow rules out too.
+  SolveOptions o;
+  o.allow = [](CellId c, TileId t) { return !(c == 5 && t == 3); };
+  r = placeable(*cm, g, {}, o, {{5, 3}, {1, 1}});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(*r, (std::vector<std::uint8_t>{0, 1}));
+  // Errors: pre-placed tiles that contradict, a candidate out of range.
+  r = placeable(*cm, g, {{0, 3}}, {}, {{1, 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("pre-placed tile 'head'"), std::string::npos);
+  r = placeable(*cm, g, {}, {}, {{6, 1}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("out of range"), std::string::npos) << r.error().message;
+}
+
 TEST(WfcSolve, AllowRestrictsCellsAndCanMakeTheGridUnsolvable) {
   const Model m = cat_model();
   const Grid g = square_grid(8, 1, 1);

@@ -306,6 +306,16 @@ Result<CompiledModel> compile_model(const Model& model);
 Result<Solution> solve(const CompiledModel& model, const Grid& grid,
                        const std::vector<Fixed>& fixed, const SolveOptions& options);
 
+/// Whether each of `candidates` could still be pre-placed once the Empty boundary,
+/// options.allow and `fixed` have propagated (arc consistency only: no search, no
+/// options.check): 1 when its tile is still among its cell's options. Lets a caller draw a goal
+/// that the constraints do not rule out at once. Errors: as solve() for the model, grid and
+/// pre-placed tiles (`fixed` contradicting itself included); a candidate out of range.
+Result<std::vector<std::uint8_t>> placeable(const CompiledModel& model, const Grid& grid,
+                                            const std::vector<Fixed>& fixed,
+                                            const SolveOptions& options,
+                                            const std::vector<Fixed>& candidates);
+
 /// One violated adjacency of a solved grid.
 struct Violation {
   CellId cell = 0;
