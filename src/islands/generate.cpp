@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,7 +40,14 @@ inline constexpr std::uint32_t kBands = 3;
 // running on to the grid's rim (a flat floor weighs 100x a straight shore).
 constexpr std::array<double, kBands - 1> kBandEdge{0.45, 0.7};
 constexpr std::array<double, kBands> kOpenFactor{1.0, 30.0, 300.0};
-constexpr double kFirstPassStairs = 80.0;     // Stairs reach new levels (the talk's high points).
+// Notches (land on three corners, none on the fourth, above the ground layer) weigh this much
+// less again, besides the distance band's factor.
+constexpr double kNotchFactor = 10.0;
+constexpr double kFirstPassStairs = 80.0;
+// Houses, which stand only on square cells of a mixed grid, a little likelier than their
+// weight: the later passes used to put most houses into reset cells beside the kept land, and
+// those are now mostly triangle cells, where no house may stand.
+constexpr double kFirstPassHouses = 1.5;      // Stairs reach new levels (the talk's high points).
 constexpr double kLaterPassNavigable = 1e-3;  // Reset cells: only where the kept land forces it.
 constexpr double kLaterPassLand = 0.05;       // Reset cells: cliffs and rock, sparingly.
 // Units start on a flat floor pre-placed on this layer.
@@ -48,6 +56,8 @@ constexpr std::uint32_t kStartLayer = 1;
 constexpr double kBeachMinM = 5.0;
 constexpr double kBeachMaxM = 9.0;
 constexpr std::uint64_t kBeachGoalRngId = 0x4869676850ULL;
+// The first attempts that have such a goal, each on another seeded cell.
+constexpr std::uint32_t kGoalAttempts = 2;
 // Decisions undone before an attempt begins again on a new stream, and how many times: the
 // attempt with the beach goal (and an edit), and the plain ones.
 constexpr std::uint32_t kBacktrackBudget = 64;
@@ -123,9 +133,65 @@ std::uint32_t start_node_of(const NavGraph& nav, std::uint32_t cell, std::uint32
   return kNoCell;
 }
 
+/// Land on three corners and none on the fourth, above the ground layer (docs/islands.md).
+bool is_notch(const TileInfo& t) {
+  return is_land(t) && !t.ground_level &&
+         std::count(t.corners.begin(), t.corners.end(), kCornerEmpty) == 1;
+}
+
 bool is_high_ground(const TileInfo& t) {
   return t.kind == TileKind::ground && !t.ground_level &&
          std::find(t.corners.begin(), t.corners.end(), kCornerSolid) != t.corners.end();
+}
+
+/// The talk's rule on a mixed grid (seeds/003, 9:34: "only allow flat planes on the square
+/// tiles"): a cell from a square of the base pattern holds only flat tiles (every corner in the
+/// same state: sea, air, floor, path, house, solid rock; no slope, cliff, shore, landing or
+/// stairs), a cell from a triangle every tile but a house. On a grid of one family (the square
+/// and triangle kinds) every cell may hold every tile.
+struct Families {
+  bool on = false;
+  std::uint32_t n_plane = 1;
+  std::vector<std::uint8_t> square;       // Per plane cell.
+  std::vector<std::uint8_t> on_square;    // Per tile: may stand in a square cell.
+  std::vector<std::uint8_t> on_triangle;  // Per tile: may stand in a triangle cell.
+
+  Families(const LayeredGrid& g, const TileSet& tiles)
+      : on(mixed_families(g.plane)),
+        n_plane(static_cast<std::uint32_t>(std::max<std::size_t>(g.plane.cells.size(), 1))) {
+    for (const Cell& cell : g.plane.cells)
+      square.push_back(square_family(cell) ? 1 : 0);
+    for (const TileInfo& info : tiles.info) {
+      const bool flat = std::all_of(info.corners.begin(), info.corners.end(),
+                                    [&](std::uint8_t x) { return x == info.corners[0]; });
+      on_square.push_back(flat && info.kind != TileKind::stairs ? 1 : 0);
+      on_triangle.push_back(info.kind != TileKind::house ? 1 : 0);
+    }
+  }
+  bool square_cell(std::uint32_t plane_cell) const { return on && square[plane_cell] != 0; }
+  bool allows(wfc::CellId c, wfc::TileId t) const {
+    if (!on) return true;
+    return square[c % n_plane] != 0 ? on_square[t] != 0 : on_triangle[t] != 0;
+  }
+};
+
+/// Adds to `mark` (per plane cell) the whole field of every marked square cell: the square
+/// cells joined to it by sides, which on a mixed grid can only stand at one height together.
+void grow_fields(const PlanarGrid& plane, const Families& families,
+                 std::vector<std::uint8_t>& mark) {
+  std::vector<std::uint32_t> stack;
+  for (std::uint32_t c = 0; c < plane.cells.size(); ++c)
+    if (mark[c] != 0 && families.square_cell(c)) stack.push_back(c);
+  while (!stack.empty()) {
+    const std::uint32_t c = stack.back();
+    stack.pop_back();
+    for (std::uint32_t k = 0; k < plane.cells[c].count; ++k) {
+      const std::uint32_t o = side_neighbour(plane, c, k).cell;
+      if (o == kNoCell || mark[o] != 0 || !families.square_cell(o)) continue;
+      mark[o] = 1;
+      stack.push_back(o);
+    }
+  }
 }
 
 /// First-pass weights per layer and distance band (SolveOptions::weight_sets, class = layer *
@@ -145,6 +211,8 @@ std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
         double w = tiles.model.tiles[t].weight;
         if (info.kind == TileKind::stairs) {
           w *= kFirstPassStairs;
+        } else if (info.kind == TileKind::house) {
+          w *= kFirstPassHouses;
         } else if (is_high_ground(info)) {
           w *= rise;
         } else if (info.kind == TileKind::water || info.kind == TileKind::air) {
@@ -153,6 +221,11 @@ std::vector<std::vector<double>> first_pass_weight_sets(const TileSet& tiles,
                    std::all_of(info.corners.begin(), info.corners.end(),
                                [&](std::uint8_t x) { return x == info.corners[0]; })) {
           w /= kOpenFactor[band];
+        } else if (is_notch(info)) {
+          // A notch: ground on three corners, none on the fourth. Cheap next to flat land
+          // penalised far out, and cells of triangles around one vertex would all take it,
+          // leaving a pit in a plateau; it stays for bays where the coast needs one.
+          w /= kOpenFactor[band] * kNotchFactor;
         }
         set.push_back(w);
       }
@@ -190,6 +263,7 @@ Result<wfc::CompiledModel> later_pass_model(const TileSet& tiles) {
       m.tiles[t].weight *= kLaterPassNavigable;
     } else if (is_land(info) && info.kind != TileKind::house) {
       m.tiles[t].weight *= kLaterPassLand;
+      if (is_notch(info)) m.tiles[t].weight /= kNotchFactor;  // No pits in a plateau.
     }
   }
   return wfc::compile_model(m);
@@ -236,7 +310,8 @@ Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, S
   // again than undone step by step.
   opt.backtrack_budget = kBacktrackBudget;
   const wfc::TileId empty = tiles.model.empty;
-  opt.allow = [empty](wfc::CellId, wfc::TileId t) { return t != empty; };
+  opt.allow = [empty, families = std::make_shared<const Families>(g, tiles)](
+                  wfc::CellId c, wfc::TileId t) { return t != empty && families->allows(c, t); };
   opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
   opt.weight_class.resize(g.cell_count());
   const double hex_m = config.grid.radius * config.grid.cell_m;
@@ -398,9 +473,12 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   // can walk onto it), the others plain, each on its own random stream. The reach check keeps every
   // walkable tile reachable from the start while the collapse grows outward, so the solver itself
   // climbs and builds stairs (seeds/003, 32:22-32:41) and a goal it keeps is one units reach.
-  std::vector<std::uint32_t> shore;
+  const Families families(g, tiles);
+  std::vector<std::uint32_t> shore;  // Stairs stand in triangle cells only (mixed grid).
   for (std::uint32_t c = 0; c < n_plane; ++c) {
-    if (from_start[c] >= kBeachMinM && from_start[c] <= kBeachMaxM) shore.push_back(c);
+    if (from_start[c] >= kBeachMinM && from_start[c] <= kBeachMaxM && !families.square_cell(c)) {
+      shore.push_back(c);
+    }
   }
   std::vector<wfc::TileId> beach_stairs;
   for (wfc::TileId t = 0; t < tiles.info.size(); ++t) {
@@ -408,18 +486,32 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
       beach_stairs.push_back(t);
     }
   }
+  // The goals the constraints leave possible beside the start (on a mixed grid the flat square
+  // fields rule many out: a flight's foot and top must both meet them).
+  std::vector<wfc::Fixed> goals;
+  for (const std::uint32_t c : shore) {
+    for (const wfc::TileId t : beach_stairs)
+      goals.push_back({g.cell_id(c, 0), t});
+  }
+  if (!goals.empty()) {
+    Result<std::vector<std::uint8_t>> ok =
+        wfc::placeable(*model, wgrid, {{start_id, start_tile}}, opt, goals);
+    if (!ok) return Error::invalid_input(where, "first pass: " + ok.error().message);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < goals.size(); ++i)
+      if ((*ok)[i] != 0) goals[kept++] = goals[i];
+    goals.resize(kept);
+  }
   std::vector<wfc::TileId> solved;
   std::uint32_t best_walkable = 0;
   Error first_error = Error::invalid_input(where, "no first pass ran");
   std::vector<std::size_t> attempt_trace(config.first_pass_candidates, 0);  // Into island.trace.
   for (std::uint32_t attempt = 0; attempt < config.first_pass_candidates; ++attempt) {
     std::vector<wfc::Fixed> fixed{{start_id, start_tile}};
-    const bool goal = attempt == 0 && !beach_stairs.empty() && !shore.empty();
+    const bool goal = attempt < kGoalAttempts && !goals.empty();
     if (goal) {
-      Rng rng{seed, Stage::islands, kBeachGoalRngId};
-      const std::uint32_t b = shore[rng.below(static_cast<std::uint32_t>(shore.size()))];
-      fixed.push_back({g.cell_id(b, 0),
-                       beach_stairs[rng.below(static_cast<std::uint32_t>(beach_stairs.size()))]});
+      Rng rng{seed, Stage::islands, kBeachGoalRngId, attempt};
+      fixed.push_back(goals[rng.below(static_cast<std::uint32_t>(goals.size()))]);
     }
     opt.object_id = attempt;
     // A goal the solver cannot reach soon is given up for a plain pass.
@@ -521,8 +613,8 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
       }
     }
     const auto allow_with = [&](bool rings) {
-      return [empty, last, rings, &tiles, &reset](wfc::CellId c, wfc::TileId t) {
-        if (t == empty) return false;
+      return [empty, last, rings, &tiles, &reset, &families](wfc::CellId c, wfc::TileId t) {
+        if (t == empty || !families.allows(c, t)) return false;
         const TileInfo& info = tiles.info[t];
         if (rings && reset[c] == 2) {
           return info.kind == TileKind::water || info.kind == TileKind::air;
@@ -617,6 +709,21 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   Result<wfc::CompiledModel> model = later_pass_model(tiles);
   if (!model) return model.error();
   const wfc::Grid wgrid = to_wfc_grid(g);
+  // On a mixed grid a square cell is flat with its whole field (the square cells joined to it
+  // by sides: they can only stand at one height), so the field rises or sinks as one.
+  const Families families(g, tiles);
+  std::vector<std::uint32_t> edited;
+  {
+    std::vector<std::uint8_t> in(n_plane, 0);
+    in[edit.plane_cell] = 1;
+    grow_fields(g.plane, families, in);
+    for (std::uint32_t c = 0; c < n_plane; ++c)
+      if (in[c] != 0) edited.push_back(c);
+  }
+  if (std::binary_search(edited.begin(), edited.end(), first->start_cell)) {
+    return Error::invalid_input(where,
+                                "this field holds the cell units start on; it cannot be edited");
+  }
 
   // 2. The edited column's new top: a flat floor one layer up or down (flat sand on layer 0),
   // or open sea when the last layer of land goes.
@@ -639,13 +746,14 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   }
   // The start keeps its tile (a floor, or the path laid across it).
   std::vector<wfc::Fixed> fixed{{first->start_id, old[first->start_id]}};
-  if (target > 0) {
-    fixed.push_back(
-        {g.cell_id(edit.plane_cell, static_cast<std::uint32_t>(target)), first->start_tile});
-  } else if (target == 0 && sand != wfc::kNoTile) {
-    fixed.push_back({g.cell_id(edit.plane_cell, 0), sand});
-  } else if (target < 0 && water != wfc::kNoTile) {
-    fixed.push_back({g.cell_id(edit.plane_cell, 0), water});
+  for (const std::uint32_t c : edited) {
+    if (target > 0) {
+      fixed.push_back({g.cell_id(c, static_cast<std::uint32_t>(target)), first->start_tile});
+    } else if (target == 0 && sand != wfc::kNoTile) {
+      fixed.push_back({g.cell_id(c, 0), sand});
+    } else if (target < 0 && water != wfc::kNoTile) {
+      fixed.push_back({g.cell_id(c, 0), water});
+    }
   }
 
   // 3. The region: one ring of cells around the edit, then two, then three.
@@ -658,19 +766,28 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   opt.keep = old;
   opt.keep_factor = kEditKeepFactor;
   EditReport report;
+  report.edited = edited;
   std::vector<std::uint8_t> reset(g.cell_count(), 0);
   Result<wfc::Solution> sol = Error::invalid_input(where, "no ring was tried");
   for (std::uint32_t rings = 1; rings <= kEditRings; ++rings) {
     std::vector<std::uint8_t> column(n_plane, 0);
-    column[edit.plane_cell] = 1;
+    for (const std::uint32_t c : edited)
+      column[c] = 1;
     grow_rings(g.plane, column, rings);
+    // A field the rings reach is solved again whole (its cells can only move together), with
+    // one more ring around it for the slopes at its edge.
+    if (families.on) {
+      const std::vector<std::uint8_t> ringed = column;
+      grow_fields(g.plane, families, column);
+      if (column != ringed) grow_rings(g.plane, column, 1);
+    }
     for (std::uint32_t layer = 0; layer < g.layers; ++layer) {
       for (std::uint32_t c = 0; c < n_plane; ++c)
         reset[g.cell_id(c, layer)] = column[c];
     }
     const wfc::TileId empty = tiles.model.empty;
-    opt.allow = [&reset, &old, empty](wfc::CellId c, wfc::TileId t) {
-      return reset[c] != 0 ? t != empty : t == old[c];
+    opt.allow = [&reset, &old, &families, empty](wfc::CellId c, wfc::TileId t) {
+      return reset[c] != 0 ? t != empty && families.allows(c, t) : t == old[c];
     };
     opt.object_id = hash_combine(hash_combine(hash_string("islands.edit"), serial), rings);
     sol = wfc::solve(*model, wgrid, fixed, opt);

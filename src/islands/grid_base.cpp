@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "cityforge/core/polygon.hpp"
 #include "cityforge/islands/grid.hpp"
@@ -130,6 +131,60 @@ std::vector<LatticeKey> square_outline(const std::set<LatticeKey>& squares) {
   return loop;
 }
 
+// The squares to cut into two triangles: the squares are grouped into fields around seeded
+// centres (about `field_squares` squares each, the centres at least sqrt(field_squares)
+// apart), and where two fields meet (by a side or a corner) the squares of the lower-numbered
+// field on that border are cut, so a band of triangles one square wide lies between any two
+// fields and no corner is shared by two fields.
+std::set<LatticeKey> field_borders(const std::set<LatticeKey>& squares, std::uint32_t field_squares,
+                                   Seed seed) {
+  std::set<LatticeKey> cut;
+  if (field_squares == 0 || squares.size() < 2) return cut;
+  const std::size_t fields = std::max<std::size_t>(1, squares.size() / field_squares);
+  if (fields < 2) return cut;
+  std::vector<LatticeKey> order(squares.begin(), squares.end());
+  Rng rng{seed, Stage::islands, hash_string("islands.fields")};
+  for (std::size_t i = order.size(); i > 1; --i)
+    std::swap(order[i - 1], order[rng.below(static_cast<std::uint32_t>(i))]);
+  const double spacing2 = static_cast<double>(field_squares);
+  std::vector<LatticeKey> centres;
+  for (const LatticeKey& s : order) {
+    if (centres.size() == fields) break;
+    bool apart = true;
+    for (const LatticeKey& c : centres) {
+      const double di = s.first - c.first;
+      const double dj = s.second - c.second;
+      apart = apart && di * di + dj * dj >= spacing2;
+    }
+    if (apart) centres.push_back(s);
+  }
+  std::map<LatticeKey, std::size_t> field;
+  for (const LatticeKey& s : squares) {
+    std::size_t best = 0;
+    double best_d = 1e300;
+    for (std::size_t f = 0; f < centres.size(); ++f) {
+      const double di = s.first - centres[f].first;
+      const double dj = s.second - centres[f].second;
+      if (di * di + dj * dj < best_d) {
+        best_d = di * di + dj * dj;
+        best = f;
+      }
+    }
+    field[s] = best;
+  }
+  // Neighbours across a corner count too: two squares of different fields meeting at a corner
+  // would have to stand at one height there, tying the fields together.
+  for (const auto& [s, f] : field) {
+    for (int dj = -1; dj <= 1; ++dj) {
+      for (int di = -1; di <= 1; ++di) {
+        const auto it = field.find({s.first + di, s.second + dj});
+        if (it != field.end() && it->second > f) cut.insert(s);
+      }
+    }
+  }
+  return cut;
+}
+
 struct VertexIndex {
   std::vector<Vec2>& vertices;
   std::map<std::pair<double, double>, std::uint32_t> ids;
@@ -182,12 +237,26 @@ Result<PlanarGrid> lattice_grid(const GridConfig& config, Seed seed, bool fill_t
       }
     }
   }
-  // 3. The squares, row by row.
+  // 3. The squares, row by row; on the borders between fields (mixed only) two triangles,
+  // cut along alternate diagonals.
+  const std::set<LatticeKey> cut =
+      fill_triangles ? field_borders(squares, config.field_squares, seed) : std::set<LatticeKey>{};
   for (int j = -reach; j < reach; ++j) {
     for (int i = -reach; i < reach; ++i) {
       if (squares.count({i, j}) == 0) continue;
-      g.cells.push_back(make_cell(
-          {index(at(i, j)), index(at(i + 1, j)), index(at(i + 1, j + 1)), index(at(i, j + 1))}));
+      const std::uint32_t a = index(at(i, j));
+      const std::uint32_t b = index(at(i + 1, j));
+      const std::uint32_t c = index(at(i + 1, j + 1));
+      const std::uint32_t d = index(at(i, j + 1));
+      if (cut.count({i, j}) == 0) {
+        g.cells.push_back(make_cell({a, b, c, d}));
+      } else if ((i + j) % 2 == 0) {
+        g.cells.push_back(make_cell({a, b, c}));
+        g.cells.push_back(make_cell({a, c, d}));
+      } else {
+        g.cells.push_back(make_cell({a, b, d}));
+        g.cells.push_back(make_cell({b, c, d}));
+      }
     }
   }
   // 4. Triangles between the squares' outline and the hexagon.
@@ -271,6 +340,9 @@ Status check_config(const GridConfig& c) {
   if (c.relax_iterations > 10000) {
     return bad("relax_iterations must be <= 10000, got " + std::to_string(c.relax_iterations));
   }
+  if (c.field_squares > 4096) {
+    return bad("field_squares must be <= 4096, got " + std::to_string(c.field_squares));
+  }
   return Ok{};
 }
 
@@ -282,6 +354,8 @@ Result<PlanarGrid> base_grid(const GridConfig& config, Seed seed) {
                              ? Result<PlanarGrid>(triangle_grid(config))
                              : lattice_grid(config, seed, config.kind == GridKind::mixed);
   if (!g) return g;
+  for (Cell& cell : g->cells)
+    cell.base = cell.count;
   if (Status s = build_topology(*g, kWhere); !s) return s.error();
   return g;
 }

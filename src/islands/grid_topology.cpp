@@ -91,6 +91,7 @@ PlanarGrid subdivide(const PlanarGrid& grid) {
       const std::uint8_t prev = (k + cell.count - 1) % cell.count;
       Cell q;
       q.count = 4;
+      q.base = cell.base != 0 ? cell.base : cell.count;
       q.vertices = {cell.vertices[k], mid_base + cell.edges[k], centre_base + c,
                     mid_base + cell.edges[prev]};
       out.cells.push_back(q);
@@ -111,6 +112,16 @@ bool cell_convex(const PlanarGrid& grid, const Cell& cell, double eps) {
     if (!(cross(b - a, c - b) > eps)) return false;
   }
   return true;
+}
+
+bool mixed_families(const PlanarGrid& grid) {
+  bool square = false;
+  bool triangle = false;
+  for (const Cell& cell : grid.cells) {
+    square = square || cell.base == 4;
+    triangle = triangle || cell.base == 3;
+  }
+  return square && triangle;
 }
 
 bool cells_convex(const PlanarGrid& grid) {

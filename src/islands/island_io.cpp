@@ -223,6 +223,7 @@ void grid_members(JsonText& j, const Island& island, const IslandRunInfo& run) {
   key_integer(j, "layers", island.grid.layers);
   key_number(j, "cell_m", run.config.grid.cell_m);
   key_number(j, "layer_m", island.grid.layer_m);
+  key_integer(j, "field_squares", run.config.grid.field_squares);
 }
 
 }  // namespace
@@ -405,6 +406,12 @@ Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles
       j.integer(cell.vertices[k]);
     }
     j.raw("]");
+  }
+  // The family of each cell: 4 from a square of the base pattern, 3 from a triangle.
+  j.raw("],\n\"families\":[");
+  for (std::size_t c = 0; c < grid.plane.cells.size(); ++c) {
+    if (c > 0) j.raw(",");
+    j.integer(grid.plane.cells[c].base);
   }
   j.raw("]},\n\"tiles\":[");
   bool first = true;

@@ -264,6 +264,7 @@ std::pair<http::status, std::string> Server::island_edit(std::string_view query)
   }
   j["cell"] = edit->plane_cell;
   j["kind"] = kind;
+  j["edited"] = r->edited;
   j["rings"] = r->rings;
   j["region"] = r->region.size();
   j["changed"] = r->changed.size();

@@ -50,7 +50,7 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
   const IslandConfig config;
   const Island base = make(3, config);
   std::vector<double> solve_ms, total_ms;
-  std::uint32_t made = 0, refused = 0;
+  std::uint32_t made = 0, refused = 0, field_edits = 0;
   // Every 7th walkable cell, raised and lowered (a click on the island, as a player would).
   std::vector<std::uint32_t> cells;
   for (std::size_t i = 0; i < base.nav.nodes.size(); i += 7)
@@ -79,9 +79,27 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
           ASSERT_EQ(island.tiles[id], base.tiles[id]) << "cell " << id;
         }
       }
-      // The column got its new top.
+      // The column got its new top; on a square cell so did its whole field (square cells
+      // hold only flat tiles, seeds/003 9:34), the square cells joined to it by sides.
       const int want = kind == EditKind::raise ? top + 1 : top - 1;
       EXPECT_EQ(top_layer(island, c), std::max(want, -1)) << "cell " << c;
+      ASSERT_TRUE(std::binary_search(r->edited.begin(), r->edited.end(), c));
+      const PlanarGrid& plane = base.grid.plane;
+      for (const std::uint32_t f : r->edited) {
+        EXPECT_EQ(top_layer(island, f), std::max(want, -1)) << "field cell " << f;
+        EXPECT_EQ(square_family(plane.cells[f]), square_family(plane.cells[c]));
+        for (std::uint32_t k = 0; k < 4; ++k) {
+          const std::uint32_t o = side_neighbour(plane, f, k).cell;
+          if (o != kNoCell && square_family(plane.cells[f]) && square_family(plane.cells[o])) {
+            EXPECT_TRUE(std::binary_search(r->edited.begin(), r->edited.end(), o))
+                << "the field of " << c << " rose without its cell " << o;
+          }
+        }
+      }
+      if (!square_family(plane.cells[c])) {
+        EXPECT_EQ(r->edited.size(), 1U);
+      }
+      field_edits += r->edited.size() > 1 ? 1 : 0;
       EXPECT_FALSE(r->changed.empty());
       EXPECT_TRUE(one_walkable_component(island)) << "edit at " << c;
     }
@@ -92,12 +110,15 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
     return v.empty() ? 0.0 : v[v.size() / 2];
   };
   std::printf(
-      "edits: %u made, %u refused; local solve median %.2f ms (max %.2f), whole edit "
+      "edits: %u made (%u of whole fields), %u refused; local solve median %.2f ms (max %.2f), "
+      "whole edit "
       "with mesh and colours median %.1f ms\n",
-      made, refused, median(solve_ms), solve_ms.empty() ? 0.0 : solve_ms.back(), median(total_ms));
+      made, field_edits, refused, median(solve_ms), solve_ms.empty() ? 0.0 : solve_ms.back(),
+      median(total_ms));
   // Some edits cannot be made: land already at the top layer, the start, or a change that
   // would leave walkable land that no path reaches within three rings.
   EXPECT_GE(made * 2, made + refused);
+  EXPECT_GT(field_edits, 0U) << "no edit of a square cell moved its field";
 }
 
 TEST(IslandEdit, TheSameEditsGiveTheSameIsland) {
@@ -157,11 +178,40 @@ TEST(IslandEdit, EditsThatCannotBeMadeAreRefusedWithTheIslandUnchanged) {
     EXPECT_NE(r.error().to_string().find(c.says), std::string::npos) << r.error().to_string();
     EXPECT_EQ(island.tiles, base.tiles);
   }
+  // The start's field: the square cells joined to it by sides (square cells are flat, so
+  // they move together, and this one may not move).
+  const PlanarGrid& plane = base.grid.plane;
+  std::vector<std::uint8_t> start_field(n_plane, 0);
+  std::vector<std::uint32_t> stack{start};
+  start_field[start] = 1;
+  while (!stack.empty() && square_family(plane.cells[start])) {
+    const std::uint32_t c = stack.back();
+    stack.pop_back();
+    for (std::uint32_t k = 0; k < 4; ++k) {
+      const std::uint32_t o = side_neighbour(plane, c, k).cell;
+      if (o == kNoCell || start_field[o] != 0 || !square_family(plane.cells[o])) continue;
+      start_field[o] = 1;
+      stack.push_back(o);
+    }
+  }
+  bool field_checked = false;
+  for (std::uint32_t c = 0; c < n_plane && !field_checked; ++c) {
+    if (start_field[c] == 0 || c == start) continue;
+    field_checked = true;
+    Island other = base;
+    Result<EditReport> r = edit_island(other, config, 2, tile_set(), {c, EditKind::raise}, 1);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().to_string().find("this field holds the cell units start on"),
+              std::string::npos)
+        << r.error().to_string();
+    EXPECT_EQ(other.tiles, base.tiles);
+  }
+  EXPECT_TRUE(field_checked) << "the start (cell " << start << ") lies in no field of squares";
   // Raising the same cell to the top layer: each raise until there is none left.
   Island island = base;
   std::uint32_t land = n_plane;
   for (std::uint32_t c = 0; c < n_plane && land == n_plane; ++c) {
-    if (top_layer(base, c) >= 1 && c != start) land = c;
+    if (top_layer(base, c) >= 1 && start_field[c] == 0) land = c;
   }
   ASSERT_LT(land, n_plane);
   std::string last;

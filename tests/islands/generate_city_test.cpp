@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
@@ -43,6 +44,33 @@ Vec3 normal(const IslandMesh& m, std::size_t t) {
   const Vec3 u = b - a;
   const Vec3 v = c - a;
   return {u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x};
+}
+
+// The talk's rule (seeds/003, 9:34) on a mixed grid: a cell from a square of the base pattern
+// holds only flat tiles (all four corners in one state, no stairs), a cell from a triangle
+// never a house. Returns how many land tiles stand in square cells and in triangle cells.
+std::pair<std::size_t, std::size_t> expect_families(const Island& island, Seed seed) {
+  std::size_t on_squares = 0, on_triangles = 0;
+  const PlanarGrid& plane = island.grid.plane;
+  for (std::uint32_t id = 0; id < island.tiles.size(); ++id) {
+    const Cell& cell = plane.cells[id % plane.cells.size()];
+    const TileInfo& t = tile_set().info[island.tiles[id]];
+    const bool land =
+        t.kind != TileKind::water && t.kind != TileKind::air && t.kind != TileKind::empty;
+    if (square_family(cell)) {
+      const bool flat = t.corners[0] == t.corners[1] && t.corners[1] == t.corners[2] &&
+                        t.corners[2] == t.corners[3];
+      EXPECT_TRUE(flat && t.kind != TileKind::stairs)
+          << "seed " << seed << ": square cell " << id << " holds a sloping tile";
+      on_squares += land ? 1 : 0;
+    } else {
+      EXPECT_EQ(cell.base, 3);
+      EXPECT_NE(t.kind, TileKind::house)
+          << "seed " << seed << ": triangle cell " << id << " holds a house";
+      on_triangles += land ? 1 : 0;
+    }
+  }
+  return {on_squares, on_triangles};
 }
 
 struct Case {
@@ -222,8 +250,13 @@ TEST(IslandGenerate, WalkableFacesPointUpAndHardVerticesStayNearTheirTiles) {
 // at least half a walkable beach (a navigable tile on layer 0, the sand).
 TEST(IslandGenerate, OverAHundredSeedsEveryWalkableTileIsReachableWithoutDeletion) {
   std::uint32_t with_stairs = 0, with_beach = 0;
+  std::size_t on_squares = 0, on_triangles = 0, houses = 0;
   for (Seed seed = 1; seed <= 100; ++seed) {
     const Island island = make(GridKind::mixed, seed);
+    const auto [sq, tri] = expect_families(island, seed);
+    on_squares += sq;
+    on_triangles += tri;
+    houses += island.stats.houses;
     ASSERT_FALSE(island.nav.nodes.empty()) << "seed " << seed;
     EXPECT_EQ(island.stats.removed_snippets, 0U) << "seed " << seed;
     EXPECT_GT(island.stats.land_cells, island.stats.plane_cells / 8) << "seed " << seed;
@@ -235,7 +268,14 @@ TEST(IslandGenerate, OverAHundredSeedsEveryWalkableTileIsReachableWithoutDeletio
     with_stairs += island.stats.stairs > 0 ? 1 : 0;
     with_beach += beach ? 1 : 0;
   }
-  std::printf("100 islands: %u with stairs, %u with a walkable beach\n", with_stairs, with_beach);
+  std::printf(
+      "100 islands: %u with stairs, %u with a walkable beach; land tiles %zu in square cells "
+      "(flat), %zu in triangle cells; %zu houses\n",
+      with_stairs, with_beach, on_squares, on_triangles, houses);
+  // The rule holds because both families are used, not because one stays empty.
+  EXPECT_GT(on_squares, 1000U);
+  EXPECT_GT(on_triangles, 1000U);
+  EXPECT_GT(houses, 100U);
   EXPECT_GE(with_stairs, 90U);
   EXPECT_GE(with_beach, 50U);
 }

@@ -9,7 +9,9 @@
 #include <cstring>
 #include <map>
 #include <numbers>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace cityforge::islands {
 namespace {
@@ -95,6 +97,62 @@ TEST(IslandsGrid, MixedGridMixesSquaresAndTriangles) {
     EXPECT_GE(tris, 20U);
     EXPECT_TRUE(cells_convex(*g));
   }
+}
+
+// The squares are grouped into fields with bands of triangles between them (seeds/003, 9:34:
+// flat tiles only on squares, so the land needs triangles inside the island, not only at the
+// rim, to step up). Every cell records its family, and its quads after subdivision keep it.
+TEST(IslandsGrid, MixedGridHasTriangleBandsBetweenSquareFieldsAndCellsKeepTheirFamily) {
+  for (Seed seed = 1; seed <= 10; ++seed) {
+    GridConfig c = config_of(GridKind::mixed);
+    c.radius = 6;
+    const auto interior_triangles = [](const PlanarGrid& g) {
+      std::vector<std::uint8_t> rim(g.vertices.size(), 0);
+      for (const std::uint32_t v : g.boundary)
+        rim[v] = 1;
+      std::size_t n = 0;
+      for (const Cell& cell : g.cells) {
+        bool touches = false;
+        for (std::uint32_t k = 0; k < cell.count; ++k)
+          touches = touches || rim[cell.vertices[k]] != 0;
+        if (cell.count == 3 && !touches) ++n;
+      }
+      return n;
+    };
+    const Result<PlanarGrid> fields = base_grid(c, seed);
+    ASSERT_TRUE(fields.ok()) << fields.error().to_string();
+    for (const Cell& cell : fields->cells)
+      EXPECT_EQ(cell.base, cell.count);
+    c.field_squares = 0;
+    const Result<PlanarGrid> whole = base_grid(c, seed);
+    ASSERT_TRUE(whole.ok());
+    // Without fields the ring's triangles all lie between the squares and the hexagon; with
+    // them whole rows of them lie inside the squares (a band is cut from squares, two each).
+    const std::size_t banded = interior_triangles(*fields);
+    EXPECT_GE(banded, interior_triangles(*whole) + 8) << "seed " << seed;
+    EXPECT_EQ(quads_and_triangles(*fields).first + quads_and_triangles(*fields).second,
+              quads_and_triangles(*whole).first + quads_and_triangles(*whole).second +
+                  (quads_and_triangles(*whole).first - quads_and_triangles(*fields).first))
+        << "each cut square becomes exactly two triangles";
+    expect_valid_mesh(*fields);
+    EXPECT_TRUE(cells_convex(*fields));
+    EXPECT_TRUE(mixed_families(*fields));
+    const PlanarGrid quads = subdivide(*fields);
+    ASSERT_EQ(quads.cells.size(),
+              4 * quads_and_triangles(*fields).first + 3 * quads_and_triangles(*fields).second);
+    std::size_t q = 0;
+    for (const Cell& cell : fields->cells) {
+      for (std::uint32_t k = 0; k < cell.count; ++k, ++q) {
+        EXPECT_EQ(quads.cells[q].count, 4);
+        EXPECT_EQ(quads.cells[q].base, cell.count);
+        EXPECT_EQ(square_family(quads.cells[q]), cell.count == 4);
+      }
+    }
+    EXPECT_TRUE(mixed_families(quads));
+  }
+  const Result<PlanarGrid> sq = base_grid(config_of(GridKind::square), 3);
+  ASSERT_TRUE(sq.ok());
+  EXPECT_FALSE(mixed_families(*sq)) << "a square grid holds one family: the rule is off";
 }
 
 TEST(IslandsGrid, SquareAndTriangleOnlyOptions) {
@@ -210,6 +268,11 @@ TEST(IslandsGrid, RejectsConfigsOutOfTheirLimits) {
   c = GridConfig{};
   c.layers = 0;
   EXPECT_FALSE(build_grid(c, 1).ok());
+  c = GridConfig{};
+  c.field_squares = 4097;
+  const Result<LayeredGrid> fields = build_grid(c, 1);
+  ASSERT_FALSE(fields.ok());
+  EXPECT_NE(fields.error().message.find("field_squares must be <= 4096"), std::string::npos);
   c = GridConfig{};
   c.kind = GridKind::triangle;
   c.radius = 1;

@@ -34,6 +34,7 @@ const state = {
   busy: false,
   lastReport: null,
   lastError: null,
+  replies: 0, // Edit replies so far, refusals included (a second refusal may say the same).
   grid: null, // island_tiles.json grid: vertices [x, y] and cells (vertex ids)
   nav: null, // island_nav.json
   layers: 0,
@@ -133,6 +134,7 @@ async function edit(cell, kind, colour = null) {
     const query = `cell=${cell}&kind=${kind}` + (kind === 'paint' ? `&colour=${colour}` : '');
     const r = await fetch(`/island/edit?${query}`, { method: 'POST' });
     const body = await r.json();
+    state.replies++;
     if (!r.ok) {
       state.lastError = body.error;
       setStatus(`cell ${cell}: ${body.error}`, true);
@@ -150,7 +152,9 @@ async function edit(cell, kind, colour = null) {
     await load(false);
     setStatus(kind === 'paint'
       ? `painted cell ${cell}: ${body.recoloured} triangles recoloured in ${body.total_ms.toFixed(0)} ms`
-      : `${kind} cell ${cell}: ${body.changed} tiles changed in ${body.rings} ring(s), ` +
+      : `${kind} cell ${cell}` +
+        (body.edited && body.edited.length > 1 ? ` (its field of ${body.edited.length} cells)` : '') +
+        `: ${body.changed} tiles changed in ${body.rings} ring(s), ` +
         `solved in ${body.solve_ms.toFixed(1)} ms, island made again in ${body.total_ms.toFixed(0)} ms`);
     return body;
   } finally {

@@ -32,6 +32,11 @@ struct GridConfig {
   double layer_m = 1.0;      ///< Height of one layer in metres. [Limit: > 0]
   std::uint32_t relax_iterations = 32;  ///< Smoothing passes; 0 keeps the raw shape. [<= 10000]
   bool subdivide = true;  ///< Split every cell into quads (triangle -> 3, quad -> 4) first.
+  /// Mixed grid: the squares are grouped into seeded fields of about this many squares, and
+  /// the squares where two fields meet are cut into two triangles, so the flat square fields
+  /// have triangles between them where the land can step (seeds/003, 9:34). 0: no fields, the
+  /// squares stay whole and the triangles only fill the rim. [Limit: <= 4096]
+  std::uint32_t field_squares = 10;
 };
 
 inline constexpr std::uint32_t kNoCell = 0xFFFFFFFFU;  ///< "No cell": the far side of the boundary.
@@ -40,6 +45,10 @@ inline constexpr std::uint32_t kNoCell = 0xFFFFFFFFU;  ///< "No cell": the far s
 /// corner k+1 (mod count) and is edge `edges[k]`. Unused slots hold kNoCell.
 struct Cell {
   std::uint8_t count = 0;
+  /// The family: how many corners the base cell it comes from has (4: a square, 3: a
+  /// triangle). Subdivision keeps it, so a quad knows whether it lies in a square or a
+  /// triangle of the base pattern (seeds/003, 9:34: flat tiles only on the squares).
+  std::uint8_t base = 0;
   std::array<std::uint32_t, 4> vertices{kNoCell, kNoCell, kNoCell, kNoCell};
   std::array<std::uint32_t, 4> edges{kNoCell, kNoCell, kNoCell, kNoCell};
 };
@@ -133,6 +142,12 @@ Result<LayeredGrid> build_grid(const GridConfig& config, Seed seed);
 
 /// True when `cell` turns left by more than `eps` (a cross product, m^2) at every corner.
 bool cell_convex(const PlanarGrid& grid, const Cell& cell, double eps);
+/// True when `cell` comes from a square of the base pattern (Cell::base == 4).
+inline bool square_family(const Cell& cell) { return cell.base == 4; }
+/// True when the grid holds cells of both families (a mixed grid): the islands then keep
+/// square cells flat and triangle cells free of houses.
+bool mixed_families(const PlanarGrid& grid);
+
 /// The mean of a cell's corners.
 Vec2 cell_centroid(const PlanarGrid& grid, const Cell& cell);
 

@@ -236,6 +236,9 @@ struct IslandEdit {
 std::string to_string(const IslandEdit& edit);
 
 struct EditReport {
+  /// The plane cells raised or lowered, ascending: the edited cell, or on a mixed grid, when it
+  /// is a square cell, its whole field (square cells only hold flat tiles).
+  std::vector<std::uint32_t> edited;
   std::uint32_t rings = 0;           ///< Rings of cells around the edit solved again (1..3).
   std::vector<wfc::CellId> region;   ///< The 3D cells solved again, ascending.
   std::vector<wfc::CellId> changed;  ///< Those whose tile changed, ascending.
