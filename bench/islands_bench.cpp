@@ -47,6 +47,7 @@ void BM_IslandGenerate(benchmark::State& state) {
     sum.mesh_ms += t.mesh_ms;
     sum.deform_ms += t.deform_ms;
     sum.smooth_ms += t.smooth_ms;
+    sum.light_ms += t.light_ms;
     sum.colour_ms += t.colour_ms;
     triangles += island->stats.triangles;
     navigable += island->stats.navigable;
@@ -62,6 +63,7 @@ void BM_IslandGenerate(benchmark::State& state) {
   state.counters["mesh_ms"] = sum.mesh_ms / n;
   state.counters["deform_ms"] = sum.deform_ms / n;
   state.counters["smooth_ms"] = sum.smooth_ms / n;
+  state.counters["light_ms"] = sum.light_ms / n;
   state.counters["colour_ms"] = sum.colour_ms / n;
   state.counters["triangles"] = triangles / n;
   state.counters["navigable"] = navigable / n;

@@ -17,6 +17,7 @@ namespace {
 constexpr std::uint64_t kColourStream = 0xC0105;  // Keeps colour draws off the grid's stream.
 constexpr float kTileLine = 0.82f;                // Game-tile border.
 constexpr float kMaterialLine = 0.6f;             // Material border.
+constexpr float kSkyMin = 0.45f;  // Colour left where a vertex sees no sky (baked light).
 
 using Rgb = std::array<float, 3>;
 
@@ -163,7 +164,8 @@ void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> pa
         c = {c[0] * (1.0f + 0.03f * z), c[1] * (1.0f + 0.03f * z), c[2] * (1.0f + 0.03f * z)};
       }
       const std::uint8_t line = v < mesh.line.size() ? mesh.line[v] : 0;
-      const float dark = line == 2 ? kMaterialLine : line == 1 ? kTileLine : 1.0f;
+      float dark = line == 2 ? kMaterialLine : line == 1 ? kTileLine : 1.0f;
+      if (v < mesh.sky.size()) dark *= 1.0f - (1.0f - mesh.sky[v]) * (1.0f - kSkyMin);
       for (float& channel : c)
         channel = std::clamp(channel * dark, 0.0f, 1.0f);
       mesh.corner_colour[t][k] = c;

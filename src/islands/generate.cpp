@@ -366,6 +366,9 @@ void finish_island(Island& island, const IslandConfig& config, Seed seed, const 
   stats.max_hard_vertex_move_m = hard_move;
   stats.times.smooth_ms = ms_since(t0);
   t0 = Clock::now();
+  island.mesh.sky = sky_light(island.mesh);
+  stats.times.light_ms = ms_since(t0);
+  t0 = Clock::now();
   colour_island(island.mesh, seed, island.paint, n_plane);
   stats.times.colour_ms = ms_since(t0);
 

@@ -209,11 +209,11 @@ Result<IslandFilesReport> make_island_files(
       "island seed %llu (%s grid, radius %u, %u layers): %u cells (%u land), %u navigable, "
       "%u stairs, %u houses, %u triangles, %u solve passes\n"
       "  ms: tile set %.1f | grid %.1f, tiles %.1f, solve %.1f, navigation %.1f, mesh %.1f, "
-      "deform %.1f, smooth %.1f, colour %.1f | generate %.1f, total %.1f\n",
+      "deform %.1f, smooth %.1f, light %.1f, colour %.1f | generate %.1f, total %.1f\n",
       static_cast<unsigned long long>(seed), grid_kind_name(config->grid.kind), config->grid.radius,
       config->grid.layers, s.cells, s.land_cells, s.navigable, s.stairs, s.houses, s.triangles,
       s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms, p.navigation_ms, p.mesh_ms,
-      p.deform_ms, p.smooth_ms, p.colour_ms, run.generate_ms, ms_since(t_start));
+      p.deform_ms, p.smooth_ms, p.light_ms, p.colour_ms, run.generate_ms, ms_since(t_start));
   report.summary += edit_lines;
   append_printf(report.summary,
                 "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",

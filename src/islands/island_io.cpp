@@ -515,10 +515,11 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
   key_number(j, "mesh", t.mesh_ms);
   key_number(j, "deform", t.deform_ms);
   key_number(j, "smooth", t.smooth_ms);
+  key_number(j, "light", t.light_ms);
   key_number(j, "colour", t.colour_ms);
   key_number(j, "phases_total",
              t.grid_ms + t.tiles_ms + t.solve_ms + t.navigation_ms + t.mesh_ms + t.deform_ms +
-                 t.smooth_ms + t.colour_ms);
+                 t.smooth_ms + t.light_ms + t.colour_ms);
   j.raw("},\n");
   key_number(j, "tile_set_ms", run.tile_set_ms, true);
   j.raw(",\n");

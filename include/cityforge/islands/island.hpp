@@ -167,13 +167,15 @@ struct IslandMesh {
   std::vector<MeshEdge> edges;  ///< Every edge of the triangles once, sorted by (a, b).
   /// Per vertex: 0 none, 1 on a game-tile border, 2 on a material border (contrast lines).
   std::vector<std::uint8_t> line;
+  /// Per vertex: the share of the sky it sees, 0..1 (sky_light; empty: all open).
+  std::vector<float> sky;
   /// Per triangle corner, linear RGB 0..1 (filled by colour_island).
   std::vector<std::array<std::array<float, 3>, 3>> corner_colour;
 };
 
 struct PhaseTimes {
   double grid_ms = 0, tiles_ms = 0, solve_ms = 0, navigation_ms = 0, mesh_ms = 0, deform_ms = 0,
-         smooth_ms = 0, colour_ms = 0;
+         smooth_ms = 0, light_ms = 0, colour_ms = 0;
 };
 
 struct IslandStats {
@@ -289,8 +291,16 @@ void lift_land(IslandMesh& mesh, double rise_m);
 /// flip a triangle is undone. Returns (moves undone, largest hard-vertex move).
 std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t iterations,
                                              double max_hard_move_m);
+/// Baked sky light (seeds/003, 38:57-40:26): per vertex, the share of the sky it sees, from a
+/// height field of the mesh's up-facing triangles (0.25 m raster): along 8 directions out to
+/// 3 m, the highest elevation h seen (rises under 0.15 m, a floor's own lift, ignored), and
+/// 1 - sin^2 h (the cosine-weighted sky above that horizon), averaged; a steep face counts only
+/// the directions in front of it. 1 on an open plateau, about 0.6-0.8 at the foot of a cliff,
+/// less in a cove.
+std::vector<float> sky_light(const IslandMesh& mesh);
 /// Procedural colours: per material, varied per game tile by a seeded hash, darker along
-/// game-tile borders and more along material borders (IslandMesh::line). `paint` (per plane
+/// game-tile borders and more along material borders (IslandMesh::line), and where the vertex
+/// sees less sky (IslandMesh::sky, baked light). `paint` (per plane
 /// cell of `plane_cells`, colour + 1, see Island::paint) recolours a painted column's walls, or
 /// its grass where it has no walls.
 void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> paint = {},
