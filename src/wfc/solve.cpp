@@ -657,17 +657,30 @@ Result<CompiledModel> compile_model(const Model& model) {
   return CompiledModel{std::make_shared<const detail::Compiled>(std::move(*compiled))};
 }
 
-Result<Solution> solve(const CompiledModel& model, const Grid& grid,
-                       const std::vector<Fixed>& fixed, const SolveOptions& options) {
+namespace {
+
+// The checks every entry point on a compiled model makes: compiled, and a valid grid the
+// model's labels fit.
+Result<const detail::Compiled*> compiled_for(const CompiledModel& model, const Grid& grid,
+                                             const char* who) {
   if (model.data() == nullptr) {
-    return Error::invalid_input("wfc solve", "the model was never compiled");
+    return Error::invalid_input(who, "the model was never compiled");
   }
-  const detail::Compiled& m = *model.data();
   if (grid.cell_count == 0) {
     return Error::invalid_input("wfc grid", "has no cells (a size of zero?)");
   }
   if (Status st = validate_grid(grid); !st) return st.error();
-  if (Status st = detail::check_grid(m, grid); !st) return st.error();
+  if (Status st = detail::check_grid(*model.data(), grid); !st) return st.error();
+  return model.data();
+}
+
+}  // namespace
+
+Result<Solution> solve(const CompiledModel& model, const Grid& grid,
+                       const std::vector<Fixed>& fixed, const SolveOptions& options) {
+  Result<const detail::Compiled*> compiled = compiled_for(model, grid, "wfc solve");
+  if (!compiled) return compiled.error();
+  const detail::Compiled& m = **compiled;
   if (!options.keep.empty() &&
       (options.keep.size() != grid.cell_count || !(options.keep_factor > 0.0) ||
        !std::isfinite(options.keep_factor))) {
@@ -728,15 +741,9 @@ Result<std::vector<std::uint8_t>> placeable(const CompiledModel& model, const Gr
                                             const std::vector<Fixed>& fixed,
                                             const SolveOptions& options,
                                             const std::vector<Fixed>& candidates) {
-  if (model.data() == nullptr) {
-    return Error::invalid_input("wfc placeable", "the model was never compiled");
-  }
-  const detail::Compiled& m = *model.data();
-  if (grid.cell_count == 0) {
-    return Error::invalid_input("wfc grid", "has no cells (a size of zero?)");
-  }
-  if (Status st = validate_grid(grid); !st) return st.error();
-  if (Status st = detail::check_grid(m, grid); !st) return st.error();
+  Result<const detail::Compiled*> compiled = compiled_for(model, grid, "wfc placeable");
+  if (!compiled) return compiled.error();
+  const detail::Compiled& m = **compiled;
   for (const std::vector<Fixed>* list : {&fixed, &candidates}) {
     for (const Fixed& f : *list) {
       if (f.cell >= grid.cell_count || f.tile >= m.tile_count) {
