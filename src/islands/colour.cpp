@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <vector>
 
 #include "cityforge/islands/island.hpp"
 
@@ -117,6 +118,122 @@ Rgb paint_colour(std::uint32_t k) {
           srgb_to_linear(static_cast<float>(s[2]) / 255.0f)};
 }
 
+// Big blotches (seeds/003, 35:55-36:30: "I just paint big brush strokes and sample the colours
+// and the normals where I paint the brush strokes but then just paint it on as a big square"):
+// stamps at seeded vertices take the base colour there and paint it, part opaque, over every
+// triangle corner within a cube around them whose triangle has the same material and faces the
+// same way, so the tiles' shades bleed into each other in square-ish patches and the borders
+// between shades turn wobbly instead of following the cells. They paint the shade (a factor
+// on the base colour), so a painted column keeps its paint and its neighbours theirs.
+constexpr std::uint64_t kBlotchStream = 0xB107C4;
+constexpr double kStampChance = 0.05;   // Share of the vertices that carry a stamp.
+constexpr double kStampMinM = 0.25;     // Half the side of a stamp's square, from...
+constexpr double kStampMaxM = 0.5;      // ...to.
+constexpr float kStampOpacity = 0.55f;  // How much of the stamp's colour covers a corner.
+constexpr double kStampFacing = 0.7;    // Cosine between the normals it still paints across.
+
+void paint_blotches(const IslandMesh& mesh, Seed seed, std::vector<std::array<Rgb, 3>>& base) {
+  const std::size_t n = mesh.positions.size();
+  if (n == 0) return;
+  // Every vertex's triangle corners (t * 3 + k), and the triangles' unit normals.
+  std::vector<std::uint32_t> start(n + 1, 0);
+  for (const auto& t : mesh.triangles)
+    for (const std::uint32_t v : t)
+      ++start[v + 1];
+  for (std::size_t v = 0; v < n; ++v)
+    start[v + 1] += start[v];
+  std::vector<std::uint32_t> corners(start[n]);
+  {
+    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+      for (std::uint32_t k = 0; k < 3; ++k)
+        corners[fill[mesh.triangles[t][k]]++] = static_cast<std::uint32_t>(t * 3 + k);
+  }
+  std::vector<Vec3> unit(mesh.triangles.size());
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const auto& tri = mesh.triangles[t];
+    const Vec3 u = mesh.positions[tri[1]] - mesh.positions[tri[0]];
+    const Vec3 w = mesh.positions[tri[2]] - mesh.positions[tri[0]];
+    const Vec3 c{u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z, u.x * w.y - u.y * w.x};
+    const double len = std::sqrt(c.x * c.x + c.y * c.y + c.z * c.z);
+    unit[t] = len > 0.0 ? Vec3{c.x / len, c.y / len, c.z / len} : Vec3{};
+  }
+  // Vertices bucketed on a grid of the largest stamp's side.
+  Vec3 lo = mesh.positions[0];
+  Vec3 hi = lo;
+  for (const Vec3& p : mesh.positions) {
+    lo = {std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+    hi = {std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+  }
+  constexpr double kBucket = 2.0 * kStampMaxM;
+  const auto dim = [&](double a, double b) {
+    return static_cast<std::uint32_t>(std::floor((b - a) / kBucket)) + 1;
+  };
+  const std::uint32_t bx = dim(lo.x, hi.x), by = dim(lo.y, hi.y), bz = dim(lo.z, hi.z);
+  // Clamped to the grid (a stamp's cube may reach past the mesh's bounds).
+  const auto bucket_of = [&](const Vec3& p) {
+    const auto index = [](double d, std::uint32_t count) {
+      return std::min(static_cast<std::uint32_t>(std::max(0.0, d / kBucket)), count - 1);
+    };
+    return std::array<std::uint32_t, 3>{index(p.x - lo.x, bx), index(p.y - lo.y, by),
+                                        index(p.z - lo.z, bz)};
+  };
+  const std::size_t buckets = std::size_t{bx} * by * bz;
+  std::vector<std::uint32_t> bstart(buckets + 1, 0);
+  const auto flat = [&](const std::array<std::uint32_t, 3>& b) {
+    return (std::size_t{b[2]} * by + b[1]) * bx + b[0];
+  };
+  for (const Vec3& p : mesh.positions)
+    ++bstart[flat(bucket_of(p)) + 1];
+  for (std::size_t b = 0; b < buckets; ++b)
+    bstart[b + 1] += bstart[b];
+  std::vector<std::uint32_t> members(n);
+  {
+    std::vector<std::uint32_t> fill(bstart.begin(), bstart.end() - 1);
+    for (std::uint32_t v = 0; v < n; ++v)
+      members[fill[flat(bucket_of(mesh.positions[v]))]++] = v;
+  }
+  // One stream for the pass, two draws per vertex in vertex order (the mesh is built serially).
+  Rng rng{seed, Stage::islands, 0, kBlotchStream};
+  for (std::uint32_t v = 0; v < n; ++v) {
+    const bool stamp = rng.chance(kStampChance);
+    const double half = rng.uniform(kStampMinM, kStampMaxM);
+    if (!stamp || start[v] == start[v + 1]) continue;
+    const std::uint32_t source = corners[start[v]];  // Its first triangle corner.
+    const std::uint32_t st = source / 3;
+    const Material m = st < mesh.material.size() ? mesh.material[st] : Material::none;
+    const Rgb colour = base[st][source % 3];
+    const Vec3 normal = unit[st];
+    const Vec3 c = mesh.positions[v];
+    const auto b0 = bucket_of({c.x - half, c.y - half, c.z - half});
+    const auto b1 = bucket_of({c.x + half, c.y + half, c.z + half});
+    for (std::uint32_t iz = b0[2]; iz <= b1[2]; ++iz) {
+      for (std::uint32_t iy = b0[1]; iy <= b1[1]; ++iy) {
+        for (std::uint32_t ix = b0[0]; ix <= b1[0]; ++ix) {
+          const std::size_t b = flat({ix, iy, iz});
+          for (std::uint32_t i = bstart[b]; i < bstart[b + 1]; ++i) {
+            const std::uint32_t w = members[i];
+            const Vec3 p = mesh.positions[w];
+            if (std::abs(p.x - c.x) > half || std::abs(p.y - c.y) > half ||
+                std::abs(p.z - c.z) > half) {
+              continue;
+            }
+            for (std::uint32_t j = start[w]; j < start[w + 1]; ++j) {
+              const std::uint32_t t = corners[j] / 3;
+              if (t >= mesh.material.size() || mesh.material[t] != m) continue;
+              const Vec3 tn = unit[t];
+              if (tn.x * normal.x + tn.y * normal.y + tn.z * normal.z < kStampFacing) continue;
+              Rgb& to = base[t][corners[j] % 3];
+              for (int k = 0; k < 3; ++k)
+                to[k] += (colour[k] - to[k]) * kStampOpacity;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> paint,
@@ -140,6 +257,8 @@ void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> pa
     for (std::size_t t = 0; t < tris && t < mesh.material.size(); ++t)
       if (mesh.material[t] == Material::wall) has_wall[plane_of(t)] = 1;
   }
+  std::vector<std::array<Rgb, 3>> corner_base(tris);  // Shade factors per corner.
+  std::vector<Rgb> tri_base(tris);                    // Base colour per triangle.
   for (std::size_t t = 0; t < tris; ++t) {
     const Material m = t < mesh.material.size() ? mesh.material[t] : Material::none;
     const std::uint32_t cell = t < mesh.cell.size() ? mesh.cell[t] : 0U;
@@ -151,7 +270,10 @@ void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> pa
         base = paint_colour(p - 1U);
       }
     }
-    const Rgb tile = tile_colour(m, base, cell, seed);
+    tri_base[t] = base;
+    // The tile's shade as a factor on its base colour: the blotches smear the factors, so a
+    // painted column's paint stays in it.
+    const Rgb tile = tile_colour(m, {1.0f, 1.0f, 1.0f}, cell, seed);
     for (int k = 0; k < 3; ++k) {
       const std::uint32_t v = mesh.triangles[t][k];
       Rgb c = tile;
@@ -163,6 +285,17 @@ void colour_island(IslandMesh& mesh, Seed seed, std::span<const std::uint8_t> pa
       } else if (m == Material::rock) {
         c = {c[0] * (1.0f + 0.03f * z), c[1] * (1.0f + 0.03f * z), c[2] * (1.0f + 0.03f * z)};
       }
+      corner_base[t][k] = c;
+    }
+  }
+  paint_blotches(mesh, seed, corner_base);
+  // Then the base colours, the lines and the baked light, over the blotches.
+  for (std::size_t t = 0; t < tris; ++t) {
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t v = mesh.triangles[t][k];
+      Rgb c = corner_base[t][k];
+      for (int i = 0; i < 3; ++i)
+        c[i] *= tri_base[t][i];
       const std::uint8_t line = v < mesh.line.size() ? mesh.line[v] : 0;
       float dark = line == 2 ? kMaterialLine : line == 1 ? kTileLine : 1.0f;
       if (v < mesh.sky.size()) dark *= 1.0f - (1.0f - mesh.sky[v]) * (1.0f - kSkyMin);
