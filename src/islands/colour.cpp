@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "mesh_util.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -150,14 +151,8 @@ void paint_blotches(const IslandMesh& mesh, Seed seed, std::vector<std::array<Rg
         corners[fill[mesh.triangles[t][k]]++] = static_cast<std::uint32_t>(t * 3 + k);
   }
   std::vector<Vec3> unit(mesh.triangles.size());
-  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
-    const auto& tri = mesh.triangles[t];
-    const Vec3 u = mesh.positions[tri[1]] - mesh.positions[tri[0]];
-    const Vec3 w = mesh.positions[tri[2]] - mesh.positions[tri[0]];
-    const Vec3 c{u.y * w.z - u.z * w.y, u.z * w.x - u.x * w.z, u.x * w.y - u.y * w.x};
-    const double len = std::sqrt(c.x * c.x + c.y * c.y + c.z * c.z);
-    unit[t] = len > 0.0 ? Vec3{c.x / len, c.y / len, c.z / len} : Vec3{};
-  }
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+    unit[t] = normalize(face_normal(mesh, t));
   // Vertices bucketed on a grid of the largest stamp's side.
   Vec3 lo = mesh.positions[0];
   Vec3 hi = lo;
@@ -221,8 +216,7 @@ void paint_blotches(const IslandMesh& mesh, Seed seed, std::vector<std::array<Rg
             for (std::uint32_t j = start[w]; j < start[w + 1]; ++j) {
               const std::uint32_t t = corners[j] / 3;
               if (t >= mesh.material.size() || mesh.material[t] != m) continue;
-              const Vec3 tn = unit[t];
-              if (tn.x * normal.x + tn.y * normal.y + tn.z * normal.z < kStampFacing) continue;
+              if (dot(unit[t], normal) < kStampFacing) continue;
               Rgb& to = base[t][corners[j] % 3];
               for (int k = 0; k < 3; ++k)
                 to[k] += (colour[k] - to[k]) * kStampOpacity;

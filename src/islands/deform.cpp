@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "mesh_util.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -45,12 +46,6 @@ Column column_kind(const LayeredGrid& grid, const TileSet& tiles,
     if (ground) kind = Column::shore;
   }
   return kind;
-}
-
-Vec3 face_normal(const IslandMesh& mesh, std::uint32_t t) {
-  const auto& tri = mesh.triangles[t];
-  const Vec3 p0 = mesh.positions[tri[0]];
-  return cross(mesh.positions[tri[1]] - p0, mesh.positions[tri[2]] - p0);
 }
 
 }  // namespace

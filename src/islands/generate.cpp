@@ -276,7 +276,8 @@ struct FirstPass {
   wfc::CellId start_id = 0;
   wfc::TileId start_tile = wfc::kNoTile;
   std::vector<double> from_start;  ///< Per plane cell: metres from the start cell's centre.
-  wfc::SolveOptions opt;           ///< Without the reach check (hook_reach adds it).
+  std::shared_ptr<const Families> families;  ///< The tile rule of the grid's cell families.
+  wfc::SolveOptions opt;                     ///< Without the reach check (hook_reach adds it).
 };
 
 Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, Seed seed,
@@ -310,8 +311,10 @@ Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, S
   // again than undone step by step.
   opt.backtrack_budget = kBacktrackBudget;
   const wfc::TileId empty = tiles.model.empty;
-  opt.allow = [empty, families = std::make_shared<const Families>(g, tiles)](
-                  wfc::CellId c, wfc::TileId t) { return t != empty && families->allows(c, t); };
+  auto families = std::make_shared<const Families>(g, tiles);
+  opt.allow = [empty, families](wfc::CellId c, wfc::TileId t) {
+    return t != empty && families->allows(c, t);
+  };
   opt.weight_sets = first_pass_weight_sets(tiles, g.layers);
   opt.weight_class.resize(g.cell_count());
   const double hex_m = config.grid.radius * config.grid.cell_m;
@@ -333,6 +336,7 @@ Result<FirstPass> first_pass(const LayeredGrid& g, const IslandConfig& config, S
                    .start_id = start_id,
                    .start_tile = start_tile,
                    .from_start = std::move(from_start),
+                   .families = std::move(families),
                    .opt = std::move(opt)};
 }
 
@@ -476,7 +480,7 @@ Result<Island> generate_island(const IslandConfig& config, Seed seed, const Tile
   // can walk onto it), the others plain, each on its own random stream. The reach check keeps every
   // walkable tile reachable from the start while the collapse grows outward, so the solver itself
   // climbs and builds stairs (seeds/003, 32:22-32:41) and a goal it keeps is one units reach.
-  const Families families(g, tiles);
+  const Families& families = *first->families;
   std::vector<std::uint32_t> shore;  // Stairs stand in triangle cells only (mixed grid).
   for (std::uint32_t c = 0; c < n_plane; ++c) {
     if (from_start[c] >= kBeachMinM && from_start[c] <= kBeachMaxM && !families.square_cell(c)) {
@@ -714,7 +718,7 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   const wfc::Grid wgrid = to_wfc_grid(g);
   // On a mixed grid a square cell is flat with its whole field (the square cells joined to it
   // by sides: they can only stand at one height), so the field rises or sinks as one.
-  const Families families(g, tiles);
+  const Families& families = *first->families;
   std::vector<std::uint32_t> edited;
   {
     std::vector<std::uint8_t> in(n_plane, 0);

@@ -11,6 +11,7 @@
 #include <numbers>
 
 #include "cityforge/islands/island.hpp"
+#include "mesh_util.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -24,12 +25,6 @@ constexpr std::array<double, 8> kSteps{0.3, 0.45, 0.65, 0.9, 1.25, 1.7, 2.3, 3.0
 constexpr double kBehind = -0.2;
 // Rises smaller than this are the gentle lift of a level's floor, not something in the way.
 constexpr double kRiseTolerance = 0.15;
-
-Vec3 face_normal(const std::vector<Vec3>& p, const std::array<std::uint32_t, 3>& t) {
-  const Vec3 u = p[t[1]] - p[t[0]];
-  const Vec3 v = p[t[2]] - p[t[0]];
-  return {u.y * v.z - u.z * v.y, u.z * v.x - u.x * v.z, u.x * v.y - u.y * v.x};
-}
 
 // The highest up-facing surface over each point of a regular raster: every triangle that faces
 // up writes its height at the raster points inside it.
@@ -62,8 +57,9 @@ HeightField height_field(const IslandMesh& mesh) {
   f.nx = static_cast<std::uint32_t>(std::ceil((x1 - f.x0) / kCellM)) + 1;
   f.ny = static_cast<std::uint32_t>(std::ceil((y1 - f.y0) / kCellM)) + 1;
   f.top.assign(std::size_t{f.nx} * f.ny, -std::numeric_limits<float>::infinity());
-  for (const auto& t : mesh.triangles) {
-    const Vec3 n = face_normal(mesh.positions, t);
+  for (std::size_t i = 0; i < mesh.triangles.size(); ++i) {
+    const auto& t = mesh.triangles[i];
+    const Vec3 n = face_normal(mesh, i);
     if (!(n.z > 1e-12)) continue;  // Walls and undersides cover no point from above.
     const Vec3& a = mesh.positions[t[0]];
     const Vec3& b = mesh.positions[t[1]];
@@ -105,9 +101,9 @@ HeightField height_field(const IslandMesh& mesh) {
 std::vector<float> sky_light(const IslandMesh& mesh) {
   const std::size_t n = mesh.positions.size();
   std::vector<Vec3> normal(n);
-  for (const auto& t : mesh.triangles) {
-    const Vec3 fn = face_normal(mesh.positions, t);
-    for (const std::uint32_t v : t)
+  for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+    const Vec3 fn = face_normal(mesh, t);
+    for (const std::uint32_t v : mesh.triangles[t])
       normal[v] = normal[v] + fn;
   }
   const HeightField field = height_field(mesh);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "mesh_util.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -99,10 +100,6 @@ bool smoothed(Material m) {
          m == Material::path || m == Material::none;
 }
 
-Vec3 face_normal(const std::vector<Vec3>& p, const std::array<std::uint32_t, 3>& t) {
-  return cross(p[t[1]] - p[t[0]], p[t[2]] - p[t[0]]);
-}
-
 }  // namespace
 
 std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t iterations,
@@ -129,14 +126,14 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
   // 2. Reference normals: every check compares with the triangle before smoothing.
   std::vector<Vec3> normal(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
-    normal[t] = face_normal(mesh.positions, mesh.triangles[t]);
+    normal[t] = face_normal(mesh, t);
   const auto faces_hold = [&](std::uint32_t v) {
     for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i) {
       const std::uint32_t t = topo.tri[i];
       const Vec3 ref = normal[t];
       const double ref2 = dot(ref, ref);
       if (ref2 == 0.0) continue;
-      const Vec3 now = face_normal(mesh.positions, mesh.triangles[t]);
+      const Vec3 now = face_normal(mesh, t);
       if (!(dot(now, ref) >= kKeepArea * ref2)) return false;
       if (t < mesh.walkable.size() && mesh.walkable[t] == 1 && ref.z > 0.0 && !(now.z > 0.0))
         return false;
@@ -169,7 +166,7 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
       if (rank[v] < static_cast<std::uint8_t>(EdgeRank::material)) {
         Vec3 outward;
         for (std::uint32_t i = topo.tri_start[v]; i < topo.tri_start[v + 1]; ++i)
-          outward = outward + face_normal(mesh.positions, mesh.triangles[topo.tri[i]]);
+          outward = outward + face_normal(mesh, topo.tri[i]);
         const double nl = length(outward);
         if (nl > 1e-12) p = p + outward * (kRoundM / nl);
       }
