@@ -479,7 +479,21 @@ int simulate(server::SimulateOptions opt, int threads, bool quiet) {
   opt.threads = thread_count(threads);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism,
                             static_cast<std::size_t>(opt.threads));
-  opt.warning = warn;
+  // CITYFORGE_FAULT=kill:R (tests of a failing rank): rank R kills itself at its 100th tick.
+  if (const char* f = std::getenv("CITYFORGE_FAULT"); f != nullptr) {
+    const std::string spec(f);
+    if (spec.rfind("kill:", 0) == 0 && std::atoi(spec.c_str() + 5) == ranks().rank()) {
+      opt.after_tick = [](std::uint64_t tick) {
+        if (tick == 100) std::raise(SIGKILL);
+      };
+    }
+  }
+  // Under mpirun rank 0 speaks for the run.
+  if (ranks().rank() == 0) {
+    opt.warning = warn;
+  } else {
+    quiet = true;
+  }
   const bool tty = stderr_is_tty() && !quiet;
   if (tty) {
     opt.progress = [](const std::string& line) {
@@ -497,7 +511,7 @@ int simulate(server::SimulateOptions opt, int threads, bool quiet) {
   }
   Result<server::SimulateReport> report = server::run_simulation(opt);
   if (tty) std::fprintf(stderr, "\r\033[K");
-  return finish(report, quiet);
+  return finish_ranks(report, quiet);
 }
 
 int serve(const server::ServeOptions& opt) {
@@ -830,9 +844,11 @@ int main(int argc, char** argv) {
   // Under mpirun (or srun), generate and import share the work over the ranks; the other
   // commands are one process.
   if (started_by_mpi_launcher()) {
-    if (!g->parsed() && !im->parsed()) {
+    if (!g->parsed() && !im->parsed() && !sc->parsed()) {
       return fail(Error::invalid_input(
-          "mpirun", "only `generate` and `import` run on several ranks; start this command alone"));
+          "mpirun",
+          "only `generate`, `import` and `simulate` run on several ranks; start this command "
+          "alone"));
     }
 #ifdef CITYFORGE_HAVE_MPI
     Result<std::unique_ptr<Ranks>> opened = mpi::open_ranks(&argc, &argv);
@@ -854,6 +870,7 @@ int main(int argc, char** argv) {
   if (sc->parsed()) {
     so.record = !no_record;
     so.lod = !no_lod;
+    if (g_mpi) so.ranks = g_mpi.get();
     return simulate(so, sim_threads, sim_quiet);
   }
   return kExitFailure;

@@ -10,6 +10,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,7 @@
 #include <sstream>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/export/export.hpp"
 #include "cityforge/server/city_sim.hpp"
@@ -174,7 +176,47 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   if (!city) return city.error();
   const traffic::Config& cfg = city->traffic_config;
   traffic::Simulation& sim = *city->traffic;
-  if (opt.warning) {
+  // Over MPI ranks: the lane graph cut by METIS, one part per rank, and the driving shared.
+  const Ranks& ranks = opt.ranks != nullptr ? *opt.ranks : single_rank();
+  const bool lead = ranks.rank() == 0;
+  traffic::Partition partition;
+  double partition_s = 0;
+  {
+    const auto t0 = Clock::now();
+    // Rank 0 cuts, the others take its partition (ranks may run different METIS builds); a
+    // failure there (METIS) reaches every rank.
+    std::string cut_bytes;
+    Status cut_status = Ok{};
+    if (lead) {
+      Result<traffic::Partition> cut = traffic::partition_network(
+          sim.network(), static_cast<std::uint32_t>(ranks.size()), opt.seed);
+      if (cut) {
+        ByteWriter w;
+        w.put(cut->parts);
+        w.put_vector(cut->lane_part);
+        w.put_vector(cut->part_weight);
+        w.put(cut->units);
+        w.put(cut->cut_links);
+        w.put(cut->cut_lanes);
+        cut_bytes = w.take();
+      } else {
+        cut_status = cut.error();
+      }
+    }
+    if (ranks.size() > 1) cut_bytes = ranks.broadcast(cut_bytes);
+    if (cut_status) {
+      ByteReader r(cut_bytes, "partition");
+      if (cut_bytes.empty() || !r.get(partition.parts) || !r.get_vector(partition.lane_part) ||
+          !r.get_vector(partition.part_weight) || !r.get(partition.units) ||
+          !r.get(partition.cut_links) || !r.get(partition.cut_lanes)) {
+        cut_status = Error::internal("partition", "rank 0 sent no partition of the lane graph");
+      }
+    }
+    if (Status st = agree(ranks, cut_status); !st) return st.error();
+    if (Status st = sim.share(ranks, partition); !st) return st.error();
+    partition_s = seconds_since(t0);
+  }
+  if (opt.warning && lead) {
     for (const std::string& w : sim.stats().warnings)
       opt.warning(w);
   }
@@ -198,13 +240,18 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   const std::string rec_path =
       opt.out.empty() ? (fs::path(opt.dir) / "traffic.cfrec").string() : opt.out;
   std::optional<traffic::RecordingWriter> writer;
-  traffic::RecordingInfo info;
-  if (opt.record) {
-    info = sim.recording_info(opt.seed);
+  traffic::RecordingInfo info = sim.recording_info(opt.seed);
+  Status opened = Ok{};
+  if (opt.record && lead) {
     Result<traffic::RecordingWriter> w = traffic::RecordingWriter::open(rec_path, info);
-    if (!w) return w.error();
-    writer.emplace(std::move(*w));
+    if (w) {
+      writer.emplace(std::move(*w));
+    } else {
+      opened = w.error();
+    }
   }
+  // Only rank 0 writes: its failure stops every rank (the others would wait for it).
+  if (Status st = agree(ranks, opened); !st) return st.error();
   const auto every = static_cast<std::uint64_t>(
       std::max(1.0, std::round(info.frame_interval_s / static_cast<double>(cfg.dt_s))));
   std::vector<traffic::LightState> lights;
@@ -232,13 +279,22 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   std::uint64_t audit_conflicts = 0;
   auto last_print = Clock::now();
   update_vehicle_lod(sim.positions());
+  const auto recorded = [&](const Status& st) {
+    // The other ranks wait in the next exchange: a failure here stops them all, saying why.
+    if (!st && ranks.size() > 1) {
+      std::fprintf(stderr, "error: rank 0: %s\n", st.error().to_string().c_str());
+      ranks.abort(st.error().code == ErrorCode::invalid_input ? 2 : 1);
+    }
+    return st;
+  };
   if (writer) {
-    if (Status s = record(); !s) return s.error();
+    if (Status s = recorded(record()); !s) return s.error();
   }
   for (std::uint64_t t = 0; t < ticks; ++t) {
     const auto t0 = Clock::now();
     sim.tick();
     tick_s += seconds_since(t0);
+    if (opt.after_tick) opt.after_tick(sim.stats().ticks);
     if (people) {
       const auto t1 = Clock::now();
       people->set_viewer(viewer_at(*viewer, sim.time_s()));
@@ -253,7 +309,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     }
     if (writer && sim.stats().ticks % every == 0) {
       const auto t1 = Clock::now();
-      if (Status s = record(); !s) return s.error();
+      if (Status s = recorded(record()); !s) return s.error();
       record_s += seconds_since(t1);
     }
     if (opt.audit) {
@@ -274,6 +330,15 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       opt.progress(line);
     }
   }
+  // Every rank's exchange time, on rank 0 (collective).
+  const traffic::ShareStats& share = sim.share_stats();
+  std::vector<double> exchange_s(static_cast<std::size_t>(ranks.size()), 0.0);
+  if (ranks.size() > 1) {
+    const std::vector<std::string> got = ranks.gather(std::to_string(share.exchange_s));
+    for (std::size_t r = 0; r < got.size(); ++r)
+      exchange_s[r] = std::strtod(got[r].c_str(), nullptr);
+  }
+  if (!lead) return SimulateReport{};
   std::uint64_t rec_bytes = 0;
   std::uint32_t rec_frames = 0;
   if (writer) {
@@ -321,6 +386,34 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   j["clearing_on_red"] = s.clearing_on_red;
   j["emergency_stops"] = s.emergency_stops;
   j["state_hash"] = hex(sim.state_hash());
+  // The ranks (docs/traffic.md, "Over MPI ranks").
+  {
+    const double sim_s = std::max(sim.time_s(), 1e-9);
+    const double exchanges = std::max<double>(1.0, static_cast<double>(share.exchanges));
+    std::uint64_t bytes = 0;
+    nlohmann::ordered_json per = nlohmann::ordered_json::array();
+    for (std::size_t r = 0; r < static_cast<std::size_t>(ranks.size()); ++r) {
+      const std::uint64_t updates = ranks.size() > 1 ? share.updates[r] : s.vehicle_updates;
+      bytes += share.bytes[r];
+      per.push_back({{"rank", r},
+                     {"expected_vehicles", partition.part_weight[r]},
+                     {"vehicle_updates", updates},
+                     {"sent_bytes", share.bytes[r]},
+                     {"exchange_s", exchange_s[r]}});
+    }
+    j["ranks"] = ranks.size();
+    j["partition"] = {{"method", ranks.size() > 1 ? "METIS k-way" : "none"},
+                      {"units", partition.units},
+                      {"cut_lanes", partition.cut_lanes},
+                      {"cut_links", partition.cut_links},
+                      {"expected_imbalance", partition.imbalance()},
+                      {"seconds", partition_s}};
+    j["per_rank"] = per;
+    j["migrations"] = share.migrations;
+    j["migrations_per_s"] = static_cast<double>(share.migrations) / sim_s;
+    j["exchange_bytes_per_tick"] = static_cast<double>(bytes) / exchanges;
+    j["exchange_us_per_tick"] = exchange_s[0] * 1e6 / exchanges;
+  }
   const auto lod_json = [](const std::array<std::uint32_t, crowd::kLods>& n) {
     nlohmann::ordered_json o;
     for (std::size_t k = 0; k < crowd::kLods; ++k)
@@ -411,6 +504,16 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                 "throughput: %" PRIu64 " junction entries, %" PRIu64 " trips completed, %" PRIu64
                 " lane changes, %" PRIu64 " stops; %" PRIu64 " red-light entries\n",
                 s.junction_entries, s.trips_completed, s.lane_changes, s.stops, s.red_violations);
+  if (ranks.size() > 1) {
+    append_printf(out,
+                  "ranks: %d (METIS: %u cut lanes, expected imbalance %.3f); %.0f vehicles "
+                  "migrated per simulated s; %.1f kB sent per tick, exchange %.0f us per tick "
+                  "on rank 0\n",
+                  ranks.size(), partition.cut_lanes, partition.imbalance(),
+                  j["migrations_per_s"].get<double>(),
+                  j["exchange_bytes_per_tick"].get<double>() / 1e3,
+                  j["exchange_us_per_tick"].get<double>());
+  }
   if (opt.audit) {
     append_printf(
         out, "audit: %" PRIu64 " overlaps, %" PRIu64 " conflicting occupancies, min gap %.2f m\n",

@@ -123,6 +123,9 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   const float weather_speed = m.weather.speed_factor;
   Local local;
   sim::CommandWriter out = ctx.writer(chunk.ordinal());
+  // Shared over ranks (share.cpp): only the vehicles on this rank's lanes are driven here, and
+  // what each did is noted per row for the exchange.
+  const bool shared = m.ranks != nullptr;
 
   for (std::size_t i = 0; i < ls.size(); ++i) {
     LaneState& st = ls[i];
@@ -133,6 +136,13 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     const std::uint32_t self = ents[i].index;
     const std::uint32_t row = base + static_cast<std::uint32_t>(i);
     const std::uint32_t slot = m.row_slot[row];
+    RowNote* note = nullptr;
+    if (shared) {
+      if (m.lane_part[st.lane] != m.part) continue;
+      note = &m.notes[row];
+      note->mine = 1;
+      note->claimed = 1;
+    }
     // Ticks this step covers (1 but for a vehicle driven at level off, or just raised from it).
     std::uint32_t behind = 1;
     if (coarse) {
@@ -163,12 +173,14 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         // changes, or at its next step; one that moves, while the road ahead is clear.
         if (room > reach || (held && st.speed_mps == 0 && st.accel_mps2 <= 0)) {
           local.speed += st.speed_mps;
+          if (note != nullptr) note->speed = st.speed_mps;
           continue;
         }
       }
       m.moved_tick[self] = tick32 + 1U;
     }
     ++driven;
+    if (note != nullptr) note->driven = 1;
     const float dt = tick_dt * static_cast<float>(behind);
     const LaneId start_lane = st.lane;
     LaneId lane = start_lane;
@@ -277,6 +289,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       v_new = std::min(v_new, cons.hard_speed);
     }
     local.distance += s_new - s;
+    if (note != nullptr) note->distance = s_new - s;
     st.accel_mps2 = (v_new - v) / dt;
 
     // 6. Finish a lane change (also when the lane end comes first).
@@ -349,6 +362,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       if (v_new > 1.0f) drv.flags |= kDriverWasMoving;
     }
     local.speed += v_new;
+    if (note != nullptr) note->speed = v_new;
 
     // 9. A front vehicle kept waiting at a line that is not red (no room, no gap, a close next
     // junction out of phase) gives up on its plan after replan_after_s: roamers pick again,
@@ -372,6 +386,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       const auto& route = m.routes[self];
       if (trip->step + 1 >= route.size() && lane == trip->destination && s_new >= 0.5f * len) {
         out.add(ents[i], Pooled{});
+        if (note != nullptr) note->pooled = 1;
         ++local.trips;
         continue;
       }
@@ -396,6 +411,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         std::vector<RouteStep> fresh;
         if (st.next != kNoLane) fresh = router.route(st.next, trip->destination);
         auto& r = m.routes[self];
+        if (note != nullptr) note->rerouted = 1;
         r.clear();
         r.push_back(RouteStep{lane, StepKind::start});
         if (!fresh.empty()) {
@@ -405,6 +421,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         trip->step = 0;
         if (fresh.empty()) {  // The destination cannot be reached from here: end the trip.
           out.add(ents[i], Pooled{});
+          if (note != nullptr) note->pooled = 1;
           continue;
         }
         plan_ahead(m, st, trip, self, ctx.tick);

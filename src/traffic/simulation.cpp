@@ -284,8 +284,11 @@ void add_processors(Simulation::Impl& m) {
   drive.resource_reads = kResQueues | kResLights | kResGrants | kResObstacles;
   drive.resource_writes = kResRoutes | kResStats;
   drive.run = [self](const sim::TickContext& ctx) {
+    std::array<std::uint64_t, kCounters> before{};
+    if (self->ranks != nullptr) before = begin_shared_drive(*self);
     ctx.world.parallel_for_each_chunk(moving_query(ctx.world),
                                       [&](const sim::ChunkView& c) { drive_chunk(*self, ctx, c); });
+    if (self->ranks != nullptr) exchange_driven(*self, ctx, before);
   };
   w.schedule().add(std::move(drive));
 

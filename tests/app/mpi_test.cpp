@@ -180,12 +180,86 @@ TEST(Mpi, AKilledRankFailsTheJobAndTheNextRunCleansUp) {
   fs::remove_all(dir);
 }
 
+/// sim_stats.json of a run.
+nlohmann::json sim_stats(const fs::path& dir) {
+  return nlohmann::json::parse(slurp(dir / "sim_stats.json"));
+}
+
+// Issue 24: the traffic and the crowd of the default city, 3,000 vehicles and 3,000
+// pedestrians for 120 simulated seconds, give the same state hashes and the same recording,
+// byte for byte, without mpirun and on 1 to 4 ranks; every vehicle update ran on one rank.
+TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  fs::path city;
+  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path dir = temp_dir("mpi_simulate");
+  const std::string args = std::string(" simulate ") + city.string() +
+                           " -q --vehicles 3000 --pedestrians 3000 --seconds 120 --threads 1 -o ";
+  const CliRun alone =
+      run_command(std::string(CITYFORGE_EXE) + args + (dir / "alone.cfrec").string());
+  ASSERT_EQ(alone.exit_code, 0) << alone.output;
+  const nlohmann::json ref = sim_stats(dir);
+  const std::string ref_rec = slurp(dir / "alone.cfrec");
+  ASSERT_GT(ref_rec.size(), 100000U);
+  EXPECT_EQ(ref["ranks"].get<int>(), 1);
+  for (int np = 1; np <= 4; ++np) {
+    const fs::path out = dir / ("np" + std::to_string(np));
+    fs::create_directories(out);
+    const CliRun r = run_command(mpirun(np) + CITYFORGE_EXE + args + (out / "t.cfrec").string());
+    ASSERT_EQ(r.exit_code, 0) << "np " << np << ": " << r.output;
+    const nlohmann::json j = sim_stats(out);
+    EXPECT_EQ(j["ranks"].get<int>(), np);
+    EXPECT_EQ(j["state_hash"], ref["state_hash"]) << "np " << np;
+    EXPECT_EQ(j["crowd"]["state_hash"], ref["crowd"]["state_hash"]) << "np " << np;
+    EXPECT_EQ(j["distance_km"], ref["distance_km"]) << "np " << np;
+    EXPECT_EQ(j["vehicles_moving"], ref["vehicles_moving"]) << "np " << np;
+    EXPECT_TRUE(slurp(out / "t.cfrec") == ref_rec) << "np " << np << ": recordings differ";
+    std::uint64_t updates = 0;
+    for (const auto& p : j["per_rank"]) {
+      EXPECT_GT(p["vehicle_updates"].get<std::uint64_t>(), 0U) << "np " << np;
+      updates += p["vehicle_updates"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(updates, ref["vehicle_updates"].get<std::uint64_t>()) << "np " << np;
+    if (np > 1) {
+      EXPECT_GT(j["partition"]["cut_lanes"].get<int>(), 0);
+      EXPECT_GT(j["migrations"].get<std::uint64_t>(), 0U);
+      EXPECT_GT(j["exchange_bytes_per_tick"].get<double>(), 0.0);
+    }
+    fs::remove_all(out);
+  }
+  fs::remove_all(dir);
+}
+
+TEST(Mpi, AKilledRankStopsTheSimulationWithoutOutput) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  fs::path city;
+  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path dir = temp_dir("mpi_simulate_kill");
+  const CliRun r = run_command(
+      "CITYFORGE_FAULT=kill:1 " + mpirun(2) + CITYFORGE_EXE + " simulate " + city.string() +
+      " -q --vehicles 500 --pedestrians 0 --seconds 60 -o " + (dir / "t.cfrec").string());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "sim_stats.json"));
+  EXPECT_FALSE(fs::exists(dir / "t.cfrec"));
+  // Only rank 0 writes: a recording it cannot create stops every rank at once, saying why
+  // (the others would otherwise wait for it in the first exchange).
+  const CliRun bad = run_command(mpirun(2) + CITYFORGE_EXE + " simulate " + city.string() +
+                                 " -q --vehicles 500 --pedestrians 0 --seconds 60 -o " +
+                                 (dir / "missing" / "t.cfrec").string());
+  EXPECT_NE(bad.exit_code, 0) << bad.output;
+  EXPECT_NE(bad.output.find("t.cfrec.tmp: cannot create"), std::string::npos) << bad.output;
+  fs::remove_all(dir);
+}
+
 TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
   // What an MPI launcher sets: the program must not run N copies of a server or a simulation.
   const CliRun r = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) +
                                " island --seed 1 -q -o " + temp_dir("mpi_refuse").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("only `generate` and `import` run on several ranks"), std::string::npos)
+  EXPECT_NE(r.output.find("only `generate`, `import` and `simulate` run on several ranks"),
+            std::string::npos)
       << r.output;
 }
 

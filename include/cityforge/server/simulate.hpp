@@ -8,6 +8,10 @@
 
 #include "cityforge/core/result.hpp"
 
+namespace cityforge {
+class Ranks;
+}
+
 /// `cityforge simulate` (docs/traffic.md, docs/crowd.md): a generated city's traffic and crowd,
 /// headless, for a fixed simulated time, with a recording for the viewer and sim_stats.json.
 namespace cityforge::server {
@@ -36,6 +40,12 @@ struct SimulateOptions {
   bool lod = true;                  ///< false: every agent at full fidelity.
   /// Step of vehicles at level off (traffic::Config::off_step_s, whose default this is).
   double off_step_s = 1.0;
+  /// The ranks of `mpirun -np N cityforge simulate` (docs/traffic.md, "Over MPI ranks"): the
+  /// driving is shared over them, rank 0 writes the recording and sim_stats.json, the others
+  /// write nothing; the state hashes are those of one process. Null: one process.
+  const Ranks* ranks = nullptr;
+  /// Called after every tick with the ticks done (the tests' injected faults). Optional.
+  std::function<void(std::uint64_t)> after_tick;
   /// Told each warning of the traffic set-up (no newline). Optional.
   std::function<void(const std::string&)> warning;
   /// Told a one-line status (simulated time, vehicles, speed, ticks/s) about four times a wall

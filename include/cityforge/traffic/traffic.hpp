@@ -13,7 +13,12 @@
 #include "cityforge/core/rng.hpp"
 #include "cityforge/sim/entities.hpp"
 #include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/partition.hpp"
 #include "cityforge/traffic/recording.hpp"
+
+namespace cityforge {
+class Ranks;
+}
 
 /// Vehicles on the lane graph, on the sim entity system (docs/traffic.md).
 namespace cityforge::traffic {
@@ -150,6 +155,20 @@ struct Stats {
   std::vector<std::string> warnings;
 };
 
+/// What sharing the driving over ranks did (Simulation::share); one rank: ranks 1, the rest 0.
+/// Every figure but exchange_s is the same on every rank.
+struct ShareStats {
+  std::uint32_t ranks = 1;
+  std::uint32_t cut_lanes = 0;         ///< Lanes with a successor driven by another rank.
+  std::uint32_t cut_links = 0;         ///< Lane-to-successor links between ranks.
+  std::vector<double> part_weight;     ///< Per rank: expected vehicles of its lanes.
+  std::vector<std::uint64_t> updates;  ///< Per rank: vehicle updates it ran, summed over ticks.
+  std::vector<std::uint64_t> bytes;    ///< Per rank: bytes it sent, summed over ticks.
+  std::uint64_t migrations = 0;        ///< Vehicles that ended a tick on another rank's lane.
+  std::uint64_t exchanges = 0;         ///< Ticks exchanged.
+  double exchange_s = 0;               ///< This rank's wall time in exchanges (waits included).
+};
+
 /// Per-vehicle view for tests, tools and recordings.
 struct VehicleView {
   sim::Entity entity;
@@ -203,6 +222,15 @@ class Simulation {
   /// capacity are clamped (Stats::warnings says so).
   static Result<std::unique_ptr<Simulation>> create(Network net, const Config& config,
                                                     std::vector<ParkedVehicle> parked, Seed seed);
+  /// Shares the driving model over `ranks` from the next tick (docs/traffic.md, "Over MPI
+  /// ranks"): each rank drives the vehicles that start a tick on its part's lanes
+  /// (`partition.lane_part`, one part per rank), then the ranks exchange what they drove
+  /// (state, route, commands, counters), so after every tick each rank holds the whole state and
+  /// state_hash() is the same for any rank count. From then on tick() is collective. Call once,
+  /// on every rank, before the first tick. Errors (invalid_input): parts != ranks, or a
+  /// partition of another network.
+  Status share(const Ranks& ranks, const Partition& partition);
+  const ShareStats& share_stats() const;
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

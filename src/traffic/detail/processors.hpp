@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 #include "traffic/detail/state.hpp"
@@ -77,6 +78,15 @@ void update_signals(Simulation::Impl& m);
 void coordinate(Simulation::Impl& m);
 /// 4. Car following, lane ends, lane changes, trips (drive.cpp); one chunk.
 void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk);
+/// Counters the drive adds to (Counters' order, lane_changes_aborted aside).
+inline constexpr std::size_t kCounters = 9;
+/// 4a. Driving shared over ranks (share.cpp): before the chunks, clears the row notes and
+/// returns the counters; after them, exchange_driven sends this rank's rows and counters,
+/// writes the other ranks' into the world, takes the chunk sums over all rows in row order and
+/// pools the vehicles the others pooled.
+std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m);
+void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
+                     const std::array<std::uint64_t, kCounters>& before);
 /// 5. Keeps the moving count: pooled vehicles are spawned where there is room, surplus
 /// vehicles are pooled (spawn.cpp).
 void respawn(Simulation::Impl& m, const sim::TickContext& ctx);

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/traffic/routing.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
@@ -88,6 +89,18 @@ struct Obstacle {
   float length_m = 0;
   float speed_mps = 0;
   bool alive = false;
+};
+
+/// What the drive did with one row (a moving vehicle) this tick, when the driving is shared
+/// over ranks (share.cpp): what the chunk sums and commands need, exchanged with the state.
+struct RowNote {
+  float distance = 0;         ///< Driven this tick (counted only when driven).
+  float speed = 0;            ///< Its speed, as the tick's speed sum takes it.
+  std::uint8_t mine = 0;      ///< On this rank's lanes at the tick's start.
+  std::uint8_t claimed = 0;   ///< Driven by some rank (this one, or one whose row came in).
+  std::uint8_t driven = 0;    ///< The driving model ran for it.
+  std::uint8_t pooled = 0;    ///< Its trip ended: pooled at the tick's end.
+  std::uint8_t rerouted = 0;  ///< routes[entity] was rewritten.
 };
 
 /// Counters summed over threads (sums commute, so they are deterministic).
@@ -183,6 +196,13 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> chunk_driven;
 
   std::vector<detail::Obstacle> obstacles;
+
+  // Driving shared over ranks (share.cpp); null: every vehicle is driven here.
+  const Ranks* ranks = nullptr;
+  std::vector<std::uint16_t> lane_part;  ///< Per lane: the rank that drives its vehicles.
+  std::uint16_t part = 0;                ///< This rank.
+  std::vector<detail::RowNote> notes;    ///< Per global row, this tick.
+  ShareStats share_stats;
 
   std::uint64_t tick = 0;
   double time_s = 0;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The traffic over MPI ranks (issue 24, docs/traffic.md "Over MPI ranks"), side by side in one
+# run: `cityforge simulate` alone (1 rank) and under `mpirun -np N` for each N in RANKS, RUNS
+# times each way, alternating, every rank on THREADS threads. Prints the medians of the
+# traffic's ticks per wall second, the exchange (bytes and microseconds per tick, on rank 0),
+# the vehicles migrated per simulated second and each rank's share of the vehicle updates, and
+# checks the state hashes are the same for every rank count. Never asserts on time; say whether
+# the machine was quiet when quoting.
+#   bash bench/traffic_ranks.sh [BUILD_DIR] [VEHICLES] [SECONDS] [RUNS] [THREADS] [RANKS...]
+# CITY_DIR: a generated city (unset: the 4x5 km example, generated once into WORK_DIR);
+# PEDESTRIANS (default 0); WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder, removed at the end).
+set -euo pipefail
+build=${1:-build/release}
+vehicles=${2:-40000}
+seconds=${3:-60}
+runs=${4:-3}
+threads=${5:-1}
+shift $(( $# < 5 ? $# : 5 ))
+ranks=("$@")
+[ ${#ranks[@]} -eq 0 ] && ranks=(2)
+here=$(cd "$(dirname "$0")/.." && pwd)
+exe="$build/cityforge"
+if [ -n "${WORK_DIR:-}" ]; then work=$WORK_DIR; mkdir -p "$work"; else
+  work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; fi
+city=${CITY_DIR:-$work/metropolis}
+if [ ! -f "$city/lanes.json" ]; then
+  echo "generating the 4x5 km example into $city ..." >&2
+  "$exe" generate "$here/data/examples/metropolis-4x5km.json" -o "$city" --no-sumo -q
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+over=()
+mpirun --version 2>/dev/null | grep -q "Open MPI" && over=(--oversubscribe)
+args=(simulate "$city" --vehicles "$vehicles" --pedestrians "${PEDESTRIANS:-0}" --seconds "$seconds"
+      --threads "$threads" --no-record -q)
+echo "traffic_ranks: $vehicles vehicles, $seconds s, $runs runs each way, $threads thread(s) per rank, ranks 1 ${ranks[*]}, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for i in $(seq 1 "$runs"); do
+  "$exe" "${args[@]}" >/dev/null
+  cp "$city/sim_stats.json" "$work/r1_$i.json"
+  for n in "${ranks[@]}"; do
+    mpirun "${over[@]}" -np "$n" "$exe" "${args[@]}" >/dev/null
+    cp "$city/sim_stats.json" "$work/r${n}_$i.json"
+  done
+done
+python3 - "$work" "$runs" 1 "${ranks[@]}" <<'PY'
+import json, os, statistics, sys
+work, runs, ranks = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
+med = statistics.median
+hashes = set()
+print(f'{"ranks":>5} {"ticks/s":>8} {"vs 1":>6} {"moving":>7} {"kB/tick":>8} {"us/tick":>8} {"migr/s":>7} {"cut lanes":>9}  updates per rank (share)')
+base = None
+for n in ranks:
+    js = [json.load(open(os.path.join(work, f"r{n}_{i}.json"))) for i in range(1, runs + 1)]
+    for j in js:
+        hashes.add(j["state_hash"])
+    tps = med([j["ticks_per_wall_s"] for j in js])
+    base = base or tps
+    j = js[0]
+    total = sum(p["vehicle_updates"] for p in j["per_rank"])
+    shares = " ".join(f'{p["vehicle_updates"] / total:.3f}' for p in j["per_rank"])
+    print(f'{n:>5} {tps:>8.1f} {tps / base:>6.2f} {j["vehicles_moving"]:>7} '
+          f'{med([x["exchange_bytes_per_tick"] for x in js]) / 1e3:>8.1f} '
+          f'{med([x["exchange_us_per_tick"] for x in js]):>8.0f} {j["migrations_per_s"]:>7.1f} '
+          f'{j["partition"]["cut_lanes"]:>9}  {shares}')
+if len(hashes) != 1:
+    sys.exit(f"traffic_ranks: the state hashes differ between rank counts: {sorted(hashes)}")
+print(f"state hash {hashes.pop()} for every rank count")
+PY

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// The lane graph cut by METIS (partition_network) and the driving shared over ranks
+// (Simulation::share): ranks here are threads of one process exchanging through the same
+// collectives MPI provides (ThreadRanks), so the exchange is tested in every build, sanitizers
+// included; tests/app/mpi_test.cpp runs the same over `mpirun`.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <barrier>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cityforge/core/ranks.hpp"
+#include "cityforge/traffic/partition.hpp"
+#include "cityforge/traffic/traffic.hpp"
+#include "net_fixture.hpp"
+
+using namespace cityforge;
+using namespace cityforge::traffic;
+
+namespace {
+
+/// What the ranks of one job share: a barrier and a mailbox.
+struct ThreadJob {
+  explicit ThreadJob(int n) : size(n), sync(n), slots(static_cast<std::size_t>(n)) {}
+  int size;
+  std::barrier<> sync;
+  std::vector<std::string> slots;
+  std::string board;
+};
+
+/// Ranks as threads of this process: the collectives over a barrier.
+class ThreadRanks final : public Ranks {
+ public:
+  ThreadRanks(ThreadJob& job, int rank) : m_job(&job), m_rank(rank) {}
+  int rank() const override { return m_rank; }
+  int size() const override { return m_job->size; }
+  std::vector<std::string> gather(const std::string& mine) const override {
+    m_job->slots[static_cast<std::size_t>(m_rank)] = mine;
+    m_job->sync.arrive_and_wait();
+    std::vector<std::string> out;
+    if (m_rank == 0) out = m_job->slots;
+    m_job->sync.arrive_and_wait();
+    return out;
+  }
+  std::string broadcast(const std::string& value) const override {
+    if (m_rank == 0) m_job->board = value;
+    m_job->sync.arrive_and_wait();
+    std::string out = m_job->board;
+    m_job->sync.arrive_and_wait();
+    return out;
+  }
+  [[noreturn]] void abort(int) const override { std::abort(); }
+
+ private:
+  ThreadJob* m_job;
+  int m_rank;
+};
+
+Config config(std::uint32_t vehicles) {
+  Config cfg;
+  cfg.vehicles = vehicles;
+  cfg.trip_share = 0.4f;
+  return cfg;
+}
+
+traffic::testing::GridSpec spec() {
+  traffic::testing::GridSpec s;
+  s.nx = 6;
+  s.ny = 5;
+  s.lanes = 2;
+  return s;
+}
+
+/// What a run ends with, and the state hash after every tick.
+struct RunResult {
+  std::vector<std::uint64_t> hashes;
+  Stats stats;
+  ShareStats share;
+};
+
+RunResult run_alone(std::uint32_t vehicles, int ticks) {
+  Result<std::unique_ptr<Simulation>> sim =
+      Simulation::create(traffic::testing::make_grid(spec()).net, config(vehicles), {}, 5);
+  EXPECT_TRUE(sim.ok());
+  RunResult out;
+  for (int t = 0; t < ticks; ++t) {
+    (*sim)->tick();
+    out.hashes.push_back((*sim)->state_hash());
+  }
+  out.stats = (*sim)->stats();
+  return out;
+}
+
+/// The same run on `np` thread ranks: every rank's result.
+std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks) {
+  ThreadJob job(np);
+  std::vector<RunResult> runs(static_cast<std::size_t>(np));
+  // One partition for all (METIS keeps global state: it is not called from several threads).
+  Result<Partition> part =
+      partition_network(traffic::testing::make_grid(spec()).net, static_cast<std::uint32_t>(np), 5);
+  EXPECT_TRUE(part.ok());
+  std::vector<std::thread> threads;
+  for (int r = 0; r < np; ++r) {
+    threads.emplace_back([&, r] {
+      const ThreadRanks ranks(job, r);
+      Result<std::unique_ptr<Simulation>> sim =
+          Simulation::create(traffic::testing::make_grid(spec()).net, config(vehicles), {}, 5);
+      ASSERT_TRUE(sim.ok());
+      ASSERT_TRUE((*sim)->share(ranks, *part).ok());
+      RunResult& out = runs[static_cast<std::size_t>(r)];
+      for (int t = 0; t < ticks; ++t) {
+        (*sim)->tick();
+        out.hashes.push_back((*sim)->state_hash());
+      }
+      out.stats = (*sim)->stats();
+      out.share = (*sim)->share_stats();
+    });
+  }
+  for (std::thread& t : threads)
+    t.join();
+  return runs;
+}
+
+TEST(TrafficPartition, JunctionsKeepTheirApproachesAndNeighboursStayTogether) {
+  const Network net = traffic::testing::make_grid(spec()).net;
+  Result<Partition> a = partition_network(net, 4, 7);
+  ASSERT_TRUE(a.ok()) << a.error().to_string();
+  Result<Partition> b = partition_network(net, 4, 7);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(a->lane_part, b->lane_part) << "same network and seed, same partition";
+  ASSERT_EQ(a->lane_part.size(), net.lane_count());
+  std::set<std::uint16_t> used(a->lane_part.begin(), a->lane_part.end());
+  EXPECT_EQ(used.size(), 4U);
+  EXPECT_LT(a->imbalance(), 1.15);
+  for (LaneId l = 0; l < net.lane_count(); ++l) {
+    if (net.left[l] != kNoLane) {
+      EXPECT_EQ(a->lane_part[l], a->lane_part[net.left[l]]);
+    }
+    if (net.intersection[l] < 0) continue;
+    for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
+      EXPECT_EQ(a->lane_part[net.pred[q]], a->lane_part[l]) << "approach " << net.pred[q];
+    }
+  }
+  // The cut: counted right, and far smaller than dealing the lanes out in turn would make.
+  std::uint32_t links = 0;
+  std::uint32_t dealt = 0;
+  for (LaneId l = 0; l < net.lane_count(); ++l) {
+    for (std::uint32_t q = net.succ_begin[l]; q < net.succ_begin[l + 1]; ++q) {
+      links += a->lane_part[l] != a->lane_part[net.succ[q]];
+      dealt += l % 4 != net.succ[q] % 4;
+    }
+  }
+  EXPECT_EQ(links, a->cut_links);
+  EXPECT_GT(a->cut_links, 0U);
+  EXPECT_LT(a->cut_links * 4, dealt);
+}
+
+TEST(TrafficPartition, OnePartAndBadCounts) {
+  const Network net = traffic::testing::make_grid(spec()).net;
+  Result<Partition> one = partition_network(net, 1, 1);
+  ASSERT_TRUE(one.ok());
+  EXPECT_TRUE(std::all_of(one->lane_part.begin(), one->lane_part.end(),
+                          [](std::uint16_t p) { return p == 0; }));
+  EXPECT_EQ(one->cut_links, 0U);
+  EXPECT_FALSE(partition_network(net, 0, 1).ok());
+  EXPECT_FALSE(partition_network(net, 5000, 1).ok());
+}
+
+TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
+  constexpr int kTicks = 400;
+  const RunResult alone = run_alone(600, kTicks);
+  for (int np = 1; np <= 3; ++np) {
+    const std::vector<RunResult> runs = run_shared(np, 600, kTicks);
+    for (int r = 0; r < np; ++r) {
+      const RunResult& run = runs[static_cast<std::size_t>(r)];
+      ASSERT_EQ(run.hashes.size(), alone.hashes.size());
+      for (std::size_t t = 0; t < alone.hashes.size(); ++t) {
+        ASSERT_EQ(run.hashes[t], alone.hashes[t]) << "np " << np << " rank " << r << " tick " << t;
+      }
+      EXPECT_EQ(run.stats.distance_km, alone.stats.distance_km);
+      EXPECT_EQ(run.stats.mean_speed_mps, alone.stats.mean_speed_mps);
+      EXPECT_EQ(run.stats.lane_changes, alone.stats.lane_changes);
+      EXPECT_EQ(run.stats.junction_entries, alone.stats.junction_entries);
+      EXPECT_EQ(run.stats.trips_completed, alone.stats.trips_completed);
+      EXPECT_EQ(run.stats.reroutes, alone.stats.reroutes);
+      EXPECT_EQ(run.stats.vehicles_driven, alone.stats.vehicles_driven);
+    }
+    EXPECT_GT(alone.stats.trips_completed, 0U) << "arrivals pooled across ranks are exercised";
+    if (np == 1) continue;
+    // Each vehicle update ran on exactly one rank; every rank had a share; vehicles crossed.
+    const ShareStats& s = runs[0].share;
+    std::uint64_t updates = 0;
+    for (const std::uint64_t u : s.updates) {
+      EXPECT_GT(u, alone.stats.vehicle_updates / (4U * static_cast<std::uint64_t>(np)));
+      updates += u;
+    }
+    EXPECT_EQ(updates, alone.stats.vehicle_updates);
+    EXPECT_GT(s.migrations, 0U);
+    EXPECT_EQ(s.exchanges, static_cast<std::uint64_t>(kTicks));
+    EXPECT_EQ(runs[1].share.updates, s.updates);
+  }
+}
+
+TEST(TrafficShare, APartitionMustFitTheRanksAndTheNetwork) {
+  ThreadJob job(1);
+  const ThreadRanks ranks(job, 0);
+  Network net = traffic::testing::make_grid(spec()).net;
+  Result<Partition> two = partition_network(net, 2, 1);
+  ASSERT_TRUE(two.ok());
+  Result<std::unique_ptr<Simulation>> sim = Simulation::create(std::move(net), config(50), {}, 1);
+  ASSERT_TRUE(sim.ok());
+  EXPECT_FALSE((*sim)->share(ranks, *two).ok());
+  Partition other;
+  other.lane_part.assign(3, 0);
+  EXPECT_FALSE((*sim)->share(ranks, other).ok());
+}
+
+}  // namespace
