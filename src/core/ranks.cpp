@@ -68,17 +68,7 @@ const Ranks& single_rank() {
 
 std::vector<std::string> all_gather(const Ranks& ranks, const std::string& mine) {
   if (ranks.size() == 1) return {mine};
-  const std::vector<std::string> parts = ranks.gather(mine);
-  ByteWriter w;
-  for (const std::string& p : parts)
-    w.put_string(p);
-  const std::string all = ranks.broadcast(w.bytes());
-  std::vector<std::string> out(static_cast<std::size_t>(ranks.size()));
-  ByteReader r(all, "all_gather");
-  for (std::string& p : out) {
-    if (!r.get_string(p)) ranks.abort(3);
-  }
-  return out;
+  return ranks.all_gather(mine);
 }
 
 std::vector<std::string> share_jobs(const Ranks& ranks, std::size_t n,

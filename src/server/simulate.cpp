@@ -332,11 +332,18 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   }
   // Every rank's exchange time, on rank 0 (collective).
   const traffic::ShareStats& share = sim.share_stats();
-  std::vector<double> exchange_s(static_cast<std::size_t>(ranks.size()), 0.0);
+  // Per rank: exchange, its packing and its transfer, and the whole tick (seconds).
+  std::vector<std::array<double, 4>> rank_s(static_cast<std::size_t>(ranks.size()),
+                                            std::array<double, 4>{});
+  rank_s[0] = {share.exchange_s, share.pack_s, share.transfer_s, tick_s};
   if (ranks.size() > 1) {
-    const std::vector<std::string> got = ranks.gather(std::to_string(share.exchange_s));
-    for (std::size_t r = 0; r < got.size(); ++r)
-      exchange_s[r] = std::strtod(got[r].c_str(), nullptr);
+    ByteWriter w;
+    w.put(rank_s[0]);
+    const std::vector<std::string> got = ranks.gather(w.bytes());
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      ByteReader in(got[r], "rank timings");
+      if (!in.get(rank_s[r])) rank_s[r] = {};
+    }
   }
   if (!lead) return SimulateReport{};
   std::uint64_t rec_bytes = 0;
@@ -399,7 +406,10 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"expected_vehicles", partition.part_weight[r]},
                      {"vehicle_updates", updates},
                      {"sent_bytes", share.bytes[r]},
-                     {"exchange_s", exchange_s[r]}});
+                     {"wall_s", rank_s[r][3]},
+                     {"exchange_s", rank_s[r][0]},
+                     {"exchange_pack_s", rank_s[r][1]},
+                     {"exchange_transfer_s", rank_s[r][2]}});
     }
     j["ranks"] = ranks.size();
     j["partition"] = {{"method", ranks.size() > 1 ? "METIS k-way" : "none"},
@@ -412,7 +422,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     j["migrations"] = share.migrations;
     j["migrations_per_s"] = static_cast<double>(share.migrations) / sim_s;
     j["exchange_bytes_per_tick"] = static_cast<double>(bytes) / exchanges;
-    j["exchange_us_per_tick"] = exchange_s[0] * 1e6 / exchanges;
+    j["exchange_us_per_tick"] = rank_s[0][0] * 1e6 / exchanges;
   }
   const auto lod_json = [](const std::array<std::uint32_t, crowd::kLods>& n) {
     nlohmann::ordered_json o;

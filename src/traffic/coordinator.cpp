@@ -496,11 +496,15 @@ void coordinate_merge(Simulation::Impl& m, std::size_t k) {
 
 void coordinate(Simulation::Impl& m) {
   const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
+  const bool shared = m.ranks != nullptr;
   tbb::parallel_for(std::uint32_t{0}, clusters, [&](std::uint32_t k) {
+    // Shared over ranks: each cluster is served by the rank of its junctions (share.cpp).
+    if (shared && m.cluster_part[k] != m.part) return;
     Cluster(m, k).run(
         std::span<const std::uint32_t>(m.cluster_junctions.data() + m.cluster_begin[k],
                                        m.cluster_begin[k + 1] - m.cluster_begin[k]));
   });
+  if (shared) exchange_grants(m);
   for (std::size_t k = 0; k < m.merge_lanes.size(); ++k)
     coordinate_merge(m, k);
 }

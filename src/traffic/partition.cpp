@@ -18,6 +18,8 @@ namespace cityforge::traffic {
 
 namespace {
 
+constexpr float kShortLinkM = 15.0f;  ///< As the simulation's junction clusters (simulation.cpp).
+
 struct UnionFind {
   std::vector<std::uint32_t> root;
   explicit UnionFind(std::uint32_t n) : root(n) { std::iota(root.begin(), root.end(), 0U); }
@@ -68,6 +70,20 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
       if (net.is(l, roads::kVehicle)) {
         for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
           uf.join(net.pred[q], lanes + static_cast<std::uint32_t>(j));
+        }
+      }
+    }
+    // Junctions joined by a link too short to wait on are served as one cluster by the
+    // coordinator: one unit (the simulation's threshold is 15 m).
+    if (j >= 0 && static_cast<std::uint32_t>(j) < junctions && net.is(l, roads::kVehicle)) {
+      for (std::uint32_t q = net.succ_begin[l]; q < net.succ_begin[l + 1]; ++q) {
+        const LaneId d = net.succ[q];
+        if (net.intersection[d] >= 0 || net.length_m[d] >= kShortLinkM) continue;
+        for (std::uint32_t q2 = net.succ_begin[d]; q2 < net.succ_begin[d + 1]; ++q2) {
+          const std::int32_t b = net.intersection[net.succ[q2]];
+          if (b >= 0 && static_cast<std::uint32_t>(b) < junctions) {
+            uf.join(lanes + static_cast<std::uint32_t>(j), lanes + static_cast<std::uint32_t>(b));
+          }
         }
       }
     }

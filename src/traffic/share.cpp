@@ -76,6 +76,21 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
                      const std::array<std::uint64_t, kCounters>& before) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<sim::ChunkView> chunks = ctx.world.chunks(moving_query(ctx.world));
+  // The columns of every chunk, looked up once (rows come and go in row order).
+  struct Columns {
+    std::span<const sim::Entity> ents;
+    std::span<LaneState> lane;
+    std::span<Driver> driver;
+    std::span<LaneChange> change;
+    std::span<Trip> trip;
+  };
+  std::vector<Columns> cols;
+  cols.reserve(chunks.size());
+  for (const sim::ChunkView& chunk : chunks) {
+    cols.push_back(Columns{chunk.entities(), chunk.write<LaneState>(), chunk.write<Driver>(),
+                           chunk.write<LaneChange>(),
+                           chunk.has<Trip>() ? chunk.write<Trip>() : std::span<Trip>{}});
+  }
   const bool coarse = !m.moved_tick.empty();
   const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
 
@@ -85,30 +100,35 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   for (std::size_t k = 0; k < kCounters; ++k)
     delta[k] -= before[k];
   w.put(delta);
-  std::uint64_t mine = 0;
-  for (std::uint32_t r = 0; r < rows; ++r)
-    mine += m.notes[r].mine;
-  w.put(mine);
+  // Rows this rank left undriven (an `off` vehicle between its steps) changed nothing the
+  // others do not hold: their row numbers say they were seen. The driven ones go whole.
+  std::vector<std::uint32_t> skipped;
+  std::uint64_t sent = 0;
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    if (m.notes[r].mine == 0U) continue;
+    if (m.notes[r].driven == 0U) {
+      skipped.push_back(r);
+    } else {
+      ++sent;
+    }
+  }
+  w.put_vector(skipped);
+  w.put(sent);
   std::uint64_t migrations = 0;
   for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const sim::ChunkView& chunk = chunks[c];
-    const auto ents = chunk.entities();
-    const auto ls = chunk.read<LaneState>();
-    const auto dr = chunk.read<Driver>();
-    const auto lc = chunk.read<LaneChange>();
-    const bool has_trip = chunk.has<Trip>();
-    const std::uint32_t base = m.chunk_base[chunk.ordinal()];
-    for (std::size_t i = 0; i < ents.size(); ++i) {
+    const Columns& col = cols[c];
+    const std::uint32_t base = m.chunk_base[chunks[c].ordinal()];
+    for (std::size_t i = 0; i < col.ents.size(); ++i) {
       const std::uint32_t row = base + static_cast<std::uint32_t>(i);
       const RowNote& note = m.notes[row];
-      if (note.mine == 0U) continue;
+      if (note.mine == 0U || note.driven == 0U) continue;
       RowRecord rec;
       rec.row = row;
-      rec.entity = ents[i].index;
-      rec.lane = ls[i];
-      rec.driver = dr[i];
-      rec.change = lc[i];
-      if (has_trip) rec.trip = chunk.read<Trip>()[i];
+      rec.entity = col.ents[i].index;
+      rec.lane = col.lane[i];
+      rec.driver = col.driver[i];
+      rec.change = col.change[i];
+      if (!col.trip.empty()) rec.trip = col.trip[i];
       if (coarse) rec.moved_tick = m.moved_tick[rec.entity];
       rec.note = note;
       w.put(rec);
@@ -119,40 +139,64 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   w.put(migrations);
 
   // 2. Everybody's.
+  const auto t1 = std::chrono::steady_clock::now();
   const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
+  const auto t2 = std::chrono::steady_clock::now();
   ShareStats& st = m.share_stats;
+  st.pack_s += std::chrono::duration<double>(t1 - t0).count();
+  st.transfer_s += std::chrono::duration<double>(t2 - t1).count();
+  // Rows come in ascending order from each rank: the chunk search starts where the last ended.
+  std::size_t hint = 0;
+  const auto chunk_of = [&](std::uint32_t row) {
+    if (hint >= chunks.size() || row < m.chunk_base[hint]) hint = 0;
+    while (hint + 1 < chunks.size() && m.chunk_base[hint + 1] <= row)
+      ++hint;
+    return hint;
+  };
+  const auto claim = [&](std::size_t r, std::uint32_t row) {
+    if (row >= rows) fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
+    if (m.notes[row].claimed != 0U) {
+      fail(m, "row " + std::to_string(row) + " (a vehicle) was driven by two ranks");
+    }
+  };
   for (std::size_t r = 0; r < all.size(); ++r) {
     st.bytes[r] += all[r].size();
     if (static_cast<int>(r) == m.ranks->rank()) {
-      st.updates[r] += mine;
+      st.updates[r] += skipped.size() + sent;
       st.migrations += migrations;
       continue;
     }
     ByteReader in(all[r], "traffic exchange");
     std::array<std::uint64_t, kCounters> theirs{};
+    std::vector<std::uint32_t> their_skipped;
     std::uint64_t count = 0;
-    if (!in.get(theirs) || !in.get(count)) fail(m, "short message from rank " + std::to_string(r));
+    if (!in.get(theirs) || !in.get_vector(their_skipped) || !in.get(count)) {
+      fail(m, "short message from rank " + std::to_string(r));
+    }
     add_counters(m.counters, theirs);
-    st.updates[r] += count;
+    st.updates[r] += their_skipped.size() + count;
+    for (const std::uint32_t row : their_skipped) {
+      claim(r, row);
+      const std::size_t c = chunk_of(row);
+      RowNote& note = m.notes[row];
+      note.claimed = 1;
+      note.speed = cols[c].lane[row - m.chunk_base[c]].speed_mps;
+    }
     for (std::uint64_t k = 0; k < count; ++k) {
       RowRecord rec;
-      if (!in.get(rec) || rec.row >= rows) fail(m, "bad row from rank " + std::to_string(r));
-      const auto c = static_cast<std::size_t>(
-          std::upper_bound(m.chunk_base.begin(), m.chunk_base.end(), rec.row) -
-          m.chunk_base.begin() - 1);
-      const sim::ChunkView& chunk = chunks[c];
+      if (!in.get(rec)) fail(m, "short row from rank " + std::to_string(r));
+      claim(r, rec.row);
+      const std::size_t c = chunk_of(rec.row);
+      const Columns& col = cols[c];
       const std::size_t i = rec.row - m.chunk_base[c];
-      if (chunk.entities()[i].index != rec.entity) {
+      if (col.ents[i].index != rec.entity) {
         fail(m, "rank " + std::to_string(r) + " drove row " + std::to_string(rec.row) +
                     " as another vehicle: the ranks' worlds differ");
       }
-      if (m.notes[rec.row].claimed != 0U) {
-        fail(m, "vehicle " + std::to_string(rec.entity) + " was driven by two ranks");
-      }
-      chunk.write<LaneState>()[i] = rec.lane;
-      chunk.write<Driver>()[i] = rec.driver;
-      chunk.write<LaneChange>()[i] = rec.change;
-      if (chunk.has<Trip>()) chunk.write<Trip>()[i] = rec.trip;
+      col.lane[i] = rec.lane;
+      col.driver[i] = rec.driver;
+      col.change[i] = rec.change;
+      if (!col.trip.empty()) col.trip[i] = rec.trip;
       if (coarse) m.moved_tick[rec.entity] = rec.moved_tick;
       if (rec.note.rerouted != 0U && !in.get_vector(m.routes[rec.entity])) {
         fail(m, "short route from rank " + std::to_string(r));
@@ -176,9 +220,9 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
 
   // 3. Sums in row order (as drive_chunk takes them) and the others' pooled vehicles.
   sim::CommandWriter out = ctx.writer(kShareStream);
-  for (const sim::ChunkView& chunk : chunks) {
-    const std::uint32_t o = chunk.ordinal();
-    const auto ents = chunk.entities();
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const std::uint32_t o = chunks[c].ordinal();
+    const auto ents = cols[c].ents;
     double distance = 0;
     double speed = 0;
     std::uint32_t driven = 0;
@@ -194,6 +238,39 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
     m.chunk_distance[o] = distance;
     m.chunk_speed[o] = speed;
     m.chunk_driven[o] = driven;
+  }
+  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void exchange_grants(Simulation::Impl& m) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
+  // Per cluster, in order: its hanger slot, then the grant of every approach of its junctions.
+  const auto each_slot = [&](std::uint32_t k, auto&& f) {
+    f(m.hanger[k]);
+    for (std::uint32_t q = m.cluster_begin[k]; q < m.cluster_begin[k + 1]; ++q) {
+      const std::uint32_t j = m.cluster_junctions[q];
+      for (std::uint32_t a = m.approach_begin[j]; a < m.approach_begin[j + 1]; ++a)
+        f(m.grant[m.approaches[a]]);
+    }
+  };
+  ByteWriter w;
+  for (std::uint32_t k = 0; k < clusters; ++k) {
+    if (m.cluster_part[k] == m.part) each_slot(k, [&](const Grant& g) { w.put(g); });
+  }
+  const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
+  ShareStats& st = m.share_stats;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    st.bytes[r] += all[r].size();
+    if (static_cast<int>(r) == m.ranks->rank()) continue;
+    ByteReader in(all[r], "grant exchange");
+    for (std::uint32_t k = 0; k < clusters; ++k) {
+      if (m.cluster_part[k] != static_cast<std::uint16_t>(r)) continue;
+      each_slot(k, [&](Grant& g) {
+        if (!in.get(g)) fail(m, "short grant message from rank " + std::to_string(r));
+      });
+    }
+    if (!in.done()) fail(m, "grant message from rank " + std::to_string(r) + " is too long");
   }
   st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -231,6 +308,16 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
   m.ranks = &ranks;
   m.lane_part = partition.lane_part;
   m.part = static_cast<std::uint16_t>(ranks.rank());
+  // A junction cluster is served by the rank of its first junction's connectors (the partition
+  // keeps junctions joined by short links together, so that is the rank of all of them).
+  const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
+  m.cluster_part.assign(clusters, 0);
+  for (std::uint32_t k = 0; k < clusters; ++k) {
+    const std::uint32_t j = m.cluster_junctions[m.cluster_begin[k]];
+    if (m.net.connector_begin[j] != m.net.connector_begin[j + 1]) {
+      m.cluster_part[k] = m.lane_part[m.net.connectors[m.net.connector_begin[j]]];
+    }
+  }
   return Ok{};
 }
 

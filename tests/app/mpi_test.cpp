@@ -254,7 +254,7 @@ TEST(Mpi, AKilledRankStopsTheSimulationWithoutOutput) {
 }
 
 TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
-  // What an MPI launcher sets: the program must not run N copies of a server or a simulation.
+  // What an MPI launcher sets: the program must not run N copies of a server or an island.
   const CliRun r = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) +
                                " island --seed 1 -q -o " + temp_dir("mpi_refuse").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -30,6 +30,9 @@ class Ranks {
   virtual std::vector<std::string> gather(const std::string& mine) const = 0;
   /// Rank 0's `value` on every rank (the others' argument is ignored).
   virtual std::string broadcast(const std::string& value) const = 0;
+  /// Every rank's `mine` on every rank, in rank order. By default a gather and a broadcast
+  /// through rank 0; MPI does it in one collective (MPI_Allgatherv), with no rank in the middle.
+  virtual std::vector<std::string> all_gather(const std::string& mine) const;
   /// Ends the whole job at once with `code` (after an error the other ranks cannot be told of,
   /// e.g. one that happened outside a collective).
   [[noreturn]] virtual void abort(int code) const = 0;
@@ -136,6 +139,21 @@ class ByteReader {
   std::string m_what;
   std::size_t m_at = 0;
 };
+
+// Inline, so that the MPI module, which links no library of ours, needs nothing from core.
+inline std::vector<std::string> Ranks::all_gather(const std::string& mine) const {
+  const std::vector<std::string> parts = gather(mine);
+  ByteWriter w;
+  for (const std::string& p : parts)
+    w.put_string(p);
+  const std::string all = broadcast(w.bytes());
+  std::vector<std::string> out(static_cast<std::size_t>(size()));
+  ByteReader r(all, "all_gather");
+  for (std::string& p : out) {
+    if (!r.get_string(p)) abort(3);
+  }
+  return out;
+}
 
 /// Collective: share_jobs for results of type T. `job(i)` for every i in [0, n), the results in
 /// job order on every rank. One rank: in parallel here, nothing serialised. Several: share_jobs

@@ -167,6 +167,8 @@ struct ShareStats {
   std::uint64_t migrations = 0;        ///< Vehicles that ended a tick on another rank's lane.
   std::uint64_t exchanges = 0;         ///< Ticks exchanged.
   double exchange_s = 0;               ///< This rank's wall time in exchanges (waits included).
+  double pack_s = 0;                   ///< Of exchange_s: writing this rank's rows.
+  double transfer_s = 0;               ///< Of exchange_s: their all-gather (waits included).
 };
 
 /// Per-vehicle view for tests, tools and recordings.

@@ -75,6 +75,32 @@ std::string MpiRanks::broadcast(const std::string& value) const {
   return out;
 }
 
+std::vector<std::string> MpiRanks::all_gather(const std::string& mine) const {
+  const auto size = static_cast<std::size_t>(m_size);
+  std::vector<std::uint64_t> sizes(size);
+  const std::uint64_t n = mine.size();
+  MPI_Allgather(&n, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::uint64_t total = 0;
+  for (const std::uint64_t k : sizes)
+    total += k;
+  if (total > kPiece) return Ranks::all_gather(mine);  // Every rank sees the same total.
+  std::vector<int> counts(size);
+  std::vector<int> at(size);
+  int offset = 0;
+  for (std::size_t r = 0; r < size; ++r) {
+    counts[r] = static_cast<int>(sizes[r]);
+    at[r] = offset;
+    offset += counts[r];
+  }
+  std::string all(total, '\0');
+  MPI_Allgatherv(mine.data(), static_cast<int>(n), MPI_BYTE, all.data(), counts.data(), at.data(),
+                 MPI_BYTE, MPI_COMM_WORLD);
+  std::vector<std::string> out(size);
+  for (std::size_t r = 0; r < size; ++r)
+    out[r].assign(all, static_cast<std::size_t>(at[r]), sizes[r]);
+  return out;
+}
+
 void MpiRanks::abort(int code) const {
   std::fflush(stdout);
   std::fflush(stderr);

@@ -76,6 +76,10 @@ void build_queues(Simulation::Impl& m);
 void update_signals(Simulation::Impl& m);
 /// 3. Grants to enter junction connectors and merges (coordinator.cpp).
 void coordinate(Simulation::Impl& m);
+/// 3a. Coordination shared over ranks (share.cpp): sends the grants and hanger slots of the
+/// junction clusters this rank served, writes the other ranks' (before the merges, which every
+/// rank serves alike).
+void exchange_grants(Simulation::Impl& m);
 /// 4. Car following, lane ends, lane changes, trips (drive.cpp); one chunk.
 void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk);
 /// Counters the drive adds to (Counters' order, lane_changes_aborted aside).

@@ -199,9 +199,10 @@ struct Simulation::Impl {
 
   // Driving shared over ranks (share.cpp); null: every vehicle is driven here.
   const Ranks* ranks = nullptr;
-  std::vector<std::uint16_t> lane_part;  ///< Per lane: the rank that drives its vehicles.
-  std::uint16_t part = 0;                ///< This rank.
-  std::vector<detail::RowNote> notes;    ///< Per global row, this tick.
+  std::vector<std::uint16_t> lane_part;     ///< Per lane: the rank that drives its vehicles.
+  std::uint16_t part = 0;                   ///< This rank.
+  std::vector<std::uint16_t> cluster_part;  ///< Per junction cluster: the rank serving it.
+  std::vector<detail::RowNote> notes;       ///< Per global row, this tick.
   ShareStats share_stats;
 
   std::uint64_t tick = 0;
