@@ -185,14 +185,21 @@ nlohmann::json sim_stats(const fs::path& dir) {
   return nlohmann::json::parse(slurp(dir / "sim_stats.json"));
 }
 
+/// The default city the simulations run on (the one the tiles tests share).
+fs::path simulated_city() {
+  fs::path city;
+  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
+  EXPECT_EQ(made.exit_code, 0) << made.output;
+  return city;
+}
+
 // Issue 24: the traffic and the crowd of the default city, 3,000 vehicles and 3,000
 // pedestrians for 120 simulated seconds, give the same state hashes and the same recording,
 // byte for byte, without mpirun and on 1 to 4 ranks; every vehicle update ran on one rank.
 TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
   if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
-  fs::path city;
-  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path city = simulated_city();
+  ASSERT_FALSE(HasFailure());
   const fs::path dir = temp_dir("mpi_simulate");
   const std::string args = std::string(" simulate ") + city.string() +
                            " -q --vehicles 3000 --pedestrians 3000 --seconds 120 --threads 1 -o ";
@@ -233,9 +240,8 @@ TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
 
 TEST(Mpi, AKilledRankStopsTheSimulationWithoutOutput) {
   if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
-  fs::path city;
-  const CliRun made = shared_city("default-tiles", clitest::kDefaultTilesArgs, &city);
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+  const fs::path city = simulated_city();
+  ASSERT_FALSE(HasFailure());
   const fs::path dir = temp_dir("mpi_simulate_kill");
   const CliRun r = run_command(
       "CITYFORGE_FAULT=kill:1 " + mpirun(2) + CITYFORGE_EXE + " simulate " + city.string() +
