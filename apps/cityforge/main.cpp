@@ -742,7 +742,8 @@ int main(int argc, char** argv) {
   CLI::App* sc = app.add_subcommand(
       "simulate",
       "Run the traffic of a generated city headless (vehicles on lanes.json, signals, lane\n"
-      "changes, trips, parked cars) and write a recording for the viewer and sim_stats.json.");
+      "changes, trips, parked cars) and write a recording for the viewer and sim_stats.json.\n"
+      "Under `mpirun -np N` the ranks share the driving (docs/traffic.md, \"Over MPI ranks\").");
   sc->add_option("dir", so.dir, "Folder written by `cityforge generate`")->required();
   sc->add_option("--seconds", so.seconds, "Simulated seconds")
       ->check(CLI::Range(0.0, 1e7))
@@ -841,8 +842,8 @@ int main(int argc, char** argv) {
   }
   // Ctrl-C and SIGTERM stop cleanly (serve has its own handling: it stops serving).
   if (!sv->parsed()) stop_cleanly_on_signals();
-  // Under mpirun (or srun), generate and import share the work over the ranks; the other
-  // commands are one process.
+  // Under mpirun (or srun), generate and import share the work over the ranks, and simulate
+  // its traffic; the other commands are one process.
   if (started_by_mpi_launcher()) {
     if (!g->parsed() && !im->parsed() && !sc->parsed()) {
       return fail(Error::invalid_input(
