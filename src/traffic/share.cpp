@@ -275,6 +275,29 @@ void exchange_grants(Simulation::Impl& m) {
   st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint16_t>& owner,
+                        std::vector<VehicleSample>& out) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ByteWriter w;
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (owner[k] == m.part) w.put(out[k].position);
+  }
+  const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
+  ShareStats& st = m.share_stats;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    st.bytes[r] += all[r].size();
+    if (static_cast<int>(r) == m.ranks->rank()) continue;
+    ByteReader in(all[r], "position exchange");
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      if (owner[k] == r && !in.get(out[k].position)) {
+        fail(m, "short position message from rank " + std::to_string(r));
+      }
+    }
+    if (!in.done()) fail(m, "position message from rank " + std::to_string(r) + " is too long");
+  }
+  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 }  // namespace detail
 
 Status Simulation::share(const Ranks& ranks, const Partition& partition) {

@@ -573,6 +573,9 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
   for (std::size_t i = 1; i < place.size(); ++i)
     place[i] += place[i - 1];
   std::vector<VehicleSample> out(rows);
+  // Positions shared over ranks: each rank places the vehicles on its lanes (share.cpp).
+  const bool shared = !full && m.ranks != nullptr;
+  std::vector<std::uint16_t> owner(shared ? rows : 0);
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
     const sim::ChunkView& c = chunks[k];
     const auto ents = c.entities();
@@ -580,13 +583,20 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
     const auto dr = c.read<Driver>();
     const auto lc = c.read<LaneChange>();
     for (std::size_t i = 0; i < ents.size(); ++i) {
+      if (!full) {
+        VehicleSample& s = out[place[ents[i].index]];
+        s.id = ents[i].index;
+        s.kind = static_cast<EntityKind>(dr[i].type);
+        if (shared) {
+          owner[place[ents[i].index]] = m.lane_part[ls[i].lane];
+          if (m.lane_part[ls[i].lane] != m.part) continue;
+        }
+      }
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
       const float len = m.length_of(dr[i].type);
       const double centre = st.s_m - 0.5 * len;
       if (!full) {
         VehicleSample& s = out[place[ents[i].index]];
-        s.id = ents[i].index;
-        s.kind = static_cast<EntityKind>(dr[i].type);
         s.position = centre < 0 && st.prev != kNoLane
                          ? lane_point(net, st.prev, net.length_m[st.prev] + centre)
                          : lane_point(net, st.lane, std::max(centre, 0.0));
@@ -628,6 +638,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
       s.speed_mps = st.speed_mps;
     }
   });
+  if (shared) exchange_positions(m, owner, out);
   return out;
 }
 

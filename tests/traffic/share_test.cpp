@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/core/ranks.hpp"
+#include "cityforge/core/rng.hpp"
 #include "cityforge/traffic/partition.hpp"
 #include "cityforge/traffic/traffic.hpp"
 #include "net_fixture.hpp"
@@ -77,6 +78,15 @@ traffic::testing::GridSpec spec() {
   return s;
 }
 
+std::uint64_t hash_positions(const std::vector<VehicleSample>& samples) {
+  std::uint64_t h = 0;
+  for (const VehicleSample& v : samples) {
+    h = hash_combine(h, v.id);
+    h = hash_bytes(&v.position, sizeof v.position, h);
+  }
+  return h;
+}
+
 /// Half the vehicles at level of detail `off` (driven every Config::off_step_s, skipped
 /// between), so the exchange carries skipped rows too.
 void set_levels(Simulation& sim) {
@@ -89,6 +99,7 @@ void set_levels(Simulation& sim) {
 /// What a run ends with, and the state hash after every tick.
 struct RunResult {
   std::vector<std::uint64_t> hashes;
+  std::vector<std::uint64_t> placed;  ///< Every 10th tick: a hash of positions().
   Stats stats;
   ShareStats share;
 };
@@ -102,6 +113,7 @@ RunResult run_alone(std::uint32_t vehicles, int ticks) {
   for (int t = 0; t < ticks; ++t) {
     (*sim)->tick();
     out.hashes.push_back((*sim)->state_hash());
+    if (t % 10 == 0) out.placed.push_back(hash_positions((*sim)->positions()));
   }
   out.stats = (*sim)->stats();
   return out;
@@ -128,6 +140,7 @@ std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks) {
       for (int t = 0; t < ticks; ++t) {
         (*sim)->tick();
         out.hashes.push_back((*sim)->state_hash());
+        if (t % 10 == 0) out.placed.push_back(hash_positions((*sim)->positions()));
       }
       out.stats = (*sim)->stats();
       out.share = (*sim)->share_stats();
@@ -194,6 +207,7 @@ TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
       for (std::size_t t = 0; t < alone.hashes.size(); ++t) {
         ASSERT_EQ(run.hashes[t], alone.hashes[t]) << "np " << np << " rank " << r << " tick " << t;
       }
+      EXPECT_EQ(run.placed, alone.placed) << "np " << np << " rank " << r << ": positions";
       EXPECT_EQ(run.stats.distance_km, alone.stats.distance_km);
       EXPECT_EQ(run.stats.mean_speed_mps, alone.stats.mean_speed_mps);
       EXPECT_EQ(run.stats.lane_changes, alone.stats.lane_changes);

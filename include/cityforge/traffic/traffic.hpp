@@ -288,7 +288,9 @@ class Simulation {
   std::vector<VehicleSample> samples(bool parked = false) const;
   /// The moving vehicles' samples with id, kind and position only (heading, speed and flags
   /// left 0), the same positions as samples(): what levels of detail are assigned from, without
-  /// a heading's atan2 per vehicle.
+  /// a heading's atan2 per vehicle. While shared over ranks (share()), each rank places the
+  /// vehicles on its lanes and the ranks exchange them: then a collective call (every rank
+  /// calls it after the same tick).
   std::vector<VehicleSample> positions() const;
   /// Recording set-up (quantisation box over the network, signal and crosswalk lanes).
   RecordingInfo recording_info(std::uint64_t seed) const;

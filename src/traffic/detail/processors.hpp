@@ -91,6 +91,10 @@ inline constexpr std::size_t kCounters = 9;
 std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m);
 void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
                      const std::array<std::uint64_t, kCounters>& before);
+/// Positions shared over ranks (share.cpp): `out` holds this rank's vehicles' positions
+/// (owner[k] == m.part), in id order; sends them, writes the other ranks' into place.
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint16_t>& owner,
+                        std::vector<VehicleSample>& out);
 /// 5. Keeps the moving count: pooled vehicles are spawned where there is room, surplus
 /// vehicles are pooled (spawn.cpp).
 void respawn(Simulation::Impl& m, const sim::TickContext& ctx);
