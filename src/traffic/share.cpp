@@ -242,8 +242,24 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-void exchange_grants(Simulation::Impl& m) {
+/// All-gathers this rank's `mine` and hands every other rank's message to read(rank, reader);
+/// counts the bytes and the time; a message that does not read back whole stops the job.
+template <class Read>
+void swap_messages(Simulation::Impl& m, const std::string& mine, const char* what, Read&& read) {
   const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<std::string> all = all_gather(*m.ranks, mine);
+  ShareStats& st = m.share_stats;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    st.bytes[r] += all[r].size();
+    if (static_cast<int>(r) == m.ranks->rank()) continue;
+    ByteReader in(all[r], what);
+    read(static_cast<std::uint16_t>(r), in);
+    if (!in.done()) fail(m, std::string(what) + ": rank " + std::to_string(r) + "'s is too long");
+  }
+  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void exchange_grants(Simulation::Impl& m) {
   const auto clusters = static_cast<std::uint32_t>(m.cluster_begin.size() - 1);
   // Per cluster, in order: its hanger slot, then the grant of every approach of its junctions.
   const auto each_slot = [&](std::uint32_t k, auto&& f) {
@@ -258,44 +274,29 @@ void exchange_grants(Simulation::Impl& m) {
   for (std::uint32_t k = 0; k < clusters; ++k) {
     if (m.cluster_part[k] == m.part) each_slot(k, [&](const Grant& g) { w.put(g); });
   }
-  const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
-  ShareStats& st = m.share_stats;
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    st.bytes[r] += all[r].size();
-    if (static_cast<int>(r) == m.ranks->rank()) continue;
-    ByteReader in(all[r], "grant exchange");
+  swap_messages(m, w.bytes(), "grant exchange", [&](std::uint16_t r, ByteReader& in) {
     for (std::uint32_t k = 0; k < clusters; ++k) {
-      if (m.cluster_part[k] != static_cast<std::uint16_t>(r)) continue;
+      if (m.cluster_part[k] != r) continue;
       each_slot(k, [&](Grant& g) {
         if (!in.get(g)) fail(m, "short grant message from rank " + std::to_string(r));
       });
     }
-    if (!in.done()) fail(m, "grant message from rank " + std::to_string(r) + " is too long");
-  }
-  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
 }
 
 void exchange_positions(Simulation::Impl& m, const std::vector<std::uint16_t>& owner,
                         std::vector<VehicleSample>& out) {
-  const auto t0 = std::chrono::steady_clock::now();
   ByteWriter w;
   for (std::size_t k = 0; k < out.size(); ++k) {
     if (owner[k] == m.part) w.put(out[k].position);
   }
-  const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
-  ShareStats& st = m.share_stats;
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    st.bytes[r] += all[r].size();
-    if (static_cast<int>(r) == m.ranks->rank()) continue;
-    ByteReader in(all[r], "position exchange");
+  swap_messages(m, w.bytes(), "position exchange", [&](std::uint16_t r, ByteReader& in) {
     for (std::size_t k = 0; k < out.size(); ++k) {
       if (owner[k] == r && !in.get(out[k].position)) {
         fail(m, "short position message from rank " + std::to_string(r));
       }
     }
-    if (!in.done()) fail(m, "position message from rank " + std::to_string(r) + " is too long");
-  }
-  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  });
 }
 
 }  // namespace detail
