@@ -89,7 +89,6 @@ void stretch_to(SignalPlan& plan, double cycle_s) {
 }  // namespace
 
 void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<Lane>& lanes) {
-  constexpr double kShortLinkM = 15.0;
   // 1. Paths through short links between two signalised junctions.
   std::int32_t max_junction = -1;
   for (const SignalPlan& p : plans)

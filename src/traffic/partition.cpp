@@ -18,7 +18,7 @@ namespace cityforge::traffic {
 
 namespace {
 
-constexpr float kShortLinkM = 15.0f;  ///< As the simulation's junction clusters (simulation.cpp).
+constexpr auto kShortLinkM = static_cast<float>(roads::kShortLinkM);
 
 struct UnionFind {
   std::vector<std::uint32_t> root;

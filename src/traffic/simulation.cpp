@@ -122,7 +122,7 @@ void derive_tables(Simulation::Impl& m) {
     m.approach_begin[j + 1] = static_cast<std::uint32_t>(m.approaches.size());
   }
   // Short links join junctions into clusters served as one (union-find, smallest index root).
-  constexpr float kShortLinkM = 15.0f;
+  constexpr auto kShortLinkM = static_cast<float>(roads::kShortLinkM);
   m.short_link.assign(lanes, 0);
   std::vector<std::uint32_t> root(junctions);
   for (std::uint32_t j = 0; j < junctions; ++j)

@@ -161,6 +161,11 @@ struct Phase {
   std::vector<LaneId> walk;   ///< Crosswalk lanes with a walk signal (sorted).
 };
 
+/// Junctions joined by a vehicle link shorter than this (metres) act as one: their signal plans
+/// share one cycle (the lane graph's coordination), the traffic simulation's junction coordinator
+/// serves them as one cluster, and the MPI partition keeps them on one rank.
+inline constexpr double kShortLinkM = 15.0;
+
 /// The fixed-time plan of a signalised intersection.
 struct SignalPlan {
   std::uint32_t intersection = 0;
