@@ -197,6 +197,12 @@ Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
     return out;
   }
   CF_ASSERT(m.normals.size() == m.positions.size(), "one normal per position");
+  CF_ASSERT(m.uvs.empty() || m.uvs.size() == m.positions.size(), "one uv per position or none");
+  // Texture coordinates by the item's own rule (planar_uvs) when it brings none: a chunk's part
+  // gathers flat-shaded and smooth items, which must not change each other's mapping.
+  const std::vector<std::array<float, 2>> derived =
+      m.uvs.empty() ? planar_uvs(m) : std::vector<std::array<float, 2>>{};
+  const std::vector<std::array<float, 2>>& uvs = m.uvs.empty() ? derived : m.uvs;
   // 1. Chunk of every kept triangle.
   const std::size_t tri_count = m.indices.size() / 3;
   std::vector<ChunkKey> keys(tri_count);
@@ -237,6 +243,7 @@ Pieces split_by_chunk(const Mesh& m, Part part, double chunk_m) {
           remap[v] = static_cast<std::uint32_t>(piece.mesh.positions.size());
           piece.mesh.positions.push_back(m.positions[v]);
           piece.mesh.normals.push_back(unit(m.normals[v]));
+          piece.mesh.uvs.push_back(uvs[v]);
         }
         piece.mesh.indices.push_back(remap[v]);
       }

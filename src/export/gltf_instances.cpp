@@ -68,14 +68,19 @@ Status InstanceWriter::add(int parent, KitMesh& kit, const std::vector<Placement
     std::map<int, Mesh>& target = m_baked[parent];
     for (const auto& [material, part] : kit.parts) {
       Mesh& dst = target[material];
+      Mesh placed;
+      placed.indices = part.indices;
       for (const Placement& p : placements) {
-        const auto base = static_cast<std::uint32_t>(dst.positions.size());
+        // World texture coordinates by the kit mesh's own rule, placed: the modules of a facade
+        // meet with the same coordinates (planar_uvs).
+        placed.positions.clear();
+        placed.normals.clear();
         for (std::size_t i = 0; i < part.positions.size(); ++i) {
-          dst.positions.push_back(place_point(p, part.positions[i]));
-          dst.normals.push_back(place_normal(p, part.normals[i]));
+          placed.positions.push_back(place_point(p, part.positions[i]));
+          placed.normals.push_back(place_normal(p, part.normals[i]));
         }
-        for (const std::uint32_t idx : part.indices)
-          dst.indices.push_back(base + idx);
+        placed.uvs = planar_uvs(placed);
+        dst.append(placed);
       }
     }
     return Ok{};

@@ -68,6 +68,14 @@ int Builder::add_vec3(std::span<const std::array<float, 3>> values, bool bounds)
   return acc;
 }
 
+int Builder::add_vec2(std::span<const std::array<float, 2>> values) {
+  tinygltf::Model& model = m_impl->model;
+  const int view =
+      add_view(model, values.data(), values.size_bytes(), TINYGLTF_TARGET_ARRAY_BUFFER);
+  return add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC2,
+                      values.size());
+}
+
 int Builder::add_indices(std::span<const std::uint32_t> indices) {
   tinygltf::Model& model = m_impl->model;
   const int view =

@@ -2,11 +2,26 @@
 // Shared pieces of the glTF writers: buffer views, accessors, primitives, quaternions.
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "cityforge/gltf/builder.hpp"
 #include "cityforge/gltf/tinygltf_model.hpp"
 
 namespace cityforge::gltf {
+
+namespace {
+
+bool keep_undecoded(tinygltf::Image* /*image*/, const int /*index*/, std::string* /*err*/,
+                    std::string* /*warn*/, int /*req_width*/, int /*req_height*/,
+                    const unsigned char* /*bytes*/, int /*size*/, void* /*user*/) {
+  return true;
+}
+
+}  // namespace
+
+void skip_image_decoding(tinygltf::TinyGLTF& loader) {
+  loader.SetImageLoader(&keep_undecoded, nullptr);
+}
 
 int add_view(tinygltf::Model& model, const void* data, std::size_t bytes, int target) {
   std::vector<unsigned char>& buf = model.buffers[0].data;
@@ -67,9 +82,24 @@ Result<tinygltf::Primitive> add_primitive(tinygltf::Model& model, const Mesh& me
   model.accessors[static_cast<std::size_t>(pos)].maxValues = hi;
   const int nrm_view = add_view(model, normals.data(), normals.size() * sizeof(normals[0]),
                                 TINYGLTF_TARGET_ARRAY_BUFFER);
+  if (!mesh.uvs.empty() && mesh.uvs.size() != mesh.positions.size()) {
+    return Error::internal(where, std::to_string(mesh.uvs.size()) + " texture coordinates for " +
+                                      std::to_string(mesh.positions.size()) + " vertices");
+  }
+  const std::vector<std::array<float, 2>> uvs = mesh.uvs.empty() ? planar_uvs(mesh) : mesh.uvs;
+  for (std::size_t i = 0; i < uvs.size(); ++i) {
+    if (!std::isfinite(uvs[i][0]) || !std::isfinite(uvs[i][1])) {
+      return Error::invalid_input(where,
+                                  "texture coordinate " + std::to_string(i) + " is not finite");
+    }
+  }
+  const int uv_view =
+      add_view(model, uvs.data(), uvs.size() * sizeof(uvs[0]), TINYGLTF_TARGET_ARRAY_BUFFER);
   const int idx_view = add_view(model, mesh.indices.data(), mesh.indices.size() * 4,
                                 TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
   prim.attributes["POSITION"] = pos;
+  prim.attributes["TEXCOORD_0"] =
+      add_accessor(model, uv_view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC2, uvs.size());
   prim.attributes["NORMAL"] = add_accessor(model, nrm_view, TINYGLTF_COMPONENT_TYPE_FLOAT,
                                            TINYGLTF_TYPE_VEC3, normals.size());
   prim.indices = add_accessor(model, idx_view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT,

@@ -20,6 +20,7 @@
 
 #include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/json_text.hpp"
+#include "cityforge/core/mesh.hpp"
 #include "cityforge/gltf/builder.hpp"
 #include "cityforge/islands/io.hpp"
 
@@ -70,6 +71,7 @@ struct VertexKeyHash {
 /// The land as glTF arrays (y up).
 struct LandArrays {
   std::vector<std::array<float, 3>> positions, normals, colours;
+  std::vector<std::array<float, 2>> uvs;  ///< Metres, the ground rule of planar_uvs.
   std::vector<std::uint32_t> indices;
 };
 
@@ -154,8 +156,11 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
       const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(ids.size()));
       if (added) {
         const Vec3 p = mesh.positions[v];
-        out.positions.push_back(gltf::to_y_up(
-            {static_cast<float>(p.x), static_cast<float>(p.y), static_cast<float>(p.z)}));
+        const std::array<float, 3> engine{static_cast<float>(p.x), static_cast<float>(p.y),
+                                          static_cast<float>(p.z)};
+        out.positions.push_back(gltf::to_y_up(engine));
+        out.uvs.push_back(ground_uv(
+            engine, {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)}));
         out.normals.push_back(key.normal);
         out.colours.push_back(key.colour);
       }
@@ -175,6 +180,7 @@ gltf::Primitive add_triangles(gltf::Builder& gb, const LandArrays& a, int materi
   prim.material = material;
   prim.attributes["POSITION"] = gb.add_vec3(a.positions, true);
   prim.attributes["NORMAL"] = gb.add_vec3(a.normals, false);
+  prim.attributes["TEXCOORD_0"] = gb.add_vec2(a.uvs);
   if (colours) prim.attributes["COLOR_0"] = gb.add_vec3(a.colours, false);
   prim.indices = gb.add_indices(a.indices);
   return prim;
@@ -192,6 +198,8 @@ LandArrays sea_arrays(double radius_m, double level_m) {
                            static_cast<float>(-radius_m * std::sin(a)) + 0.0f});
   }
   s.normals.assign(s.positions.size(), {0.0f, 1.0f, 0.0f});
+  for (const auto& q : s.positions)
+    s.uvs.push_back({q[0], q[2]});  // Top view: engine (x, -y) is glTF (x, z).
   for (std::uint32_t k = 0; k < 6; ++k) {
     // Counter-clockwise seen from above in the engine frame stays so in glTF (a rotation).
     s.indices.insert(s.indices.end(), {0U, 1 + k, 1 + (k + 1) % 6});

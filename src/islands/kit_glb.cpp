@@ -549,6 +549,7 @@ Result<std::vector<KitTile>> read_kit_glb(std::span<const std::uint8_t> bytes,
   }
   tinygltf::Model model;
   tinygltf::TinyGLTF loader;
+  gltf::skip_image_decoding(loader);
   std::string err, warn;
   if (!loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(),
                                    static_cast<unsigned>(bytes.size()))) {

@@ -44,8 +44,17 @@ Polyline drape_line(const Polyline& points) {
   return polyline_dedupe(dense);
 }
 
+/// Distance along the line at each of its points (metres, 0 at the first).
+std::vector<double> distances_along(const Polyline& line) {
+  std::vector<double> d(line.size(), 0.0);
+  for (std::size_t i = 1; i < line.size(); ++i)
+    d[i] = d[i - 1] + length(line[i] - line[i - 1]);
+  return d;
+}
+
 /// A strip between the lines offset left_m and right_m (left of travel positive) from the
-/// centre line, draped on the ground and raised by raise_m.
+/// centre line, draped on the ground and raised by raise_m. Texture coordinates in metres: u
+/// the distance along the centre line, v the offset to the right of it.
 void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
                const terrain::Heightfield& g, double raise_m, double left_lift_m = 0.0,
                double right_lift_m = 0.0) {
@@ -58,11 +67,14 @@ void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
     return;
   }
   const auto base = static_cast<std::uint32_t>(m.positions.size());
+  const std::vector<double> along = distances_along(centre);
   // 1. Vertices base+2i (left) and base+2i+1 (right), draped, normals from the terrain.
   for (std::size_t i = 0; i < n; ++i) {
     add_vertex(m, left[i], g.sample(left[i]) + raise_m + left_lift_m, ground_normal(g, left[i]));
     add_vertex(m, right[i], g.sample(right[i]) + raise_m + right_lift_m,
                ground_normal(g, right[i]));
+    m.uvs.push_back({static_cast<float>(along[i]), static_cast<float>(-left_m)});
+    m.uvs.push_back({static_cast<float>(along[i]), static_cast<float>(-right_m)});
   }
   // 2. One quad per segment. Mitred joins can fold the inner side at sharp turns; such
   // triangles are turned up here and zero-area ones dropped later.
@@ -77,15 +89,34 @@ void add_strip(Mesh& m, const Polyline& centre, double left_m, double right_m,
 }
 
 /// A vertical skirt below the line offset offset_m from the centre, skirt_m deep, facing away
-/// from the centre line.
+/// from the centre line. Texture coordinates continue the strip's (add_strip) down the skirt:
+/// u along the centre line, v the offset plus the depth, outwards.
 void add_skirt(Mesh& m, const Polyline& centre, double offset_m, const terrain::Heightfield& g,
                double raise_m, double skirt_m) {
-  const Polyline edge = split_at_terrain_edges(polyline_offset(centre, offset_m), g);
+  const Polyline offset = polyline_offset(centre, offset_m);
+  const Polyline edge = split_at_terrain_edges(offset, g);
   if (edge.size() < 2) {
     return;
   }
+  // u of an edge point: the centre line's distance at the offset line's points, interpolated
+  // by the distance along the offset line (the split points lie on it).
+  const std::vector<double> u_at = distances_along(centre);
+  const std::vector<double> s_at = distances_along(offset);
+  const std::vector<double> s_edge = distances_along(edge);
+  const double outwards = offset_m > 0.0 ? -1.0 : 1.0;  // v grows to the right
+  std::size_t seg = 0;
+  const auto u_of = [&](double s_m) {
+    while (seg + 2 < s_at.size() && s_m > s_at[seg + 1])
+      ++seg;
+    const double span = s_at[seg + 1] - s_at[seg];
+    const double t = span > 0.0 ? std::clamp((s_m - s_at[seg]) / span, 0.0, 1.0) : 0.0;
+    return u_at[seg] + t * (u_at[seg + 1] - u_at[seg]);
+  };
   const auto base = static_cast<std::uint32_t>(m.positions.size());
   for (std::size_t i = 0; i < edge.size(); ++i) {
+    const auto u = static_cast<float>(u_of(s_edge[i]));
+    m.uvs.push_back({u, static_cast<float>(-offset_m)});
+    m.uvs.push_back({u, static_cast<float>(-offset_m + outwards * skirt_m)});
     const Vec2 along = normalize(edge[std::min(i + 1, edge.size() - 1)] - edge[i > 0 ? i - 1 : 0]);
     const Vec2 out = offset_m > 0.0 ? perp(along) : -perp(along);
     const Float3 n = to_float3(out.x, out.y, 0.0);
@@ -190,6 +221,9 @@ Mesh road_brick(layout::RoadClass c, double length_m, double width_m, const Conf
     add_vertex(m, {length_m, side * half}, top, nf);
     add_vertex(m, {length_m, 0.0}, top + crown, nf);
     add_vertex(m, {0.0, 0.0}, top + crown, nf);
+    const auto l = static_cast<float>(length_m);
+    const auto w = static_cast<float>(-side * half);
+    m.uvs.insert(m.uvs.end(), {{0.0f, w}, {l, w}, {l, 0.0f}, {0.0f, 0.0f}});
     add_triangle_up(m, v, v + 1, v + 2);
     add_triangle_up(m, v, v + 2, v + 3);
   }
@@ -202,6 +236,10 @@ Mesh road_brick(layout::RoadClass c, double length_m, double width_m, const Conf
       add_vertex(m, {0.0, side * half}, top - config.skirt_m, n);
       add_vertex(m, {length_m, side * half}, top, n);
       add_vertex(m, {length_m, side * half}, top - config.skirt_m, n);
+      const auto l = static_cast<float>(length_m);
+      const auto w = static_cast<float>(-side * half);
+      const auto d = static_cast<float>(-side * (half + config.skirt_m));
+      m.uvs.insert(m.uvs.end(), {{0.0f, w}, {0.0f, d}, {l, w}, {l, d}});
       if (side > 0.0) {
         m.indices.insert(m.indices.end(), {v, v + 2, v + 1, v + 1, v + 2, v + 3});
       } else {

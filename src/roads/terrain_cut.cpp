@@ -8,6 +8,7 @@
 // minus ground is the (linear) raise and crown the surface was built with.
 // Based on: Sutherland & Hodgman, Reentrant Polygon Clipping, 1974.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -33,6 +34,8 @@ struct ClipVertex {
   double v = 0.0;
   double lift = 0.0;
   double flat_z = 0.0;  ///< Height of the uncut triangle here.
+  double tu = 0.0;      ///< Texture coordinates, when the mesh has them.
+  double tv = 0.0;
 };
 using ClipPoly = std::vector<ClipVertex>;
 
@@ -49,7 +52,8 @@ void clip_half(const ClipPoly& in, double a, double b, double c, ClipPoly& out) 
     if ((dp >= 0.0) != (dq >= 0.0)) {
       const double t = dp / (dp - dq);
       out.push_back({p.u + t * (q.u - p.u), p.v + t * (q.v - p.v), p.lift + t * (q.lift - p.lift),
-                     p.flat_z + t * (q.flat_z - p.flat_z)});
+                     p.flat_z + t * (q.flat_z - p.flat_z), p.tu + t * (q.tu - p.tu),
+                     p.tv + t * (q.tv - p.tv)});
     }
   }
 }
@@ -98,14 +102,20 @@ Mesh cut_along_terrain_edges(Mesh in, const terrain::Heightfield& g) {
   Mesh out;
   out.positions = in.positions;
   out.normals = in.normals;
-  std::map<Float3, std::uint32_t> added;  // one vertex per new point
+  out.uvs = in.uvs;
+  const bool textured = !in.uvs.empty();
+  // One vertex per new point (and texture coordinates: a strip's seam keeps both sides).
+  std::map<std::array<float, 5>, std::uint32_t> added;
   auto vertex = [&](const ClipVertex& c) {
     const Vec2 p{g.origin.x + c.u * g.cell_m, g.origin.y + c.v * g.cell_m};
-    const Float3 key = to_float3(p.x, p.y, g.sample(p) + c.lift);
+    const Float3 at = to_float3(p.x, p.y, g.sample(p) + c.lift);
+    const std::array<float, 2> uv{static_cast<float>(c.tu), static_cast<float>(c.tv)};
+    const std::array<float, 5> key{at[0], at[1], at[2], uv[0], uv[1]};
     auto [it, fresh] = added.try_emplace(key, static_cast<std::uint32_t>(out.positions.size()));
     if (fresh) {
-      out.positions.push_back(key);
+      out.positions.push_back(at);
       out.normals.push_back(ground_normal(g, p));
+      if (textured) out.uvs.push_back(uv);
     }
     return it->second;
   };
@@ -121,8 +131,9 @@ Mesh cut_along_terrain_edges(Mesh in, const terrain::Heightfield& g) {
     for (const std::uint32_t id : ids) {
       const Float3& q = in.positions[id];
       const Vec2 p{q[0], q[1]};
+      const std::array<float, 2> uv = textured ? in.uvs[id] : std::array<float, 2>{};
       tri.push_back({(p.x - g.origin.x) / g.cell_m, (p.y - g.origin.y) / g.cell_m,
-                     double{q[2]} - g.sample(p), double{q[2]}});
+                     double{q[2]} - g.sample(p), double{q[2]}, double{uv[0]}, double{uv[1]}});
     }
     const double area2 = (tri[1].u - tri[0].u) * (tri[2].v - tri[0].v) -
                          (tri[2].u - tri[0].u) * (tri[1].v - tri[0].v);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "cityforge/export/export.hpp"
+#include "cityforge/gltf/tinygltf_model.hpp"
 #include "cityforge/layout/layout.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -84,6 +85,7 @@ std::vector<std::uint8_t> glb_of(const Config& config) {
 
 tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
   tinygltf::TinyGLTF loader;
+  gltf::skip_image_decoding(loader);
   tinygltf::Model model;
   std::string err;
   std::string warn;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cityforge/export/export.hpp"
+#include "cityforge/gltf/tinygltf_model.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
 #include "fixture.hpp"
 
@@ -27,6 +28,7 @@ namespace fs = std::filesystem;
 
 tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
   tinygltf::TinyGLTF loader;
+  gltf::skip_image_decoding(loader);
   tinygltf::Model model;
   std::string err;
   std::string warn;

@@ -15,6 +15,7 @@
 #include <set>
 
 #include "cityforge/export/export.hpp"
+#include "cityforge/gltf/tinygltf_model.hpp"
 #include "export/city_meshes.hpp"
 #include "export/fixture.hpp"
 
@@ -32,6 +33,7 @@ std::uint32_t u32_at(const std::vector<std::uint8_t>& b, std::size_t offset) {
 
 tinygltf::Model load(const std::vector<std::uint8_t>& glb) {
   tinygltf::TinyGLTF loader;
+  gltf::skip_image_decoding(loader);
   tinygltf::Model model;
   std::string err;
   std::string warn;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -180,6 +181,63 @@ TEST(RoadsSurfaceMeshes, SurfacesDrapeByTheOneRoadRule) {
   }
   for (const auto& v : m->blocks[0].positions) {
     EXPECT_NEAR(v[2], c.ground.sample({v[0], v[1]}) + config.block_raise_m, 1e-3);
+  }
+}
+
+TEST(RoadsSurfaceMeshes, CarriagewaysAreTexturedAlongTheRoadInMetres) {
+  // u: metres along the centre line, v: metres to the right of it (skirts continue it
+  // outwards); checked on the plane and on a bumpy ground drawn exactly, where the ribbons are
+  // cut along the terrain's creases and the cut points take interpolated coordinates.
+  const Crossing c = crossing();
+  terrain::Heightfield bumpy = c.ground;
+  for (std::uint32_t j = 0; j < bumpy.ny; ++j) {
+    for (std::uint32_t i = 0; i < bumpy.nx; ++i)
+      bumpy.heights[std::size_t{j} * bumpy.nx + i] +=
+          static_cast<float>(0.6 * std::sin(0.9 * i) * std::cos(0.7 * j));
+  }
+  bumpy.mesh_exact = true;
+  const Config config;
+  for (const terrain::Heightfield* g :
+       std::array<const terrain::Heightfield*, 2>{&c.ground, &bumpy}) {
+    auto m = build_surface_meshes(c.city, *g, &c.roads, config);
+    ASSERT_TRUE(m.ok()) << m.error().to_string();
+    for (std::size_t e = 0; e < m->carriageways.size(); ++e) {
+      const Mesh& mesh = m->carriageways[e].mesh;
+      const Polyline& centre = c.roads.sections[e].centre;
+      const double len = polyline_length(centre);
+      const double half = 0.5 * c.city.network.edges[e].width_m;
+      const Vec2 dir = normalize(centre.back() - centre.front());
+      ASSERT_EQ(mesh.uvs.size(), mesh.positions.size()) << "edge " << e;
+      for (const auto& uv : mesh.uvs) {
+        EXPECT_GE(uv[0], -1e-3) << "edge " << e;
+        EXPECT_LE(uv[0], len + 1e-3) << "edge " << e;
+        EXPECT_LE(std::abs(uv[1]), half + config.skirt_m + 1e-3) << "edge " << e;
+      }
+      std::size_t top = 0;
+      for (std::size_t t = 0; t + 2 < mesh.indices.size(); t += 3) {
+        const auto& pa = mesh.positions[mesh.indices[t]];
+        const auto& pb = mesh.positions[mesh.indices[t + 1]];
+        const auto& pc = mesh.positions[mesh.indices[t + 2]];
+        const Vec3 a{pa[0], pa[1], pa[2]}, b{pb[0], pb[1], pb[2]}, d{pc[0], pc[1], pc[2]};
+        const Vec3 n = cross(b - a, d - a);
+        if (!(length(n) > 1e-3) || n.z < 0.9 * length(n)) continue;  // the top, not slivers
+        ++top;
+        const auto& ua = mesh.uvs[mesh.indices[t]];
+        const auto& ub = mesh.uvs[mesh.indices[t + 1]];
+        const auto& uc = mesh.uvs[mesh.indices[t + 2]];
+        // Plan-view Jacobian of (u, v) over (x, y): u along dir, v to its right, 1 m per metre.
+        const double ex = b.x - a.x, ey = b.y - a.y, fx = d.x - a.x, fy = d.y - a.y;
+        const double det = ex * fy - ey * fx;
+        const double du1 = ub[0] - ua[0], du2 = uc[0] - ua[0];
+        const double dv1 = ub[1] - ua[1], dv2 = uc[1] - ua[1];
+        const Vec2 grad_u{(du1 * fy - du2 * ey) / det, (du2 * ex - du1 * fx) / det};
+        const Vec2 grad_v{(dv1 * fy - dv2 * ey) / det, (dv2 * ex - dv1 * fx) / det};
+        EXPECT_NEAR(dot(grad_u, dir), 1.0, 0.02) << "edge " << e << " triangle " << t / 3;
+        EXPECT_NEAR(dot(grad_v, Vec2{dir.y, -dir.x}), 1.0, 0.02)
+            << "edge " << e << " triangle " << t / 3;
+      }
+      EXPECT_GT(top, 0U) << "edge " << e;
+    }
   }
 }
 

@@ -76,6 +76,8 @@ class Builder {
   /// A float32 VEC3 accessor over an ARRAY_BUFFER view; with `bounds`, its min and max (glTF
   /// requires them for POSITION).
   int add_vec3(std::span<const std::array<float, 3>> values, bool bounds);
+  /// A float32 VEC2 accessor over an ARRAY_BUFFER view (texture coordinates).
+  int add_vec2(std::span<const std::array<float, 2>> values);
   /// A uint32 SCALAR accessor over an ELEMENT_ARRAY_BUFFER view (triangle corners).
   int add_indices(std::span<const std::uint32_t> indices);
   /// A mesh of triangle primitives.

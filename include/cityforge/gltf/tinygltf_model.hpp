@@ -30,6 +30,11 @@
 /// 4-byte aligned views, float32 accessors.
 namespace cityforge::gltf {
 
+/// Lets `loader` read files with images without decoding them (tinygltf is built without its
+/// image codecs): each image keeps its name, MIME type and buffer view or URI, and no pixels.
+/// Without it, loading a glb with textures fails ("No LoadImageData callback specified").
+void skip_image_decoding(tinygltf::TinyGLTF& loader);
+
 /// Appends raw bytes as a new bufferView (4-byte aligned) of buffer 0 and returns its index.
 int add_view(tinygltf::Model& model, const void* data, std::size_t bytes, int target);
 /// Appends an accessor over a whole view and returns its index.
