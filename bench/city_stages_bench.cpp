@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cityforge/materials/textures.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
 
@@ -86,5 +87,22 @@ void BM_Dressing(benchmark::State& state) {
   state.counters["props"] = static_cast<double>(items);
 }
 BENCHMARK(BM_Dressing)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+/// The whole procedural texture set (12 surfaces x base colour, normal and metallic-roughness,
+/// made and PNG-encoded) at Arg pixels: what city.glb's export adds (docs/materials.md).
+void BM_TextureSet(benchmark::State& state) {
+  const auto px = static_cast<std::uint32_t>(state.range(0));
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (std::size_t s = 0; s < materials::kSurfaceCount; ++s) {
+      auto t = materials::make_textures(static_cast<materials::Surface>(s), px, "bench");
+      for (const materials::Image* img : {&t->base_colour, &t->normal, &t->metallic_roughness})
+        bytes += materials::encode_png(*img, "bench")->size();
+    }
+  }
+  state.counters["png_MB"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(BM_TextureSet)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace

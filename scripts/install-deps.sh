@@ -26,6 +26,7 @@ packages=(
   libgdal-dev                           # GDAL: DEM readers (GeoTIFF, SRTM .hgt, ArcInfo ASCII), warping
   openmpi-bin libopenmpi-dev            # MPI: `mpirun -np N cityforge generate|import|simulate`
   libmetis-dev                          # METIS: the lane graph cut into one part per rank (simulate)
+  libpng-dev                            # libpng: the procedural textures written as PNG in city.glb
   libbz2-dev zlib1g-dev libexpat1-dev   # libosmium's XML / PBF codecs; expat also reads .xodr in the tests
   libxml2-utils python3-xmlschema       # xmllint (XSD 1.0) and xmlschema (XSD 1.1): the OpenDRIVE
                                         # 1.4 / 1.8 maps validated against the ASAM schemas

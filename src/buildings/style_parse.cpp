@@ -212,6 +212,33 @@ void read_palette(Reader& r, const json& j, Style& s) {
   }
 }
 
+/// "surfaces": {"<material>": "<surface>" | "none", ...}: optional, per material.
+void read_surfaces(Reader& r, const json& j, Style& s) {
+  const std::string p = "/surfaces";
+  if (!r.object(j, p, {"wall", "trim", "glass", "frame", "door", "roof", "metal", "sign"})) {
+    return;
+  }
+  for (std::size_t i = 0; i < kMaterialCount; ++i) {
+    const char* material = to_string(static_cast<Material>(i));
+    if (!j.contains(material)) continue;
+    const std::string mp = p + "/" + material;
+    std::string name;
+    if (!r.string_at(j[material], mp, name)) return;
+    materials::Surface surface{};
+    if (name == "none") {
+      s.surfaces[i] = std::nullopt;
+    } else if (materials::surface_from_string(name, &surface)) {
+      s.surfaces[i] = surface;
+    } else {
+      std::string names = "none";
+      for (std::size_t k = 0; k < materials::kSurfaceCount; ++k)
+        names += std::string(", ") + materials::to_string(static_cast<materials::Surface>(k));
+      r.fail(mp, "unknown surface \"" + name + "\"; expected one of: " + names);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 Result<Style> parse_style(std::string_view json_text, std::string_view file) {
@@ -224,8 +251,8 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
   // 1. Top level, scalars.
   if (!r.object(doc, "",
                 {"name", "description", "zones", "height_m", "weight", "min_wall_m", "massing",
-                 "shapes", "palette", "levels", "modules", "corners", "collinear_tolerance_deg",
-                 "entrance", "fire_escape", "roof", "props"},
+                 "shapes", "palette", "surfaces", "levels", "modules", "corners",
+                 "collinear_tolerance_deg", "entrance", "fire_escape", "roof", "props"},
                 {"name", "zones", "height_m", "min_wall_m", "palette", "levels", "modules",
                  "entrance"})) {
     return r.error();
@@ -291,6 +318,7 @@ Result<Style> parse_style(std::string_view json_text, std::string_view file) {
     }
   }
   read_palette(r, doc["palette"], s);
+  if (doc.contains("surfaces")) read_surfaces(r, doc["surfaces"], s);
   if (doc.contains("roof") &&
       r.object(doc["roof"], "/roof", {"parapet_height_m", "parapet_width_m"})) {
     r.number(doc["roof"], "parapet_height_m", "/roof", s.parapet_height_m, 0.0, 10.0);

@@ -41,6 +41,7 @@
 #include "export/detail/gltf_model.hpp"
 #include "export/detail/gltf_props.hpp"
 #include "export/detail/gltf_rooftops.hpp"
+#include "export/detail/gltf_textures.hpp"
 #include "export/detail/tinygltf.hpp"
 
 namespace cityforge::exporter {
@@ -341,7 +342,7 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
     std::size_t bytes = 0;
     for (const ChunkMeshes& chunk : chunks) {
       for (const Mesh& m : chunk.parts)
-        bytes += m.positions.size() * 24 + m.indices.size() * 4 + 16;
+        bytes += m.positions.size() * 32 + m.indices.size() * 4 + 24;
     }
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
@@ -414,6 +415,11 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
     }
   }
   if (Status st = writer.finish(); !st) return st.error();
+  if (Status st = detail::add_textures(model, in.styles, pipeline::texture_pixels(config.textures),
+                                       "city.glb");
+      !st) {
+    return st.error();
+  }
   return serialise_glb(model, "city");
 }
 
@@ -473,6 +479,11 @@ Result<std::vector<std::uint8_t>> building_glb(const buildings::Output& building
   detail::InstanceWriter writer(model, pipeline::InstanceMode::ext);
   if (Status s =
           detail::add_building_nodes(model, one, {{{0, 0}, 0}}, building.instances, styles, writer);
+      !s) {
+    return s.error();
+  }
+  if (Status s = detail::add_textures(model, &styles, pipeline::texture_pixels(Config{}.textures),
+                                      "building.glb");
       !s) {
     return s.error();
   }

@@ -99,6 +99,10 @@ const char* to_string(InstanceMode m) {
   return detail::kInstanceModeNames[static_cast<std::size_t>(m)];
 }
 
+std::uint32_t texture_pixels(TextureSize t) {
+  return t == TextureSize::none ? 0U : 32U << static_cast<unsigned>(t);
+}
+
 bool instance_mode_from_string(std::string_view name, InstanceMode* out) {
   for (std::size_t i = 0; i < detail::kInstanceModeNames.size(); ++i) {
     if (name == detail::kInstanceModeNames[i]) {

@@ -260,6 +260,11 @@ const Table& table_of<ExportSettings>() {
           choice<&C::instances>("instances", kInstanceModeNames,
                                 "How building modules and props are written, see "
                                 "[dressing.md](dressing.md); `--instances` overrides."),
+          choice<&C::textures>(
+              "textures", kTextureSizeNames,
+              "Procedural PBR textures (base colour, normal, metallic-roughness) embedded in "
+              "city.glb, this many pixels per repeat, or \"none\" for plain colours; see "
+              "[materials.md](materials.md)."),
           number<&C::tile_bytes>("tile_bytes", 65536, 1e9,
                                  "3D Tiles (`--tiles`): a leaf tile is split into four until its "
                                  "content is about this many bytes (or it is one chunk), see "

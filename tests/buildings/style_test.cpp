@@ -78,6 +78,21 @@ TEST(ParseStyle, Minimal) {
   EXPECT_FLOAT_EQ(s->palette[7][2], 239.0F / 255.0F);
   EXPECT_EQ(s->ground.grammars.size(), 2U);
   EXPECT_EQ(s->ground.grammars[1].text, "C|(W)|*D|(W)|C");
+  // No "surfaces": the defaults (plaster walls, glass glazing, plain signs).
+  EXPECT_EQ(s->surfaces[static_cast<std::size_t>(Material::wall)], materials::Surface::plaster);
+  EXPECT_EQ(s->surfaces[static_cast<std::size_t>(Material::glass)], materials::Surface::glass);
+  EXPECT_FALSE(s->surfaces[static_cast<std::size_t>(Material::sign)].has_value());
+}
+
+TEST(ParseStyle, SurfacesChooseEachMaterialsTexture) {
+  json j = minimal();
+  j["surfaces"] = {{"wall", "brick"}, {"glass", "none"}, {"sign", "metal"}};
+  Result<Style> s = parse(j);
+  ASSERT_TRUE(s.ok()) << s.error().to_string();
+  EXPECT_EQ(s->surfaces[static_cast<std::size_t>(Material::wall)], materials::Surface::brick);
+  EXPECT_FALSE(s->surfaces[static_cast<std::size_t>(Material::glass)].has_value());
+  EXPECT_EQ(s->surfaces[static_cast<std::size_t>(Material::sign)], materials::Surface::metal);
+  EXPECT_EQ(s->surfaces[static_cast<std::size_t>(Material::trim)], materials::Surface::concrete);
 }
 
 TEST(ParseStyle, UnknownKeys) {
@@ -176,6 +191,16 @@ TEST(ParseStyle, ValueErrors) {
   j = minimal();
   j["palette"].erase("sign");
   expect_error(j, "styles/mini.json: /palette", "missing required key 'sign'");
+  j = minimal();
+  j["surfaces"] = {{"wall", "marble"}};
+  expect_error(j, "styles/mini.json: /surfaces/wall",
+               "unknown surface \"marble\"; expected one of: none, brick");
+  j = minimal();
+  j["surfaces"] = {{"walls", "brick"}};
+  expect_error(j, "styles/mini.json: /surfaces/walls", "unknown key 'walls'");
+  j = minimal();
+  j["surfaces"] = {{"wall", 3}};
+  expect_error(j, "styles/mini.json: /surfaces/wall", "string");
   j = minimal();
   j["massing"] = {{"staggered", 1.5}};
   expect_error(j, "styles/mini.json: /massing/staggered", "[0, 1]");

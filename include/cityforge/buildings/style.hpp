@@ -3,12 +3,14 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "cityforge/core/result.hpp"
+#include "cityforge/materials/textures.hpp"
 
 /// Building definition files (BDF, JSON) and the facade shape grammar (seeds/000, 26:39-29:14;
 /// DESIGN.md "Building definition files"). Authoring guide: docs/styles.md.
@@ -164,6 +166,13 @@ struct Style {
   double setback_m = 3.0;
   std::vector<std::string> shapes;  ///< Allowed footprint shapes; empty = all.
   std::array<std::array<float, 3>, kMaterialCount> palette{};  ///< Linear-ish sRGB 0..1.
+  /// The procedural texture of each material ("surfaces": {"wall": "brick", ...}; "none":
+  /// plain colour); the exporters multiply the palette colour by it (docs/materials.md).
+  std::array<std::optional<materials::Surface>, kMaterialCount> surfaces{
+      materials::Surface::plaster, materials::Surface::concrete,
+      materials::Surface::glass,   materials::Surface::metal,
+      materials::Surface::wood,    materials::Surface::roofing,
+      materials::Surface::metal,   std::nullopt};
   Level ground;
   Level typical;
   Level top;

@@ -37,6 +37,12 @@ enum class TileCompression : std::uint8_t {
 /// "none" or "meshopt".
 const char* to_string(TileCompression c);
 
+/// The procedural textures city.glb embeds (`export.textures`): none (plain colours) or square
+/// images of that many pixels per repeat (docs/materials.md).
+enum class TextureSize : std::uint8_t { none, px64, px128, px256, px512, px1024 };
+/// Pixels per side of a size (0 for none).
+std::uint32_t texture_pixels(TextureSize t);
+
 /// How city.glb writes instanced things (building modules, props): `export.instances` or
 /// `generate --instances`.
 enum class InstanceMode : std::uint8_t {
@@ -58,6 +64,8 @@ struct ExportSettings {
   RoadModules road_modules = RoadModules::baked;
   /// Building modules and props as instances (default), nodes or baked meshes.
   InstanceMode instances = InstanceMode::ext;
+  /// Procedural PBR textures embedded in city.glb (and the one-building glb).
+  TextureSize textures = TextureSize::px256;
   /// 3D Tiles (--tiles): leaves are split until their content is about this many bytes.
   double tile_bytes = 4.0e6;
   /// 3D Tiles: tile content compressed with EXT_meshopt_compression (default) or not.

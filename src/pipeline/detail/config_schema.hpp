@@ -421,6 +421,8 @@ json shepherds_text(const void* value);
 inline constexpr std::array<const char*, 2> kRoadModuleNames{"baked", "instanced"};
 inline constexpr std::array<const char*, 3> kInstanceModeNames{"ext", "nodes", "bake"};
 inline constexpr std::array<const char*, 2> kTileCompressionNames{"none", "meshopt"};
+inline constexpr std::array<const char*, 6> kTextureSizeNames{"none", "64",  "128",
+                                                              "256",  "512", "1024"};
 
 void check_narrow_widths(Reader& r, const std::string& path, const void* lots_config);
 void check_wandering(Reader& r, const std::string& path, const void* wandering);
