@@ -339,15 +339,20 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
   model.buffers.emplace_back();
   {
     // Reserve the BIN chunk once: growing a buffer of hundreds of MB copies it again and again.
+    // Per vertex: position, normal, TEXCOORD_0 and, normal-mapped, TANGENT.
+    const bool textured = config.textures != pipeline::TextureSize::none;
     std::size_t bytes = 0;
     for (const ChunkMeshes& chunk : chunks) {
       for (const Mesh& m : chunk.parts)
-        bytes += m.positions.size() * 32 + m.indices.size() * 4 + 24;
+        bytes += m.positions.size() * (textured ? 48 : 32) + m.indices.size() * 4 + 24;
     }
     if (buildings != nullptr) bytes += buildings->instances.size() * 48;
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
     if (rooftops != nullptr) bytes += rooftops->instances.size() * 40;
     if (instanced) bytes += in.roads->modules.size() * 48;
+    // The PNG images (36 at most, about a quarter of their raw size).
+    const std::size_t px = pipeline::texture_pixels(config.textures);
+    bytes += px * px * 3 * 36 / 4;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
 

@@ -46,7 +46,7 @@ Result<std::vector<std::uint8_t>> encode_png(const Image& image, const std::stri
   png_set_write_fn(png, &out, append_bytes, flush_nothing);
   png_set_IHDR(png, info, image.width, image.height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  png_set_compression_level(png, 9);
+  png_set_compression_level(png, 6);  // zlib level 9 took 4x the time for 7 % less
   png_write_info(png, info);
   png_write_image(png, rows.data());
   png_write_end(png, nullptr);
