@@ -42,6 +42,8 @@ async function main() {
     check(px.variance > MIN_VARIANCE, `canvas is not blank (variance ${px.variance.toFixed(0)} > ${MIN_VARIANCE})`);
     check(px.mean > 20, `canvas is not black (mean luminance ${px.mean.toFixed(0)})`);
     check(s1.chunks_visible > 0 && s1.chunks_total > 100, `chunks loaded (${s1.chunks_visible} of ${s1.chunks_total} visible)`);
+    check(s1.textured_materials > 5, `materials textured from city.glb (${s1.textured_materials})`);
+    check(s1.tinted_materials > 0, `facade materials tinted per building (${s1.tinted_materials})`);
     check(s1.vehicles > 0, `vehicles counter above 0 (${s1.vehicles})`);
     check(s1.pedestrians > 0, `pedestrians counter above 0 (${s1.pedestrians})`);
     const dom = await page.evaluate(() => ({

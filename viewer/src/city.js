@@ -12,6 +12,7 @@
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
+import { tintByBuilding } from './tint.js';
 
 /// Distance (m) beyond which each kind of detail is hidden, measured to its bounding sphere.
 export const DETAIL_DISTANCE_M = {
@@ -238,6 +239,7 @@ export class City extends EventTarget {
     this.volumes = []; // {mesh, sphere, part}
     this.merged = []; // ground and roof meshes merged per material (and HLOD meshes)
     this.materials = new Map(); // name -> material
+    this.tintedMaterials = 0; // facade module materials tinted per building (tint.js)
     this.lampSources = []; // InstancedMesh of street_light / parking_lamp
     this.glassMeshes = [];
     this.show = { buildings: true, props: true };
@@ -378,6 +380,7 @@ export class City extends EventTarget {
             if (tileChunk) tileChunk.facade.push(o);
             chunk.facade.push(o);
             if (/\.glass$/.test(o.material.name)) part.glassMeshes.push(o);
+            else if (o.geometry.attributes._BUILDING && tintByBuilding(o.material)) this.tintedMaterials++;
           } else {
             chunk.base.push(o);
             addBase(chunk, o);

@@ -555,6 +555,8 @@ async function main() {
       fog: weather.fog,
       street_lights_on: lights.lit,
       windows_lit: windows.lit,
+      textured_materials: [...city.materials.values()].filter((m) => m.map).length,
+      tinted_materials: city.tintedMaterials,
       chunks_visible: city.visibleChunks,
       chunks_total: city.chunks.length,
       frames: agents.frames,
