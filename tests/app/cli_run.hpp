@@ -58,6 +58,16 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   return d;
 }
 
+/// A small commercial city (420 x 320 m, one artery, a park in a corner): every style's modules,
+/// props and rooftops in a few seconds, for the tests of what city.glb holds.
+inline const char* const kSmallCommercialCity = R"({
+  "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
+  "arteries": [{"points": [[10, 160], [410, 170]]}],
+  "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
+             "height_m": [10, 24]},
+            {"kind": "park", "polygon": [[300, 200], [420, 200], [420, 320], [300, 320]]}]
+})";
+
 /// The default city with its tileset, as the Tiles and MPI tests share it.
 inline const char* const kDefaultTilesArgs = "generate -q --no-sumo --tiles --threads 2";
 

@@ -15,17 +15,9 @@ using namespace cityforge::clitest;
 
 namespace {
 
-const char* kSmall = R"({
-  "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
-  "arteries": [{"points": [[10, 160], [410, 170]]}],
-  "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
-             "height_m": [10, 24]},
-            {"kind": "park", "polygon": [[300, 200], [420, 200], [420, 320], [300, 320]]}]
-})";
-
 TEST(DressingCli, EveryInstanceModeWritesAValidCity) {
   const fs::path dir = temp_dir("dress");
-  std::ofstream(dir / "small.json") << kSmall;
+  std::ofstream(dir / "small.json") << kSmallCommercialCity;
   for (const char* mode : {"ext", "nodes", "bake"}) {
     const fs::path out = dir / mode;
     const CliRun r = run_cli("generate " + (dir / "small.json").string() + " -q --no-sumo -o " +

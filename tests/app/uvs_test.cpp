@@ -23,13 +23,6 @@ using namespace cityforge::clitest;
 
 namespace {
 
-const char* kSmall = R"({
-  "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
-  "arteries": [{"points": [[10, 160], [410, 170]]}],
-  "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
-             "height_m": [10, 24]}]
-})";
-
 tinygltf::Model load(const fs::path& glb) {
   tinygltf::TinyGLTF loader;
   cityforge::gltf::skip_image_decoding(loader);
@@ -190,7 +183,7 @@ Census census(const fs::path& glb) {
 
 TEST(TextureCoordinates, EveryPrimitiveIsMappedInMetresAndBakedFacadesTileAcrossModules) {
   const fs::path dir = temp_dir("uvs");
-  std::ofstream(dir / "small.json") << kSmall;
+  std::ofstream(dir / "small.json") << kSmallCommercialCity;
   for (const char* mode : {"bake", "ext"}) {
     const fs::path out = dir / mode;
     const CliRun r = run_cli("generate " + (dir / "small.json").string() + " -q --no-sumo -o " +
@@ -222,8 +215,9 @@ TEST(TextureCoordinates, EveryPrimitiveIsMappedInMetresAndBakedFacadesTileAcross
     }
   }
   // "textures": "none": plain colours, no image, the coordinates still there.
-  std::ofstream(dir / "plain.json") << std::string(kSmall).substr(0, std::string(kSmall).rfind('}'))
-                                    << R"(, "export": {"textures": "none"}})";
+  std::ofstream(dir / "plain.json")
+      << std::string(kSmallCommercialCity).substr(0, std::string(kSmallCommercialCity).rfind('}'))
+      << R"(, "export": {"textures": "none"}})";
   const CliRun r = run_cli("generate " + (dir / "plain.json").string() + " -q --no-sumo -o " +
                            (dir / "plain").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
