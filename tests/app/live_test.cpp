@@ -51,14 +51,6 @@ using tcp = asio::ip::tcp;
 using json = nlohmann::json;
 using namespace cityforge;
 
-const char* kSmall = R"({
-  "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
-  "arteries": [{"points": [[10, 160], [410, 170]]}],
-  "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
-             "height_m": [10, 24]},
-            {"kind": "park", "polygon": [[300, 200], [420, 200], [420, 320], [300, 320]]}]
-})";
-
 /// A small city in the build tree, generated once for every test process (written to a
 /// temporary folder and renamed, so that parallel tests never see half of one).
 fs::path small_city() {
@@ -66,7 +58,7 @@ fs::path small_city() {
   if (fs::exists(dir / "lanes.json")) return dir;
   const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
   fs::create_directories(tmp);
-  std::ofstream(tmp / "small.json") << kSmall;
+  std::ofstream(tmp / "small.json") << clitest::kSmallCommercialCity;
   const auto r = clitest::run_cli("generate " + (tmp / "small.json").string() +
                                   " -q --no-sumo -o " + (tmp / "city").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;

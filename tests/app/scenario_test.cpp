@@ -46,13 +46,7 @@ fs::path small_city() {
   if (fs::exists(dir / "lanes.json")) return dir;
   const fs::path tmp = dir.string() + ".tmp" + std::to_string(::getpid());
   fs::create_directories(tmp);
-  std::ofstream(tmp / "small.json") << R"({
-    "boundary": [[0, 0], [420, 0], [420, 320], [0, 320]],
-    "arteries": [{"points": [[10, 160], [410, 170]]}],
-    "zones": [{"kind": "commercial", "polygon": [[0, 0], [420, 0], [420, 320], [0, 320]],
-               "height_m": [10, 24]},
-              {"kind": "park", "polygon": [[300, 200], [420, 200], [420, 320], [300, 320]]}]
-  })";
+  std::ofstream(tmp / "small.json") << cityforge::clitest::kSmallCommercialCity;
   const auto r = run_cli("generate " + (tmp / "small.json").string() + " -q --no-sumo -o " +
                          (tmp / "city").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
