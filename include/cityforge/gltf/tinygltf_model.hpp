@@ -2,8 +2,10 @@
 #pragma once
 
 // tinygltf with the configuration every translation unit must share (the inline TinyGLTF
-// constructor refers to the image loaders unless these are set): our models carry colours, not
-// textures, so no image is ever read or written. cityforge_gltf compiles the implementation.
+// constructor refers to the image loaders unless these are set): tinygltf never encodes or
+// decodes an image here. Our textures are PNG bytes made by cityforge/materials and stored as
+// buffer views; readers skip decoding (skip_image_decoding). cityforge_gltf compiles the
+// implementation.
 #ifndef TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE
 #endif
