@@ -8,6 +8,8 @@
 // 4. The time slider moved to night fires 'dusk', turns street lights and windows on (state),
 //    and the pixels at the projected lamps and lit windows are brighter than in the same night
 //    frame with #show-lights off.
+// 5. Near the street camera, pedestrians are animated bodies whose walk phase changes between
+//    frames, and vehicles' wheels roll.
 // Screenshots go to DIR. Exit 0 pass, 1 fail, 77 skip (no Chromium or no viewer/dist).
 
 import { log, parseArgs, startHarness } from './harness.mjs';
@@ -83,6 +85,25 @@ async function main() {
     await h.screenshot(page, 'viewer-street-day');
     const day = await stats();
     check(!day.street_lights_on, 'street lights off by day');
+
+    // 5. Agents near the street camera move like people and cars: rigged bodies whose walk
+    // cycle's phase changes between frames, wheels that roll.
+    log(`agents drawn: ${JSON.stringify(day.agents_drawn)}`);
+    check(day.agents_drawn.animated_pedestrians > 0, `animated pedestrians near the camera (${day.agents_drawn.animated_pedestrians})`);
+    check(day.agents_drawn.wheeled_vehicles > 0, `vehicles with wheels near the camera (${day.agents_drawn.wheeled_vehicles})`);
+    const motion0 = await page.evaluate(() => window.cityforge.debug.agentMotion());
+    await page.waitForFunction((f) => window.cityforge.stats().frames >= f + 2, day.frames, { timeout: 120_000, polling: 250 });
+    await page.evaluate(() => window.cityforge.render());
+    const motion1 = await page.evaluate(() => window.cityforge.debug.agentMotion());
+    const changed = (list0, list1, key) =>
+      list1.filter((p) => {
+        const q = list0.find((o) => o.id === p.id);
+        return q && Math.abs(p[key] - q[key]) > 1e-4;
+      }).length;
+    const stepping = changed(motion0.pedestrians, motion1.pedestrians, 'phase');
+    const rolling = changed(motion0.vehicles, motion1.vehicles, 'roll');
+    check(stepping > 0, `pedestrians' walk phase changes between frames (${stepping} of ${motion1.pedestrians.length})`);
+    check(rolling > 0, `vehicles' wheels roll between frames (${rolling} of ${motion1.vehicles.length})`);
 
     await page.locator('#time-slider').fill('22');
     await page.evaluate(() => window.cityforge.render());

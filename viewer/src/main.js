@@ -549,6 +549,7 @@ async function main() {
       vehicles: agents.counts.vehicles,
       pedestrians: agents.counts.pedestrians,
       per_lod: { ...agents.counts.per_lod },
+      agents_drawn: { ...agents.drawn },
       mode,
       time_of_day_h: sky.hour,
       weather: weather.kind,
@@ -613,6 +614,9 @@ async function main() {
       lampsOnScreen: (n = 40) => project(lights.nearest(camera, n)),
       litWindowsOnScreen: (n = 40) => project(windows.litNear(camera.position, n)),
       pose: () => rig.pose(),
+      // The animation state of the agents drawn by their nearest level (up to 64 of each):
+      // pedestrians' walk-cycle phase and gait, vehicles' wheel roll and steering angles.
+      agentMotion: () => agents.probe,
       // Renders now and reads the frame back: mean luminance (0-255) in a (2r+1)^2 window at
       // each CSS-pixel point, and the whole frame's mean and variance of luminance.
       sample: (points = [], r = 2) => {
