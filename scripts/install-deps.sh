@@ -32,6 +32,9 @@ packages=(
                                         # 1.4 / 1.8 maps validated against the ASAM schemas
   chromium                              # headless browser for the viewer's e2e tests and bench
                                         # (driven by playwright-core; no browser is downloaded)
+  blender python3-numpy                 # optional, tested: ctest blender_import opens city.glb in
+                                        # Blender 3.4 headless (its glTF importer needs numpy,
+                                        # which the package does not pull in); skips without
 )
 # Node.js runs the Khronos glTF validator in the tests; keep any node >= 18 already there.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
