@@ -612,7 +612,7 @@ async function main() {
     onFrame,
     debug: {
       lampsOnScreen: (n = 40) => project(lights.nearest(camera, n)),
-      litWindowsOnScreen: (n = 40) => project(windows.litNear(camera.position, n)),
+      litWindowsOnScreen: (n = 40, at = [0.5, 0.5]) => project(windows.litNear(camera.position, n, 200, at)),
       // Interiors behind the window glass on or off (off: flat lit windows).
       setInteriors: (on) => windows.setInteriors(on),
       pose: () => rig.pose(),

@@ -233,8 +233,10 @@ varying vec3 vCfNormal;`,
     return this.night && this.enabled ? this.share : 0;
   }
 
-  /// Centres of lit window modules nearest `point` (three coordinates), for tests.
-  litNear(point, n, maxDist = 200) {
+  /// Centres of lit window modules nearest `point` (three coordinates), for tests; `at` moves
+  /// the point within the glass's box (fractions of its size; [0.25, 0.25]: the middle of a
+  /// four-pane window's lower left pane, off its bars).
+  litNear(point, n, maxDist = 200, at = [0.5, 0.5]) {
     const out = [];
     const m = new THREE.Matrix4();
     const c = new THREE.Vector3();
@@ -243,7 +245,10 @@ varying vec3 vCfNormal;`,
       const a = mesh.geometry.attributes;
       if (!a._BUILDING) continue;
       mesh.geometry.computeBoundingBox();
-      const local = mesh.geometry.boundingBox.getCenter(new THREE.Vector3());
+      const bb = mesh.geometry.boundingBox;
+      const local = bb.getCenter(new THREE.Vector3());
+      local.x = bb.min.x + at[0] * (bb.max.x - bb.min.x);
+      local.y = bb.min.y + at[1] * (bb.max.y - bb.min.y);
       for (let i = 0; i < mesh.count; i++) {
         if (roomHash(a._BUILDING.getX(i), a._FLOOR.getX(i), a._ROOM.getX(i)) >= this.share) continue;
         mesh.getMatrixAt(i, m);
