@@ -10,12 +10,21 @@
 //    frame with #show-lights off.
 // 5. Near the street camera, pedestrians are animated bodies whose walk phase changes between
 //    frames, and vehicles' wheels roll.
+// 6. Lit windows show interiors at night: the projected lit windows (a pane's middle, off the
+//    window's bars) whose small patch is even with the interiors off (wholly inside the glass)
+//    are one flat colour without interiors and differ from room to room with them (room type,
+//    furniture, depth: the luminance's spread across windows), and the lit windows change on
+//    the whole.
 // Screenshots go to DIR. Exit 0 pass, 1 fail, 77 skip (no Chromium or no viewer/dist).
 
 import { log, parseArgs, startHarness } from './harness.mjs';
 
 const MIN_VARIANCE = 150; // luminance variance (0-255 scale) of a frame that shows a city
 const MIN_GAIN = 8; // mean luminance gain at lamps / lit windows with lights on
+const INTERIOR_R = 2; // half size of the patch sampled at each lit window (5 x 5 pixels)
+const FLAT_VARIANCE = 25; // a patch this even with the interiors off lies inside the glass
+const MIN_INTERIOR_SPREAD = 10; // standard deviation of those patches' luminance with interiors
+const MIN_INTERIOR_CHANGE = 6; // mean |luminance| change at lit windows, interiors on vs off
 const HOME = { x: 1125, y: 1039 };
 
 const failures = [];
@@ -121,6 +130,31 @@ async function main() {
     check(wins.length > 0, 'lit windows in view of the street camera');
     const on = await page.evaluate((pts) => window.cityforge.debug.sample(pts), [...lamps, ...wins]);
     await h.screenshot(page, 'viewer-street-night');
+
+    // 5. Interiors behind the lit windows, against the same frame with flat lit windows.
+    check(night.interior_rooms > 0, `interior room types (${night.interior_rooms})`);
+    const patches = (pts) => page.evaluate(({ pts, r }) => window.cityforge.debug.sample(pts, r), { pts, r: INTERIOR_R });
+    const panes = await page.evaluate(() => window.cityforge.debug.litWindowsOnScreen(80, [0.25, 0.25]));
+    const rooms = await patches(panes);
+    await page.evaluate(() => window.cityforge.debug.setInteriors(false));
+    const flat = await patches(panes);
+    await page.evaluate(() => window.cityforge.debug.setInteriors(true));
+    const inGlass = panes.map((_, i) => i).filter((i) => flat.varAt[i] < FLAT_VARIANCE && flat.at[i] > 60);
+    const sd = (a) => Math.sqrt(Math.max(0, mean(a.map((v) => v * v)) - mean(a) ** 2));
+    const spreadRooms = sd(inGlass.map((i) => rooms.at[i]));
+    const spreadFlat = sd(inGlass.map((i) => flat.at[i]));
+    const varRooms = mean(inGlass.map((i) => rooms.varAt[i]));
+    const change = mean(rooms.at.map((v, i) => Math.abs(v - flat.at[i])));
+    log(`lit-window patches (luminance, variance) with interiors ${JSON.stringify(rooms.at.map((v, i) => [v, rooms.varAt[i]].map(Math.round)))}`);
+    log(`  and flat ${JSON.stringify(flat.at.map((v, i) => [v, flat.varAt[i]].map(Math.round)))}`);
+    log(`lit-window patches inside the glass: ${inGlass.length} of ${panes.length}; luminance spread ` +
+      `${spreadRooms.toFixed(1)} with interiors / ${spreadFlat.toFixed(1)} flat; variance inside a patch ` +
+      `${varRooms.toFixed(1)} with interiors; mean change at all ${change.toFixed(1)}`);
+    check(inGlass.length >= 3, `lit windows with a patch inside the glass (${inGlass.length} >= 3)`);
+    check(spreadRooms > MIN_INTERIOR_SPREAD && spreadRooms > 2 * spreadFlat,
+      `lit windows are not one flat colour (spread ${spreadRooms.toFixed(1)} > ${MIN_INTERIOR_SPREAD} and > 2 x ${spreadFlat.toFixed(1)} flat)`);
+    check(change > MIN_INTERIOR_CHANGE, `interiors change the lit windows (${change.toFixed(1)} > ${MIN_INTERIOR_CHANGE})`);
+
     await page.locator('#show-lights').uncheck();
     await page.evaluate(() => window.cityforge.render());
     const dark = await stats();

@@ -168,7 +168,7 @@ async function main() {
   const sky = new Sky(scene, events, { hour: Number(params.get('hour') ?? 10), dayLength_s: 1440 });
   const weather = new Weather(scene, sky, events, { seed: 1, changeProb: TEST ? 0 : 0.2 });
   const lights = new StreetLights(scene, city, events);
-  const windows = new Windows(city, events);
+  const windows = new Windows(city, events, sky);
   // The sky fired its first dusk/dawn before the listeners existed: tell them where we are.
   events.dispatchEvent(new CustomEvent(sky.night ? 'dusk' : 'dawn', { detail: { hour: sky.hour, initial: true } }));
   // A tiled city shows its tiles at once, while the lanes and the agents' source still load.
@@ -556,6 +556,7 @@ async function main() {
       fog: weather.fog,
       street_lights_on: lights.lit,
       windows_lit: windows.lit,
+      interior_rooms: windows.interiorRooms,
       textured_materials: [...city.materials.values()].filter((m) => m.map).length,
       tinted_materials: city.tintedMaterials,
       chunks_visible: city.visibleChunks,
@@ -612,13 +613,16 @@ async function main() {
     onFrame,
     debug: {
       lampsOnScreen: (n = 40) => project(lights.nearest(camera, n)),
-      litWindowsOnScreen: (n = 40) => project(windows.litNear(camera.position, n)),
+      litWindowsOnScreen: (n = 40, at = [0.5, 0.5]) => project(windows.litNear(camera.position, n, 200, at)),
+      // Interiors behind the window glass on or off (off: flat lit windows).
+      setInteriors: (on) => windows.setInteriors(on),
       pose: () => rig.pose(),
       // The animation state of the agents drawn by their nearest level (up to 64 of each):
       // pedestrians' walk-cycle phase and gait, vehicles' wheel roll and steering angles.
       agentMotion: () => agents.probe,
       // Renders now and reads the frame back: mean luminance (0-255) in a (2r+1)^2 window at
-      // each CSS-pixel point, and the whole frame's mean and variance of luminance.
+      // each CSS-pixel point (`at`) and its variance (`varAt`), and the whole frame's mean and
+      // variance of luminance.
       sample: (points = [], r = 2) => {
         step(performance.now());
         const gl = renderer.getContext();
@@ -645,16 +649,19 @@ async function main() {
           const cx = Math.round(p.x * sx);
           const cy = Math.round(p.y * sx);
           let s = 0;
+          let s2 = 0;
           let k = 0;
           for (let y = Math.max(0, cy - r); y <= Math.min(H - 1, cy + r); y++) {
             for (let x = Math.max(0, cx - r); x <= Math.min(W - 1, cx + r); x++) {
-              s += lum(x, y);
+              const l = lum(x, y);
+              s += l;
+              s2 += l * l;
               k++;
             }
           }
-          return k ? s / k : 0;
+          return k ? [s / k, s2 / k - (s / k) ** 2] : [0, 0];
         });
-        return { mean: sum / n, variance: sum2 / n - (sum / n) ** 2, at };
+        return { mean: sum / n, variance: sum2 / n - (sum / n) ** 2, at: at.map((a) => a[0]), varAt: at.map((a) => a[1]) };
       },
       sky,
       city,

@@ -4,11 +4,17 @@
 // geometry attributes). A shader hook on the facade glass materials hashes (building, floor,
 // room) into [0, 1); a room is lit when its hash is under the share of lit rooms for the hour,
 // so the same rooms light up every evening and the share changes with the hour. Switched on
-// and off by the sky's 'dusk' / 'dawn' events.
+// and off by the sky's 'dusk' / 'dawn' events. Behind the glass, interiors.js maps a room (one of
+// a few generated room types, picked by the same hash): dim by day, lit warm by night when the
+// room is lit, dark when it is not.
 
 import * as THREE from 'three';
 
 import { contentMatrix } from './city.js';
+import {
+  addRoomBox, createInteriorAtlas, INTERIOR_FRAGMENT_DECL, INTERIOR_VERTEX_BODY, INTERIOR_VERTEX_DECL, roomHashBits,
+  ROOM_TYPES,
+} from './interiors.js';
 
 const WINDOW_COLOUR = new THREE.Color(1.0, 0.78, 0.45);
 
@@ -28,32 +34,40 @@ export function litShare(h) {
 
 /// The shader's room hash in JavaScript (32-bit unsigned arithmetic, identical results).
 export function roomHash(building, floor, room) {
-  let h = (Math.imul(building >>> 0, 73856093) ^ Math.imul(floor >>> 0, 19349663) ^ Math.imul(room >>> 0, 83492791)) >>> 0;
-  h = (h ^ (h >>> 16)) >>> 0;
-  h = Math.imul(h, 0x7feb352d) >>> 0;
-  h = (h ^ (h >>> 15)) >>> 0;
-  h = Math.imul(h, 0x846ca68b) >>> 0;
-  h = (h ^ (h >>> 16)) >>> 0;
-  return (h & 0xffff) / 65535;
+  return (roomHashBits(building, floor, room) & 0xffff) / 65535;
 }
 
+// Bits 0-15 give the lit flag (cfRoomHash), bits 16-23 the room type (interiors.js).
 const HASH_GLSL = /* glsl */ `
-float cfRoomHash(float b, float f, float r) {
+uint cfRoomHashBits(float b, float f, float r) {
   uint h = (uint(b) * 73856093u) ^ (uint(f) * 19349663u) ^ (uint(r) * 83492791u);
   h ^= h >> 16u; h *= 0x7feb352du; h ^= h >> 15u; h *= 0x846ca68bu; h ^= h >> 16u;
-  return float(h & 0xffffu) / 65535.0;
+  return h;
+}
+float cfRoomHash(float b, float f, float r) {
+  return float(cfRoomHashBits(b, f, r) & 0xffffu) / 65535.0;
 }
 `;
 
+// Interiors by day: this share of the hemisphere light's intensity lights the rooms seen
+// through the glass (the glass's own reflection stays on top).
+const INTERIOR_DAYLIGHT = 0.1;
+
 export class Windows {
-  constructor(city, events) {
+  /// `sky` (optional) gives the daylight the interiors are seen by.
+  constructor(city, events, sky = null) {
     this.night = false;
     this.enabled = true;
     this.share = 0;
+    this.sky = sky;
+    this.atlas = createInteriorAtlas();
     this.uniforms = {
       uWindowsOn: { value: 0 },
       uLitShare: { value: 0 },
       uWindowColour: { value: WINDOW_COLOUR.clone().multiplyScalar(2.2) },
+      uInteriorAtlas: { value: this.atlas },
+      uInteriorsOn: { value: this.atlas ? 1 : 0 },
+      uInteriorDay: { value: INTERIOR_DAYLIGHT },
     };
     this.materials = new Set();
     this.city = city;
@@ -80,6 +94,7 @@ export class Windows {
   add({ glassMeshes, volumeMaterials }) {
     for (const mesh of glassMeshes) {
       if (!mesh.geometry.attributes._BUILDING) continue;
+      addRoomBox(mesh); // per geometry: each module's glass has its own room size
       const mat = mesh.material;
       if (this.materials.has(mat)) continue;
       this.materials.add(mat);
@@ -105,13 +120,16 @@ attribute float _FLOOR;
 attribute float _ROOM;
 uniform float uLitShare;
 varying float vRoomLit;
-${HASH_GLSL}`,
+${HASH_GLSL}
+${INTERIOR_VERTEX_DECL}`,
         )
         .replace(
           '#include <begin_vertex>',
           `#include <begin_vertex>
-float cfHash = cfRoomHash(_BUILDING, _FLOOR, _ROOM);
-vRoomLit = cfHash < uLitShare ? 0.55 + 0.45 * fract(cfHash * 37.0) : 0.0;`,
+uint cfHashBits = cfRoomHashBits(_BUILDING, _FLOOR, _ROOM);
+float cfHash = float(cfHashBits & 0xffffu) / 65535.0;
+vRoomLit = cfHash < uLitShare ? 0.55 + 0.45 * fract(cfHash * 37.0) : 0.0;
+${INTERIOR_VERTEX_BODY}`,
         );
       shader.fragmentShader = shader.fragmentShader
         .replace(
@@ -119,12 +137,22 @@ vRoomLit = cfHash < uLitShare ? 0.55 + 0.45 * fract(cfHash * 37.0) : 0.0;`,
           `#include <common>
 uniform float uWindowsOn;
 uniform vec3 uWindowColour;
-varying float vRoomLit;`,
+uniform float uInteriorsOn;
+uniform float uInteriorDay;
+varying float vRoomLit;
+${INTERIOR_FRAGMENT_DECL}`,
         )
         .replace(
           '#include <emissivemap_fragment>',
           `#include <emissivemap_fragment>
-totalEmissiveRadiance += uWindowsOn * vRoomLit * uWindowColour;`,
+{
+  vec3 cfRoom = uInteriorsOn > 0.5 ? cfInterior() : vec3(0.0);
+  // By day (and in unlit rooms by night) the room is seen dimly through the tinted glass.
+  totalEmissiveRadiance += uInteriorDay * cfRoom;
+  // Lit rooms: their interior in the window colour (a flat glow without interiors).
+  vec3 cfGlow = uInteriorsOn > 0.5 ? 0.8 * cfRoom + 0.05 : vec3(1.0);
+  totalEmissiveRadiance += uWindowsOn * vRoomLit * uWindowColour * cfGlow;
+}`,
         );
     };
     mat.customProgramCacheKey = () => 'cityforge-windows';
@@ -183,18 +211,32 @@ varying vec3 vCfNormal;`,
     this.uniforms.uWindowsOn.value = this.night && this.enabled ? 1 : 0;
   }
 
-  /// The share follows the hour (a uniform, no switching here).
+  /// Interiors behind the glass on or off (off: the flat window colour of before).
+  setInteriors(on) {
+    this.uniforms.uInteriorsOn.value = on && this.atlas ? 1 : 0;
+  }
+
+  /// Room types shown behind the glass (0 when interiors are off).
+  get interiorRooms() {
+    return this.uniforms.uInteriorsOn.value ? ROOM_TYPES : 0;
+  }
+
+  /// The share follows the hour (a uniform, no switching here); the interiors' daylight follows
+  /// the sky's hemisphere light.
   update(hour) {
     this.share = litShare(hour);
     this.uniforms.uLitShare.value = this.share;
+    if (this.sky) this.uniforms.uInteriorDay.value = INTERIOR_DAYLIGHT * this.sky.hemi.intensity;
   }
 
   get lit() {
     return this.night && this.enabled ? this.share : 0;
   }
 
-  /// Centres of lit window modules nearest `point` (three coordinates), for tests.
-  litNear(point, n, maxDist = 200) {
+  /// Centres of lit window modules nearest `point` (three coordinates), for tests; `at` moves
+  /// the point within the glass's box (fractions of its size; [0.25, 0.25]: the middle of a
+  /// four-pane window's lower left pane, off its bars).
+  litNear(point, n, maxDist = 200, at = [0.5, 0.5]) {
     const out = [];
     const m = new THREE.Matrix4();
     const c = new THREE.Vector3();
@@ -203,7 +245,10 @@ varying vec3 vCfNormal;`,
       const a = mesh.geometry.attributes;
       if (!a._BUILDING) continue;
       mesh.geometry.computeBoundingBox();
-      const local = mesh.geometry.boundingBox.getCenter(new THREE.Vector3());
+      const bb = mesh.geometry.boundingBox;
+      const local = bb.getCenter(new THREE.Vector3());
+      local.x = bb.min.x + at[0] * (bb.max.x - bb.min.x);
+      local.y = bb.min.y + at[1] * (bb.max.y - bb.min.y);
       for (let i = 0; i < mesh.count; i++) {
         if (roomHash(a._BUILDING.getX(i), a._FLOOR.getX(i), a._ROOM.getX(i)) >= this.share) continue;
         mesh.getMatrixAt(i, m);
