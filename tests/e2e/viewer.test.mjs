@@ -131,7 +131,7 @@ async function main() {
     const on = await page.evaluate((pts) => window.cityforge.debug.sample(pts), [...lamps, ...wins]);
     await h.screenshot(page, 'viewer-street-night');
 
-    // 5. Interiors behind the lit windows, against the same frame with flat lit windows.
+    // 6. Interiors behind the lit windows, against the same frame with flat lit windows.
     check(night.interior_rooms > 0, `interior room types (${night.interior_rooms})`);
     const patches = (pts) => page.evaluate(({ pts, r }) => window.cityforge.debug.sample(pts, r), { pts, r: INTERIOR_R });
     const panes = await page.evaluate(() => window.cityforge.debug.litWindowsOnScreen(80, [0.25, 0.25]));
