@@ -341,13 +341,17 @@ function luminance(hex) {
   return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
 }
 
+/// Per top, the bottoms that match it (indices into BOTTOMS), made once: appearance() runs for
+/// every pedestrian of every drawn frame.
+const MATCHING_BOTTOMS = TOPS.map((top) =>
+  BOTTOMS.map((c, i) => [c, i]).filter(([c]) => Math.abs(luminance(c) - luminance(top)) >= 0.12).map(([, i]) => i));
+
 /// An appearance from a hash (32-bit): top colour (hex), bottom, skin, hair and accent palette
 /// indices, shoes (0 dark, 1 white) and accessory bits.
 export function appearance(h) {
   const top = TOPS[h % TOPS.length];
-  const lt = luminance(top);
-  const ok = BOTTOMS.map((c, i) => [c, i]).filter(([c]) => Math.abs(luminance(c) - lt) >= 0.12);
-  const bottom = ok[(h >>> 4) % ok.length][1];
+  const ok = MATCHING_BOTTOMS[h % TOPS.length];
+  const bottom = ok[(h >>> 4) % ok.length];
   const skin = (h >>> 8) % SKINS.length;
   const hair = (h >>> 11) % HAIR.length;
   const accent = (h >>> 14) % ACCENTS.length;
