@@ -87,6 +87,12 @@ function drawBack(ctx, x0, y0, T, room, rng) {
 
 function drawItem(ctx, item, x, floorY, w, T, col, room, rng, tileX) {
   const f = (c, k) => (ctx.fillStyle = rgb(c, k));
+  // A top `width` wide, `height` above the floor, on two legs `inset` in from its ends.
+  const tableTop = (x0, width, height, inset) => {
+    ctx.fillRect(x0, floorY - height, width, 4);
+    ctx.fillRect(x0 + inset, floorY - height, 3, height);
+    ctx.fillRect(x0 + width - inset - 3, floorY - height, 3, height);
+  };
   switch (item) {
     case 'sofa':
       f(col, 1);
@@ -158,9 +164,7 @@ function drawItem(ctx, item, x, floorY, w, T, col, room, rng, tileX) {
       break;
     case 'desk':
       f(col, 1);
-      ctx.fillRect(x, floorY - T * 0.26, w * 1.2, 4);
-      ctx.fillRect(x + 2, floorY - T * 0.26, 3, T * 0.26);
-      ctx.fillRect(x + w * 1.2 - 5, floorY - T * 0.26, 3, T * 0.26);
+      tableTop(x, w * 1.2, T * 0.26, 2);
       f([30, 30, 34], 1);
       ctx.fillRect(x + w * 0.35, floorY - T * 0.42, w * 0.5, T * 0.14);
       f([120, 170, 220], 1);
@@ -193,9 +197,7 @@ function drawItem(ctx, item, x, floorY, w, T, col, room, rng, tileX) {
     }
     case 'table':
       f(col, 1);
-      ctx.fillRect(x, floorY - T * 0.24, w * 1.4, 4);
-      ctx.fillRect(x + 4, floorY - T * 0.24, 3, T * 0.24);
-      ctx.fillRect(x + w * 1.4 - 7, floorY - T * 0.24, 3, T * 0.24);
+      tableTop(x, w * 1.4, T * 0.24, 4);
       f(col, 0.7);
       ctx.fillRect(x - 6, floorY - T * 0.32, 3, T * 0.32);
       ctx.fillRect(x + w * 1.4 + 4, floorY - T * 0.32, 3, T * 0.32);
