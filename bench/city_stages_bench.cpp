@@ -9,6 +9,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cityforge/materials/decals.hpp"
 #include "cityforge/materials/textures.hpp"
 #include "cityforge/pipeline/city_config.hpp"
 #include "cityforge/pipeline/city_pipeline.hpp"
@@ -104,5 +105,22 @@ void BM_TextureSet(benchmark::State& state) {
   state.counters["png_MB"] = static_cast<double>(bytes) / 1e6;
 }
 BENCHMARK(BM_TextureSet)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
+
+/// The four decal pictures (RGBA base colour, the crack's normal map), made and PNG-encoded at
+/// Arg pixels (docs/materials.md, "Decals").
+void BM_DecalSet(benchmark::State& state) {
+  const auto px = static_cast<std::uint32_t>(state.range(0));
+  std::size_t bytes = 0;
+  for (auto _ : state) {
+    bytes = 0;
+    for (std::size_t d = 0; d < materials::kDecalCount; ++d) {
+      auto t = materials::make_decal(static_cast<materials::Decal>(d), px, "bench");
+      bytes += materials::encode_png(t->base_colour, "bench")->size();
+      if (t->has_normal) bytes += materials::encode_png(t->normal, "bench")->size();
+    }
+  }
+  state.counters["png_MB"] = static_cast<double>(bytes) / 1e6;
+}
+BENCHMARK(BM_DecalSet)->Arg(256)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace

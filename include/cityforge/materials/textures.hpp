@@ -36,11 +36,13 @@ const char* to_string(Surface s);
 /// The surface named `name` (to_string's names); false when there is none.
 bool surface_from_string(std::string_view name, Surface* out);
 
-/// An 8-bit RGB image, rows from the top (glTF's v = 0), tightly packed.
+/// An 8-bit RGB (or, with channels = 4, RGBA: the decals) image, rows from the top (glTF's
+/// v = 0), tightly packed.
 struct Image {
   std::uint32_t width = 0;
   std::uint32_t height = 0;
-  std::vector<std::uint8_t> rgb;  ///< width * height * 3 bytes.
+  std::uint32_t channels = 3;     ///< 3: RGB; 4: RGBA (straight, not premultiplied, alpha).
+  std::vector<std::uint8_t> rgb;  ///< width * height * channels bytes.
 };
 
 /// The textures of one surface.
@@ -63,8 +65,8 @@ double repeat_m(Surface s);
 /// refused with an error naming `where`).
 Result<Textures> make_textures(Surface s, std::uint32_t size_px, const std::string& where);
 
-/// The image as a PNG file (8-bit RGB, no time stamp or text: byte-identical for equal
-/// images). Errors name `where`.
+/// The image as a PNG file (8-bit RGB, or RGBA for 4 channels; no time stamp or text:
+/// byte-identical for equal images). Errors name `where`.
 Result<std::vector<std::uint8_t>> encode_png(const Image& image, const std::string& where);
 
 }  // namespace cityforge::materials
