@@ -232,9 +232,9 @@ std::string tiles_member(const TilesetStats& t) {
   std::snprintf(buf, sizeof buf,
                 "\"tiles\": {\"tiles\": %zu, \"leaves\": %zu, \"parents\": %zu, \"depth\": %zu, "
                 "\"bytes\": %zu, \"max_leaf_bytes\": %zu, \"root_bytes\": %zu, \"buildings\": %zu, "
-                "\"root_geometric_error_m\": %.6g}",
+                "\"textures\": %zu, \"texture_bytes\": %zu, \"root_geometric_error_m\": %.6g}",
                 t.tiles, t.leaves, t.parents, t.depth, t.bytes, t.max_leaf_bytes, t.root_bytes,
-                t.buildings, t.root_geometric_error_m);
+                t.buildings, t.textures, t.texture_bytes, t.root_geometric_error_m);
   return buf;
 }
 

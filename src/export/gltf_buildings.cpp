@@ -37,6 +37,36 @@ constexpr std::array<Finish, buildings::kMaterialCount> kFinish{{
 }};
 
 /// Height the kit builds a module at; instances scale it to their floor.
+/// The module's extent across the facade and up, over all its parts: {x0, x1, z0, z1} (module
+/// frame: x along the facade, y out of the wall, z up).
+std::array<double, 4> module_extent(const buildings::ModuleMesh& mesh) {
+  std::array<double, 4> e{1e300, -1e300, 1e300, -1e300};
+  for (const Mesh& part : mesh.parts) {
+    for (const auto& p : part.positions) {
+      e[0] = std::min(e[0], double{p[0]});
+      e[1] = std::max(e[1], double{p[0]});
+      e[2] = std::min(e[2], double{p[2]});
+      e[3] = std::max(e[3], double{p[2]});
+    }
+  }
+  return e;
+}
+
+/// TEXCOORD_1 of a module part: 0..1 across the module's extent, u left to right seen from
+/// outside (along +x), v down from its top (glTF's image convention), every vertex projected
+/// onto the facade plane. The same numbers for every instance, whatever its scale: a per-module
+/// mask space (grime towards a module's foot, worn edges, a per-module variation).
+std::vector<std::array<float, 2>> module_uvs(const Mesh& part, const std::array<double, 4>& e) {
+  const double w = std::max(e[1] - e[0], 1e-6);
+  const double h = std::max(e[3] - e[2], 1e-6);
+  std::vector<std::array<float, 2>> uv;
+  uv.reserve(part.positions.size());
+  for (const auto& p : part.positions) {
+    uv.push_back({static_cast<float>((e[1] - p[0]) / w), static_cast<float>((e[3] - p[2]) / h)});
+  }
+  return uv;
+}
+
 double mesh_height(const buildings::Style& style, const buildings::ModuleDef& def) {
   return def.height_m > 0.0 ? def.height_m : style.typical.height_m;
 }
@@ -102,8 +132,10 @@ Status add_building_nodes(tinygltf::Model& model, const BuildingGroups& groups,
     });
     KitMesh kit;
     kit.name = def.id;
+    const std::array<double, 4> frame = module_extent(mesh);
     for (std::size_t m = 0; m < buildings::kMaterialCount; ++m) {
       if (mesh.parts[m].empty()) continue;
+      kit.uv1.push_back(module_uvs(mesh.parts[m], frame));
       auto [it, fresh] = material_of.try_emplace({s, m}, static_cast<int>(model.materials.size()));
       if (fresh) {
         tinygltf::Material mat;

@@ -43,15 +43,35 @@ std::array<float, 3> place_normal(const Placement& p, const std::array<float, 3>
           static_cast<float>(z)};
 }
 
+/// A TEXCOORD_1 accessor (float32 VEC2) for `prim`.
+Status add_uv1(tinygltf::Model& model, tinygltf::Primitive& prim,
+               const std::vector<std::array<float, 2>>& uv, std::size_t vertices,
+               const std::string& where) {
+  if (uv.size() != vertices) {
+    return Error::internal(where, std::to_string(uv.size()) + " second texture coordinates for " +
+                                      std::to_string(vertices) + " vertices");
+  }
+  const int view =
+      add_view(model, uv.data(), uv.size() * sizeof(uv[0]), TINYGLTF_TARGET_ARRAY_BUFFER);
+  prim.attributes["TEXCOORD_1"] =
+      add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC2, uv.size());
+  return Ok{};
+}
+
 }  // namespace
 
 Status InstanceWriter::ensure_mesh(KitMesh& kit) {
   if (kit.gltf_mesh >= 0) return Ok{};
   tinygltf::Mesh mesh;
   mesh.name = kit.name;
-  for (const auto& [material, part] : kit.parts) {
+  for (std::size_t k = 0; k < kit.parts.size(); ++k) {
+    const auto& [material, part] = kit.parts[k];
     Result<tinygltf::Primitive> prim = add_primitive(m_model, part, material, kit.name);
     if (!prim) return prim.error();
+    if (!kit.uv1.empty()) {
+      if (Status s = add_uv1(m_model, *prim, kit.uv1.at(k), part.positions.size(), kit.name); !s)
+        return s;
+    }
     mesh.primitives.push_back(std::move(*prim));
   }
   kit.gltf_mesh = static_cast<int>(m_model.meshes.size());
@@ -66,8 +86,16 @@ Status InstanceWriter::add(int parent, KitMesh& kit, const std::vector<Placement
   if (m_mode == pipeline::InstanceMode::bake) {
     // Positive scales only, so the winding survives.
     std::map<int, Mesh>& target = m_baked[parent];
-    for (const auto& [material, part] : kit.parts) {
+    for (std::size_t k = 0; k < kit.parts.size(); ++k) {
+      const auto& [material, part] = kit.parts[k];
       Mesh& dst = target[material];
+      std::vector<std::array<float, 2>>& dst_uv1 = m_baked_uv1[parent][material];
+      if (!kit.uv1.empty()) {
+        // Zeros for what kits without a second set put here before.
+        dst_uv1.resize(dst.positions.size(), {0.0f, 0.0f});
+        for (std::size_t n = 0; n < placements.size(); ++n)
+          dst_uv1.insert(dst_uv1.end(), kit.uv1.at(k).begin(), kit.uv1.at(k).end());
+      }
       Mesh placed;
       placed.indices = part.indices;
       for (const Placement& p : placements) {
@@ -163,6 +191,12 @@ Status InstanceWriter::finish() {
       if (part.indices.empty()) continue;
       Result<tinygltf::Primitive> prim = add_primitive(m_model, part, material, mesh.name);
       if (!prim) return prim.error();
+      std::vector<std::array<float, 2>>& uv1 = m_baked_uv1[parent][material];
+      if (!uv1.empty()) {
+        uv1.resize(part.positions.size(), {0.0f, 0.0f});
+        if (Status s = add_uv1(m_model, *prim, uv1, part.positions.size(), mesh.name); !s) return s;
+        uv1 = {};
+      }
       mesh.primitives.push_back(std::move(*prim));
       part = Mesh{};  // Free as we go: baked cities are large.
     }
@@ -175,6 +209,7 @@ Status InstanceWriter::finish() {
     m_model.nodes.push_back(std::move(node));
   }
   m_baked.clear();
+  m_baked_uv1.clear();
   return Ok{};
 }
 

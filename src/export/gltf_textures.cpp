@@ -169,15 +169,6 @@ int add_tangents(tinygltf::Model& model, const tinygltf::Primitive& prim) {
                       tangents.size());
 }
 
-/// One surface's textures, made and encoded.
-struct Encoded {
-  Surface surface = Surface::brick;
-  double size_m = 1.0;
-  double mean_linear = 1.0;
-  std::array<std::vector<std::uint8_t>, 3> png;  // base colour, normal, metallic-roughness
-  std::optional<Error> error;
-};
-
 }  // namespace
 
 std::optional<materials::Surface> surface_of(const std::string& material,
@@ -203,30 +194,34 @@ std::optional<materials::Surface> surface_of(const std::string& material,
   return style_surface(styles->styles[static_cast<std::size_t>(s)], rest);
 }
 
-Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
-                    std::uint32_t size_px, const std::string& where) {
-  if (size_px == 0 || model.materials.empty()) return Ok{};
-  // 1. The surfaces used, in surface order, made in parallel.
-  std::vector<std::optional<Surface>> of(model.materials.size());
+std::string texture_file_name(Surface surface, std::size_t map) {
+  return std::string(materials::to_string(surface)) + "." + kTextureMaps.at(map) + ".png";
+}
+
+std::array<bool, materials::kSurfaceCount> surfaces_used(const tinygltf::Model& model,
+                                                         const buildings::StyleLibrary* styles) {
   std::array<bool, materials::kSurfaceCount> used{};
-  for (std::size_t m = 0; m < model.materials.size(); ++m) {
-    of[m] = surface_of(model.materials[m].name, styles);
-    if (of[m]) used[static_cast<std::size_t>(*of[m])] = true;
+  for (const tinygltf::Material& m : model.materials) {
+    if (const std::optional<Surface> s = surface_of(m.name, styles)) {
+      used[static_cast<std::size_t>(*s)] = true;
+    }
   }
-  std::vector<Encoded> sets;
-  for (std::size_t s = 0; s < materials::kSurfaceCount; ++s) {
-    if (!used[s]) continue;
-    sets.emplace_back();
-    sets.back().surface = static_cast<Surface>(s);
-  }
-  if (sets.empty()) return Ok{};
-  tbb::parallel_for(std::size_t{0}, sets.size(), [&](std::size_t i) {
-    Encoded& e = sets[i];
-    Result<materials::Textures> t = materials::make_textures(e.surface, size_px, where);
+  return used;
+}
+
+Result<TextureSet> make_texture_set(const std::array<bool, materials::kSurfaceCount>& used,
+                                    std::uint32_t size_px, const std::string& where) {
+  TextureSet set;
+  std::array<std::optional<Error>, materials::kSurfaceCount> errors;
+  tbb::parallel_for(std::size_t{0}, materials::kSurfaceCount, [&](std::size_t s) {
+    if (!used[s]) return;
+    Result<materials::Textures> t =
+        materials::make_textures(static_cast<Surface>(s), size_px, where);
     if (!t) {
-      e.error = t.error();
+      errors[s] = t.error();
       return;
     }
+    SurfaceTextures e;
     e.size_m = t->size_m;
     e.mean_linear = t->mean_linear;
     const std::array<const materials::Image*, 3> images{&t->base_colour, &t->normal,
@@ -234,16 +229,29 @@ Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
     for (std::size_t k = 0; k < images.size(); ++k) {
       Result<std::vector<std::uint8_t>> png = materials::encode_png(*images[k], where);
       if (!png) {
-        e.error = png.error();
+        errors[s] = png.error();
         return;
       }
       e.png[k] = std::move(*png);
     }
+    set.surfaces[s] = std::move(e);
   });
-  for (const Encoded& e : sets) {
-    if (e.error) return *e.error;
+  for (const std::optional<Error>& e : errors) {
+    if (e) return *e;
   }
-  // 2. Images, textures and the sampler.
+  return set;
+}
+
+void apply_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
+                    const TextureSet& set, const std::string& uri_prefix) {
+  std::vector<std::optional<Surface>> of(model.materials.size());
+  std::array<bool, materials::kSurfaceCount> used{};
+  for (std::size_t m = 0; m < model.materials.size(); ++m) {
+    of[m] = surface_of(model.materials[m].name, styles);
+    if (of[m]) used[static_cast<std::size_t>(*of[m])] = true;
+  }
+  if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) return;
+  // 1. Images (in surface order), textures and the sampler.
   tinygltf::Sampler sampler;
   sampler.name = "repeat";
   sampler.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
@@ -253,21 +261,31 @@ Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
   model.samplers.push_back(sampler);
   const int sampler_index = static_cast<int>(model.samplers.size() - 1);
   std::array<std::array<int, 3>, materials::kSurfaceCount> texture{};
-  std::array<const Encoded*, materials::kSurfaceCount> set_of{};
-  for (const Encoded& e : sets) {
-    const std::string name = materials::to_string(e.surface);
-    const std::array<const char*, 3> kinds{"base_colour", "normal", "metallic_roughness"};
+  for (std::size_t s = 0; s < materials::kSurfaceCount; ++s) {
+    if (!used[s]) continue;
+    const SurfaceTextures& e = set.surfaces.at(s).value();
+    const auto surface = static_cast<Surface>(s);
     for (std::size_t k = 0; k < 3; ++k) {
-      const int image = add_png(model, e.png[k], name + "." + kinds[k]);
-      texture[static_cast<std::size_t>(e.surface)][k] = add_texture(model, image, sampler_index);
+      int image = -1;
+      if (uri_prefix.empty()) {
+        image = add_png(model, e.png[k],
+                        std::string(materials::to_string(surface)) + "." + kTextureMaps[k]);
+      } else {
+        tinygltf::Image external;
+        external.name = std::string(materials::to_string(surface)) + "." + kTextureMaps[k];
+        external.mimeType = "image/png";
+        external.uri = uri_prefix + texture_file_name(surface, k);
+        model.images.push_back(std::move(external));
+        image = static_cast<int>(model.images.size() - 1);
+      }
+      texture[s][k] = add_texture(model, image, sampler_index);
     }
-    set_of[static_cast<std::size_t>(e.surface)] = &e;
   }
-  // 3. The materials.
+  // 2. The materials.
   for (std::size_t m = 0; m < model.materials.size(); ++m) {
     if (!of[m]) continue;
     const auto s = static_cast<std::size_t>(*of[m]);
-    const Encoded& e = *set_of[s];
+    const SurfaceTextures& e = *set.surfaces[s];
     tinygltf::Material& mat = model.materials[m];
     tinygltf::PbrMetallicRoughness& pbr = mat.pbrMetallicRoughness;
     for (std::size_t c = 0; c < 3; ++c)
@@ -279,7 +297,7 @@ Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
     pbr.metallicRoughnessTexture.index = texture[s][2];
     pbr.metallicRoughnessTexture.extensions = repeat_every(e.size_m);
   }
-  // 4. Tangents where a normal map is used (glTF: a normal-mapped primitive should bring them).
+  // 3. Tangents where a normal map is used (glTF: a normal-mapped primitive should bring them).
   for (tinygltf::Mesh& mesh : model.meshes) {
     for (tinygltf::Primitive& prim : mesh.primitives) {
       if (prim.material < 0 || !of[static_cast<std::size_t>(prim.material)]) continue;
@@ -291,6 +309,14 @@ Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
       model.extensionsUsed.end()) {
     model.extensionsUsed.emplace_back(kTransform);
   }
+}
+
+Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
+                    std::uint32_t size_px, const std::string& where) {
+  if (size_px == 0 || model.materials.empty()) return Ok{};
+  Result<TextureSet> set = make_texture_set(surfaces_used(model, styles), size_px, where);
+  if (!set) return set.error();
+  apply_textures(model, styles, *set, "");
   return Ok{};
 }
 

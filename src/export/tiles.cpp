@@ -36,6 +36,8 @@
 #include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/dressing/dressing.hpp"
+#include "cityforge/pipeline/city_config.hpp"
+#include "export/detail/gltf_textures.hpp"
 #include "export/detail/tiles_content.hpp"
 #include "export/detail/tiles_tree.hpp"
 
@@ -246,6 +248,9 @@ constexpr double kStandinRatio = 0.25;
 /// and the simplifier may move the surface this far.
 constexpr double kBudgetDivisor = 64.0;
 
+/// The leaves' shared texture images, in the tileset's folder.
+constexpr const char* kTextureFolder = "textures";
+
 std::string fmt(double v, const char* f = "%.10g") {
   char buf[40];
   std::snprintf(buf, sizeof buf, f, v == 0.0 ? 0.0 : v);
@@ -340,8 +345,8 @@ struct Phases {
 /// its parent, size and uri.
 Status build_tile(const CityGlbInputs& in, const detail::CityTiling& tiling,
                   const detail::KitCache& kits, const DetailHeights& heights,
-                  const TilesetOptions& options, std::vector<Tile>& tiles, Tile& t,
-                  const fs::path& tmp, Phases& phases) {
+                  const TilesetOptions& options, const detail::TextureSet* textures,
+                  std::vector<Tile>& tiles, Tile& t, const fs::path& tmp, Phases& phases) {
   const double side_m = t.side * in.settings.chunk_m;
   const double budget = side_m / kBudgetDivisor;
   const std::string rel =
@@ -357,7 +362,9 @@ Status build_tile(const CityGlbInputs& in, const detail::CityTiling& tiling,
     t0 = now;
   };
   if (t.leaf) {
-    file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt);
+    // The textures folder from <level>/<x>/<y>.glb.
+    file = detail::leaf_tile(in, tiling, t.items, kits, side_m, "tiles/" + rel, options.meshopt,
+                             textures, "../../" + std::string(kTextureFolder) + "/");
     lap(phases.leaf);
     HlodMesh ground = detail::leaf_ground(t.items.chunks);
     HlodMesh shells = detail::leaf_shells(in, t.items.buildings);
@@ -621,6 +628,30 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   }
   const detail::KitCache kits = kit_cache(in);
   const DetailHeights heights = detail_heights(in, kits);
+  // The procedural textures (export.textures): every surface's, made by each rank (the leaves'
+  // materials need their scale and shade) and written once by rank 0 into the textures folder,
+  // which the leaves' images refer to, so no tile repeats an image.
+  std::optional<detail::TextureSet> textures;
+  std::size_t texture_bytes = 0;
+  if (const std::uint32_t px = pipeline::texture_pixels(in.settings.textures); px > 0) {
+    std::array<bool, materials::kSurfaceCount> all{};
+    all.fill(true);
+    Result<detail::TextureSet> made = detail::make_texture_set(all, px, "tiles/textures");
+    Status ok = made ? Status(Ok{}) : Status(made.error());
+    if (ok && me == 0) {
+      for (std::size_t s = 0; s < materials::kSurfaceCount && ok; ++s) {
+        for (std::size_t k = 0; k < detail::kTextureMaps.size() && ok; ++k) {
+          const std::vector<std::uint8_t>& png = made->surfaces[s]->png[k];
+          ok = write_bytes(tmp.path / kTextureFolder /
+                               detail::texture_file_name(static_cast<materials::Surface>(s), k),
+                           png);
+          texture_bytes += png.size();
+        }
+      }
+    }
+    if (Status st = agree(ranks, ok); !st) return st.error();
+    textures = std::move(*made);
+  }
   std::size_t depth = 0;
   for (const Tile& t : tiles)
     depth = std::max<std::size_t>(depth, static_cast<std::size_t>(t.level));
@@ -659,7 +690,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       }
       tbb::parallel_for(std::size_t{0}, at_level.size(), [&](std::size_t k) {
         Tile& t = tiles[at_level[k]];
-        if (Status st = build_tile(in, tiling, kits, heights, options, tiles, t, tmp.path, phases);
+        if (Status st = build_tile(in, tiling, kits, heights, options,
+                                   textures ? &*textures : nullptr, tiles, t, tmp.path, phases);
             !st) {
           errors[at_level[k]] = st.error();
           return;
@@ -706,6 +738,8 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       ++stats.parents;
     }
   }
+  stats.textures = texture_bytes > 0 ? materials::kSurfaceCount * detail::kTextureMaps.size() : 0;
+  stats.texture_bytes = texture_bytes;
   stats.depth = depth;
   stats.root_bytes = tiles[0].bytes;
   stats.root_geometric_error_m = tiles[0].error_m;

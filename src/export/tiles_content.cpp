@@ -315,7 +315,8 @@ void Box3::add(const Box3& b) {
 
 Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
                            const LeafItems& items, const KitCache& kits, double group_m,
-                           const std::string& name, bool meshopt) {
+                           const std::string& name, bool meshopt, const TextureSet* textures,
+                           const std::string& texture_uri) {
   tinygltf::Model model = new_model(in);
   // 1. Materials of the parts that occur (chunk meshes, road bricks, roofs), in part order.
   std::array<bool, kPartCount> used{};
@@ -451,6 +452,10 @@ Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
   if (with_buildings) {
     mark_instance_features(model, 0);
     use_extensions(model, {kMeshFeatures, kInstanceFeatures, kMetadata});
+  }
+  if (textures != nullptr) {
+    apply_textures(model, in.styles, *textures, texture_uri);
+    std::sort(model.extensionsUsed.begin(), model.extensionsUsed.end());
   }
   return finish(model, name, meshopt);
 }

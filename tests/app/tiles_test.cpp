@@ -276,6 +276,64 @@ TEST_F(Tiles, TreeReadsBack) {
   EXPECT_EQ(stats.at("tiles").at("buildings").get<std::size_t>(), buildings);
 }
 
+TEST_F(Tiles, LeavesReferToSharedTextureFiles) {
+  // The leaves' textured materials take their images from tiles/textures/ (one file per
+  // surface and map, written once), so no tile repeats an image; parents have colours only.
+  ASSERT_EQ(run_->exit_code, 0) << run_->output;
+  const fs::path root = *dir_ / "tiles";
+  std::set<std::string> files;
+  std::size_t bytes = 0;
+  for (const auto& e : fs::directory_iterator(root / "textures")) {
+    const std::string png = slurp(e.path());
+    EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8)) << e.path();
+    files.insert(e.path().filename().string());
+    bytes += png.size();
+  }
+  EXPECT_EQ(files.size(), 36U) << "12 surfaces x base colour, normal, metallic-roughness";
+  EXPECT_TRUE(files.count("brick.base_colour.png") && files.count("asphalt.normal.png") &&
+              files.count("concrete.metallic_roughness.png"));
+  const json stats = json::parse(slurp(*dir_ / "stats.json"));
+  EXPECT_EQ(stats.at("tiles").at("textures").get<std::size_t>(), files.size());
+  EXPECT_EQ(stats.at("tiles").at("texture_bytes").get<std::size_t>(), bytes);
+  std::set<std::string> used;
+  std::size_t leaves = 0;
+  std::size_t textured_primitives = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    if (e.path().extension() != ".glb") continue;
+    const tinygltf::Model m = load(e.path());
+    const bool hlod = !m.nodes.empty() && m.nodes[0].name == "hlod";
+    if (hlod) {
+      EXPECT_TRUE(m.images.empty()) << e.path();
+      continue;
+    }
+    ++leaves;
+    for (const tinygltf::Image& image : m.images) {
+      EXPECT_EQ(image.bufferView, -1) << e.path();
+      ASSERT_EQ(image.uri.rfind("../../textures/", 0), 0U) << e.path() << ": " << image.uri;
+      const fs::path target = (e.path().parent_path() / image.uri).lexically_normal();
+      EXPECT_TRUE(fs::exists(target)) << e.path() << ": " << image.uri;
+      used.insert(target.filename().string());
+    }
+    for (const tinygltf::Mesh& mesh : m.meshes) {
+      for (const tinygltf::Primitive& p : mesh.primitives) {
+        if (p.material < 0) continue;
+        const tinygltf::Material& mat = m.materials.at(static_cast<std::size_t>(p.material));
+        if (mat.normalTexture.index < 0) continue;
+        ++textured_primitives;
+        EXPECT_TRUE(p.attributes.count("TEXCOORD_0") && p.attributes.count("TANGENT"))
+            << e.path() << ": " << mat.name;
+        EXPECT_GE(mat.pbrMetallicRoughness.baseColorTexture.index, 0) << mat.name;
+      }
+    }
+  }
+  EXPECT_GT(leaves, 4U);
+  EXPECT_GT(textured_primitives, leaves) << "walls, roads, roofs and ground take textures";
+  for (const char* f : {"brick.base_colour.png", "asphalt.base_colour.png", "paving.normal.png",
+                        "grass.metallic_roughness.png"}) {
+    EXPECT_TRUE(used.count(f)) << f << " is used by no leaf";
+  }
+}
+
 TEST_F(Tiles, TilesetPassesThe3DTilesSchemas) {
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path schemas = fs::path(CITYFORGE_SOURCE_DIR) / ".." / "shared" / "schemas";

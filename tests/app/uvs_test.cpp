@@ -96,6 +96,14 @@ struct Census {
   std::size_t wall_stretched = 0;   ///< Of those, mapped with more than 0.1 % stretch.
   std::size_t seam_vertices = 0;    ///< Wall vertices that meet another at one point.
   std::size_t seam_mismatches = 0;  ///< Of those, with other texture coordinates.
+  // TEXCOORD_1 (facade modules: 0..1 across each module).
+  std::size_t uv1_walls = 0;        ///< ".wall" primitives with a TEXCOORD_1.
+  std::size_t uv1_missing = 0;      ///< ".wall" primitives without one.
+  std::size_t uv1_outside = 0;      ///< Coordinates outside [0, 1].
+  std::size_t uv1_meshes = 0;       ///< Meshes with a TEXCOORD_1.
+  std::size_t uv1_full_span = 0;    ///< Of those, spanning [0, 1] in u and v over the mesh.
+  std::size_t uv1_edges = 0;        ///< Front wall edges compared with TEXCOORD_0.
+  std::size_t uv1_against_uv0 = 0;  ///< Of those, running against TEXCOORD_0's direction.
 };
 
 /// Reads every primitive of city.glb and checks its TEXCOORD_0; measures the facade walls.
@@ -120,6 +128,46 @@ Census census(const fs::path& glb) {
   using Key = std::tuple<long, long, long, int, int, int>;
   std::map<Key, std::array<float, 2>> seen;
   for (const tinygltf::Mesh& mesh : m.meshes) {
+    std::array<float, 4> span{1e30f, -1e30f, 1e30f, -1e30f};  // u lo, u hi, v lo, v hi
+    bool any_uv1 = false;
+    for (const tinygltf::Primitive& pr : mesh.primitives) {
+      const auto uv1_at = pr.attributes.find("TEXCOORD_1");
+      if (uv1_at == pr.attributes.end()) continue;
+      any_uv1 = true;
+      const auto uv1 = read<2>(m, uv1_at->second);
+      const Triangles t = triangles(m, pr);
+      EXPECT_EQ(uv1.size(), t.p.size()) << mesh.name;
+      if (uv1.size() != t.p.size()) continue;
+      for (const auto& q : uv1) {
+        if (!(q[0] >= -1e-5f && q[0] <= 1.00001f && q[1] >= -1e-5f && q[1] <= 1.00001f))
+          ++c.uv1_outside;
+        span = {std::min(span[0], q[0]), std::max(span[1], q[0]), std::min(span[2], q[1]),
+                std::max(span[3], q[1])};
+      }
+      // On walls facing out of the module (kit frame, ext mode: glTF -z), both sets run the
+      // same way: u left to right seen from outside, v down.
+      const std::string material =
+          pr.material >= 0 ? m.materials.at(static_cast<std::size_t>(pr.material)).name : "";
+      if (!ends_with(material, ".wall")) continue;
+      for (std::size_t k = 0; k + 2 < t.idx.size(); k += 3) {
+        if (!(t.n[t.idx[k]][2] < -0.99f)) continue;
+        for (std::size_t e = 0; e < 3; ++e) {
+          const std::uint32_t a = t.idx[k + e], b = t.idx[k + (e + 1) % 3];
+          for (std::size_t d = 0; d < 2; ++d) {
+            const float d0 = t.uv[b][d] - t.uv[a][d];
+            const float d1 = uv1[b][d] - uv1[a][d];
+            if (std::fabs(d0) < 1e-3f || std::fabs(d1) < 1e-6f) continue;
+            ++c.uv1_edges;
+            if ((d0 > 0) != (d1 > 0)) ++c.uv1_against_uv0;
+          }
+        }
+      }
+    }
+    if (any_uv1) {
+      ++c.uv1_meshes;
+      if (span[0] < 1e-4f && span[1] > 1.0f - 1e-4f && span[2] < 1e-4f && span[3] > 1.0f - 1e-4f)
+        ++c.uv1_full_span;
+    }
     for (const tinygltf::Primitive& pr : mesh.primitives) {
       ++c.primitives;
       const auto it = pr.attributes.find("TEXCOORD_0");
@@ -156,6 +204,11 @@ Census census(const fs::path& glb) {
         ++c.tangent_primitives;
       }
       if (!ends_with(material, ".wall")) continue;
+      if (pr.attributes.count("TEXCOORD_1") != 0U) {
+        ++c.uv1_walls;
+      } else {
+        ++c.uv1_missing;
+      }
       for (std::size_t k = 0; k + 2 < t.idx.size(); k += 3) {
         const double d = density(t, k);
         if (d == 0.0) continue;
@@ -192,8 +245,10 @@ TEST(TextureCoordinates, EveryPrimitiveIsMappedInMetresAndBakedFacadesTileAcross
     const Census c = census(out / "city.glb");
     std::printf(
         "%s: %zu primitives, %zu facade wall triangles, %zu shared wall vertices, %zu "
-        "images, %zu normal-mapped primitives\n",
-        mode, c.primitives, c.wall_triangles, c.seam_vertices, c.images, c.tangent_primitives);
+        "images, %zu normal-mapped primitives, %zu modules with TEXCOORD_1 (%zu edges "
+        "compared)\n",
+        mode, c.primitives, c.wall_triangles, c.seam_vertices, c.images, c.tangent_primitives,
+        c.uv1_meshes, c.uv1_edges);
     EXPECT_GT(c.primitives, 50U) << mode;
     // Procedural textures (export.textures, 256 px by default) on every facade wall.
     EXPECT_GE(c.images, 9U) << mode;
@@ -203,6 +258,18 @@ TEST(TextureCoordinates, EveryPrimitiveIsMappedInMetresAndBakedFacadesTileAcross
     // the module frame.
     EXPECT_GT(c.wall_triangles, 100U) << mode;
     EXPECT_EQ(c.wall_stretched, 0U) << mode << ": of " << c.wall_triangles;
+    // TEXCOORD_1: every facade wall has the per-module set, inside [0, 1].
+    EXPECT_GT(c.uv1_walls, 0U) << mode;
+    EXPECT_EQ(c.uv1_missing, 0U) << mode;
+    EXPECT_EQ(c.uv1_outside, 0U) << mode;
+    if (std::string(mode) == "ext") {
+      // Each module's kit mesh spans the whole square, and the second set runs as the first on
+      // the module's front.
+      EXPECT_GT(c.uv1_meshes, 10U);
+      EXPECT_EQ(c.uv1_full_span, c.uv1_meshes);
+      EXPECT_GT(c.uv1_edges, 100U);
+      EXPECT_EQ(c.uv1_against_uv0, 0U) << "of " << c.uv1_edges;
+    }
     if (std::string(mode) == "bake") {
       // Baked, the modules of a facade meet with the same coordinates: a material tiles across
       // their seams instead of restarting at every module.

@@ -14,7 +14,8 @@ It reads the glb's own JSON for the expectations, imports the file with the glTF
   to Image Texture nodes, and each image there has pixels (size > 0, has_data; base colour and
   normal images not one flat value);
 - KHR_texture_transform became a Mapping node in front of each image with the glTF scale;
-- every mesh that carries a textured material has a UV layer;
+- every mesh that carries a textured material has a UV layer, and every facade wall mesh a
+  second one (TEXCOORD_1);
 - instances: objects sharing one mesh datablock (`--instances nodes` writes a node per instance
   over shared meshes; Blender makes linked duplicates of them).
 It prints `BLENDER_IMPORT_SUMMARY {json}`, then `BLENDER_IMPORT_OK` and exits 0, or
@@ -258,6 +259,16 @@ def main():
     if no_uv:
         failures.append("%d textured meshes without a UV layer (first: %s)" %
                         (len(no_uv), no_uv[0]))
+    # The facade modules' TEXCOORD_1 (per-module coordinates) as a second UV layer.
+    wall_names = {m.get("name") for m in gltf.get("materials", [])
+                  if m.get("name", "").endswith(".wall")}
+    wall_meshes = [me for me in bpy.data.meshes
+                   if any(s and s.name in wall_names for s in me.materials)]
+    two_uv = [me for me in wall_meshes if len(me.uv_layers) >= 2]
+    if wall_meshes and len(two_uv) != len(wall_meshes):
+        failures.append("%d of %d facade wall meshes without a second UV layer (TEXCOORD_1)" %
+                        (len(wall_meshes) - len(two_uv), len(wall_meshes)))
+    uv_names = sorted({layer.name for me in two_uv for layer in me.uv_layers})
 
     # 4. Instances and hierarchy.
     users = {}
@@ -272,6 +283,8 @@ def main():
 
     summary = {
         "file": os.path.abspath(glb),
+        "wall_meshes_with_two_uv_layers": len(two_uv),
+        "uv_layer_names": uv_names,
         "file_mb": round(os.path.getsize(glb) / 1e6, 1),
         "blender": bpy.app.version_string,
         "gltf_addon": ".".join(str(v) for v in

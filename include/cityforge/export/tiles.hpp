@@ -65,8 +65,10 @@ struct TilesetStats {
   std::size_t depth = 0;    ///< Deepest level (the root is level 0).
   std::size_t bytes = 0;    ///< All content files together.
   std::size_t max_leaf_bytes = 0;
-  std::size_t root_bytes = 0;  ///< Content of the root tile.
-  std::size_t buildings = 0;   ///< Buildings written (each in exactly one leaf).
+  std::size_t root_bytes = 0;     ///< Content of the root tile.
+  std::size_t textures = 0;       ///< Image files in textures/ (0: export.textures "none").
+  std::size_t texture_bytes = 0;  ///< Their bytes together (not in `bytes`).
+  std::size_t buildings = 0;      ///< Buildings written (each in exactly one leaf).
   double root_geometric_error_m = 0.0;
   double seconds = 0.0;  ///< Wall time of write_tileset.
   // Where the time goes, in thread-seconds summed over the tile tasks (wall time for chunking):
@@ -84,10 +86,12 @@ struct TilesetStats {
 Status check_tileset_folder(const std::string& dir);
 
 /// Writes `dir`/tileset.json and `dir`/<level>/<x>/<y>.glb for the city of `in` (the same
-/// inputs as city_glb). The folder is first built next to `dir` under a temporary name and
-/// renamed into place at the end, replacing an older tileset; on failure nothing is left
-/// behind. Tiles are built by independent oneTBB tasks; output is byte-identical at any thread
-/// count. Fails, naming the file, on what city_glb fails on and on I/O errors.
+/// inputs as city_glb) and, unless in.settings.textures is none, the procedural textures as
+/// `dir`/textures/<surface>.<map>.png, which the leaves refer to. The folder is first built next to
+/// `dir` under a temporary name and renamed into place at the end, replacing an older tileset; on
+/// failure nothing is left behind. Tiles are built by independent oneTBB tasks; output is
+/// byte-identical at any thread count. Fails, naming the file, on what city_glb fails on and on I/O
+/// errors.
 Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& dir,
                                    const TilesetOptions& options);
 

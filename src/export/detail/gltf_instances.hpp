@@ -21,7 +21,10 @@ namespace cityforge::exporter::detail {
 struct KitMesh {
   std::string name;
   std::vector<std::pair<int, Mesh>> parts;  ///< (material, mesh), non-empty meshes only.
-  int gltf_mesh = -1;                       ///< Made on first use (ext and nodes modes).
+  /// TEXCOORD_1 per part (parallel to `parts`, one per position), or empty: none. Facade
+  /// modules: 0..1 across the module (docs/materials.md).
+  std::vector<std::vector<std::array<float, 2>>> uv1;
+  int gltf_mesh = -1;  ///< Made on first use (ext and nodes modes).
 };
 
 /// One instance: position (engine metres), yaw about +z, scale along the kit's x, y, z.
@@ -61,6 +64,9 @@ class InstanceWriter {
   pipeline::InstanceMode m_mode;
   /// bake: per parent node, per material, the merged mesh.
   std::map<int, std::map<int, Mesh>> m_baked;
+  /// bake: their TEXCOORD_1 where a kit with one was merged (zeros for the vertices of kits
+  /// without), else empty.
+  std::map<int, std::map<int, std::vector<std::array<float, 2>>>> m_baked_uv1;
 };
 
 }  // namespace cityforge::exporter::detail

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cityforge/buildings/style.hpp"
 #include "cityforge/core/result.hpp"
@@ -21,12 +24,45 @@ namespace cityforge::exporter::detail {
 std::optional<materials::Surface> surface_of(const std::string& material,
                                              const buildings::StyleLibrary* styles);
 
-/// Gives every material of `model` with a surface (surface_of) that surface's textures at
-/// size_px: base colour, normal and metallic-roughness images embedded as PNG buffer views
-/// (one set per surface used), one repeating trilinear sampler, and KHR_texture_transform
-/// scaling the metre-scale TEXCOORD_0 to one repeat per repeat_m metres. The material's colour
-/// is divided by the texture's mean shade (up to 1) so its average brightness stays. Nothing
-/// when size_px is 0. Byte-identical for the same model.
+/// One surface's textures, made and PNG-encoded: base colour, normal, metallic-roughness.
+struct SurfaceTextures {
+  double size_m = 1.0;       ///< One repeat, metres.
+  double mean_linear = 1.0;  ///< The base colour's mean shade (the colour is divided by it).
+  std::array<std::vector<std::uint8_t>, 3> png;
+};
+
+/// The encoded textures of some surfaces at one size.
+struct TextureSet {
+  std::array<std::optional<SurfaceTextures>, materials::kSurfaceCount> surfaces;
+};
+
+/// The three maps' names, in SurfaceTextures::png's order.
+constexpr std::array<const char*, 3> kTextureMaps{"base_colour", "normal", "metallic_roughness"};
+
+/// "<surface>.<map>.png": a texture's file name where it is an image file of its own (tiles).
+std::string texture_file_name(materials::Surface surface, std::size_t map);
+
+/// The surfaces `model`'s materials take (surface_of).
+std::array<bool, materials::kSurfaceCount> surfaces_used(const tinygltf::Model& model,
+                                                         const buildings::StyleLibrary* styles);
+
+/// Makes and encodes the textures of the surfaces marked in `used` at size_px, in parallel.
+/// Byte-identical on every machine and thread count.
+Result<TextureSet> make_texture_set(const std::array<bool, materials::kSurfaceCount>& used,
+                                    std::uint32_t size_px, const std::string& where);
+
+/// Gives every material of `model` with a surface (surface_of) that surface's textures from
+/// `set` (which must hold it): with an empty uri_prefix the PNGs are embedded as buffer views
+/// (one set per surface used), else they are images referring to uri_prefix +
+/// texture_file_name (files shared by many glbs, such as the tiles'). One repeating trilinear
+/// sampler, KHR_texture_transform scaling the metre-scale TEXCOORD_0 to one repeat per size_m,
+/// the material's colour divided by the texture's mean shade (up to 1) so its average
+/// brightness stays, and TANGENT on the normal-mapped primitives.
+void apply_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
+                    const TextureSet& set, const std::string& uri_prefix);
+
+/// surfaces_used, make_texture_set and apply_textures with embedded images: city.glb's
+/// textures. Nothing when size_px is 0. Byte-identical for the same model.
 Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
                     std::uint32_t size_px, const std::string& where);
 

@@ -10,6 +10,7 @@
 #include "cityforge/export/export.hpp"
 #include "export/city_meshes.hpp"
 #include "export/detail/gltf_city.hpp"
+#include "export/detail/gltf_textures.hpp"
 #include "export/detail/kit_cache.hpp"
 #include "export/detail/tiles_hlod.hpp"
 #include "export/detail/tinygltf.hpp"
@@ -59,10 +60,14 @@ struct TileFile {
 /// buildings. Instances are always EXT_mesh_gpu_instancing. Props and rooftop tiles are grouped
 /// per group_m square (the leaf's side: one instancing node per kit and leaf, not per chunk).
 /// With `meshopt`, the buffers are compressed with EXT_meshopt_compression where it pays
-/// (compress_meshopt); bounds are those of the uncompressed content.
+/// (compress_meshopt); bounds are those of the uncompressed content. With `textures`, the
+/// materials with a surface take its textures as image files shared by every tile
+/// (apply_textures with `texture_uri`, the textures folder relative to the tile).
 Result<TileFile> leaf_tile(const CityGlbInputs& in, const CityTiling& tiling,
                            const LeafItems& items, const KitCache& kits, double group_m,
-                           const std::string& name, bool meshopt);
+                           const std::string& name, bool meshopt,
+                           const TextureSet* textures = nullptr,
+                           const std::string& texture_uri = {});
 
 /// The HLOD content of a parent: root "hlod" with "hlod.ground" and "hlod.buildings" (feature
 /// ids of `buildings` are building ids; they become rows of the tile's property table).
