@@ -66,16 +66,16 @@ Texel tyre_marks(double x, double y) {
   // darken toward +x (the stop line: braking) and break up along their length.
   double track = 0.0;
   for (const double centre : {0.27, 0.73}) {
-    const double d = std::fabs(y - centre - 0.015 * fbm2(kKey + 10, x, y, 3, 1, 2));
+    const double d = std::fabs(y - centre - 0.015 * fbm2(kKey + 10, x, centre, 3, 1, 2));
     const double band = 1.0 - smoothstep(0.03, 0.09, d);
-    const double streaks =
-        0.6 + 0.4 * fbm2(kKey + 11 + static_cast<std::uint64_t>(centre * 10), x, y, 4, 96, 2);
-    track = std::max(track, band * streaks);
+    const double streaks = 0.6 + 0.4 * fbm2(kKey + 11, x, y, 4, 96, 2);
+    // Each track breaks up along its own length (the noise read along the track's centre).
+    const double patchy = std::clamp(0.75 + 0.5 * fbm2(kKey + 12, x, centre, 12, 2, 3), 0.0, 1.0);
+    track = std::max(track, band * streaks * patchy);
   }
   const double along = smoothstep(0.0, 0.6, x) * (1.0 - smoothstep(0.9, 1.0, x));
-  const double patchy = std::clamp(0.75 + 0.5 * fbm2(kKey + 12, x, y, 12, 2, 3), 0.0, 1.0);
   Texel t;
-  t.alpha = 0.65 * track * (0.35 + 0.65 * along) * patchy * border(x, y, 0.04);
+  t.alpha = 0.7 * track * (0.35 + 0.65 * along) * border(x, y, 0.04);
   t.rgb = {0.06, 0.06, 0.065};
   return t;
 }
