@@ -68,6 +68,14 @@ void furniture(const Inputs& in, const Config& config, Seed seed, std::vector<It
 /// `placed`), junction surfaces and entrances by the documented distances.
 std::vector<ParkingSpot> parking_spots(const Inputs& in, const Config& config,
                                        const std::vector<Item>& placed);
+/// Decals (decals.cpp; dressing.hpp, "Decals"): grime at the foot of a share of the ground-floor
+/// wall and window modules (owner: building), tyre marks in a share of the approach lanes of
+/// signal and stop junctions before the stop line (owner: lane), oil stains in a share of the
+/// parking spots (owner: spot index), cracks on carriageways and sidewalks (owner: section).
+/// Appended in that order (each kind in object order); counts[kind] is how many of each.
+void decals(const Inputs& in, const Config& config, Seed seed,
+            const std::vector<ParkingSpot>& parking, std::vector<Item>& out,
+            std::array<std::size_t, 4>& counts);
 /// Drops items whose footprint disc overlaps an earlier kept one (by priority order of the
 /// categories, then input order); surfaces (radius 0) are never dropped. Returns the number
 /// dropped.

@@ -37,6 +37,7 @@ int category_base(Category c) {
       return 40;
     case Category::sidewalk:
     case Category::ground:
+    case Category::decal:
       return -1;
   }
   return 40;

@@ -124,7 +124,7 @@ PropMesh build_prop_mesh(std::uint32_t prop) {
     std::string_view id;
     PropBuilder build;
   };
-  static constexpr std::array<Entry, 36> kBuilders = {{
+  static constexpr std::array<Entry, 40> kBuilders = {{
       {"sidewalk_tile", build_sidewalk_tile},
       {"sidewalk_corner_out", build_sidewalk_corner_out},
       {"sidewalk_corner_in", build_sidewalk_corner_in},
@@ -161,6 +161,10 @@ PropMesh build_prop_mesh(std::uint32_t prop) {
       {"barrier_hedge", build_barrier_hedge},
       {"guard_rail", build_guard_rail},
       {"kerb_stone", build_kerb_stone},
+      {"decal_grime", build_decal_grime},
+      {"decal_tyre_marks", build_decal_tyre_marks},
+      {"decal_oil", build_decal_oil},
+      {"decal_crack", build_decal_crack},
   }};
   PropMesh out;
   const auto& catalog = prop_catalog();

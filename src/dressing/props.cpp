@@ -52,6 +52,11 @@ std::vector<PropDef> make_catalog() {
       {"barrier_hedge", C::furniture, 0.65, 1.2, 1.0, 0.8},
       {"guard_rail", C::furniture, 0.51, 0.75, 1.0, 0.2},
       {"kerb_stone", C::furniture, 0.51, 0.15, 1.0, 0.15},
+      // Decals: unit quads (upright grime, the others flat), scaled to their size.
+      {"decal_grime", C::decal, 0.0, 1.0, 1.0, 0.01},
+      {"decal_tyre_marks", C::decal, 0.0, 0.01, 1.0, 1.0},
+      {"decal_oil", C::decal, 0.0, 0.01, 1.0, 1.0},
+      {"decal_crack", C::decal, 0.0, 0.01, 1.0, 1.0},
   };
 }
 
@@ -73,6 +78,8 @@ const char* to_string(Category c) {
       return "signals";
     case Category::biome:
       return "biome";
+    case Category::decal:
+      return "decal";
   }
   return "unknown";
 }
@@ -101,6 +108,14 @@ const char* to_string(PropMaterial m) {
       return "sign";
     case PropMaterial::rubber:
       return "rubber";
+    case PropMaterial::grime:
+      return "grime";
+    case PropMaterial::tyre_marks:
+      return "tyre_marks";
+    case PropMaterial::oil:
+      return "oil";
+    case PropMaterial::crack:
+      return "crack";
   }
   return "unknown";
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The dressing stage: runs every generator in a fixed order, resolves overlapping props by
-// priority and counts what it placed (seeds/000, minutes 16-23).
+// priority, lays the decals and counts what it placed (seeds/000, minutes 16-23).
 
 #include <algorithm>
 #include <chrono>
@@ -14,6 +14,7 @@ namespace {
 
 Status check(const Config& c) {
   const auto positive = [](double v) { return std::isfinite(v) && v > 0.0; };
+  const auto share = [](double v) { return std::isfinite(v) && v >= 0.0 && v <= 1.0; };
   struct Rule {
     bool ok;
     const char* key;
@@ -35,11 +36,22 @@ Status check(const Config& c) {
       {positive(c.audio_grid_m), "audio_grid_m"},
       {positive(c.audio_radius_m), "audio_radius_m"},
       {c.audio_rays >= 4, "audio_rays"},
+      {positive(c.crack_spacing_m), "crack_spacing_m"},
   };
   for (const Rule& r : rules) {
     if (!r.ok) {
       return Error::invalid_input(std::string("dressing.") + r.key,
                                   "expected a positive value (counts >= 1, audio_rays >= 4)");
+    }
+  }
+  const Rule shares[] = {
+      {share(c.grime_share), "grime_share"},
+      {share(c.tyre_mark_share), "tyre_mark_share"},
+      {share(c.oil_share), "oil_share"},
+  };
+  for (const Rule& r : shares) {
+    if (!r.ok) {
+      return Error::invalid_input(std::string("dressing.") + r.key, "expected a share from 0 to 1");
     }
   }
   return Ok{};
@@ -118,6 +130,10 @@ Result<Output> run(const Inputs& in, const std::vector<Biome>& biomes, const Con
   // 5. Parking spots keep clear of the hydrants that survived; the audio grid.
   out.parking = detail::parking_spots(in, config, out.items);
   step_done("parking");
+  // Decals come last: they need the parking spots, and as Category::decal (the last category)
+  // they keep the items sorted.
+  detail::decals(in, config, seed, out.parking, out.items, out.stats.decals);
+  step_done("decals");
   if (in.mapped == nullptr) {
     out.audio = detail::audio_grid(in, config);
   } else {

@@ -454,6 +454,17 @@ const Table& table_of<dressing::Config>() {
           number<&C::audio_radius_m>("audio_radius_m", 1, 1000,
                                      "Ray length of the reverb estimate."),
           hidden<&C::audio_rays>("audio_rays"),
+          number<&C::grime_share>("grime_share", 0, 1,
+                                  "Decals: share of ground-floor wall and window modules with "
+                                  "grime at their foot."),
+          number<&C::tyre_mark_share>("tyre_mark_share", 0, 1,
+                                      "Decals: share of the approach lanes of signal and stop "
+                                      "junctions with tyre marks before the stop line."),
+          number<&C::oil_share>("oil_share", 0, 1,
+                                "Decals: share of parking spots with an oil stain."),
+          number<&C::crack_spacing_m>("crack_spacing_m", 1, 100000,
+                                      "Decals: one crack per this many metres of carriageway "
+                                      "and of each sidewalk, on average."),
       }};
   return t;
 }

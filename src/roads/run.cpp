@@ -20,6 +20,7 @@ Result<Output> run(const layout::Output& city, const terrain::Heightfield& groun
   // The markings are painted where they are drawn (build_markings, SectionMarkings): a city's
   // hundreds of thousands of decals are not held with the road network.
   out.block_raise_m = config.block_raise_m;
+  out.config = config;
   return out;
 }
 

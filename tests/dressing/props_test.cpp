@@ -75,7 +75,11 @@ const std::vector<std::string> kIds = {"sidewalk_tile",
                                        "barrier_fence",
                                        "barrier_hedge",
                                        "guard_rail",
-                                       "kerb_stone"};
+                                       "kerb_stone",
+                                       "decal_grime",
+                                       "decal_tyre_marks",
+                                       "decal_oil",
+                                       "decal_crack"};
 
 TEST(PropCatalog, HasTheSharedIdsInOrderAndFindsThem) {
   const auto& catalog = prop_catalog();
@@ -95,12 +99,14 @@ TEST(PropCatalog, HasTheSharedIdsInOrderAndFindsThem) {
 }
 
 TEST(PropCatalog, SurfacesAndHangingHeadsHaveNoFootprint) {
-  for (const char* id : {"sidewalk_tile", "sidewalk_corner_out", "sidewalk_corner_in",
-                         "ground_tile", "parking_line", "signal_head"}) {
+  for (const char* id :
+       {"sidewalk_tile", "sidewalk_corner_out", "sidewalk_corner_in", "ground_tile", "parking_line",
+        "signal_head", "decal_grime", "decal_tyre_marks", "decal_oil", "decal_crack"}) {
     EXPECT_EQ(prop_catalog()[find_prop(id)].radius_m, 0.0) << id;
   }
   for (const PropDef& def : prop_catalog()) {
-    if (def.id != "parking_line" && def.id != "signal_head" && !is_tile(def.id)) {
+    if (def.id != "parking_line" && def.id != "signal_head" && !is_tile(def.id) &&
+        def.category != Category::decal) {
       EXPECT_GT(def.radius_m, 0.0) << def.id;
     }
   }
@@ -390,6 +396,7 @@ TEST(PropMesh, EveryPartEnclosesPositiveVolume) {
   // and open slabs whose signed volume is still positive.
   const auto& catalog = prop_catalog();
   for (std::uint32_t p = 0; p < catalog.size(); ++p) {
+    if (catalog[p].category == Category::decal) continue;  // Quads: no volume.
     const PropMesh pm = build_prop_mesh(p);
     for (std::size_t mi = 0; mi < pm.parts.size(); ++mi) {
       if (!pm.parts[mi].empty()) {
@@ -397,6 +404,44 @@ TEST(PropMesh, EveryPartEnclosesPositiveVolume) {
             << catalog[p].id << " " << to_string(static_cast<PropMaterial>(mi));
       }
     }
+  }
+}
+
+TEST(PropMesh, DecalsAreUnitQuadsWithTheirOwnTextureCoordinates) {
+  const std::array<std::pair<const char*, PropMaterial>, 4> kDecals{{
+      {"decal_grime", PropMaterial::grime},
+      {"decal_tyre_marks", PropMaterial::tyre_marks},
+      {"decal_oil", PropMaterial::oil},
+      {"decal_crack", PropMaterial::crack},
+  }};
+  for (const auto& [id, material] : kDecals) {
+    SCOPED_TRACE(id);
+    EXPECT_TRUE(is_decal(material));
+    const PropMesh pm = build_prop_mesh(static_cast<std::uint32_t>(find_prop(id)));
+    ASSERT_EQ(pm.triangle_count(), 2U);
+    const Mesh& m = part(pm, material);
+    ASSERT_EQ(m.positions.size(), 4U);
+    ASSERT_EQ(m.uvs.size(), 4U);
+    const bool upright = std::string(id) == "decal_grime";
+    for (std::size_t v = 0; v < 4; ++v) {
+      const auto& p = m.positions[v];
+      const auto& uv = m.uvs[v];
+      if (upright) {
+        // Facing +y, u left to right seen from the front (-x), v = 1 at the foot.
+        EXPECT_EQ(m.normals[v][1], 1.0f);
+        EXPECT_FLOAT_EQ(uv[0], 0.5f - p[0]);
+        EXPECT_FLOAT_EQ(uv[1], 1.0f - p[2]);
+      } else {
+        EXPECT_EQ(m.normals[v][2], 1.0f);
+        EXPECT_EQ(p[2], 0.0f);
+        EXPECT_FLOAT_EQ(uv[0], p[0] + 0.5f);
+        EXPECT_FLOAT_EQ(uv[1], 0.5f - p[1]);
+      }
+    }
+  }
+  for (std::size_t m = 0; m < kPropMaterialCount; ++m) {
+    EXPECT_EQ(is_decal(static_cast<PropMaterial>(m)),
+              m >= static_cast<std::size_t>(PropMaterial::grime));
   }
 }
 

@@ -70,9 +70,9 @@ TEST_F(DressingCity, EveryKindOfDressingIsThere) {
     EXPECT_GT(d.stats.items_by_category[c], 0U)
         << dressing::to_string(static_cast<dressing::Category>(c));
   }
-  for (const char* id :
-       {"street_light", "street_tree", "park_tree", "hydrant", "bench", "bin", "signal_pole",
-        "signal_head", "stop_sign", "sidewalk_tile", "ground_tile"}) {
+  for (const char* id : {"street_light", "street_tree", "park_tree", "hydrant", "bench", "bin",
+                         "signal_pole", "signal_head", "stop_sign", "sidewalk_tile", "ground_tile",
+                         "decal_grime", "decal_tyre_marks", "decal_oil", "decal_crack"}) {
     const std::int32_t p = dressing::find_prop(id);
     ASSERT_GE(p, 0) << id;
     EXPECT_GT(d.stats.items_by_prop[static_cast<std::size_t>(p)], 0U) << id;

@@ -41,11 +41,14 @@ enum class Category : std::uint8_t {
   furniture,   ///< Benches, bins, hydrants, bus stops, bollards.
   signals,     ///< Signal poles and heads, stop and yield signs.
   biome,       ///< Props placed by biomes (plazas, parking, freeway undersides, rooftops).
+  decal,       ///< Grime, tyre marks, oil stains and cracks: transparent quads on surfaces.
 };
-inline constexpr std::size_t kCategoryCount = 7;
+inline constexpr std::size_t kCategoryCount = 8;
 const char* to_string(Category c);
 
-/// Materials of the prop kit; the exporter gives each a fixed colour.
+/// Materials of the prop kit; the exporter gives each a fixed colour. The last four are the
+/// decals' (exported as "decal.<name>" with their transparent procedural images, not as
+/// "prop.<name>"; see is_decal).
 enum class PropMaterial : std::uint8_t {
   concrete,
   paving,
@@ -57,10 +60,17 @@ enum class PropMaterial : std::uint8_t {
   glass,
   light,
   sign,
-  rubber
+  rubber,
+  grime,
+  tyre_marks,
+  oil,
+  crack
 };
-inline constexpr std::size_t kPropMaterialCount = 11;
+inline constexpr std::size_t kPropMaterialCount = 15;
 const char* to_string(PropMaterial m);
+/// True for the decal materials (grime, tyre_marks, oil, crack): their names are the
+/// materials::Decal names.
+inline bool is_decal(PropMaterial m) { return m >= PropMaterial::grime; }
 
 /// One prop of the catalogue. Its mesh frame: origin at the centre of its base on the ground,
 /// +x its facing direction, +z up; tiles span x in [0, length] and y in [0, width] instead
@@ -104,6 +114,17 @@ inline constexpr double kStreetLightReachM = 2.0;
 /// (one per approach), anywhere from x = 1.5 m to kSignalArmReachM.
 inline constexpr double kSignalArmHeightM = 5.8;
 inline constexpr double kSignalArmReachM = 4.5;
+
+/// Decals ("decal_grime", "decal_tyre_marks", "decal_oil", "decal_crack"; Category::decal,
+/// radius 0: surfaces, never overlap-tested) are unit quads with texture coordinates 0..1 over
+/// them, scaled by their Item to their size. decal_grime stands upright: x in [-0.5, 0.5],
+/// z in [0, 1] in the plane y = 0, facing +y (u left to right seen from the front, v = 1 at its
+/// foot). The others lie flat: x and y in [-0.5, 0.5] at z = 0, facing up (u = x + 0.5, v =
+/// 0.5 - y; tyre marks run along +x, the travel direction). Flat decals lie kDecalLiftM above
+/// the surface under them (road markings lie 0.01 m above the road); grime stands
+/// kGrimeOffsetM in front of its facade plane, its foot at the facade's foot.
+inline constexpr double kDecalLiftM = 0.015;
+inline constexpr double kGrimeOffsetM = 0.03;
 
 // ---- Biomes: pre-assembled packages of props (data/biomes/*.json) -------------------------------
 
@@ -305,6 +326,16 @@ struct Config {
   double audio_grid_m = 3.0;                   ///< Audio point spacing. [> 0]
   double audio_radius_m = 40.0;                ///< Ray length for the reverb estimate. [> 0]
   std::uint32_t audio_rays = 16;               ///< Horizontal rays per point. [>= 4]
+  /// Decals (docs/dressing.md, "Decals"): the share of ground-floor wall and window modules
+  /// with grime at their foot. [0, 1]
+  double grime_share = 0.35;
+  /// The share of approach lanes of signal and stop junctions with tyre marks before their
+  /// stop line. [0, 1]
+  double tyre_mark_share = 0.8;
+  double oil_share = 0.3;  ///< The share of parking spots with an oil stain. [0, 1]
+  /// One crack per this many metres of sidewalk (each side of a section) and of carriageway
+  /// (each section), on average. [> 0]
+  double crack_spacing_m = 45.0;
 };
 
 struct Stats {
@@ -324,6 +355,8 @@ struct Stats {
   std::size_t mapped_plants = 0;  ///< Trees and bushes scattered in parks, forests, scrub
                                   ///< (before overlaps were resolved).
   std::array<std::size_t, kBarrierKindCount> barrier_pieces{};  ///< Segment instances by kind.
+  /// Decals by kind: grime, tyre marks, oil stains, cracks.
+  std::array<std::size_t, 4> decals{};
 };
 
 struct Output {

@@ -235,6 +235,10 @@ struct Output {
   GeometryStats geometry_stats;
   /// Sidewalks and block surfaces stand this far above the terrain (Config::block_raise_m).
   double block_raise_m = 0.15;
+  /// The rules the roads were built with, so what lies on them finds their heights and
+  /// markings (road_surface_z(city, roads, ground, roads.config, ...): the set dressing's
+  /// decals).
+  Config config;
 };
 
 /// Trims every section at its junctions, builds junction and section surfaces. The trim of a leg

@@ -59,4 +59,10 @@ void build_barrier_hedge(PropMesh& out);
 void build_guard_rail(PropMesh& out);
 void build_kerb_stone(PropMesh& out);
 
+// decals.cpp: unit decal quads with texture coordinates 0..1 (dressing.hpp, kDecalLiftM).
+void build_decal_grime(PropMesh& out);
+void build_decal_tyre_marks(PropMesh& out);
+void build_decal_oil(PropMesh& out);
+void build_decal_crack(PropMesh& out);
+
 }  // namespace cityforge::dressing::detail
