@@ -107,7 +107,8 @@ Status InstanceWriter::add(int parent, KitMesh& kit, const std::vector<Placement
           placed.positions.push_back(place_point(p, part.positions[i]));
           placed.normals.push_back(place_normal(p, part.normals[i]));
         }
-        placed.uvs = planar_uvs(placed);
+        // Parts with their own coordinates (decals: 0..1 over the quad) keep them.
+        placed.uvs = part.uvs.empty() ? planar_uvs(placed) : part.uvs;
         dst.append(placed);
       }
     }

@@ -28,6 +28,12 @@ constexpr std::array<Look, dressing::kPropMaterialCount> kLooks{{
     {{1.00, 0.85, 0.55}, 0.3, 0.0},  // light (emissive at night in the viewer)
     {{0.75, 0.75, 0.72}, 0.6, 0.0},  // sign
     {{0.03, 0.03, 0.03}, 0.9, 0.0},  // rubber
+    // Decals: their images bring colour and opacity (add_textures); untextured they are fully
+    // transparent (alpha 0 below), not dark rectangles.
+    {{1.00, 1.00, 1.00}, 0.9, 0.0},   // grime
+    {{1.00, 1.00, 1.00}, 0.9, 0.0},   // tyre_marks
+    {{1.00, 1.00, 1.00}, 0.25, 0.0},  // oil
+    {{1.00, 1.00, 1.00}, 0.9, 0.0},   // crack
 }};
 
 using ChunkKey = std::pair<std::int32_t, std::int32_t>;
@@ -75,10 +81,14 @@ Status add_prop_nodes(tinygltf::Model& model, int root, const dressing::Output& 
           if (mesh.parts[m].empty()) continue;
           if (material_of[m] < 0) {
             tinygltf::Material mat;
-            mat.name =
-                std::string("prop.") + dressing::to_string(static_cast<dressing::PropMaterial>(m));
+            const auto pm = static_cast<dressing::PropMaterial>(m);
+            const bool decal = dressing::is_decal(pm);
+            mat.name = std::string(decal ? "decal." : "prop.") + dressing::to_string(pm);
             mat.pbrMetallicRoughness.baseColorFactor = {kLooks[m].rgb[0], kLooks[m].rgb[1],
-                                                        kLooks[m].rgb[2], 1.0};
+                                                        kLooks[m].rgb[2], decal ? 0.0 : 1.0};
+            // Decals blend over the surface under them (their alpha fades to 0 at the
+            // borders), single sided.
+            if (decal) mat.alphaMode = "BLEND";
             mat.pbrMetallicRoughness.roughnessFactor = kLooks[m].roughness;
             mat.pbrMetallicRoughness.metallicFactor = kLooks[m].metallic;
             material_of[m] = static_cast<int>(model.materials.size());

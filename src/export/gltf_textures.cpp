@@ -102,10 +102,8 @@ std::vector<std::array<float, N>> read_floats(const tinygltf::Model& model, int 
   return out;
 }
 
-/// TANGENT (float32 VEC4) of a primitive from its positions, normals, texture coordinates and
-/// triangles: per vertex the direction in which u grows, made orthogonal to the normal; w = +1
-/// where the bitangent (normal x tangent) points up the image (where v falls), else -1 (glTF's
-/// convention for normal maps).
+}  // namespace
+
 int add_tangents(tinygltf::Model& model, const tinygltf::Primitive& prim) {
   const auto p = read_floats<3>(model, prim.attributes.at("POSITION"));
   const auto n = read_floats<3>(model, prim.attributes.at("NORMAL"));
@@ -168,8 +166,6 @@ int add_tangents(tinygltf::Model& model, const tinygltf::Primitive& prim) {
   return add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_FLOAT, TINYGLTF_TYPE_VEC4,
                       tangents.size());
 }
-
-}  // namespace
 
 std::optional<materials::Surface> surface_of(const std::string& material,
                                              const buildings::StyleLibrary* styles) {
@@ -250,6 +246,8 @@ void apply_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
     of[m] = surface_of(model.materials[m].name, styles);
     if (of[m]) used[static_cast<std::size_t>(*of[m])] = true;
   }
+  // The decals' pictures first: a model may have decals and no surface.
+  apply_decals(model, set.decals, uri_prefix);
   if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) return;
   // 1. Images (in surface order), textures and the sampler.
   tinygltf::Sampler sampler;
@@ -316,6 +314,9 @@ Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
   if (size_px == 0 || model.materials.empty()) return Ok{};
   Result<TextureSet> set = make_texture_set(surfaces_used(model, styles), size_px, where);
   if (!set) return set.error();
+  Result<DecalSet> decals = make_decal_set(decals_used(model), size_px, where);
+  if (!decals) return decals.error();
+  set->decals = std::move(*decals);
   apply_textures(model, styles, *set, "");
   return Ok{};
 }

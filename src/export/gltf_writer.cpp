@@ -350,9 +350,9 @@ Result<std::vector<std::uint8_t>> city_glb(const CityGlbInputs& in) {
     if (dressing != nullptr) bytes += dressing->items.size() * 44;
     if (rooftops != nullptr) bytes += rooftops->instances.size() * 40;
     if (instanced) bytes += in.roads->modules.size() * 48;
-    // The PNG images (36 at most, about a quarter of their raw size).
+    // The PNG images (36 at most, about a quarter of their raw size; 5 decal images).
     const std::size_t px = pipeline::texture_pixels(config.textures);
-    bytes += px * px * 3 * 36 / 4;
+    bytes += px * px * 3 * 36 / 4 + px * px * 4 * 5 / 4;
     model.buffers[0].data.reserve(bytes + (1U << 20));
   }
 

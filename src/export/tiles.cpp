@@ -633,11 +633,23 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
   // which the leaves' images refer to, so no tile repeats an image.
   std::optional<detail::TextureSet> textures;
   std::size_t texture_bytes = 0;
+  std::size_t texture_files = 0;
   if (const std::uint32_t px = pipeline::texture_pixels(in.settings.textures); px > 0) {
     std::array<bool, materials::kSurfaceCount> all{};
     all.fill(true);
     Result<detail::TextureSet> made = detail::make_texture_set(all, px, "tiles/textures");
     Status ok = made ? Status(Ok{}) : Status(made.error());
+    if (ok) {
+      // And every decal's pictures (decal_<kind>.<map>.png).
+      std::array<bool, materials::kDecalCount> decals{};
+      decals.fill(true);
+      Result<detail::DecalSet> pictures = detail::make_decal_set(decals, px, "tiles/textures");
+      if (pictures) {
+        made->decals = std::move(*pictures);
+      } else {
+        ok = Status(pictures.error());
+      }
+    }
     if (ok && me == 0) {
       for (std::size_t s = 0; s < materials::kSurfaceCount && ok; ++s) {
         for (std::size_t k = 0; k < detail::kTextureMaps.size() && ok; ++k) {
@@ -646,6 +658,19 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
                                detail::texture_file_name(static_cast<materials::Surface>(s), k),
                            png);
           texture_bytes += png.size();
+          ++texture_files;
+        }
+      }
+      for (std::size_t d = 0; d < materials::kDecalCount && ok; ++d) {
+        for (const bool normal : {false, true}) {
+          const detail::DecalImages& pictures = made->decals.decals[d].value();
+          const std::vector<std::uint8_t>& png = normal ? pictures.normal : pictures.base_colour;
+          if (png.empty() || !ok) continue;
+          ok = write_bytes(tmp.path / kTextureFolder /
+                               detail::decal_file_name(static_cast<materials::Decal>(d), normal),
+                           png);
+          texture_bytes += png.size();
+          ++texture_files;
         }
       }
     }
@@ -738,7 +763,7 @@ Result<TilesetStats> write_tileset(const CityGlbInputs& in, const std::string& d
       ++stats.parents;
     }
   }
-  stats.textures = texture_bytes > 0 ? materials::kSurfaceCount * detail::kTextureMaps.size() : 0;
+  stats.textures = texture_files;
   stats.texture_bytes = texture_bytes;
   stats.depth = depth;
   stats.root_bytes = tiles[0].bytes;

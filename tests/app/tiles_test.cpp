@@ -278,7 +278,8 @@ TEST_F(Tiles, TreeReadsBack) {
 
 TEST_F(Tiles, LeavesReferToSharedTextureFiles) {
   // The leaves' textured materials take their images from tiles/textures/ (one file per
-  // surface and map, written once), so no tile repeats an image; parents have colours only.
+  // surface and map, and per decal picture, written once), so no tile repeats an image;
+  // parents have colours only.
   ASSERT_EQ(run_->exit_code, 0) << run_->output;
   const fs::path root = *dir_ / "tiles";
   std::set<std::string> files;
@@ -289,9 +290,14 @@ TEST_F(Tiles, LeavesReferToSharedTextureFiles) {
     files.insert(e.path().filename().string());
     bytes += png.size();
   }
-  EXPECT_EQ(files.size(), 36U) << "12 surfaces x base colour, normal, metallic-roughness";
+  EXPECT_EQ(files.size(), 41U) << "12 surfaces x base colour, normal, metallic-roughness; "
+                                  "4 decals' base colours and the crack's normal map";
   EXPECT_TRUE(files.count("brick.base_colour.png") && files.count("asphalt.normal.png") &&
               files.count("concrete.metallic_roughness.png"));
+  EXPECT_TRUE(files.count("decal_grime.base_colour.png") &&
+              files.count("decal_tyre_marks.base_colour.png") &&
+              files.count("decal_oil.base_colour.png") &&
+              files.count("decal_crack.base_colour.png") && files.count("decal_crack.normal.png"));
   const json stats = json::parse(slurp(*dir_ / "stats.json"));
   EXPECT_EQ(stats.at("tiles").at("textures").get<std::size_t>(), files.size());
   EXPECT_EQ(stats.at("tiles").at("texture_bytes").get<std::size_t>(), bytes);
@@ -328,8 +334,9 @@ TEST_F(Tiles, LeavesReferToSharedTextureFiles) {
   }
   EXPECT_GT(leaves, 4U);
   EXPECT_GT(textured_primitives, leaves) << "walls, roads, roofs and ground take textures";
-  for (const char* f : {"brick.base_colour.png", "asphalt.base_colour.png", "paving.normal.png",
-                        "grass.metallic_roughness.png"}) {
+  for (const char* f :
+       {"brick.base_colour.png", "asphalt.base_colour.png", "paving.normal.png",
+        "grass.metallic_roughness.png", "decal_grime.base_colour.png", "decal_crack.normal.png"}) {
     EXPECT_TRUE(used.count(f)) << f << " is used by no leaf";
   }
 }

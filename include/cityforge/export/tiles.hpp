@@ -87,7 +87,8 @@ Status check_tileset_folder(const std::string& dir);
 
 /// Writes `dir`/tileset.json and `dir`/<level>/<x>/<y>.glb for the city of `in` (the same
 /// inputs as city_glb) and, unless in.settings.textures is none, the procedural textures as
-/// `dir`/textures/<surface>.<map>.png, which the leaves refer to. The folder is first built next to
+/// `dir`/textures/<surface>.<map>.png (and the decals' decal_<kind>.<map>.png), which the leaves
+/// refer to. The folder is first built next to
 /// `dir` under a temporary name and renamed into place at the end, replacing an older tileset; on
 /// failure nothing is left behind. Tiles are built by independent oneTBB tasks; output is
 /// byte-identical at any thread count. Fails, naming the file, on what city_glb fails on and on I/O

@@ -12,6 +12,7 @@
 #include "cityforge/core/result.hpp"
 #include "cityforge/gltf/tinygltf_model.hpp"
 #include "cityforge/materials/textures.hpp"
+#include "export/detail/gltf_decals.hpp"
 
 /// Private to the export module: the procedural textures of city.glb's materials
 /// (docs/materials.md).
@@ -34,6 +35,8 @@ struct SurfaceTextures {
 /// The encoded textures of some surfaces at one size.
 struct TextureSet {
   std::array<std::optional<SurfaceTextures>, materials::kSurfaceCount> surfaces;
+  /// The decals' pictures (make_decal_set), for the "decal.<kind>" materials.
+  DecalSet decals;
 };
 
 /// The three maps' names, in SurfaceTextures::png's order.
@@ -57,12 +60,20 @@ Result<TextureSet> make_texture_set(const std::array<bool, materials::kSurfaceCo
 /// texture_file_name (files shared by many glbs, such as the tiles'). One repeating trilinear
 /// sampler, KHR_texture_transform scaling the metre-scale TEXCOORD_0 to one repeat per size_m,
 /// the material's colour divided by the texture's mean shade (up to 1) so its average
-/// brightness stays, and TANGENT on the normal-mapped primitives.
+/// brightness stays, and TANGENT on the normal-mapped primitives. The "decal.<kind>" materials
+/// take their pictures from set.decals the same way (apply_decals; which must hold them).
 void apply_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
                     const TextureSet& set, const std::string& uri_prefix);
 
-/// surfaces_used, make_texture_set and apply_textures with embedded images: city.glb's
-/// textures. Nothing when size_px is 0. Byte-identical for the same model.
+/// TANGENT (float32 VEC4) of a primitive with POSITION, NORMAL, TEXCOORD_0 and indices: per
+/// vertex the direction in which u grows, made orthogonal to the normal; w = +1 where the
+/// bitangent (normal x tangent) points up the image (where v falls), else -1 (glTF's convention
+/// for normal maps). Returns the new accessor.
+int add_tangents(tinygltf::Model& model, const tinygltf::Primitive& prim);
+
+/// surfaces_used, make_texture_set (with the decals_used pictures) and apply_textures with
+/// embedded images: city.glb's textures. Nothing when size_px is 0 (decal materials then stay
+/// fully transparent). Byte-identical for the same model.
 Status add_textures(tinygltf::Model& model, const buildings::StyleLibrary* styles,
                     std::uint32_t size_px, const std::string& where);
 
