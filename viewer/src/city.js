@@ -15,6 +15,25 @@ import { mergeGeometries } from 'three/addons/utils/BufferGeometryUtils.js';
 import { tintByBuilding } from './tint.js';
 
 /// Distance (m) beyond which each kind of detail is hidden, measured to its bounding sphere.
+/// Decals (materials "decal.<kind>", alphaMode BLEND) lie 1.5 cm above roads and sidewalk
+/// tiles and 3 cm in front of facades: drawn after the opaque city, never writing depth (two
+/// overlapping decals blend instead of hiding each other), pulled toward the camera in depth
+/// so far away they still win over the surface under them, in a fixed order among themselves
+/// (by kind, not by distance: grime, tyre marks, oil, cracks) so nothing flickers as the camera
+/// moves. Shared by city.glb and tile content (addContent classifies both).
+export const DECAL_ORDER = { 'decal.grime': 1, 'decal.tyre_marks': 2, 'decal.oil': 3, 'decal.crack': 4 };
+export function layDecal(mesh) {
+  const m = mesh.material;
+  if (!m || Array.isArray(m)) return;
+  m.transparent = true;
+  m.depthWrite = false;
+  m.depthTest = true;
+  m.polygonOffset = true;
+  m.polygonOffsetFactor = -2;
+  m.polygonOffsetUnits = -4;
+  mesh.renderOrder = 10 + (DECAL_ORDER[m.name] ?? 0);
+}
+
 export const DETAIL_DISTANCE_M = {
   facade: 420,
   props_lighting: 600,
@@ -24,6 +43,7 @@ export const DETAIL_DISTANCE_M = {
   props_sidewalk: 260,
   props_ground: 260,
   props_biome: 320,
+  props_decal: 200, // grime, tyre marks, oil, cracks: street-level detail
   rooftops: 500, // WFC rooftop tiles: seen from above, so further than the street props
 };
 
@@ -405,6 +425,7 @@ export class City extends EventTarget {
       } else if (name.startsWith('props_')) {
         top.traverse((o) => {
           if (!o.isMesh) return;
+          if (name === 'props_decal') layDecal(o);
           this.noteMaterial(o.material);
           this.addDetail(part, o, name);
           if (name === 'props_lighting') part.lampSources.push(o);
