@@ -41,17 +41,34 @@ function nearest(list, keep = () => true) {
 
 const deg = (r) => (r * 180) / Math.PI;
 
-/// Camera poses (target x, y, z in engine metres; yaw the looking direction).
+/// setCamera's pose (the camera's position, its yaw and pitch of view) looking at `target`
+/// from `distance` metres.
+function lookAt(target, yaw_deg, pitch_deg, distance) {
+  const y = (yaw_deg * Math.PI) / 180;
+  const p = (pitch_deg * Math.PI) / 180;
+  return {
+    x: target.x - distance * Math.cos(p) * Math.cos(y),
+    y: target.y - distance * Math.cos(p) * Math.sin(y),
+    z: target.z - distance * Math.sin(p),
+    yaw_deg, pitch_deg, distance,
+  };
+}
+
+/// Camera poses looking at a decal of each kind near HOME.
 function poses(city) {
-  const grime = nearest(readProps(city, 'decal_grime'), (p) => p.sz > 1.6);
+  const grimes = readProps(city, 'decal_grime').filter((p) => p.sz > 1.6);
+  const grime = nearest(grimes);
+  // A second grime decal 200 m further out (another street, another style).
+  const grime2 = nearest(grimes, (p) => Math.hypot(p.x - HOME.x, p.y - HOME.y) > 200);
   const tyre = nearest(readProps(city, 'decal_tyre_marks'));
   const oil = nearest(readProps(city, 'decal_oil'));
   const out = {};
-  // Facing the wall (the grime faces +y of its frame: look along -y), from 7 m, eye height.
-  if (grime) out.grime = { x: grime.x, y: grime.y, z: grime.z + 1.0, yaw_deg: deg(grime.yaw) - 90, pitch_deg: -8, distance: 7 };
+  // Facing the wall (the grime faces +y of its frame: look along -y), from 6 m, eye height.
+  if (grime) out.grime = lookAt({ x: grime.x, y: grime.y, z: grime.z + 1.0 }, deg(grime.yaw) - 90, -6, 6);
+  if (grime2) out.grime_2 = lookAt({ x: grime2.x, y: grime2.y, z: grime2.z + 1.0 }, deg(grime2.yaw) - 90, -6, 6);
   // Behind the tyre marks looking along the travel direction toward the stop line.
-  if (tyre) out.tyre_marks = { x: tyre.x, y: tyre.y, z: tyre.z, yaw_deg: deg(tyre.yaw), pitch_deg: -28, distance: 11 };
-  if (oil) out.oil = { x: oil.x, y: oil.y, z: oil.z, yaw_deg: deg(oil.yaw) + 30, pitch_deg: -45, distance: 6 };
+  if (tyre) out.tyre_marks = lookAt(tyre, deg(tyre.yaw), -30, 12);
+  if (oil) out.oil = lookAt(oil, deg(oil.yaw) + 30, -45, 6);
   return out;
 }
 
@@ -66,7 +83,7 @@ try {
       failed = true;
     }
   }
-  const modes = [['', '&tiles=0']];
+  const modes = process.env.DECALS_TILES_ONLY ? [] : [['', '&tiles=0']];
   if (fs.existsSync(path.join(opts.city, 'tiles', 'tileset.json'))) modes.push(['-tiles', '&tiles=1']);
   for (const [suffix, query] of modes) {
     const page = await h.openViewer(`?test=1${query}`);
@@ -77,9 +94,20 @@ try {
     for (const [kind, pose] of Object.entries(shots)) {
       log(`${kind}${suffix}: ${JSON.stringify(pose)}`);
       await page.evaluate((p) => window.cityforge.setCamera(p), pose);
-      // Tiles stream in around the new camera: let a few frames pass.
-      for (let i = 0; i < (suffix ? 40 : 3); i++) await page.evaluate(() => window.cityforge.render());
-      if (suffix) await page.waitForTimeout(1500);
+      // Tiles stream in around the new camera: render until nothing is loading (at most 3 min).
+      for (let i = 0; i < 3; i++) await page.evaluate(() => window.cityforge.render());
+      if (suffix) {
+        const t0 = Date.now();
+        let quiet = 0;
+        while (Date.now() - t0 < 180_000 && quiet < 3) {
+          await page.evaluate(() => window.cityforge.render());
+          await page.waitForTimeout(500);
+          const st = await page.evaluate(() => window.cityforge.stats());
+          quiet = st.tiles_loading === 0 && Date.now() - t0 > 15_000 ? quiet + 1 : 0;
+        }
+        const st = await page.evaluate(() => window.cityforge.stats());
+        log(`tiles: ${st.tiles_visible} shown, ${st.tiles_loaded} loaded, ${st.tiles_loading} loading`);
+      }
       await page.evaluate(() => window.cityforge.render());
       await h.screenshot(page, `decals-${kind}${suffix}`);
     }
