@@ -29,12 +29,8 @@ constexpr std::uint64_t kCrackStream = 0xdeca1004;
 constexpr double kTyreGapM = 0.3;
 // Cracks keep this far from a section's ends (crosswalks and stop lines lie there).
 constexpr double kCrackEndClearM = 5.5;
-// Facade module tags that get grime (plain walls and windows; not doors, shop fronts, corners,
-// signs or hung props).
-constexpr std::uint32_t kGrimeTags = buildings::kTagWall | buildings::kTagWindow;
-constexpr std::uint32_t kNoGrimeTags = buildings::kTagEntrance | buildings::kTagStorefront |
-                                       buildings::kTagCorner | buildings::kTagSignage |
-                                       buildings::kTagProp | buildings::kTagFireEscape;
+// Grime pieces along a wall are about this long.
+constexpr double kGrimePieceM = 2.5;
 
 void quad(Mesh& m, const std::array<std::array<float, 3>, 4>& p, const std::array<float, 3>& n) {
   m.positions.assign(p.begin(), p.end());
@@ -121,35 +117,53 @@ Item make(std::uint32_t prop, Vec2 p, double yaw, double sx, double sy, std::uin
   return it;
 }
 
-/// Grime at the foot of a share of one building's ground-floor wall and window modules.
-void grime(const Inputs& in, const Config& config, Seed seed, std::size_t b,
-           std::vector<Item>& out) {
+/// Grime at the foot of one building's walls: each edge of its base footprint (outer ring and
+/// courtyards) cut into pieces of about kGrimePieceM, a share of them with grime, none on a
+/// wall another building stands against (party walls) and none in front of an entrance. From
+/// the footprint and entrances alone, not the facade modules, so the same with and without
+/// buildings::Config::keep_instances (--no-city-glb).
+void grime(const Inputs& in, const Config& config, Seed seed, const Areas& areas, std::size_t b,
+           const std::vector<Vec2>& doors, std::vector<Item>& out) {
   const buildings::Building& bld = in.buildings.buildings[b];
+  if (bld.volumes.empty() || config.grime_share <= 0.0) return;
+  const Polygon& foot = bld.volumes.front().footprint;
   const std::uint32_t prop = prop_id("decal_grime");
-  const std::uint32_t modules = in.styles.module_count();
-  for (std::uint32_t k = 0; k < bld.instance_count; ++k) {
-    const std::uint32_t i = bld.first_instance + k;
-    if (i >= in.buildings.instances.size()) break;
-    const buildings::Instance& inst = in.buildings.instances[i];
-    if (inst.floor != 0 || (inst.tags & kGrimeTags) == 0U || (inst.tags & kNoGrimeTags) != 0U ||
-        inst.module >= modules)
-      continue;
-    Rng rng{seed, Stage::dressing, hash_combine(bld.id, k), kGrimeStream};
-    if (!rng.chance(config.grime_share)) continue;
-    const double w = in.styles.module(inst.module).width_m * inst.scale_x;
-    if (!(w > 0.2)) continue;
-    // The module spans [0, w] along its +x, +y out of the building.
-    const Vec2 along{std::cos(inst.yaw_rad), std::sin(inst.yaw_rad)};
-    const Vec2 out_of{-along.y, along.x};
-    const Vec2 p =
-        Vec2{inst.position[0], inst.position[1]} + along * (0.5 * w) + out_of * kGrimeOffsetM;
-    Item it = make(prop, p, inst.yaw_rad, w * rng.uniform(1.0, 1.2), 1.0, bld.id, rng);
-    it.scale_z = static_cast<float>(rng.uniform(0.8, 2.2));
-    // From the facade's foot, or from just under the sidewalk where the ground is higher (a
-    // building on a slope stands on its lowest ground): the visible foot gets the grime.
-    it.position[2] =
-        static_cast<float>(std::max<double>(inst.position[2], sidewalk_z(in, p) - 0.05));
-    out.push_back(it);
+  std::vector<const Ring*> rings{&foot.outer};
+  for (const Ring& h : foot.holes)
+    rings.push_back(&h);
+  for (std::uint64_t r = 0; r < rings.size(); ++r) {
+    const Ring& ring = *rings[r];
+    for (std::uint64_t k = 0; k < ring.size(); ++k) {
+      const Vec2 a = ring[k];
+      const Vec2 e = ring[(k + 1) % ring.size()];
+      const double len = length(e - a);
+      if (len < 1.0) continue;
+      // Outer rings run counter-clockwise, holes clockwise: the outside is on the right.
+      const Vec2 dir = (e - a) / len;
+      const Vec2 out_of{dir.y, -dir.x};
+      const auto pieces = static_cast<std::uint64_t>(std::max(1.0, std::round(len / kGrimePieceM)));
+      const double w = len / static_cast<double>(pieces);
+      for (std::uint64_t i = 0; i < pieces; ++i) {
+        Rng rng{seed, Stage::dressing, hash_combine(hash_combine(bld.id, r), hash_combine(k, i)),
+                kGrimeStream};
+        if (!rng.chance(config.grime_share)) continue;
+        const Vec2 mid = a + dir * ((static_cast<double>(i) + 0.5) * w);
+        // A neighbour against this wall, or a door in front of it: no grime.
+        if (areas.inside(mid + out_of * 0.5, kAreaBuilding)) continue;
+        if (std::any_of(doors.begin(), doors.end(),
+                        [&](Vec2 d) { return length(d - mid) < 0.5 * w + 1.0; }))
+          continue;
+        const Vec2 p = mid + out_of * kGrimeOffsetM;
+        // The quad faces +y of its frame: its +x runs against the edge's direction.
+        Item it =
+            make(prop, p, std::atan2(-dir.y, -dir.x), w * rng.uniform(0.9, 1.1), 1.0, bld.id, rng);
+        it.scale_z = static_cast<float>(rng.uniform(0.8, 2.2));
+        // From the wall's foot, or from just under the sidewalk where the ground is higher (a
+        // building on a slope stands on its lowest ground): the visible foot gets the grime.
+        it.position[2] = static_cast<float>(std::max(bld.base_z_m, sidewalk_z(in, p) - 0.05));
+        out.push_back(it);
+      }
+    }
   }
 }
 
@@ -293,9 +307,17 @@ void decals(const Inputs& in, const Config& config, Seed seed,
     before = out.size();
   };
   // 1. Grime, by building.
+  const Areas areas(in, config);
+  std::vector<std::vector<Vec2>> doors(in.buildings.buildings.size());
+  for (const buildings::Entrance& e : in.buildings.entrances) {
+    if (e.building < doors.size()) doors[e.building].push_back({e.position[0], e.position[1]});
+  }
   in_order(
       in.buildings.buildings.size(),
-      [&](std::size_t b, std::vector<Item>& slot) { grime(in, config, seed, b, slot); }, out);
+      [&](std::size_t b, std::vector<Item>& slot) {
+        grime(in, config, seed, areas, b, doors[b], slot);
+      },
+      out);
   count(0);
   // 2. Tyre marks, by section, behind the stop lines the markings paint (signal and stop
   //    junctions).
@@ -325,7 +347,6 @@ void decals(const Inputs& in, const Config& config, Seed seed,
       out);
   count(2);
   // 4. Cracks, by section.
-  const Areas areas(in, config);
   in_order(
       in.roads.sections.size(),
       [&](std::size_t i, std::vector<Item>& slot) {

@@ -455,8 +455,8 @@ const Table& table_of<dressing::Config>() {
                                      "Ray length of the reverb estimate."),
           hidden<&C::audio_rays>("audio_rays"),
           number<&C::grime_share>("grime_share", 0, 1,
-                                  "Decals: share of ground-floor wall and window modules with "
-                                  "grime at their foot."),
+                                  "Decals: share of wall pieces (about 2.5 m of a building's "
+                                  "footprint edge) with grime at their foot."),
           number<&C::tyre_mark_share>("tyre_mark_share", 0, 1,
                                       "Decals: share of the approach lanes of signal and stop "
                                       "junctions with tyre marks before the stop line."),

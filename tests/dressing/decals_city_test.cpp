@@ -244,6 +244,33 @@ TEST(Decals, SharesAndSpacingSetTheDensities) {
   EXPECT_GT(full.counts[0], 2 * decals().counts[0]);
 }
 
+TEST(Decals, GrimeIsTheSameWithoutTheFacadeModules) {
+  // --no-city-glb keeps no facade modules (buildings::Config::keep_instances): the decals must
+  // not change.
+  buildings::Output bare = city().buildings;
+  bare.instances.clear();
+  bare.instances_kept = false;
+  const Inputs with = inputs();
+  const Inputs without{.city = with.city,
+                       .roads = with.roads,
+                       .freeway = with.freeway,
+                       .lots = with.lots,
+                       .buildings = bare,
+                       .ground = with.ground,
+                       .styles = with.styles,
+                       .rooftops = with.rooftops};
+  std::vector<Item> a, b;
+  std::array<std::size_t, 4> ca{}, cb{};
+  detail::decals(with, Config{}, kSeed, decals().parking, a, ca);
+  detail::decals(without, Config{}, kSeed, decals().parking, b, cb);
+  EXPECT_EQ(ca, cb);
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(a[i].position, b[i].position) << i;
+    ASSERT_EQ(a[i].scale_x, b[i].scale_x) << i;
+  }
+}
+
 TEST(Decals, SameAtOneAndTwoThreads) {
   auto run = [](int threads) {
     tbb::global_control gc(tbb::global_control::max_allowed_parallelism,

@@ -326,9 +326,9 @@ struct Config {
   double audio_grid_m = 3.0;                   ///< Audio point spacing. [> 0]
   double audio_radius_m = 40.0;                ///< Ray length for the reverb estimate. [> 0]
   std::uint32_t audio_rays = 16;               ///< Horizontal rays per point. [>= 4]
-  /// Decals (docs/dressing.md, "Decals"): the share of ground-floor wall and window modules
-  /// with grime at their foot. [0, 1]
-  double grime_share = 0.35;
+  /// Decals (docs/dressing.md, "Decals"): the share of wall pieces (about 2.5 m of a building's
+  /// base footprint edge, party walls and doors left out) with grime at their foot. [0, 1]
+  double grime_share = 0.25;
   /// The share of approach lanes of signal and stop junctions with tyre marks before their
   /// stop line. [0, 1]
   double tyre_mark_share = 0.8;
