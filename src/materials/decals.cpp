@@ -50,11 +50,11 @@ Texel grime(double x, double y) {
   const double streaks = fbm2(kKey + 1, x, y * 0.15, 28, 2, 3);
   const double blotch = fbm2(kKey + 2, x, y, 3, 3, 3);
   const double splash = std::exp(-h / 0.08) * (0.7 + 0.3 * fbm2(kKey + 3, x, y, 64, 16, 2));
-  const double rise = std::pow(1.0 - h, 1.8);
+  const double rise = std::pow(1.0 - h, 1.2);
   Texel t;
   t.alpha =
-      0.7 * rise * std::clamp(0.65 + 0.55 * streaks + 0.25 * blotch, 0.0, 1.2) + 0.25 * splash;
-  t.alpha = std::clamp(t.alpha, 0.0, 0.85) * smoothstep(0.0, 0.18, x) *
+      0.8 * rise * std::clamp(0.65 + 0.55 * streaks + 0.25 * blotch, 0.0, 1.2) + 0.25 * splash;
+  t.alpha = std::clamp(t.alpha, 0.0, 0.9) * smoothstep(0.0, 0.18, x) *
             smoothstep(0.0, 0.18, 1.0 - x) * smoothstep(0.0, 0.03, 1.0 - y);
   const double tone = 0.14 + 0.04 * blotch;
   t.rgb = {tone + 0.02, tone, tone - 0.02};  // brown-grey soot

@@ -84,7 +84,8 @@ try {
     }
   }
   const modes = process.env.DECALS_TILES_ONLY ? [] : [['', '&tiles=0']];
-  if (fs.existsSync(path.join(opts.city, 'tiles', 'tileset.json'))) modes.push(['-tiles', '&tiles=1']);
+  if (process.env.DECALS_CITY_ONLY) modes.length = 1;
+  if (!process.env.DECALS_CITY_ONLY && fs.existsSync(path.join(opts.city, 'tiles', 'tileset.json'))) modes.push(['-tiles', '&tiles=1']);
   for (const [suffix, query] of modes) {
     const page = await h.openViewer(`?test=1${query}`);
     await page.evaluate(() => {
