@@ -753,7 +753,15 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
   }
   // The start keeps its tile (a floor, or the path laid across it).
   std::vector<wfc::Fixed> fixed{{first->start_id, old[first->start_id]}};
+  // A triangle cell of a mixed grid holds slopes, cliffs and stairs, not the squares' flat
+  // floors (seeds/003 9:34): its new top is any land tile on the target layer with none above
+  // (the solver picks which), not a fixed floor, which it could never hold.
+  std::vector<std::uint8_t> free_top(n_plane, 0);
   for (const std::uint32_t c : edited) {
+    if (families.on && target >= 0 && !square_family(g.plane.cells[c])) {
+      free_top[c] = 1;
+      continue;
+    }
     if (target > 0) {
       fixed.push_back({g.cell_id(c, static_cast<std::uint32_t>(target)), first->start_tile});
     } else if (target == 0 && sand != wfc::kNoTile) {
@@ -793,8 +801,13 @@ Result<EditReport> edit_island(Island& island, const IslandConfig& config, Seed 
         reset[g.cell_id(c, layer)] = column[c];
     }
     const wfc::TileId empty = tiles.model.empty;
-    opt.allow = [&reset, &old, &families, empty](wfc::CellId c, wfc::TileId t) {
-      return reset[c] != 0 ? t != empty && families.allows(c, t) : t == old[c];
+    opt.allow = [&reset, &old, &families, &free_top, &tiles, empty, n_plane, target](
+                    wfc::CellId c, wfc::TileId t) {
+      if (reset[c] == 0) return t == old[c];
+      if (t == empty || !families.allows(c, t)) return false;
+      if (free_top[c % n_plane] == 0) return true;
+      const auto layer = static_cast<int>(c / n_plane);
+      return layer == target ? is_land(tiles.info[t]) : layer < target || !is_land(tiles.info[t]);
     };
     opt.object_id = hash_combine(hash_combine(hash_string("islands.edit"), serial), rings);
     sol = wfc::solve(*model, wgrid, fixed, opt);

@@ -9,7 +9,8 @@
 // 2. Frames per second at an overview and a street camera are printed, with draw calls and
 //    triangles per frame.
 // 3. Tiles are loaded and unloaded as the camera flies across the city (both counted, > 0; the
-//    tile cache is made small so that the flight must evict).
+//    tile cache is made small so that the flight must evict); the leaves' shared texture images
+//    are on the GPU once, not once per tile.
 // 4. At night the street camera sees lamps and lit windows, brighter than with lights off.
 // 5. No console errors.
 // 6. In a copy of the city with one leaf tile deleted, flying over it: the tile's request
@@ -111,6 +112,10 @@ async function main() {
     check(s3.tiles_loaded > s0.tiles_loaded, `more tiles loaded as the camera moved (${s0.tiles_loaded} -> ${s3.tiles_loaded})`);
     check(s3.tiles_unloaded > 0, `tiles unloaded as the camera moved (${s3.tiles_unloaded})`);
     check(s3.tiles_failed === 0, 'no tile failed');
+    // The leaves' textures are shared files, uploaded once per tileset however many tiles use
+    // them (viewer/src/tiles.js SharedTextures): a handful of other textures besides.
+    check(s3.tiles_shared_images > 0 && s3.gpu_textures <= s3.tiles_shared_images + 10,
+      `leaf textures shared: ${s3.gpu_textures} textures on the GPU for ${s3.tiles_shared_images} images and ${s3.tiles_loaded} tiles loaded`);
 
     // 4. Night at the street camera.
     await page.evaluate(() => window.cityforge.setTime(22));

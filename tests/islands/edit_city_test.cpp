@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,7 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
   const Island base = make(3, config);
   std::vector<double> solve_ms, total_ms;
   std::uint32_t made = 0, refused = 0, field_edits = 0;
+  std::map<std::string, std::uint32_t> why;  // Refusals by reason (the message up to a digit).
   // Every 7th walkable cell, raised and lowered (a click on the island, as a player would).
   std::vector<std::uint32_t> cells;
   for (std::size_t i = 0; i < base.nav.nodes.size(); i += 7)
@@ -63,6 +65,10 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
       if (!r) {
         // Refused: the island is untouched.
         ++refused;
+        ++why[r.error().message.substr(0, 40) + "... [" +
+              (square_family(base.grid.plane.cells[c]) ? "square, " : "triangle, ") +
+              (kind == EditKind::raise ? "raise from layer " : "lower from layer ") +
+              std::to_string(top) + "]"];
         EXPECT_EQ(island.tiles, base.tiles) << r.error().to_string();
         continue;
       }
@@ -115,9 +121,13 @@ TEST(IslandEdit, AnEditChangesNoCellOutsideItsRegionAndKeepsEveryWalkableTileRea
       "with mesh and colours median %.1f ms\n",
       made, field_edits, refused, median(solve_ms), solve_ms.empty() ? 0.0 : solve_ms.back(),
       median(total_ms));
-  // Some edits cannot be made: land already at the top layer, the start, or a change that
-  // would leave walkable land that no path reaches within three rings.
-  EXPECT_GE(made * 2, made + refused);
+  for (const auto& [reason, n] : why)
+    std::printf("  refused %u: %s\n", n, reason.c_str());
+  // Some edits cannot be made: land already at the top layer, the start's field, or a change
+  // no three rings can take (a triangle cell lowered between two raised fields). Before a
+  // triangle cell's new top was left to the solver (any land tile on the layer), 38 of 68
+  // were made; now at least 70 %.
+  EXPECT_GE(made * 10, (made + refused) * 7);
   EXPECT_GT(field_edits, 0U) << "no edit of a square cell moved its field";
 }
 

@@ -568,6 +568,7 @@ async function main() {
       rendered_frames: rendered,
       draw_calls: renderer.info.render.calls,
       triangles: renderer.info.render.triangles,
+      gpu_textures: renderer.info.memory.textures,
       detail_scale: detailScale,
       render_scale: renderScale,
       tiled: tiles !== null,

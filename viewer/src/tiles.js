@@ -13,6 +13,7 @@
 
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { estimateBytesUsed as geometryBytes } from 'three/addons/utils/BufferGeometryUtils.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
 import { Scheduler, TilesRenderer } from '3d-tiles-renderer';
 
@@ -58,6 +59,91 @@ export const TILE_SETTINGS = {
 };
 
 const PUMP_MS = 100; // tile selection between frames while tiles load
+
+/// The material slots that can hold a texture the tiles share.
+const TEXTURE_SLOTS = ['map', 'normalMap', 'roughnessMap', 'metalnessMap', 'emissiveMap', 'aoMap', 'alphaMap'];
+
+/// Copies a decoded image into a canvas (the renderer closes the ImageBitmaps of tiles it
+/// disposes, so a shared copy must not be one).
+function canvasCopy(image) {
+  const c = document.createElement('canvas');
+  c.width = image.width;
+  c.height = image.height;
+  c.getContext('2d').drawImage(image, 0, 0);
+  return c;
+}
+
+/// The leaves' images are files every tile refers to (tiles/textures/, docs/tiles.md), but each
+/// tile's glTF loader decodes its own copy: unshared, every loaded leaf would upload the same
+/// images again (about 12 MB of texture memory each at 256 px). The first copy of an image (by
+/// name, "<surface>.<map>": one file each) becomes the source of every later tile's textures of
+/// that name, and the tile's own decoded copy is released at once. Three.js then uploads each
+/// image once and counts its users, so it leaves the GPU only when no loaded tile uses it.
+export class SharedTextures {
+  /// copy(image) -> what the shared source holds (a canvas in the browser).
+  constructor(copy = canvasCopy) {
+    this.copy = copy;
+    this.sources = new Map();
+    this.adopted = 0; // textures given a shared source
+  }
+
+  /// Gives every named texture of `scene`'s materials the shared source of its name.
+  adopt(scene) {
+    scene.traverse((o) => {
+      if (!o.material) return;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
+        for (const slot of TEXTURE_SLOTS) {
+          const t = m[slot];
+          if (t && t.isTexture && t.name) this.share(t);
+        }
+      }
+    });
+  }
+
+  /// Whether `texture` draws from a shared source.
+  isShared(texture) {
+    return this.sources.get(texture.name) === texture.source;
+  }
+
+  /// What `scene` holds in memory besides the shared images (counted once, not per tile):
+  /// geometry, and textures of its own (each texture object once).
+  bytesUsed(scene) {
+    const seen = new Set();
+    let bytes = 0;
+    scene.traverse((o) => {
+      if (o.geometry && !seen.has(o.geometry)) {
+        seen.add(o.geometry);
+        bytes += geometryBytes(o.geometry);
+      }
+      if (!o.material) return;
+      for (const m of Array.isArray(o.material) ? o.material : [o.material]) {
+        for (const value of Object.values(m)) {
+          if (!value || !value.isTexture || seen.has(value) || this.isShared(value)) continue;
+          seen.add(value);
+          const img = value.image;
+          if (img && img.width && img.height) bytes += img.width * img.height * 4 * (value.generateMipmaps ? 4 / 3 : 1);
+        }
+      }
+    });
+    return bytes;
+  }
+
+  share(texture) {
+    let source = this.sources.get(texture.name);
+    if (source === texture.source) return;
+    const own = texture.source.data;
+    if (!source) {
+      source = new THREE.Source(this.copy(own));
+      this.sources.set(texture.name, source);
+    }
+    texture.source = source;
+    texture.needsUpdate = true;
+    this.adopted++;
+    // Clones of one texture (glTF's per-slot transforms) share the loader's source: close it
+    // once, after the last of them took the shared one (close() is idempotent).
+    if (typeof ImageBitmap !== 'undefined' && own instanceof ImageBitmap) own.close();
+  }
+}
 
 export class CityTiles {
   /// city: City (gets one part per loaded tile); url: the tileset.json URL.
@@ -120,9 +206,28 @@ export class CityTiles {
         else this.counts.failed++;
       });
     });
+    // The shared images are adopted as each tile is parsed, before the renderer weighs the tile
+    // for its memory cache, and left out of that weight: counted per tile (and per material
+    // slot: each slot's texture is its own object), 30 images of 256 px made every leaf weigh
+    // 40 MB more than it holds, and a software-sized cache (160 MiB) filled after a few leaves,
+    // so no more were loaded.
+    this.textures = new SharedTextures();
+    const parseTile = tiles.parseTile.bind(tiles);
+    tiles.parseTile = async (...args) => {
+      const out = await parseTile(...args);
+      const scene = args[1] && args[1].engineData && args[1].engineData.scene;
+      if (scene) this.textures.adopt(scene);
+      return out;
+    };
+    const weights = new WeakMap();
+    tiles.calculateBytesUsed = (tile, scene) => {
+      if (!weights.has(tile) && scene) weights.set(tile, this.textures.bytesUsed(scene));
+      return weights.get(tile) ?? null;
+    };
     tiles.addEventListener('load-model', ({ scene, tile, url: where }) => {
       this.counts.loaded++;
       const t0 = performance.now();
+      this.textures.adopt(scene);
       const part = city.addContent(scene, tile, { name: where });
       part.visible = tiles.visibleTiles.has(tile);
       this.classifyMs += performance.now() - t0;
@@ -185,6 +290,7 @@ export class CityTiles {
       tiles_bytes_cached: this.tiles.lruCache.cachedBytes ?? null,
       tiles_error_target: this.tiles.errorTarget,
       tiles_classify_ms: this.classifyMs,
+      tiles_shared_images: this.textures.sources.size,
       tiles_first_content_ms: this.firstContentMs,
       tiles_first_complete_ms: this.firstCompleteMs,
     };

@@ -51,3 +51,60 @@ test('the root box in the viewer frame', { skip: !mod }, () => {
   assert.deepEqual(b.max.toArray(), [2250, 193, 50]);
   assert.equal(mod.rootBoxToViewer([1, 2, 3]), null);
 });
+
+test('tiles share one source per image name; each image is copied once', { skip: !mod }, () => {
+  const copies = [];
+  const shared = new mod.SharedTextures((image) => {
+    copies.push(image.id);
+    return { width: image.width, height: image.height, copyOf: image.id };
+  });
+  /// A tile's scene as GLTFLoader makes it: per material, clones of one texture per image
+  /// (each slot's transform) sharing the loader's source; roughness and metalness one texture.
+  const tile = (n) => {
+    const scene = new THREE.Group();
+    const images = {};
+    const texture = (name) => {
+      images[name] ??= new THREE.Texture({ id: `${name}@${n}`, width: 4, height: 4 });
+      const t = images[name].clone();
+      t.name = name;
+      return t;
+    };
+    for (const surface of ['brick', 'asphalt']) {
+      const mat = new THREE.MeshStandardMaterial();
+      mat.map = texture(`${surface}.base_colour`);
+      mat.normalMap = texture(`${surface}.normal`);
+      mat.roughnessMap = mat.metalnessMap = texture(`${surface}.metallic_roughness`);
+      scene.add(new THREE.Mesh(new THREE.BufferGeometry(), mat));
+    }
+    const plain = new THREE.Mesh(new THREE.BufferGeometry(), new THREE.MeshStandardMaterial());
+    scene.add(plain);
+    return scene;
+  };
+  const a = tile(1);
+  const b = tile(2);
+  shared.adopt(a);
+  shared.adopt(b);
+  assert.equal(shared.sources.size, 6);
+  assert.deepEqual(copies.sort(), ['asphalt.base_colour@1', 'asphalt.metallic_roughness@1', 'asphalt.normal@1',
+    'brick.base_colour@1', 'brick.metallic_roughness@1', 'brick.normal@1']);
+  const slots = (scene) => scene.children.filter((m) => m.material.map).map((m) => m.material);
+  for (const [ma, mb] of slots(a).map((m, i) => [m, slots(b)[i]])) {
+    for (const slot of ['map', 'normalMap', 'roughnessMap', 'metalnessMap']) {
+      assert.equal(ma[slot].source, mb[slot].source, slot);
+      assert.equal(ma[slot].source, shared.sources.get(ma[slot].name));
+      assert.equal(mb[slot].source.data.copyOf, `${ma[slot].name}@1`);
+    }
+  }
+  // Adopting again changes nothing.
+  const n = shared.adopted;
+  shared.adopt(b);
+  assert.equal(shared.adopted, n);
+  // A tile's weight for the renderer's cache leaves the shared images out (they are held once
+  // for the whole tileset) and counts a texture of its own.
+  const geometryOnly = shared.bytesUsed(b);
+  const own = new THREE.MeshStandardMaterial();
+  own.map = new THREE.Texture({ width: 64, height: 64 });
+  own.map.generateMipmaps = false;
+  b.add(new THREE.Mesh(new THREE.BufferGeometry(), own));
+  assert.equal(shared.bytesUsed(b) - geometryOnly, 64 * 64 * 4);
+});
