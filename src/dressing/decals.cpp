@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Decals (issue 31; seeds/000: grime and tyre marks): transparent quads laid on the city's
-// surfaces as instances. Grime at the foot of ground-floor facade modules, tyre marks in the
+// surfaces as instances. Grime at the foot of the base footprint's walls, tyre marks in the
 // approach lanes before the stop lines of signal and stop junctions, oil stains in parking
 // spots, cracks on sidewalks and carriageways. Every draw is keyed by the object it belongs to
-// (building and module, lane, parking spot, section), so the output is the same at any thread
+// (building and wall, lane, parking spot, section), so the output is the same at any thread
 // or rank count.
 #include <tbb/parallel_for.h>
 
