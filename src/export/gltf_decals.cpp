@@ -18,29 +18,6 @@ namespace {
 
 using materials::Decal;
 
-/// An image of `png` bytes: embedded as a buffer view, or a file at `uri`; returns its index.
-int add_image(tinygltf::Model& model, const std::vector<std::uint8_t>& png, const std::string& name,
-              const std::string& uri) {
-  tinygltf::Image image;
-  image.name = name;
-  image.mimeType = "image/png";
-  if (uri.empty()) {
-    image.bufferView = add_view(model, png.data(), png.size(), 0);
-  } else {
-    image.uri = uri;
-  }
-  model.images.push_back(std::move(image));
-  return static_cast<int>(model.images.size() - 1);
-}
-
-int add_texture(tinygltf::Model& model, int image, int sampler) {
-  tinygltf::Texture t;
-  t.source = image;
-  t.sampler = sampler;
-  model.textures.push_back(t);
-  return static_cast<int>(model.textures.size() - 1);
-}
-
 }  // namespace
 
 std::optional<Decal> decal_of(const std::string& material) {
@@ -105,14 +82,7 @@ void apply_decals(tinygltf::Model& model, const DecalSet& set, const std::string
   const std::array<bool, materials::kDecalCount> used = decals_used(model);
   if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) return;
   // 1. One clamping sampler: a decal's picture must not wrap round onto its opposite border.
-  tinygltf::Sampler sampler;
-  sampler.name = "decal";
-  sampler.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
-  sampler.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
-  sampler.wrapS = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-  sampler.wrapT = TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE;
-  model.samplers.push_back(sampler);
-  const int sampler_index = static_cast<int>(model.samplers.size() - 1);
+  const int sampler_index = add_sampler(model, "decal", TINYGLTF_TEXTURE_WRAP_CLAMP_TO_EDGE);
   // 2. Images and textures of the decals used, in decal order.
   std::array<std::array<int, 2>, materials::kDecalCount> texture{};
   for (std::size_t i = 0; i < materials::kDecalCount; ++i) {

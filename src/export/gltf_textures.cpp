@@ -61,25 +61,6 @@ std::optional<Surface> style_surface(const buildings::Style& style, std::string_
 
 std::string_view before_dot(std::string_view s) { return s.substr(0, s.find('.')); }
 
-/// Appends an encoded image as a PNG image over its own buffer view; returns the image index.
-int add_png(tinygltf::Model& model, const std::vector<std::uint8_t>& png, const std::string& name) {
-  tinygltf::Image image;
-  image.name = name;
-  image.mimeType = "image/png";
-  image.bufferView = add_view(model, png.data(), png.size(), 0);
-  model.images.push_back(std::move(image));
-  return static_cast<int>(model.images.size() - 1);
-}
-
-/// A texture of `image` through `sampler`; returns its index.
-int add_texture(tinygltf::Model& model, int image, int sampler) {
-  tinygltf::Texture t;
-  t.source = image;
-  t.sampler = sampler;
-  model.textures.push_back(t);
-  return static_cast<int>(model.textures.size() - 1);
-}
-
 /// KHR_texture_transform scaling metres to repeats.
 tinygltf::ExtensionMap repeat_every(double metres) {
   tinygltf::Value::Object transform;
@@ -190,6 +171,39 @@ std::optional<materials::Surface> surface_of(const std::string& material,
   return style_surface(styles->styles[static_cast<std::size_t>(s)], rest);
 }
 
+int add_image(tinygltf::Model& model, const std::vector<std::uint8_t>& png, const std::string& name,
+              const std::string& uri) {
+  tinygltf::Image image;
+  image.name = name;
+  image.mimeType = "image/png";
+  if (uri.empty()) {
+    image.bufferView = add_view(model, png.data(), png.size(), 0);
+  } else {
+    image.uri = uri;
+  }
+  model.images.push_back(std::move(image));
+  return static_cast<int>(model.images.size() - 1);
+}
+
+int add_texture(tinygltf::Model& model, int image, int sampler) {
+  tinygltf::Texture t;
+  t.source = image;
+  t.sampler = sampler;
+  model.textures.push_back(t);
+  return static_cast<int>(model.textures.size() - 1);
+}
+
+int add_sampler(tinygltf::Model& model, const std::string& name, int wrap) {
+  tinygltf::Sampler sampler;
+  sampler.name = name;
+  sampler.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
+  sampler.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
+  sampler.wrapS = wrap;
+  sampler.wrapT = wrap;
+  model.samplers.push_back(sampler);
+  return static_cast<int>(model.samplers.size() - 1);
+}
+
 std::string texture_file_name(Surface surface, std::size_t map) {
   return std::string(materials::to_string(surface)) + "." + kTextureMaps.at(map) + ".png";
 }
@@ -250,32 +264,16 @@ void apply_textures(tinygltf::Model& model, const buildings::StyleLibrary* style
   apply_decals(model, set.decals, uri_prefix);
   if (std::none_of(used.begin(), used.end(), [](bool u) { return u; })) return;
   // 1. Images (in surface order), textures and the sampler.
-  tinygltf::Sampler sampler;
-  sampler.name = "repeat";
-  sampler.magFilter = TINYGLTF_TEXTURE_FILTER_LINEAR;
-  sampler.minFilter = TINYGLTF_TEXTURE_FILTER_LINEAR_MIPMAP_LINEAR;
-  sampler.wrapS = TINYGLTF_TEXTURE_WRAP_REPEAT;
-  sampler.wrapT = TINYGLTF_TEXTURE_WRAP_REPEAT;
-  model.samplers.push_back(sampler);
-  const int sampler_index = static_cast<int>(model.samplers.size() - 1);
+  const int sampler_index = add_sampler(model, "repeat", TINYGLTF_TEXTURE_WRAP_REPEAT);
   std::array<std::array<int, 3>, materials::kSurfaceCount> texture{};
   for (std::size_t s = 0; s < materials::kSurfaceCount; ++s) {
     if (!used[s]) continue;
     const SurfaceTextures& e = set.surfaces.at(s).value();
     const auto surface = static_cast<Surface>(s);
     for (std::size_t k = 0; k < 3; ++k) {
-      int image = -1;
-      if (uri_prefix.empty()) {
-        image = add_png(model, e.png[k],
-                        std::string(materials::to_string(surface)) + "." + kTextureMaps[k]);
-      } else {
-        tinygltf::Image external;
-        external.name = std::string(materials::to_string(surface)) + "." + kTextureMaps[k];
-        external.mimeType = "image/png";
-        external.uri = uri_prefix + texture_file_name(surface, k);
-        model.images.push_back(std::move(external));
-        image = static_cast<int>(model.images.size() - 1);
-      }
+      const int image = add_image(
+          model, e.png[k], std::string(materials::to_string(surface)) + "." + kTextureMaps[k],
+          uri_prefix.empty() ? std::string() : uri_prefix + texture_file_name(surface, k));
       texture[s][k] = add_texture(model, image, sampler_index);
     }
   }

@@ -42,6 +42,18 @@ struct TextureSet {
 /// The three maps' names, in SurfaceTextures::png's order.
 constexpr std::array<const char*, 3> kTextureMaps{"base_colour", "normal", "metallic_roughness"};
 
+/// A PNG image of `png` bytes named `name`: embedded as a buffer view when `uri` is empty, else
+/// referring to the file at `uri` (files shared by many glbs); returns its index.
+int add_image(tinygltf::Model& model, const std::vector<std::uint8_t>& png, const std::string& name,
+              const std::string& uri);
+
+/// A texture of `image` through `sampler`; returns its index.
+int add_texture(tinygltf::Model& model, int image, int sampler);
+
+/// A trilinear sampler (linear magnification, linear mipmaps) wrapping `wrap` (a glTF wrap
+/// mode) on both axes; returns its index.
+int add_sampler(tinygltf::Model& model, const std::string& name, int wrap);
+
 /// "<surface>.<map>.png": a texture's file name where it is an image file of its own (tiles).
 std::string texture_file_name(materials::Surface surface, std::size_t map);
 
