@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { log, parseArgs, startHarness } from './harness.mjs';
+import { capture, log, parseArgs, startHarness } from './harness.mjs';
 
 const WAIT = { timeout: 600_000, polling: 500 }; // Hang guards only; nothing is timed.
 
@@ -83,7 +83,7 @@ if (!process.argv.includes('--size')) [opts.width, opts.height] = [640, 360];
 async function screenshot(page, name) {
   // Frames take seconds under SwiftShader with the whole city in view: a long timeout.
   const file = path.join(opts.out, `${name}.png`);
-  await page.screenshot({ path: file, timeout: 300_000 });
+  await capture(page, file);
   log(`screenshot ${file}`);
 }
 const h = await startHarness(opts);

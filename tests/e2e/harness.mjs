@@ -120,6 +120,19 @@ export function startServe(opts, { live }) {
   });
 }
 
+/// Writes the page as a PNG `file` through the DevTools protocol's capture: Playwright's own
+/// screenshot first waits for several more frames (its caret and animation handling), which
+/// are seconds each under SwiftShader.
+export async function capture(page, file) {
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const shot = await cdp.send('Page.captureScreenshot', { format: 'png' });
+    fs.writeFileSync(file, Buffer.from(shot.data, 'base64'));
+  } finally {
+    await cdp.detach().catch(() => {});
+  }
+}
+
 export async function launchChromium(opts) {
   const { chromium } = await import(path.join(SOURCE_DIR, 'viewer', 'node_modules', 'playwright-core', 'index.mjs'));
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cityforge-e2e-'));
@@ -187,7 +200,7 @@ export async function startHarness(opts) {
     },
     async screenshot(page, name) {
       const file = path.join(opts.out, `${name}.png`);
-      await page.screenshot({ path: file, timeout: 180_000 });
+      await capture(page, file);
       log(`screenshot ${file}`);
       return file;
     },

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { launchChromium, log, parseArgs, SKIP, skipUnlessRunnable, startServe, VIEWER_DIST } from './harness.mjs';
+import { capture, launchChromium, log, parseArgs, SKIP, skipUnlessRunnable, startServe, VIEWER_DIST } from './harness.mjs';
 
 // Every walker stands on an edge of the page's current graph (or on a node), and how far they
 // walked since `before` (metres, summed).
@@ -94,12 +94,12 @@ async function main() {
     }
     await page.evaluate((k) => window.__island.setTraceStep(k), Math.floor(firstSteps / 2));
     await page.waitForTimeout(500);
-    await page.screenshot({ path: path.join(opts.out, 'island-solve.png') });
+    await capture(page, path.join(opts.out, 'island-solve.png'));
     await page.click('#show-solve');
     if (await page.evaluate(() => window.__island.traceBoxes()) !== 0) throw new Error('the solve view stayed on');
     log(`solve stepping: ${total + 1} steps, ${half} cells decided a quarter through, ${end} at the end`);
     fs.copyFileSync(path.join(dir, 'island.glb'), path.join(opts.out, 'island-before.glb'));
-    await page.screenshot({ path: path.join(opts.out, 'island-before.png') });
+    await capture(page, path.join(opts.out, 'island-before.png'));
     // Walkable floors on layer 1, farthest from the start first: raise one by a click.
     const candidates = nav0.nodes.filter((n) => n.layer === 1 && !n.stairs).map((n) => n.cell).reverse();
     let edits = 0;
@@ -133,7 +133,7 @@ async function main() {
       }
       if (!done) throw new Error(`no ${kind} click on a walkable cell was made`);
       await page.waitForTimeout(1500);
-      await page.screenshot({ path: path.join(opts.out, `island-after-${kind}.png`) });
+      await capture(page, path.join(opts.out, `island-after-${kind}.png`));
     }
     if (edits !== 2) throw new Error(`expected 2 edits, got ${edits}`);
     // Pick a colour and click a walkable cell: its grass is painted (a house's walls would be).
@@ -162,7 +162,7 @@ async function main() {
     }
     await checkWalkers(page);
     await page.waitForTimeout(1000);
-    await page.screenshot({ path: path.join(opts.out, 'island-after-paint.png') });
+    await capture(page, path.join(opts.out, 'island-after-paint.png'));
     // A refused edit is answered 422, which Chromium logs as a failed resource: exactly one such
     // line per refusal the page showed is expected; anything else is an error.
     const refusal = /Failed to load resource: the server responded with a status of 422/;

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { log, parseArgs, SOURCE_DIR, startHarness, startServe } from './harness.mjs';
+import { capture, log, parseArgs, SOURCE_DIR, startHarness, startServe } from './harness.mjs';
 
 const WAIT = { timeout: 600_000, polling: 500 }; // Hang guards only; nothing is timed.
 const REACTION_S = 0.6;
@@ -113,7 +113,7 @@ try {
     });
     const r = await spage.evaluate(scriptedDrive, [REACTION_S, Math.min(spec.duration_s - 1, 120)]);
     fs.writeFileSync(path.join(opts.out, `${spec.name}-metrics.json`), JSON.stringify(r.metrics, null, 1));
-    await spage.screenshot({ path: path.join(opts.out, `${spec.name}.png`), timeout: 300_000 });
+    await capture(spage, path.join(opts.out, `${spec.name}.png`));
     const last = r.trace[r.trace.length - 1];
     log(`${spec.name}: ${r.trace.length} steps, ended at ${last.map((v) => v.toFixed(1)).join(', ')}; ` +
       `${r.metrics.summary.distance_m.toFixed(0)} m, collisions ${r.metrics.summary.collisions}`);
@@ -166,7 +166,7 @@ try {
         d.advance(t);
       }, [c.inputs, hit.t_s + 3]);
       await new Promise((res) => setTimeout(res, 1500));
-      await spage.screenshot({ path: path.join(opts.out, 'casualty.png'), timeout: 300_000 });
+      await capture(spage, path.join(opts.out, 'casualty.png'));
       // From the kerb, looking down at the one who lies there (the free camera: the orbit
       // controls own it, the car is not moving). The panel is hidden for this picture.
       await spage.evaluate(([x, y]) => {
@@ -179,7 +179,7 @@ try {
         cf.camera.updateMatrixWorld();
       }, [ped.x, ped.y]);
       await new Promise((res) => setTimeout(res, 1500));
-      await spage.screenshot({ path: path.join(opts.out, 'casualty-kerb.png'), timeout: 300_000 });
+      await capture(spage, path.join(opts.out, 'casualty-kerb.png'));
     }
     await spage.evaluate(() => window.cityforge.drive.stop());
     await spage.close();
@@ -287,7 +287,7 @@ try {
       d.advance(6, [{ t_s: 0, throttle: 0.7 }, { t_s: 4, throttle: 0 }]);
       return { metrics: d.metrics(), contacts: d.contacts() };
     }, pose);
-    await page.screenshot({ path: path.join(opts.out, 'wall.png'), timeout: 300_000 });
+    await capture(page, path.join(opts.out, 'wall.png'));
     // Figures (printed, not asserted): the collision world's build for this city and the
     // cost of one physics step (car, buildings, agents, scenario-free) in this browser.
     const cost = await page.evaluate(() => {
