@@ -6,6 +6,7 @@
 // for anything else.
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <unistd.h>
@@ -530,6 +531,15 @@ void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
+  // Grow the heap now (untouched pages cost nothing) and ask for transparent huge pages over
+  // it, taken where the kernel's THP mode is `madvise` or `always`: one page fault per 2 MiB
+  // instead of one per 4 KiB, and a fault costs microseconds in a VM.
+  void* reserve = std::malloc(std::size_t{96} << 20);
+  const auto page = std::uintptr_t{2} << 20;
+  const auto lo = (reinterpret_cast<std::uintptr_t>(reserve) + page - 1) & ~(page - 1);
+  const auto hi = reinterpret_cast<std::uintptr_t>(sbrk(0)) & ~(page - 1);
+  if (reserve != nullptr && hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
+  std::free(reserve);
 }
 
 int island(const islands::IslandRequest& request, bool quiet) {
