@@ -542,6 +542,58 @@ void keep_freed_memory() {
   std::free(reserve);
 }
 
+// The long commands (generate, import, simulate, serve) run with glibc's malloc asking for
+// transparent huge pages (its `glibc.malloc.hugetlb=1` tunable): on this VM a page fault costs
+// microseconds and the default city's run spent a fifth of its time in them (5.6 s instead of
+// 7.2 s with it, the same bytes). glibc reads tunables only when a process starts, so the
+// program starts itself again once with the tunable added (a few milliseconds); the started
+// copy puts the variable back as it was, so the tools it runs (netconvert) do not inherit it.
+// Not under an MPI launcher (the launcher watches the process it started), not where the
+// kernel's THP mode is `never`, and never with CITYFORGE_HUGE_PAGES=0.
+// The started copy finds the old value in kTunablesWas: "" when there was none, else "=" and it.
+constexpr const char* kTunablesWas = "CITYFORGE_GLIBC_TUNABLES_WAS";
+bool g_restarted = false;
+
+void restore_glibc_tunables() {
+  const char* was = std::getenv(kTunablesWas);
+  if (was == nullptr) return;
+  g_restarted = true;
+  if (was[0] == '=') {
+    setenv("GLIBC_TUNABLES", was + 1, 1);
+  } else {
+    unsetenv("GLIBC_TUNABLES");
+  }
+  unsetenv(kTunablesWas);
+}
+
+bool kernel_gives_huge_pages() {
+  std::FILE* f = std::fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+  if (f == nullptr) return false;
+  char line[128] = {};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  return read && std::string(line).find("[never]") == std::string::npos;
+}
+
+void restart_with_huge_pages(char** argv) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+  const char* opt = std::getenv("CITYFORGE_HUGE_PAGES");
+  if (g_restarted || (opt != nullptr && std::string(opt) == "0")) return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const std::string old = tunables == nullptr ? "" : tunables;
+  if (old.find("glibc.malloc.hugetlb") != std::string::npos) return;
+  if (started_by_mpi_launcher() || !kernel_gives_huge_pages()) return;
+  setenv(kTunablesWas, tunables == nullptr ? "" : ("=" + old).c_str(), 1);
+  const std::string with = (old.empty() ? "" : old + ":") + "glibc.malloc.hugetlb=1";
+  setenv("GLIBC_TUNABLES", with.c_str(), 1);
+  std::fflush(nullptr);
+  execv("/proc/self/exe", argv);
+  restore_glibc_tunables();  // execv failed: go on as we are.
+#else
+  (void)argv;
+#endif
+}
+
 int island(const islands::IslandRequest& request, bool quiet) {
   keep_freed_memory();
   std::function<void(const std::string&)> progress;
@@ -560,6 +612,7 @@ int island(const islands::IslandRequest& request, bool quiet) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  restore_glibc_tunables();
   CLI::App app{
       "cityforge: procedural 3D cities from a boundary, a few artery curves and zoning.\n"
       "Outputs glTF (city.glb), GeoJSON (layout.geojson), an SVG map and stats.json."};
@@ -850,6 +903,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (g->parsed() || im->parsed() || sc->parsed() || sv->parsed()) restart_with_huge_pages(argv);
   // Ctrl-C and SIGTERM stop cleanly (serve has its own handling: it stops serving).
   if (!sv->parsed()) stop_cleanly_on_signals();
   // Under mpirun (or srun), generate and import share the work over the ranks, and simulate

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -121,6 +122,38 @@ std::string* ServeCity::s_rec = nullptr;
 pid_t ServeCity::s_pid = -1;
 FILE* ServeCity::s_out = nullptr;
 int ServeCity::s_port = 0;
+
+// The long commands restart once with glibc's malloc asking for transparent huge pages
+// (apps/cityforge/main.cpp, restart_with_huge_pages): the running server's start environment
+// holds the tunable, after whatever GLIBC_TUNABLES the caller had, and the caller's value
+// kept to be put back for the tools the program runs.
+TEST_F(ServeCity, RestartedWithHugePagesAskedOfMalloc) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer builds use their own allocator and do not restart";
+#else
+  std::ifstream thp("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(thp, mode);
+  if (mode.empty() || mode.find("[never]") != std::string::npos)
+    GTEST_SKIP() << "the kernel gives no transparent huge pages here";
+  const char* caller = std::getenv("GLIBC_TUNABLES");
+  if (caller != nullptr && std::string(caller).find("hugetlb") != std::string::npos)
+    GTEST_SKIP() << "GLIBC_TUNABLES already sets hugetlb";
+  std::ifstream f("/proc/" + std::to_string(s_pid) + "/environ", std::ios::binary);
+  const std::string env = std::string(1, '\0') + std::string((std::istreambuf_iterator<char>(f)),
+                                                             std::istreambuf_iterator<char>());
+  const auto has = [&env](const std::string& entry) {
+    return env.find(std::string(1, '\0') + entry + std::string(1, '\0')) != std::string::npos;
+  };
+  // The caller's value, kept for the restarted copy to put back ("" when it had none).
+  const std::string was = caller == nullptr ? "" : "=" + std::string(caller);
+  EXPECT_TRUE(has("CITYFORGE_GLIBC_TUNABLES_WAS=" + was)) << "the server did not restart";
+  // (With a value of the caller's, glibc cuts the string where it parsed it: not checked.)
+  if (caller == nullptr) {
+    EXPECT_TRUE(has("GLIBC_TUNABLES=glibc.malloc.hugetlb=1")) << "no tunable in its start";
+  }
+#endif
+}
 
 TEST_F(ServeCity, ServesFilesWithTheirTypeAndExactBytes) {
   Reply lanes = get(s_port, "/city/lanes.json");
