@@ -544,8 +544,8 @@ void keep_freed_memory() {
 
 // The long commands (generate, import, simulate, serve) run with glibc's malloc asking for
 // transparent huge pages (its `glibc.malloc.hugetlb=1` tunable): on this VM a page fault costs
-// microseconds and the default city's run spent a fifth of its time in them (5.6 s instead of
-// 7.2 s with it, the same bytes). glibc reads tunables only when a process starts, so the
+// microseconds and the default city's run spent a fifth of its time in them (5.75 s instead
+// of 7.17 s with it, the same bytes). glibc reads tunables only when a process starts, so the
 // program starts itself again once with the tunable added (a few milliseconds); the started
 // copy puts the variable back as it was, so the tools it runs (netconvert) do not inherit it.
 // Not under an MPI launcher (the launcher watches the process it started), not where the
