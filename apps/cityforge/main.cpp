@@ -533,7 +533,9 @@ void keep_freed_memory() {
   mallopt(M_TOP_PAD, 64 << 20);
   // Grow the heap now (untouched pages cost nothing) and ask for transparent huge pages over
   // it, taken where the kernel's THP mode is `madvise` or `always`: one page fault per 2 MiB
-  // instead of one per 4 KiB, and a fault costs microseconds in a VM.
+  // instead of one per 4 KiB, and a fault costs microseconds in a VM. (The long commands get
+  // huge pages from malloc itself by restarting, below; a run of ~100 ms on one thread cannot
+  // spare the restart's milliseconds, and this one heap is all it uses.)
   void* reserve = std::malloc(std::size_t{96} << 20);
   const auto page = std::uintptr_t{2} << 20;
   const auto lo = (reinterpret_cast<std::uintptr_t>(reserve) + page - 1) & ~(page - 1);
