@@ -2,7 +2,8 @@
 // Island benches (issue 11): generate_island end to end for the default config on one thread
 // (target: < 200 ms; the source regenerates interactively), a new seed per iteration, with the
 // mean time per phase (IslandStats::times) as counters; the built-in tile set; and the files
-// (island.glb and the JSON) built in memory. They never assert.
+// (island.glb, the JSON and the light volume's PNG) built in memory; the baked light alone.
+// They never assert.
 //   build/release/bench/cityforge_bench --benchmark_filter=Island
 #include <benchmark/benchmark.h>
 #include <tbb/global_control.h>
@@ -93,13 +94,38 @@ void BM_IslandFiles(benchmark::State& state) {
     auto glb = islands::island_glb(*island, run);
     auto nav = islands::island_nav_json(*island);
     auto layout = islands::island_tiles_json(*island, tiles, run);
-    if (!glb || !nav || !layout) std::abort();
+    auto light = islands::island_light_png(island->light);
+    if (!glb || !nav || !layout || !light) std::abort();
     state.counters["glb_kB"] = static_cast<double>(glb->size()) / 1000.0;
+    state.counters["light_png_kB"] = static_cast<double>(light->size()) / 1000.0;
     benchmark::DoNotOptimize(glb);
+    benchmark::DoNotOptimize(light);
     benchmark::DoNotOptimize(nav);
     benchmark::DoNotOptimize(layout);
   }
 }
 BENCHMARK(BM_IslandFiles)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The baked light of the default island (seed 1), side by side: the vertices' sky light alone
+// (what the light phase was before the light volume), both from one height field (the light
+// phase now), and the volume's image.
+void BM_IslandLight(benchmark::State& state) {
+  auto island = islands::generate_island({}, 1, tile_set());
+  if (!island) std::abort();
+  const auto what = state.range(0);
+  for (auto _ : state) {
+    if (what == 0) {
+      benchmark::DoNotOptimize(islands::sky_light(island->mesh));
+    } else if (what == 1) {
+      islands::bake_light(island->mesh, island->light);
+      benchmark::DoNotOptimize(island->light);
+    } else {
+      benchmark::DoNotOptimize(islands::island_light_png(island->light));
+    }
+  }
+  state.counters["voxels"] = static_cast<double>(island->light.voxels());
+  state.SetLabel(what == 0 ? "vertex sky only" : what == 1 ? "vertex sky + volume" : "volume PNG");
+}
+BENCHMARK(BM_IslandLight)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

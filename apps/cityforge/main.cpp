@@ -531,6 +531,9 @@ void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
   mallopt(M_TOP_PAD, 64 << 20);
+  // The island's helper threads (the light volume and its image) allocate from this heap too,
+  // not from a fresh arena of their own that would fault in 4 KiB pages.
+  mallopt(M_ARENA_MAX, 1);
   // Grow the heap now (untouched pages cost nothing) and ask for transparent huge pages over
   // it, taken where the kernel's THP mode is `madvise` or `always`: one page fault per 2 MiB
   // instead of one per 4 KiB, and a fault costs microseconds in a VM. (The long commands get

@@ -370,7 +370,7 @@ void finish_island(Island& island, const IslandConfig& config, Seed seed, const 
   stats.max_hard_vertex_move_m = hard_move;
   stats.times.smooth_ms = ms_since(t0);
   t0 = Clock::now();
-  island.mesh.sky = sky_light(island.mesh);
+  bake_light(island.mesh, island.light);
   stats.times.light_ms = ms_since(t0);
   t0 = Clock::now();
   colour_island(island.mesh, seed, island.paint, n_plane);

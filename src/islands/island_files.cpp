@@ -215,9 +215,10 @@ Result<IslandFilesReport> make_island_files(
       s.passes, run.tile_set_ms, p.grid_ms, p.tiles_ms, p.solve_ms, p.navigation_ms, p.mesh_ms,
       p.deform_ms, p.smooth_ms, p.light_ms, p.colour_ms, run.generate_ms, ms_since(t_start));
   report.summary += edit_lines;
-  append_printf(report.summary,
-                "wrote %s/: island.glb, island_nav.json, island_tiles.json, stats.json\n",
-                opt.out.c_str());
+  append_printf(
+      report.summary,
+      "wrote %s/: island.glb, island_nav.json, island_tiles.json, island_light.png, stats.json\n",
+      opt.out.c_str());
   return report;
 }
 

@@ -11,10 +11,12 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
+#include <exception>
 #include <filesystem>
 #include <numbers>
 #include <string>
-#include <unordered_map>
+#include <system_error>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "cityforge/core/mesh.hpp"
 #include "cityforge/gltf/builder.hpp"
 #include "cityforge/islands/io.hpp"
+#include "cityforge/materials/textures.hpp"
 
 namespace cityforge::islands {
 
@@ -38,6 +41,9 @@ static_assert(std::endian::native == std::endian::little,
 constexpr double kSmoothCos = 0.766044443118978;
 constexpr double kSeaRadiusFactor = 1.7;
 constexpr double kSeaLevelLayers = -0.15;
+constexpr const char* kLightFile = "island_light.png";
+/// island_light.png's alpha: 128 + this x the signed distance (metres), so +-4 m at 1/32 m.
+constexpr double kLightDistanceScale = 32.0;
 /// Linear RGB and alpha of the sea: a clear blue-green, see-through over the sand below it.
 constexpr std::array<double, 4> kSea{0.06, 0.33, 0.38, 0.85};
 
@@ -56,18 +62,6 @@ struct VertexKey {
             std::bit_cast<std::uint32_t>(v[2])};
   }
 };
-struct VertexKeyHash {
-  std::size_t operator()(const VertexKey& k) const {
-    std::uint64_t h = 1469598103934665603ULL ^ k.position;
-    for (const auto* a : {&k.colour, &k.normal}) {
-      for (const float f : *a) {
-        h = (h ^ std::bit_cast<std::uint32_t>(f)) * 1099511628211ULL;
-      }
-    }
-    return static_cast<std::size_t>(h);
-  }
-};
-
 /// The land as glTF arrays (y up).
 struct LandArrays {
   std::vector<std::array<float, 3>> positions, normals, colours;
@@ -126,8 +120,12 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
   for (std::size_t t = 0; t < nt; ++t)
     if (keep[t] != 0) unit[t] = normalize(face[t]);
   LandArrays out;
-  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> ids;
-  ids.reserve(nt * 2);
+  out.indices.reserve(3 * nt);
+  // The glTF vertices made at each welded position so far, as a chain (first[v], then next[id]):
+  // a position has a few (one per colour and normal around it), so a corner looks only there.
+  constexpr std::uint32_t kNone = UINT32_MAX;
+  std::vector<std::uint32_t> first(nv, kNone);
+  std::vector<std::uint32_t> next;
   for (std::size_t t = 0; t < nt; ++t) {
     if (keep[t] == 0) continue;
     const Vec3 n_t = unit[t];
@@ -153,8 +151,16 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
         }
         c = std::clamp(c, 0.0f, 1.0f);
       }
-      const auto [it, added] = ids.try_emplace(key, static_cast<std::uint32_t>(ids.size()));
-      if (added) {
+      std::uint32_t id = first[v];
+      std::uint32_t* link = &first[v];
+      while (id != kNone && !(VertexKey{v, out.colours[id], out.normals[id]} == key)) {
+        link = &next[id];
+        id = next[id];
+      }
+      if (id == kNone) {
+        id = static_cast<std::uint32_t>(out.positions.size());
+        *link = id;
+        next.push_back(kNone);
         const Vec3 p = mesh.positions[v];
         const std::array<float, 3> engine{static_cast<float>(p.x), static_cast<float>(p.y),
                                           static_cast<float>(p.z)};
@@ -164,7 +170,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
         out.normals.push_back(key.normal);
         out.colours.push_back(key.colour);
       }
-      out.indices.push_back(it->second);
+      out.indices.push_back(id);
     }
   }
   if (out.indices.empty()) {
@@ -221,6 +227,46 @@ void key_number(JsonText& j, std::string_view k, double v, bool first = false) {
 void key_integer(JsonText& j, std::string_view k, long long v, bool first = false) {
   j.key(k, first);
   j.integer(v);
+}
+
+/// "light_volume": {...}: where island_light.png's voxels lie and how its pixels hold them.
+void light_volume_member(JsonText& j, const LightVolume& vol) {
+  j.key("light_volume");
+  j.raw("{");
+  j.key("file", true);
+  j.string(kLightFile);
+  j.key("origin");
+  j.raw("[");
+  j.number(vol.origin.x, "light_volume origin");
+  j.raw(",");
+  j.number(vol.origin.y, "light_volume origin");
+  j.raw(",");
+  j.number(vol.origin.z, "light_volume origin");
+  j.raw("]");
+  j.key("step");
+  j.raw("[");
+  j.number(vol.step_xy, "light_volume step");
+  j.raw(",");
+  j.number(vol.step_xy, "light_volume step");
+  j.raw(",");
+  j.number(vol.step_z, "light_volume step");
+  j.raw("]");
+  j.key("size");
+  j.raw("[");
+  j.integer(vol.nx);
+  j.raw(",");
+  j.integer(vol.ny);
+  j.raw(",");
+  j.integer(vol.nz);
+  j.raw("]");
+  key_number(j, "distance_scale", kLightDistanceScale);
+  key_number(j, "ground_albedo", kGroundAlbedo);
+  j.key("layout");
+  j.string(
+      "slices side by side: pixel (iz * nx + ix, iy) holds +x, +y, +z in R, G, B and pixel "
+      "(iz * nx + ix, ny + iy) -x, -y, -z in R, G, B (light / 255, linear) with the signed "
+      "distance to the surface in A ((A - 128) / distance_scale metres)");
+  j.raw("}");
 }
 
 /// "grid": {...} members shared by the JSON files (no braces).
@@ -312,7 +358,8 @@ Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandR
                  {"size", static_cast<int>(run.config.grid.radius)},
                  {"layers", static_cast<int>(island.grid.layers)},
                  {"cell_m", run.config.grid.cell_m},
-                 {"layer_m", island.grid.layer_m}});
+                 {"layer_m", island.grid.layer_m},
+                 {"light_volume", std::string(kLightFile)}});
 
   // Materials: the land's colours are in its vertices; the sea is see-through.
   gb.add_material({.name = "island", .metallic = 0.0, .roughness = 0.9});
@@ -457,9 +504,52 @@ Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles
     j.raw(info.navigable ? "true" : "false");
     j.raw("}");
   }
-  j.raw("]}\n");
+  j.raw("]\n");
+  light_volume_member(j, island.light);
+  j.raw("}\n");
   if (j.error()) return *j.error();
   return std::move(j.str());
+}
+
+Result<std::vector<std::uint8_t>> island_light_png(const LightVolume& vol) {
+  if (vol.voxels() == 0 || vol.cube.size() != vol.voxels() || vol.distance.size() != vol.voxels()) {
+    return Error::internal(kLightFile, "the light volume is empty or its arrays do not match");
+  }
+  materials::Image image;
+  image.width = vol.nx * vol.nz;
+  image.height = 2 * vol.ny;
+  image.channels = 4;
+  image.rgb.resize(std::size_t{image.width} * image.height * 4);
+  const auto byte = [](double v) {
+    return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
+  };
+  const std::size_t row = std::size_t{image.width} * 4;
+  const std::size_t block = row * vol.ny;
+  for (std::uint32_t iz = 0; iz < vol.nz; ++iz) {
+    for (std::uint32_t iy = 0; iy < vol.ny; ++iy) {
+      for (std::uint32_t ix = 0; ix < vol.nx; ++ix) {
+        const std::size_t i = vol.index(ix, iy, iz);
+        const auto& c = vol.cube[i];
+        if (!std::isfinite(vol.distance[i])) {
+          return Error::internal(kLightFile, "voxel " + std::to_string(i) + " has no distance");
+        }
+        std::uint8_t* top = image.rgb.data() + iy * row + (std::size_t{iz} * vol.nx + ix) * 4;
+        std::uint8_t* bottom = top + block;
+        top[0] = byte(c[0]);
+        top[1] = byte(c[2]);
+        top[2] = byte(c[4]);
+        top[3] = 255;
+        bottom[0] = byte(c[1]);
+        bottom[1] = byte(c[3]);
+        bottom[2] = byte(c[5]);
+        bottom[3] = static_cast<std::uint8_t>(
+            std::clamp(std::lround(128.0 + kLightDistanceScale * vol.distance[i]), 0L, 255L));
+      }
+    }
+  }
+  // Fast: 2.0 ms against 7.3 ms for the default island's volume, 72 kB against 47 kB
+  // (BM_IslandLight): the file is written on every edit in the browser.
+  return materials::encode_png(image, kLightFile, materials::PngEncoding::fast);
 }
 
 std::string island_stats_json(const Island& island, const IslandRunInfo& run) {
@@ -598,14 +688,37 @@ std::string island_trace_json(const Island& island, const TileSet& tiles) {
 
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run) {
-  // 1. Everything in memory first.
+  // 1. Everything in memory first; the light volume's image on a second thread meanwhile
+  // (it only reads the island), or in turn when no thread can be had.
   const auto t0 = std::chrono::steady_clock::now();
-  Result<std::vector<std::uint8_t>> glb = island_glb(island, run);
+  Result<std::vector<std::uint8_t>> light = Error::internal(kLightFile, "not encoded");
+  Result<std::vector<std::uint8_t>> glb = Error::internal("island.glb", "not built");
+  Result<std::string> nav = Error::internal("island_nav.json", "not built");
+  Result<std::string> layout = Error::internal("island_tiles.json", "not built");
+  const auto rest = [&] {
+    glb = island_glb(island, run);
+    nav = island_nav_json(island);
+    layout = island_tiles_json(island, tiles, run);
+  };
+  std::exception_ptr failed;  // What the encoder threw (out of memory), thrown here.
+  try {
+    const std::jthread encoder([&] {
+      try {
+        light = island_light_png(island.light);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    });
+    rest();
+  } catch (const std::system_error&) {  // No thread to be had.
+    light = island_light_png(island.light);
+    rest();
+  }
+  if (failed) std::rethrow_exception(failed);
   if (!glb) return glb.error();
-  Result<std::string> nav = island_nav_json(island);
   if (!nav) return nav.error();
-  Result<std::string> layout = island_tiles_json(island, tiles, run);
   if (!layout) return layout.error();
+  if (!light) return light.error();
   IslandRunInfo timed = run;
   timed.export_ms =
       1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -620,12 +733,13 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
         dir, "cannot create the output folder: " + (ec ? ec.message() : "not a folder"));
   }
   // 3. Each file to a temporary name (itself written atomically), then all renamed: an error
-  // on the way leaves none of the four behind, half written or whole.
+  // on the way leaves none of them behind, half written or whole.
   const std::string suffix = ".part-" + std::to_string(::getpid());
   std::vector<std::pair<const char*, std::string_view>> files{{
       {"island.glb", std::string_view(reinterpret_cast<const char*>(glb->data()), glb->size())},
       {"island_nav.json", *nav},
       {"island_tiles.json", *layout},
+      {kLightFile, std::string_view(reinterpret_cast<const char*>(light->data()), light->size())},
   }};
   if (!trace.empty()) files.emplace_back("island_trace.json", trace);
   files.emplace_back("stats.json", stats);

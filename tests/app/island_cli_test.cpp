@@ -17,7 +17,8 @@ using namespace cityforge::clitest;
 
 namespace {
 
-const char* const kFiles[] = {"island.glb", "island_nav.json", "island_tiles.json", "stats.json"};
+const char* const kFiles[] = {"island.glb", "island_nav.json", "island_tiles.json",
+                              "island_light.png", "stats.json"};
 
 /// stats.json without its timings (the only part that differs between equal runs).
 nlohmann::json untimed_stats(const fs::path& dir) {
@@ -66,7 +67,7 @@ TEST(IslandCli, SameSeedSameBytesOtherSeedOtherIsland) {
   }
   const CliRun c = run_cli("island --seed 12 --size 5 -q -o " + (dir / "c").string());
   ASSERT_EQ(c.exit_code, 0) << c.output;
-  for (const char* f : {"island.glb", "island_nav.json", "island_tiles.json"}) {
+  for (const char* f : {"island.glb", "island_nav.json", "island_tiles.json", "island_light.png"}) {
     EXPECT_EQ(slurp(dir / "a" / f), slurp(dir / "b" / f)) << f;
   }
   EXPECT_EQ(untimed_stats(dir / "a"), untimed_stats(dir / "b"));

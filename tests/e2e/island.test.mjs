@@ -3,7 +3,8 @@
 // headless Chromium on /island.html. The island and its navigation graph load; a scripted
 // click raises a walkable cell and shift+click lowers one: each edit is solved again by the
 // server, the page reloads the island, the navigation graph stays one component, walkers walk
-// on it (before and after each edit); the solve can be stepped through (--trace); a colour
+// on it (before and after each edit) lit by the baked light volume; the solve can be stepped
+// through (--trace); a colour
 // picked from the palette paints a clicked cell;
 // and the console stays free of errors. Screenshots before and after land in --out.
 //
@@ -79,6 +80,14 @@ async function main() {
     const later = await checkWalkers(page, first.walkers);
     if (!(later.walked > 1.0)) throw new Error(`the ${first.walkers.length} walkers walked ${later.walked} m in 1.5 s`);
     log(`${first.walkers.length} walkers on the graph, ${later.walked.toFixed(1)} m walked in 1.5 s`);
+    // The walkers take their light from the baked light volume (island_light.png): it loaded,
+    // and every walker is lit within 0..1.
+    const lit = await page.evaluate(() => ({ size: window.__island.light?.size, light: window.__island.walkerLight.slice() }));
+    if (!lit.size) throw new Error('the light volume did not load');
+    if (lit.light.length !== first.walkers.length || lit.light.some((l) => !(l > 0 && l <= 1))) {
+      throw new Error(`walker light ${JSON.stringify(lit.light)}`);
+    }
+    log(`light volume ${lit.size.join(' x ')}: walkers lit ${Math.min(...lit.light).toFixed(2)}-${Math.max(...lit.light).toFixed(2)}`);
     // Stepping through the solve (--trace): half way there are fewer decided cells than at the
     // end of the pass, and some; the island comes back when the view is left.
     await page.waitForFunction(() => window.__island.trace !== null, null, { polling: 250 });

@@ -88,6 +88,7 @@ Island tiny_island() {
   isl.stats.cells = 4;
   isl.stats.navigable = 1;
   isl.stats.times.solve_ms = 1.5;
+  isl.light = light_volume(isl.mesh);
   return isl;
 }
 
@@ -266,8 +267,8 @@ TEST(IslandFiles, WritesAllOrNone) {
   for (const auto& e : fs::directory_iterator(dir / "out"))
     names.push_back(e.path().filename().string());
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"island.glb", "island_nav.json", "island_tiles.json",
-                                             "stats.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"island.glb", "island_light.png", "island_nav.json",
+                                             "island_tiles.json", "stats.json"}));
   const auto stats = nlohmann::json::parse(clitest::slurp(dir / "out" / "stats.json"));
   EXPECT_EQ(stats["seed"], 7);
   EXPECT_EQ(stats["counts"]["navigable"], 1);
@@ -282,6 +283,11 @@ TEST(IslandFiles, WritesAllOrNone) {
   bad.nav.edges[0].a = 9;
   EXPECT_FALSE(write_island((dir / "bad").string(), bad, tiny_tiles(), run_info()).ok());
   EXPECT_FALSE(fs::exists(dir / "bad"));
+  // An island without its light volume is not written either.
+  Island dark = isl;
+  dark.light = {};
+  EXPECT_FALSE(write_island((dir / "dark").string(), dark, tiny_tiles(), run_info()).ok());
+  EXPECT_FALSE(fs::exists(dir / "dark"));
   fs::remove_all(dir);
 }
 

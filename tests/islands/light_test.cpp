@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Baked sky light (sky_light): a box on open ground darkens the ground at its foot, not the
-// ground far off or the box's top, and the colours follow it.
+// ground far off or the box's top, and the colours follow it; the light volume (light_volume)
+// and its image.
 #include <gtest/gtest.h>
+#include <png.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -11,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "cityforge/islands/io.hpp"
 #include "cityforge/islands/island.hpp"
 
 namespace cityforge::islands {
@@ -102,6 +106,141 @@ TEST(IslandLight, AnIslandIsOpenOnItsPlateausAndShadedAtTheFootOfItsCliffs) {
               100.0 * open / total, 100.0 * shaded / total);
   EXPECT_GT(open, 0.5 * total) << "most of the walkable land is open to the sky";
   EXPECT_GT(shaded, 0.02 * total) << "floors at the foot of cliffs and houses are shaded";
+}
+
+// The light volume over the same box: at a walker's height beside its wall the +z light and
+// the side facing the wall are darker than in the open, the side facing away is not; the -z
+// value is the bounce; distances follow the ground and the box.
+TEST(IslandLightVolume, TheFootOfAWallIsDarkerAndDistancesFollowTheSurface) {
+  const IslandMesh m = box_on_ground(2.0);
+  const LightVolume vol = light_volume(m);
+  ASSERT_GT(vol.voxels(), 0U);
+  ASSERT_EQ(vol.cube.size(), vol.voxels());
+  ASSERT_EQ(vol.distance.size(), vol.voxels());
+  EXPECT_LE(vol.origin.x, -6.0);
+  EXPECT_GE(vol.origin.x + (vol.nx - 1) * vol.step_xy, 6.0);
+  EXPECT_GE(vol.origin.z + (vol.nz - 1) * vol.step_z, 2.0 + vol.step_z);
+  const Vec3 near{1.25, 0.0, 0.5}, far{5.0, 0.0, 0.5};
+  const std::array<float, 6> n = vol.cube_at(near);
+  const std::array<float, 6> f = vol.cube_at(far);
+  std::printf("near the wall +x %.3f -x %.3f +z %.3f -z %.3f; open +x %.3f -x %.3f +z %.3f\n", n[0],
+              n[1], n[4], n[5], f[0], f[1], f[4]);
+  EXPECT_GT(f[4], 0.97f) << "open ground sees the whole sky";
+  EXPECT_NEAR(f[0], 0.5 + 0.5 * kGroundAlbedo * f[4], 0.03) << "a side in the open: half";
+  EXPECT_LT(n[4], f[4] - 0.1f) << "the box takes sky from above the foot of its wall";
+  EXPECT_LT(n[1], 0.5f * n[0]) << "facing the wall (-x) is much darker than facing away";
+  EXPECT_GT(n[0], f[0] - 0.05f) << "facing away from the wall it is nearly open";
+  EXPECT_NEAR(n[5], kGroundAlbedo * n[4], 1e-5) << "down: the bounce off the ground";
+  for (const auto& c : vol.cube) {
+    for (const float v : c) {
+      EXPECT_GE(v, 0.0f);
+      EXPECT_LE(v, 1.0f);
+    }
+  }
+  // Evaluated for a normal: the axis values themselves along the axes.
+  EXPECT_NEAR(vol.light_at(near, {0, 0, 1}), n[4], 1e-6);
+  EXPECT_NEAR(vol.light_at(near, {-1, 0, 0}), n[1], 1e-6);
+  // Distances: the voxel centre nearest each probe, voxel precision (half a voxel).
+  const auto distance = [&](double x, double y, double z) {
+    const auto i = [](double v, double o, double s) {
+      return static_cast<std::uint32_t>(std::lround((v - o) / s));
+    };
+    return vol.distance[vol.index(i(x, vol.origin.x, vol.step_xy), i(y, vol.origin.y, vol.step_xy),
+                                  i(z, vol.origin.z, vol.step_z))];
+  };
+  const double half = 0.5 * vol.step_z;
+  EXPECT_NEAR(distance(4.0, 4.0, 1.5), 1.5, half) << "over open ground";
+  EXPECT_NEAR(distance(0.0, 0.0, 3.0), 1.0, half) << "over the box's top";
+  EXPECT_NEAR(distance(2.0, 0.0, 1.0), 1.0, half) << "beside the box's wall";
+  EXPECT_LT(distance(0.0, 0.0, 1.0), 0.0f) << "inside the box";
+  EXPECT_LT(distance(4.0, 4.0, -0.5), 0.0f) << "under the ground";
+}
+
+// On a generated island the volume agrees with the vertices' baked sky: just above the open
+// walkable floor it is bright, above the shaded floor darker.
+TEST(IslandLightVolume, AgreesWithTheVerticesSkyOnAnIsland) {
+  Result<TileSet> tiles = build_tile_set();
+  ASSERT_TRUE(tiles.ok()) << tiles.error().to_string();
+  Result<Island> island = generate_island(IslandConfig{}, 6, *tiles);
+  ASSERT_TRUE(island.ok()) << island.error().to_string();
+  const IslandMesh& m = island->mesh;
+  const LightVolume& vol = island->light;
+  ASSERT_GT(vol.voxels(), 0U);
+  double open_sum = 0, shaded_sum = 0;
+  int open_n = 0, shaded_n = 0;
+  for (std::size_t t = 0; t < m.triangles.size(); ++t) {
+    if (m.walkable[t] != 1) continue;
+    for (const std::uint32_t v : m.triangles[t]) {
+      const Vec3 p = m.positions[v];
+      const float up = vol.cube_at({p.x, p.y, p.z + 0.3})[4];
+      if (m.sky[v] > 0.95f) {
+        open_sum += up;
+        ++open_n;
+      } else if (m.sky[v] < 0.7f) {
+        shaded_sum += up;
+        ++shaded_n;
+      }
+    }
+  }
+  ASSERT_GT(open_n, 0);
+  ASSERT_GT(shaded_n, 0);
+  std::printf(
+      "volume %u x %u x %u; +z 0.3 m over floors: %.3f where vertices see > 0.95 of the "
+      "sky (%d), %.3f where < 0.7 (%d)\n",
+      vol.nx, vol.ny, vol.nz, open_sum / open_n, open_n, shaded_sum / shaded_n, shaded_n);
+  EXPECT_GT(open_sum / open_n, 0.85);
+  EXPECT_LT(shaded_sum / shaded_n, open_sum / open_n - 0.1);
+  // Same island, same volume (bit for bit), and it covers the mesh.
+  Result<Island> again = generate_island(IslandConfig{}, 6, *tiles);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->light.cube, vol.cube);
+  EXPECT_EQ(again->light.distance, vol.distance);
+  for (const Vec3& p : m.positions) {
+    EXPECT_GE(p.x, vol.origin.x);
+    EXPECT_LE(p.x, vol.origin.x + (vol.nx - 1) * vol.step_xy);
+    EXPECT_GE(p.z, vol.origin.z);
+    EXPECT_LE(p.z, vol.origin.z + (vol.nz - 1) * vol.step_z);
+  }
+}
+
+// island_light.png holds the volume as island_light_png documents it: decoded, every voxel's
+// six values and its distance come back within one step of 8 bits.
+TEST(IslandLightVolume, TheImageHoldsEveryVoxel) {
+  const IslandMesh m = box_on_ground(2.0);
+  const LightVolume vol = light_volume(m);
+  Result<std::vector<std::uint8_t>> png = island_light_png(vol);
+  ASSERT_TRUE(png.ok()) << png.error().to_string();
+  png_image image{};
+  image.version = PNG_IMAGE_VERSION;
+  ASSERT_NE(png_image_begin_read_from_memory(&image, png->data(), png->size()), 0);
+  image.format = PNG_FORMAT_RGBA;
+  ASSERT_EQ(image.width, vol.nx * vol.nz);
+  ASSERT_EQ(image.height, 2 * vol.ny);
+  std::vector<std::uint8_t> px(PNG_IMAGE_SIZE(image));
+  ASSERT_NE(png_image_finish_read(&image, nullptr, px.data(), 0, nullptr), 0);
+  const std::size_t row = std::size_t{image.width} * 4;
+  const double tol = 0.5 / 255.0 + 1e-6;
+  for (std::uint32_t iz = 0; iz < vol.nz; ++iz) {
+    for (std::uint32_t iy = 0; iy < vol.ny; ++iy) {
+      for (std::uint32_t ix = 0; ix < vol.nx; ++ix) {
+        const std::size_t i = vol.index(ix, iy, iz);
+        const std::uint8_t* top = px.data() + iy * row + (std::size_t{iz} * vol.nx + ix) * 4;
+        const std::uint8_t* bottom = top + row * vol.ny;
+        const auto& c = vol.cube[i];
+        ASSERT_NEAR(top[0] / 255.0, c[0], tol) << i;
+        ASSERT_NEAR(top[1] / 255.0, c[2], tol) << i;
+        ASSERT_NEAR(top[2] / 255.0, c[4], tol) << i;
+        ASSERT_EQ(top[3], 255) << i;
+        ASSERT_NEAR(bottom[0] / 255.0, c[1], tol) << i;
+        ASSERT_NEAR(bottom[1] / 255.0, c[3], tol) << i;
+        ASSERT_NEAR(bottom[2] / 255.0, c[5], tol) << i;
+        ASSERT_NEAR((bottom[3] - 128) / 32.0, std::clamp(vol.distance[i], -4.0f, 127.0f / 32.0f),
+                    0.5 / 32.0 + 1e-6)
+            << i;
+      }
+    }
+  }
+  EXPECT_FALSE(island_light_png(LightVolume{}).ok()) << "an empty volume is refused";
 }
 
 // Big blotches: a tile's shade is smeared across its borders in square patches, so on flat

@@ -11,6 +11,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
 import { makeWalkers, rehome, stepWalkers, walkerPosition } from './island_walkers.js';
+import { decodePng, figureLight, lightVolume } from './light_volume.js';
 
 const canvas = document.getElementById('view');
 const statusBox = document.getElementById('status');
@@ -42,6 +43,7 @@ const state = {
   model: null,
   navLines: null,
   walkers: null, // island_walkers.js world
+  light: null, // the baked light volume (light_volume.js), or null when the folder has none
   trace: null, // island_trace.json (cityforge island --trace), or null
   traceStep: 0,
 };
@@ -76,12 +78,22 @@ function navGraphLines(nav) {
   return lines;
 }
 
+// The light volume named by island_tiles.json, or null when it names none (an older folder).
+async function loadLight(tiles) {
+  const meta = tiles.light_volume;
+  if (!meta) return null;
+  const r = await fetch(`/city/${meta.file}?v=${state.edits}`, { cache: 'no-store' });
+  if (!r.ok) throw new Error(`/city/${meta.file}: HTTP ${r.status}`);
+  return lightVolume(meta, await decodePng(await r.arrayBuffer()));
+}
+
 async function load(first) {
   const [gltf, tiles, nav] = await Promise.all([
     new GLTFLoader().loadAsync(`/city/island.glb?v=${state.edits}`),
     fetchJson('/city/island_tiles.json'),
     fetchJson('/city/island_nav.json'),
   ]);
+  state.light = await loadLight(tiles);
   if (state.model) scene.remove(state.model);
   if (state.navLines) scene.remove(state.navLines);
   state.model = gltf.scene;
@@ -236,11 +248,16 @@ const walkerMesh = (() => {
   mesh.count = 0;
   const colour = new THREE.Color();
   for (let i = 0; i < WALKERS; i++) mesh.setColorAt(i, colour.setHex(WALKER_COLOURS[i % WALKER_COLOURS.length]));
+  mesh.instanceColor.setUsage(THREE.DynamicDrawUsage);
   mesh.frustumCulled = false;
   scene.add(mesh);
   return mesh;
 })();
 const walkerMatrix = new THREE.Matrix4();
+const walkerColour = new THREE.Color();
+// Each walker's brightness from the light volume (1 without one): darker at the foot of a
+// cliff or between houses, as the land's baked vertex light (1 - (1 - light) x 0.55).
+state.walkerLight = [];
 function drawWalkers(dt) {
   const world = state.walkers;
   walkerMesh.visible = document.getElementById('show-walkers').checked && !document.getElementById('show-solve').checked;
@@ -250,9 +267,14 @@ function drawWalkers(dt) {
     const p = walkerPosition(world, w).position;
     walkerMatrix.makeTranslation(p[0], p[2], -p[1]);
     walkerMesh.setMatrixAt(i, walkerMatrix);
+    const light = state.light ? figureLight(state.light, [p[0], p[1], p[2] + 0.3]) : 1;
+    state.walkerLight[i] = light;
+    walkerColour.setHex(WALKER_COLOURS[i % WALKER_COLOURS.length]).multiplyScalar(1 - (1 - light) * 0.55);
+    walkerMesh.setColorAt(i, walkerColour);
   });
   walkerMesh.count = world.walkers.length;
   walkerMesh.instanceMatrix.needsUpdate = true;
+  walkerMesh.instanceColor.needsUpdate = true;
 }
 // For tests: every walker's engine position and the graph edge it is on.
 state.walkerPositions = () => (state.walkers ? state.walkers.walkers.map((w) => walkerPosition(state.walkers, w)) : []);

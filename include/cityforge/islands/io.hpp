@@ -11,8 +11,8 @@
 #include "cityforge/islands/island.hpp"
 
 /// The files of `cityforge island` (docs/islands.md "Outputs"): island.glb, island_nav.json,
-/// island_tiles.json and stats.json. Every builder works in memory; write_island writes them
-/// all or none. Byte identical for the same island (stats.json: except its timings).
+/// island_tiles.json, island_light.png and stats.json. Every builder works in memory; write_island
+/// writes them all or none. Byte identical for the same island (stats.json: except its timings).
 namespace cityforge::islands {
 
 /// What the files say about the run besides the island itself.
@@ -67,6 +67,14 @@ Result<std::string> island_nav_json(const Island& island);
 Result<std::string> island_tiles_json(const Island& island, const TileSet& tiles,
                                       const IslandRunInfo& run);
 
+/// island_light.png, the light volume (Island::light, seeds/003 39:09-41:16: the talk stacks
+/// its volume's horizontal slices in one image): RGBA, nx x nz pixels wide (slice iz at column
+/// iz x nx) and 2 x ny high; rows 0..ny-1 hold the +x, +y, +z light in R, G, B (x 255, linear,
+/// A 255), rows ny..2ny-1 the -x, -y, -z light and in A 128 + 32 x the signed distance to the
+/// surface (metres, clamped to 0..255). island_tiles.json's "light_volume" gives its origin,
+/// steps, size and this layout. Errors: an empty volume, a non-finite distance.
+Result<std::vector<std::uint8_t>> island_light_png(const LightVolume& volume);
+
 /// stats.json: seed, grid (kind, radius, layers, cell_m, layer_m), the counts of IslandStats,
 /// times_ms per phase (and their sum), tile_set_ms, generate_ms, export_ms.
 std::string island_stats_json(const Island& island, const IslandRunInfo& run);
@@ -79,7 +87,7 @@ std::string island_stats_json(const Island& island, const IslandRunInfo& run);
 /// check found, which names no cell; tile -1 when none).
 std::string island_trace_json(const Island& island, const TileSet& tiles);
 
-/// Builds the four files (five with a trace) in memory, creates `dir` (and its parents), writes
+/// Builds the five files (six with a trace) in memory, creates `dir` (and its parents), writes
 /// each under a temporary name and renames them into place when all were written (stats.json
 /// last); on an error the temporaries are removed, so no file is half written. Without a
 /// trace, an island_trace.json left in `dir` by an earlier run is removed (it would describe

@@ -202,6 +202,38 @@ struct SolveTrace {
   std::vector<wfc::TraceStep> steps;
 };
 
+/// Baked light volume (seeds/003, 39:09-41:16: "baked into a big nice light volume ... so then
+/// I can light particles, grass, foliage, units super cheaply": one lookup per object). A
+/// regular grid of voxels over the island's land, from its lowest point to above its highest;
+/// per voxel the sky light (with one bounce off the ground) that a surface facing each of the
+/// six axes would receive there (an ambient cube), and the signed distance to the land's
+/// surface. light_volume() bakes it from the finished mesh.
+struct LightVolume {
+  Vec3 origin;         ///< Centre of voxel (0, 0, 0), metres, engine frame (z up).
+  double step_xy = 0;  ///< Voxel size along x and y (metres).
+  double step_z = 0;   ///< Voxel size along z (metres).
+  std::uint32_t nx = 0, ny = 0, nz = 0;
+  /// Per voxel (index (iz * ny + iy) * nx + ix): the share of an open up-facing surface's light
+  /// received by a surface facing +x, -x, +y, -y, +z, -z (0..1; in the open 0.5 + bounce for
+  /// the four sides, 1 for +z, the bounce alone for -z). Voxels under the ground hold the
+  /// values of the first voxel above it, so sampling across the surface stays smooth.
+  std::vector<std::array<float, 6>> cube;
+  /// Per voxel: metres to the land's surface, negative under it (voxel precision).
+  std::vector<float> distance;
+
+  std::size_t voxels() const { return std::size_t{nx} * ny * nz; }
+  std::size_t index(std::uint32_t ix, std::uint32_t iy, std::uint32_t iz) const {
+    return (std::size_t{iz} * ny + iy) * nx + ix;
+  }
+  /// The ambient cube at a point, trilinear between the voxel centres around it that are
+  /// above the ground (weights renormalised; all under it: plain trilinear), clamped to the
+  /// volume.
+  std::array<float, 6> cube_at(const Vec3& p) const;
+  /// The light a surface with unit normal n receives at p: the cube's six values weighted by
+  /// the squares of n's components (the usual ambient-cube evaluation).
+  float light_at(const Vec3& p, const Vec3& n) const;
+};
+
 struct Island {
   LayeredGrid grid;                ///< After deformation of the plane.
   std::vector<wfc::TileId> tiles;  ///< Per 3D cell (LayeredGrid::cell_id).
@@ -212,6 +244,8 @@ struct Island {
   std::vector<std::uint8_t> paint;
   /// The generator's solves in order, with IslandConfig::trace (edits are not traced).
   std::vector<SolveTrace> trace;
+  /// Baked from the finished mesh (light_volume), with mesh.sky.
+  LightVolume light;
 };
 
 /// Colours a cell can be painted (EditKind::paint), as in Townscaper's palette.
@@ -298,6 +332,20 @@ std::pair<std::uint32_t, double> smooth_mesh(IslandMesh& mesh, std::uint32_t ite
 /// the directions in front of it. 1 on an open plateau, about 0.6-0.8 at the foot of a cliff,
 /// less in a cove.
 std::vector<float> sky_light(const IslandMesh& mesh);
+/// The light volume of a finished mesh (LightVolume): voxels of kLightVoxelXyM x kLightVoxelXyM
+/// x kLightVoxelZM over the land's bounding box grown by one voxel, from one voxel under its
+/// lowest point to two over its highest. From the same height field as sky_light: per voxel
+/// and each of 8 directions, the highest elevation h of the surface within 3 m; +z gets the
+/// mean of cos^2 h (as sky_light), a side axis the cosine-weighted sky above those horizons in
+/// the directions it faces (0.5 in the open), and every axis a bounce of kGroundAlbedo x the
+/// +z value from the ground below it. Distances from a Euclidean distance transform of the
+/// voxels under the height field, never more than the height over the ground.
+LightVolume light_volume(const IslandMesh& mesh);
+/// Both of the above from one height field: mesh.sky and the volume.
+void bake_light(IslandMesh& mesh, LightVolume& volume);
+inline constexpr double kLightVoxelXyM = 0.5;
+inline constexpr double kLightVoxelZM = 0.5;
+inline constexpr double kGroundAlbedo = 0.3;
 /// Procedural colours: per material, varied per game tile by a seeded hash, darker along
 /// game-tile borders and more along material borders (IslandMesh::line), and where the vertex
 /// sees less sky (IslandMesh::sky, baked light). `paint` (per plane

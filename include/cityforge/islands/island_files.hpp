@@ -49,17 +49,17 @@ Result<IslandEdit> parse_edit(const std::string& text);
 Result<TileSet> read_kit_file(const std::string& path);
 
 /// Checks every option before any work, builds the tile set and the island, and writes
-/// island.glb, island_nav.json, island_tiles.json and stats.json into request.out (all or
-/// none, write_island). With request.write_kit, first writes the built-in kit there, and stops
-/// when no output folder is given. `progress` (optional) is told the phase that starts ("tile set",
-/// "island") and "" when the work is done. Errors: invalid_input naming the option, or when
+/// island.glb, island_nav.json, island_tiles.json, island_light.png and stats.json into request.out
+/// (all or none, write_island). With request.write_kit, first writes the built-in kit there, and
+/// stops when no output folder is given. `progress` (optional) is told the phase that starts ("tile
+/// set", "island") and "" when the work is done. Errors: invalid_input naming the option, or when
 /// there is no island within the solver's budget; io when a file cannot be written.
 Result<IslandFilesReport> make_island_files(
     const IslandRequest& request, const std::function<void(const std::string&)>& progress = {});
 
 /// An island kept in memory to be edited and written again (`cityforge serve ISLAND_DIR`):
 /// made again from the folder's stats.json (seed, grid, kit and the edits so far, replayed),
-/// then edited one edit at a time, each time writing the four files again (all or none) with
+/// then edited one edit at a time, each time writing the five files again (all or none) with
 /// the edit added to stats.json, so the folder always holds an island that `cityforge island`
 /// makes again from its stats.json. Not thread-safe: one edit at a time.
 class IslandSession {
