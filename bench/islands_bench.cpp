@@ -91,15 +91,13 @@ void BM_IslandFiles(benchmark::State& state) {
   auto island = islands::generate_island(run.config, run.seed, tiles);
   if (!island) std::abort();
   for (auto _ : state) {
-    auto glb = islands::island_glb(*island, run);
+    auto glb = islands::island_glb_files(*island, run);
     auto nav = islands::island_nav_json(*island);
     auto layout = islands::island_tiles_json(*island, tiles, run);
-    auto light = islands::island_light_png(island->light);
-    if (!glb || !nav || !layout || !light) std::abort();
-    state.counters["glb_kB"] = static_cast<double>(glb->size()) / 1000.0;
-    state.counters["light_png_kB"] = static_cast<double>(light->size()) / 1000.0;
+    if (!glb || !nav || !layout) std::abort();
+    state.counters["glb_kB"] = static_cast<double>(glb->glb.size()) / 1000.0;
+    state.counters["light_png_kB"] = static_cast<double>(glb->light_png.size()) / 1000.0;
     benchmark::DoNotOptimize(glb);
-    benchmark::DoNotOptimize(light);
     benchmark::DoNotOptimize(nav);
     benchmark::DoNotOptimize(layout);
   }

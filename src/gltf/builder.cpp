@@ -29,7 +29,18 @@ Builder& Builder::operator=(Builder&&) noexcept = default;
 void Builder::set_extras(const std::map<std::string, Extra>& extras) {
   tinygltf::Value::Object object;
   for (const auto& [key, value] : extras) {
-    object[key] = std::visit([](const auto& v) { return tinygltf::Value(v); }, value);
+    object[key] = std::visit(
+        [](const auto& v) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::vector<double>>) {
+            tinygltf::Value::Array array;
+            for (const double x : v)
+              array.emplace_back(x);
+            return tinygltf::Value(std::move(array));
+          } else {
+            return tinygltf::Value(v);
+          }
+        },
+        value);
   }
   m_impl->model.asset.extras = tinygltf::Value(std::move(object));
 }
@@ -82,6 +93,17 @@ int Builder::add_indices(std::span<const std::uint32_t> indices) {
       add_view(model, indices.data(), indices.size_bytes(), TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
   return add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT, TINYGLTF_TYPE_SCALAR,
                       indices.size());
+}
+
+int Builder::add_image(const std::string& name, std::span<const std::uint8_t> bytes,
+                       const std::string& mime_type) {
+  tinygltf::Model& model = m_impl->model;
+  tinygltf::Image image;
+  image.name = name;
+  image.bufferView = add_view(model, bytes.data(), bytes.size(), 0);
+  image.mimeType = mime_type;
+  model.images.push_back(std::move(image));
+  return static_cast<int>(model.images.size() - 1);
 }
 
 int Builder::add_mesh(const std::string& name, const std::vector<Primitive>& primitives) {

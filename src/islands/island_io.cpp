@@ -11,15 +11,13 @@
 #include <bit>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <filesystem>
 #include <numbers>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
+#include "beside.hpp"
 #include "cityforge/core/atomic_file.hpp"
 #include "cityforge/core/json_text.hpp"
 #include "cityforge/core/mesh.hpp"
@@ -340,26 +338,41 @@ const char* tile_kind_name(TileKind kind) {
   return "?";
 }
 
-Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandRunInfo& run) {
-  Result<LandArrays> land = land_arrays(island.mesh);
+Result<IslandGlbFiles> island_glb_files(const Island& island, const IslandRunInfo& run) {
+  // The light volume's image on a second thread while the land's arrays are made.
+  Result<std::vector<std::uint8_t>> light = Error::internal(kLightFile, "not encoded");
+  Result<LandArrays> land = Error::internal("island.glb", "not built");
+  run_beside([&] { light = island_light_png(island.light); },
+             [&] { land = land_arrays(island.mesh); });
   if (!land) return land.error();
+  if (!light) return light.error();
   const double radius = island_radius_m(island.grid);
   if (!std::isfinite(radius) || !std::isfinite(island.grid.layer_m)) {
     return Error::invalid_input("island.glb", "the grid has a non-finite vertex or layer height");
   }
 
+  const LightVolume& vol = island.light;
   gltf::Builder gb;
   // The land's views (positions, normals, colours, indices) and the sea's few hundred bytes.
   gb.reserve(land->positions.size() * 3 * sizeof(std::array<float, 3>) +
              land->indices.size() * sizeof(std::uint32_t) + (64 << 10));
-  gb.set_extras({{"generator", std::string("cityforge island")},
-                 {"seed", std::to_string(run.seed)},
-                 {"grid", std::string(grid_kind_name(run.config.grid.kind))},
-                 {"size", static_cast<int>(run.config.grid.radius)},
-                 {"layers", static_cast<int>(island.grid.layers)},
-                 {"cell_m", run.config.grid.cell_m},
-                 {"layer_m", island.grid.layer_m},
-                 {"light_volume", std::string(kLightFile)}});
+  gb.set_extras(
+      {{"generator", std::string("cityforge island")},
+       {"seed", std::to_string(run.seed)},
+       {"grid", std::string(grid_kind_name(run.config.grid.kind))},
+       {"size", static_cast<int>(run.config.grid.radius)},
+       {"layers", static_cast<int>(island.grid.layers)},
+       {"cell_m", run.config.grid.cell_m},
+       {"layer_m", island.grid.layer_m},
+       {"light_volume", std::string(kLightFile)},
+       {"light_volume_image", 0},
+       {"light_volume_origin", std::vector<double>{vol.origin.x, vol.origin.y, vol.origin.z}},
+       {"light_volume_step", std::vector<double>{vol.step_xy, vol.step_xy, vol.step_z}},
+       {"light_volume_size",
+        std::vector<double>{static_cast<double>(vol.nx), static_cast<double>(vol.ny),
+                            static_cast<double>(vol.nz)}},
+       {"light_volume_distance_scale", kLightDistanceScale},
+       {"light_volume_ground_albedo", kGroundAlbedo}});
 
   // Materials: the land's colours are in its vertices; the sea is see-through.
   gb.add_material({.name = "island", .metallic = 0.0, .roughness = 0.9});
@@ -375,7 +388,17 @@ Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandR
   gb.add_node({.name = "island", .children = {1, 2}});
   gb.add_node({.name = "land", .mesh = 0});
   gb.add_node({.name = "sea", .mesh = 1});
-  return gb.glb("island");
+  // The light volume, the same bytes as island_light.png (image 0, named in the extras).
+  gb.add_image("light_volume", *light, "image/png");
+  Result<std::vector<std::uint8_t>> glb = gb.glb("island");
+  if (!glb) return glb.error();
+  return IslandGlbFiles{.glb = std::move(*glb), .light_png = std::move(*light)};
+}
+
+Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandRunInfo& run) {
+  Result<IslandGlbFiles> files = island_glb_files(island, run);
+  if (!files) return files.error();
+  return std::move(files->glb);
 }
 
 Result<std::string> island_nav_json(const Island& island) {
@@ -688,37 +711,14 @@ std::string island_trace_json(const Island& island, const TileSet& tiles) {
 
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run) {
-  // 1. Everything in memory first; the light volume's image on a second thread meanwhile
-  // (it only reads the island), or in turn when no thread can be had.
+  // 1. Everything in memory first.
   const auto t0 = std::chrono::steady_clock::now();
-  Result<std::vector<std::uint8_t>> light = Error::internal(kLightFile, "not encoded");
-  Result<std::vector<std::uint8_t>> glb = Error::internal("island.glb", "not built");
-  Result<std::string> nav = Error::internal("island_nav.json", "not built");
-  Result<std::string> layout = Error::internal("island_tiles.json", "not built");
-  const auto rest = [&] {
-    glb = island_glb(island, run);
-    nav = island_nav_json(island);
-    layout = island_tiles_json(island, tiles, run);
-  };
-  std::exception_ptr failed;  // What the encoder threw (out of memory), thrown here.
-  try {
-    const std::jthread encoder([&] {
-      try {
-        light = island_light_png(island.light);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    });
-    rest();
-  } catch (const std::system_error&) {  // No thread to be had.
-    light = island_light_png(island.light);
-    rest();
-  }
-  if (failed) std::rethrow_exception(failed);
+  Result<IslandGlbFiles> glb = island_glb_files(island, run);
   if (!glb) return glb.error();
+  Result<std::string> nav = island_nav_json(island);
   if (!nav) return nav.error();
+  Result<std::string> layout = island_tiles_json(island, tiles, run);
   if (!layout) return layout.error();
-  if (!light) return light.error();
   IslandRunInfo timed = run;
   timed.export_ms =
       1000.0 * std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -736,10 +736,12 @@ Status write_island(const std::string& dir, const Island& island, const TileSet&
   // on the way leaves none of them behind, half written or whole.
   const std::string suffix = ".part-" + std::to_string(::getpid());
   std::vector<std::pair<const char*, std::string_view>> files{{
-      {"island.glb", std::string_view(reinterpret_cast<const char*>(glb->data()), glb->size())},
+      {"island.glb",
+       std::string_view(reinterpret_cast<const char*>(glb->glb.data()), glb->glb.size())},
       {"island_nav.json", *nav},
       {"island_tiles.json", *layout},
-      {kLightFile, std::string_view(reinterpret_cast<const char*>(light->data()), light->size())},
+      {kLightFile, std::string_view(reinterpret_cast<const char*>(glb->light_png.data()),
+                                    glb->light_png.size())},
   }};
   if (!trace.empty()) files.emplace_back("island_trace.json", trace);
   files.emplace_back("stats.json", stats);

@@ -7,14 +7,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <numbers>
 #include <span>
-#include <system_error>
-#include <thread>
 #include <vector>
 
+#include "beside.hpp"
 #include "cityforge/islands/island.hpp"
 #include "mesh_util.hpp"
 
@@ -113,23 +111,9 @@ LightVolume light_volume(const IslandMesh& mesh) { return volume_from(mesh, heig
 void bake_light(IslandMesh& mesh, LightVolume& volume) {
   const HeightField field = height_field(mesh);
   // The volume on a second thread while this one does the vertices (both only read the mesh
-  // and the field; an interactive edit waits for both). Without a thread, one after the other.
+  // and the field; an interactive edit waits for both).
   std::vector<float> sky;
-  std::exception_ptr failed;  // What the second thread threw (out of memory), thrown here.
-  try {
-    const std::jthread beside([&] {
-      try {
-        volume = volume_from(mesh, field);
-      } catch (...) {
-        failed = std::current_exception();
-      }
-    });
-    sky = sky_from(mesh, field);
-  } catch (const std::system_error&) {  // No thread to be had: the same work in turn.
-    volume = volume_from(mesh, field);
-    sky = sky_from(mesh, field);
-  }
-  if (failed) std::rethrow_exception(failed);
+  run_beside([&] { volume = volume_from(mesh, field); }, [&] { sky = sky_from(mesh, field); });
   mesh.sky = std::move(sky);
 }
 

@@ -102,6 +102,7 @@ IslandRunInfo run_info(Seed seed = 7) {
 tinygltf::Model read_glb(const std::vector<std::uint8_t>& bytes) {
   tinygltf::Model model;
   tinygltf::TinyGLTF loader;
+  gltf::skip_image_decoding(loader);  // The light volume's PNG stays bytes.
   std::string err, warn;
   EXPECT_TRUE(loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(),
                                           static_cast<unsigned>(bytes.size())))
@@ -163,6 +164,25 @@ TEST(IslandGlb, LandAndSeaReadBack) {
   EXPECT_EQ(extras.Get("seed").Get<std::string>(), "7");
   EXPECT_EQ(extras.Get("grid").Get<std::string>(), "mixed");
   EXPECT_EQ(extras.Get("size").Get<int>(), 3);
+  // The light volume: image 0, island_light.png's bytes, placed by the extras.
+  ASSERT_EQ(m.images.size(), 1U);
+  EXPECT_EQ(m.images[0].name, "light_volume");
+  EXPECT_EQ(m.images[0].mimeType, "image/png");
+  EXPECT_EQ(extras.Get("light_volume").Get<std::string>(), "island_light.png");
+  EXPECT_EQ(extras.Get("light_volume_image").Get<int>(), 0);
+  Result<std::vector<std::uint8_t>> png = island_light_png(isl.light);
+  ASSERT_TRUE(png.ok());
+  const tinygltf::BufferView& view =
+      m.bufferViews.at(static_cast<std::size_t>(m.images[0].bufferView));
+  EXPECT_TRUE(std::equal(
+      png->begin(), png->end(),
+      m.buffers[0].data.begin() + static_cast<std::ptrdiff_t>(view.byteOffset),
+      m.buffers[0].data.begin() + static_cast<std::ptrdiff_t>(view.byteOffset + view.byteLength)));
+  const tinygltf::Value& size = extras.Get("light_volume_size");
+  ASSERT_TRUE(size.IsArray());
+  EXPECT_EQ(size.Get(2).GetNumberAsDouble(), static_cast<double>(isl.light.nz));
+  const tinygltf::Value& origin = extras.Get("light_volume_origin");
+  EXPECT_EQ(origin.Get(0).GetNumberAsDouble(), isl.light.origin.x);
 }
 
 TEST(IslandGlb, SmoothsWithinTheCreaseAngle) {

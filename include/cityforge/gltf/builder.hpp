@@ -29,8 +29,9 @@ Quat quat_axis(int axis, double angle);
 /// Hamilton product a * b (apply b first, then a).
 Quat quat_mul(const Quat& a, const Quat& b);
 
-/// A value of the asset's extras object (an integer stays an integer in the JSON).
-using Extra = std::variant<bool, int, double, std::string>;
+/// A value of the asset's extras object (an integer stays an integer in the JSON; a vector is
+/// an array of numbers).
+using Extra = std::variant<bool, int, double, std::string, std::vector<double>>;
 
 /// A metallic-roughness material; unset members keep glTF's defaults.
 struct Material {
@@ -80,6 +81,10 @@ class Builder {
   int add_vec2(std::span<const std::array<float, 2>> values);
   /// A uint32 SCALAR accessor over an ELEMENT_ARRAY_BUFFER view (triangle corners).
   int add_indices(std::span<const std::uint32_t> indices);
+  /// An image stored in the buffer (a view without a target), e.g. a PNG file's bytes with
+  /// `mime_type` "image/png"; returns its index in `images`.
+  int add_image(const std::string& name, std::span<const std::uint8_t> bytes,
+                const std::string& mime_type);
   /// A mesh of triangle primitives.
   int add_mesh(const std::string& name, const std::vector<Primitive>& primitives);
   int add_node(const Node& node);

@@ -47,10 +47,23 @@ std::array<float, 3> material_colour(Material m);
 ///  - sea: a regular hexagon, first corner on +x, circumradius 1.7 x the island's (farthest
 ///    plane vertex from the centre), at z = -0.15 * layer_m, normal up; material "sea"
 ///    (blue-green, alpha 0.85, alphaMode BLEND, roughness 0.2).
+///  - images: image 0 "light_volume", island_light.png's bytes (image/png): the light volume,
+///    named in asset.extras (light_volume_image, and its light_volume_origin, _step, _size,
+///    _distance_scale and _ground_albedo, as island_tiles.json's "light_volume"). No material
+///    uses it: it lights what moves over the island, not the island.
 /// asset.generator is "cityforge"; asset.extras holds generator "cityforge island", seed (a
-/// decimal string: 64 bits), grid (kind name), size (radius in cells), layers, cell_m, layer_m.
-/// Errors: a non-finite position or colour (named), an empty mesh.
+/// decimal string: 64 bits), grid (kind name), size (radius in cells), layers, cell_m, layer_m,
+/// light_volume ("island_light.png") and the light_volume_* keys above.
+/// Errors: a non-finite position or colour (named), an empty mesh, an empty light volume.
 Result<std::vector<std::uint8_t>> island_glb(const Island& island, const IslandRunInfo& run);
+
+/// island.glb and island_light.png together (the image is in both): the image is encoded on a
+/// second thread while the land's arrays are made.
+struct IslandGlbFiles {
+  std::vector<std::uint8_t> glb;
+  std::vector<std::uint8_t> light_png;
+};
+Result<IslandGlbFiles> island_glb_files(const Island& island, const IslandRunInfo& run);
 
 /// island_nav.json: {"format", "units", "up", "nodes": [{id, cell, layer, position [x,y,z],
 /// stairs}], "edges": [{a, b, stairs}]}, engine frame (z up, metres), numbers %.9g, in the
