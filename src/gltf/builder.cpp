@@ -87,6 +87,16 @@ int Builder::add_vec2(std::span<const std::array<float, 2>> values) {
                       values.size());
 }
 
+int Builder::add_vec4_u8(std::span<const std::array<std::uint8_t, 4>> values) {
+  tinygltf::Model& model = m_impl->model;
+  const int view =
+      add_view(model, values.data(), values.size_bytes(), TINYGLTF_TARGET_ARRAY_BUFFER);
+  const int acc = add_accessor(model, view, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE,
+                               TINYGLTF_TYPE_VEC4, values.size());
+  model.accessors[static_cast<std::size_t>(acc)].normalized = true;
+  return acc;
+}
+
 int Builder::add_indices(std::span<const std::uint32_t> indices) {
   tinygltf::Model& model = m_impl->model;
   const int view =

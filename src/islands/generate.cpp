@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "beside.hpp"
 #include "cityforge/islands/island.hpp"
 #include "paths.hpp"
 #include "reach.hpp"
@@ -373,7 +374,13 @@ void finish_island(Island& island, const IslandConfig& config, Seed seed, const 
   bake_light(island.mesh, island.light);
   stats.times.light_ms = ms_since(t0);
   t0 = Clock::now();
-  colour_island(island.mesh, seed, island.paint, n_plane);
+  // The contrast map beside the colours (it reads only the triangles and their edges).
+  ContrastMap contrast;
+  run_beside([&] { contrast = contrast_map(island.mesh, seed); },
+             [&] { colour_island(island.mesh, seed, island.paint, n_plane); });
+  island.mesh.contrast.resize(contrast.patch.size());
+  for (std::size_t t = 0; t < contrast.patch.size(); ++t)
+    island.mesh.contrast[t] = contrast.colour[contrast.patch[t]];
   stats.times.colour_ms = ms_since(t0);
 
   // 7. Node heights from the final walkable surface of their cell.

@@ -50,10 +50,11 @@ struct VertexKey {
   std::uint32_t position = 0;
   std::array<float, 3> colour{};
   std::array<float, 3> normal{};
+  std::array<std::uint8_t, 4> contrast{};
   /// Bit for bit (values are finite, so this is equality but for -0 and +0).
   bool operator==(const VertexKey& o) const {
     return position == o.position && bits(colour) == bits(o.colour) &&
-           bits(normal) == bits(o.normal);
+           bits(normal) == bits(o.normal) && contrast == o.contrast;
   }
   static std::array<std::uint32_t, 3> bits(const std::array<float, 3>& v) {
     return {std::bit_cast<std::uint32_t>(v[0]), std::bit_cast<std::uint32_t>(v[1]),
@@ -63,6 +64,8 @@ struct VertexKey {
 /// The land as glTF arrays (y up).
 struct LandArrays {
   std::vector<std::array<float, 3>> positions, normals, colours;
+  /// The contrast map as 8-bit RGB (A 255); empty when the mesh has none.
+  std::vector<std::array<std::uint8_t, 4>> contrast;
   std::vector<std::array<float, 2>> uvs;  ///< Metres, the ground rule of planar_uvs.
   std::vector<std::uint32_t> indices;
 };
@@ -73,6 +76,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
   const std::size_t nt = mesh.triangles.size();
   const std::size_t nv = mesh.positions.size();
   const bool painted = mesh.corner_colour.size() == nt;
+  const bool contrasted = mesh.contrast.size() == nt;
   // 1. Face normals (length = twice the area) and which faces are kept.
   std::vector<Vec3> face(nt);
   std::vector<std::uint8_t> keep(nt, 0);
@@ -149,9 +153,18 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
         }
         c = std::clamp(c, 0.0f, 1.0f);
       }
+      if (contrasted) {
+        for (std::size_t c = 0; c < 3; ++c) {
+          key.contrast[c] = static_cast<std::uint8_t>(
+              std::lround(std::clamp(mesh.contrast[t][c], 0.0f, 1.0f) * 255.0f));
+        }
+        key.contrast[3] = 255;
+      }
       std::uint32_t id = first[v];
       std::uint32_t* link = &first[v];
-      while (id != kNone && !(VertexKey{v, out.colours[id], out.normals[id]} == key)) {
+      while (id != kNone &&
+             !(VertexKey{v, out.colours[id], out.normals[id],
+                         contrasted ? out.contrast[id] : std::array<std::uint8_t, 4>{}} == key)) {
         link = &next[id];
         id = next[id];
       }
@@ -167,6 +180,7 @@ Result<LandArrays> land_arrays(const IslandMesh& mesh) {
             engine, {static_cast<float>(n.x), static_cast<float>(n.y), static_cast<float>(n.z)}));
         out.normals.push_back(key.normal);
         out.colours.push_back(key.colour);
+        if (contrasted) out.contrast.push_back(key.contrast);
       }
       out.indices.push_back(id);
     }
@@ -186,6 +200,9 @@ gltf::Primitive add_triangles(gltf::Builder& gb, const LandArrays& a, int materi
   prim.attributes["NORMAL"] = gb.add_vec3(a.normals, false);
   prim.attributes["TEXCOORD_0"] = gb.add_vec2(a.uvs);
   if (colours) prim.attributes["COLOR_0"] = gb.add_vec3(a.colours, false);
+  // The contrast map (seeds/003, 37:45): an application-specific attribute, for an edge
+  // detection that draws the lines (the viewer's outlines); importers keep or ignore it.
+  if (!a.contrast.empty()) prim.attributes["_CONTRAST"] = gb.add_vec4_u8(a.contrast);
   prim.indices = gb.add_indices(a.indices);
   return prim;
 }
@@ -711,13 +728,19 @@ std::string island_trace_json(const Island& island, const TileSet& tiles) {
 
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run) {
-  // 1. Everything in memory first.
+  // 1. Everything in memory first: the JSON files on a second thread while the glb is built.
   const auto t0 = std::chrono::steady_clock::now();
-  Result<IslandGlbFiles> glb = island_glb_files(island, run);
+  Result<IslandGlbFiles> glb = Error::internal("island.glb", "not built");
+  Result<std::string> nav = Error::internal("island_nav.json", "not built");
+  Result<std::string> layout = Error::internal("island_tiles.json", "not built");
+  run_beside(
+      [&] {
+        nav = island_nav_json(island);
+        layout = island_tiles_json(island, tiles, run);
+      },
+      [&] { glb = island_glb_files(island, run); });
   if (!glb) return glb.error();
-  Result<std::string> nav = island_nav_json(island);
   if (!nav) return nav.error();
-  Result<std::string> layout = island_tiles_json(island, tiles, run);
   if (!layout) return layout.error();
   IslandRunInfo timed = run;
   timed.export_ms =

@@ -3,7 +3,8 @@
 // headless Chromium on /island.html. The island and its navigation graph load; a scripted
 // click raises a walkable cell and shift+click lowers one: each edit is solved again by the
 // server, the page reloads the island, the navigation graph stays one component, walkers walk
-// on it (before and after each edit) lit by the baked light volume; the solve can be stepped
+// on it (before and after each edit) lit by the baked light volume; the contrast map's outlines
+// are drawn; the solve can be stepped
 // through (--trace); a colour
 // picked from the palette paints a clicked cell;
 // and the console stays free of errors. Screenshots before and after land in --out.
@@ -88,6 +89,12 @@ async function main() {
       throw new Error(`walker light ${JSON.stringify(lit.light)}`);
     }
     log(`light volume ${lit.size.join(' x ')}: walkers lit ${Math.min(...lit.light).toFixed(2)}-${Math.max(...lit.light).toFixed(2)}`);
+    // Outlines: the land's contrast map (_CONTRAST) is drawn, and its edge detection marks some
+    // of the picture as lines, not none and not most of it.
+    if (!(await page.evaluate(() => window.__island.hasContrastMap()))) throw new Error('island.glb has no contrast map');
+    const share = await page.evaluate(() => window.__island.outlineShare());
+    if (!(share > 0.005 && share < 0.3)) throw new Error(`outlines cover ${(100 * share).toFixed(2)} % of the picture`);
+    log(`outlines: ${(100 * share).toFixed(1)} % of the pixels are lines`);
     // Stepping through the solve (--trace): half way there are fewer decided cells than at the
     // end of the pass, and some; the island comes back when the view is left.
     await page.waitForFunction(() => window.__island.trace !== null, null, { polling: 250 });

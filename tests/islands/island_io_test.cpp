@@ -183,6 +183,39 @@ TEST(IslandGlb, LandAndSeaReadBack) {
   EXPECT_EQ(size.Get(2).GetNumberAsDouble(), static_cast<double>(isl.light.nz));
   const tinygltf::Value& origin = extras.Get("light_volume_origin");
   EXPECT_EQ(origin.Get(0).GetNumberAsDouble(), isl.light.origin.x);
+  EXPECT_EQ(land.attributes.count("_CONTRAST"), 0U) << "no contrast map, no attribute";
+}
+
+// The contrast map goes into the land's _CONTRAST attribute: 8-bit RGB, normalised, per vertex,
+// and corners of one position with other contrast colours are vertices of their own.
+TEST(IslandGlb, ContrastMapIsAVertexAttribute) {
+  Island isl = tiny_island();
+  isl.mesh.contrast = {{0.0f, 0.0f, 0.0f},
+                       {0.0f, 0.0f, 0.0f},
+                       {1.0f, 0.5f, 0.25f},
+                       {1.0f, 0.5f, 0.25f},
+                       {0.2f, 0.4f, 0.6f}};
+  Result<std::vector<std::uint8_t>> glb = island_glb(isl, run_info());
+  ASSERT_TRUE(glb.ok()) << glb.error().to_string();
+  const tinygltf::Model m = read_glb(*glb);
+  const tinygltf::Primitive& land = m.meshes[0].primitives.at(0);
+  ASSERT_EQ(land.attributes.count("_CONTRAST"), 1U);
+  const tinygltf::Accessor& a =
+      m.accessors.at(static_cast<std::size_t>(land.attributes.at("_CONTRAST")));
+  EXPECT_EQ(a.componentType, TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE);
+  EXPECT_EQ(a.type, TINYGLTF_TYPE_VEC4);
+  EXPECT_TRUE(a.normalized);
+  const auto pos = vec3s(m, land.attributes.at("POSITION"));
+  ASSERT_EQ(a.count, pos.size());
+  const tinygltf::BufferView& v = m.bufferViews.at(static_cast<std::size_t>(a.bufferView));
+  const std::uint8_t* c = m.buffers[0].data.data() + v.byteOffset + a.byteOffset;
+  bool orange = false;
+  for (std::size_t i = 0; i < a.count; ++i) {
+    EXPECT_EQ(c[4 * i + 3], 255);
+    orange = orange || (c[4 * i] == 255 && c[4 * i + 1] == 128 && c[4 * i + 2] == 64);
+  }
+  EXPECT_TRUE(orange) << "the rock face's contrast colour, 8 bits";
+  EXPECT_EQ(pos.size(), 11U) << "every split already made by colour and normal, none more";
 }
 
 TEST(IslandGlb, SmoothsWithinTheCreaseAngle) {

@@ -11,6 +11,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
 import { makeWalkers, rehome, stepWalkers, walkerPosition } from './island_walkers.js';
+import { makeOutlines } from './island_outlines.js';
 import { decodePng, figureLight, lightVolume } from './light_volume.js';
 
 const canvas = document.getElementById('view');
@@ -50,6 +51,14 @@ const state = {
 const WALKERS = 16;
 const WALKER_COLOURS = [0xd9534f, 0xf0ad4e, 0x5bc0de, 0x5cb85c, 0x9b59b6, 0xf7f1e3, 0x34495e, 0xe67e22];
 window.__island = state;
+// The contrast map's edge detection over the drawn island (island_outlines.js); a checkbox
+// turns it off. For tests: state.outlineShare(), the share of pixels drawn as lines.
+const outlines = makeOutlines(renderer);
+state.outlineShare = () => outlines.share(camera);
+state.hasContrastMap = () => outlines.hasMap;
+document.getElementById('show-outlines').addEventListener('change', (e) => {
+  outlines.enabled = e.target.checked;
+});
 
 function setStatus(text, error = false) {
   statusBox.textContent = text;
@@ -104,6 +113,11 @@ async function load(first) {
     }
   });
   scene.add(state.model);
+  let land = null;
+  state.model.traverse((o) => {
+    if (!land && o.isMesh && o.geometry.getAttribute('_contrast')) land = o;
+  });
+  outlines.setLand(land);
   state.grid = tiles.grid;
   state.layers = tiles.grid.layers;
   state.layerM = tiles.grid.layer_m;
@@ -293,6 +307,7 @@ renderer.setAnimationLoop(() => {
   controls.update();
   drawWalkers(clock.getDelta());
   renderer.render(scene, camera);
+  if (state.model && state.model.visible) outlines.draw(camera);
 });
 
 // Stepping through the solve (island_trace.json): every observation and backtrack of every

@@ -79,6 +79,8 @@ class Builder {
   int add_vec3(std::span<const std::array<float, 3>> values, bool bounds);
   /// A float32 VEC2 accessor over an ARRAY_BUFFER view (texture coordinates).
   int add_vec2(std::span<const std::array<float, 2>> values);
+  /// A normalised uint8 VEC4 accessor over an ARRAY_BUFFER view (colours, 0..255 as 0..1).
+  int add_vec4_u8(std::span<const std::array<std::uint8_t, 4>> values);
   /// A uint32 SCALAR accessor over an ELEMENT_ARRAY_BUFFER view (triangle corners).
   int add_indices(std::span<const std::uint32_t> indices);
   /// An image stored in the buffer (a view without a target), e.g. a PNG file's bytes with

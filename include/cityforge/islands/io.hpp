@@ -41,9 +41,10 @@ std::array<float, 3> material_colour(Material m);
 ///    same material whose faces turn less than 40 degrees from this one, so cliffs and house
 ///    walls stay sharp and the lifted land reads smooth), COLOR_0 (float32 RGB, linear,
 ///    IslandMesh::corner_colour, clamped to 0..1; a plain colour per material when the mesh
-///    has none) and uint32 indices. Vertices are split per (position, colour, normal) and
-///    numbered in order of first use (triangle order, corners in order). Zero-area triangles
-///    are left out.
+///    has none), _CONTRAST (the contrast map, IslandMesh::contrast, as normalised uint8 VEC4,
+///    A 255; only when the mesh has one) and uint32 indices. Vertices are split per (position,
+///    colour, normal, contrast) and numbered in order of first use (triangle order, corners in
+///    order). Zero-area triangles are left out.
 ///  - sea: a regular hexagon, first corner on +x, circumradius 1.7 x the island's (farthest
 ///    plane vertex from the centre), at z = -0.15 * layer_m, normal up; material "sea"
 ///    (blue-green, alpha 0.85, alphaMode BLEND, roughness 0.2).

@@ -171,6 +171,8 @@ struct IslandMesh {
   std::vector<float> sky;
   /// Per triangle corner, linear RGB 0..1 (filled by colour_island).
   std::vector<std::array<std::array<float, 3>, 3>> corner_colour;
+  /// Per triangle: its patch's colour in the contrast map (contrast_map), 0..1; empty: none.
+  std::vector<std::array<float, 3>> contrast;
 };
 
 struct PhaseTimes {
@@ -346,6 +348,25 @@ void bake_light(IslandMesh& mesh, LightVolume& volume);
 inline constexpr double kLightVoxelXyM = 0.5;
 inline constexpr double kLightVoxelZM = 0.5;
 inline constexpr double kGroundAlbedo = 0.3;
+/// The talk's contrast map (seeds/003, 37:45-38:57): the mesh cut into patches along every edge
+/// that is not plain (ContrastMap::patch), a seeded random colour per patch, then `iterations`
+/// sweeps over the pairs of touching patches, each moving the two colours apart or together by
+/// kRate of the gap between their distance and the contrast their shared edges want (the
+/// strongest rank: kContrastMaterial, kContrastHard, kContrastTile). An edge detection over the
+/// result (the viewer's outlines) draws lines at any zoom: strong ones between materials, faint
+/// ones between game tiles. Deterministic for (mesh, seed).
+struct ContrastMap {
+  std::vector<std::uint32_t> patch;          ///< Per triangle.
+  std::vector<std::array<float, 3>> colour;  ///< Per patch, 0..1.
+  std::uint32_t pairs = 0;                   ///< Touching patch pairs.
+};
+inline constexpr double kContrastMaterial = 0.8;
+inline constexpr double kContrastHard = 0.5;
+inline constexpr double kContrastTile = 0.25;
+inline constexpr std::uint32_t kContrastIterations = 100;
+ContrastMap contrast_map(const IslandMesh& mesh, Seed seed,
+                         std::uint32_t iterations = kContrastIterations);
+
 /// Procedural colours: per material, varied per game tile by a seeded hash, darker along
 /// game-tile borders and more along material borders (IslandMesh::line), and where the vertex
 /// sees less sky (IslandMesh::sky, baked light). `paint` (per plane
