@@ -61,11 +61,12 @@ TEST(IslandContrast, TouchingPatchesStandAsFarApartAsTheirEdgesWant) {
     const auto i = static_cast<std::size_t>(r);
     return count[i] > 0 ? sum[i] / count[i] : 0.0;
   };
-  std::printf("%zu triangles, %zu patches, %u touching pairs, %.1f ms; mean contrast across "
-              "plain %.3f (%d), tile %.3f (%d), material %.3f (%d), hard %.3f (%d) edges\n",
-              m.triangles.size(), map.colour.size(), map.pairs, ms, mean(EdgeRank::plain),
-              count[0], mean(EdgeRank::tile), count[1], mean(EdgeRank::material), count[2],
-              mean(EdgeRank::hard), count[3]);
+  std::printf(
+      "%zu triangles, %zu patches, %u touching pairs, %.1f ms; mean contrast across "
+      "plain %.3f (%d), tile %.3f (%d), material %.3f (%d), hard %.3f (%d) edges\n",
+      m.triangles.size(), map.colour.size(), map.pairs, ms, mean(EdgeRank::plain), count[0],
+      mean(EdgeRank::tile), count[1], mean(EdgeRank::material), count[2], mean(EdgeRank::hard),
+      count[3]);
   EXPECT_EQ(mean(EdgeRank::plain), 0.0);
   EXPECT_GT(mean(EdgeRank::material), mean(EdgeRank::hard));
   EXPECT_GT(mean(EdgeRank::hard), mean(EdgeRank::tile));
