@@ -137,19 +137,9 @@ void paint_blotches(const IslandMesh& mesh, Seed seed, std::vector<std::array<Rg
   const std::size_t n = mesh.positions.size();
   if (n == 0) return;
   // Every vertex's triangle corners (t * 3 + k), and the triangles' unit normals.
-  std::vector<std::uint32_t> start(n + 1, 0);
-  for (const auto& t : mesh.triangles)
-    for (const std::uint32_t v : t)
-      ++start[v + 1];
-  for (std::size_t v = 0; v < n; ++v)
-    start[v + 1] += start[v];
-  std::vector<std::uint32_t> corners(start[n]);
-  {
-    std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-    for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
-      for (std::uint32_t k = 0; k < 3; ++k)
-        corners[fill[mesh.triangles[t][k]]++] = static_cast<std::uint32_t>(t * 3 + k);
-  }
+  const VertexCorners around = vertex_corners(mesh);
+  const std::vector<std::uint32_t>& start = around.start;
+  const std::vector<std::uint32_t>& corners = around.corners;
   std::vector<Vec3> unit(mesh.triangles.size());
   for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
     unit[t] = normalize(face_normal(mesh, t));

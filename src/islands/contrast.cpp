@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cityforge/islands/island.hpp"
+#include "mesh_util.hpp"
 
 namespace cityforge::islands {
 namespace {
@@ -63,18 +64,10 @@ ContrastMap contrast_map(const IslandMesh& mesh, Seed seed, std::uint32_t iterat
   const std::size_t nt = mesh.triangles.size();
   const std::size_t nv = mesh.positions.size();
   if (nt == 0) return out;
-  // 1. Triangles around each vertex (CSR, ascending), to find the triangle across each edge.
-  std::vector<std::uint32_t> start(nv + 1, 0);
-  for (const auto& tri : mesh.triangles)
-    for (const std::uint32_t v : tri)
-      ++start[v + 1];
-  for (std::size_t v = 0; v < nv; ++v)
-    start[v + 1] += start[v];
-  std::vector<std::uint32_t> around(start[nv]);
-  std::vector<std::uint32_t> fill(start.begin(), start.end() - 1);
-  for (std::size_t t = 0; t < nt; ++t)
-    for (const std::uint32_t v : mesh.triangles[t])
-      around[fill[v]++] = static_cast<std::uint32_t>(t);
+  // 1. Triangles around each vertex (ascending), to find the triangles on each edge.
+  const VertexCorners around = vertex_corners(mesh);
+  const std::vector<std::uint32_t>& start = around.start;
+  const auto tri_at = [&](std::uint32_t i) { return around.corners[i] / 3; };
   // 2. Patches: triangles joined across plain edges. The other edges, with their ranks: the
   // triangles on an edge are those in both of its ends' (ascending) lists.
   Joins joins{std::vector<std::uint32_t>(nt)};
@@ -85,12 +78,12 @@ ContrastMap contrast_map(const IslandMesh& mesh, Seed seed, std::uint32_t iterat
     if (e.a >= nv || e.b >= nv) continue;
     std::size_t n = 0;
     for (std::uint32_t i = start[e.a], j = start[e.b]; i < start[e.a + 1] && j < start[e.b + 1];) {
-      if (around[i] < around[j]) {
+      if (tri_at(i) < tri_at(j)) {
         ++i;
-      } else if (around[j] < around[i]) {
+      } else if (tri_at(j) < tri_at(i)) {
         ++j;
       } else {
-        if (n < 2) sides[n] = around[i];
+        if (n < 2) sides[n] = tri_at(i);
         ++n;
         ++i;
         ++j;
