@@ -250,30 +250,18 @@ void light_volume_member(JsonText& j, const LightVolume& vol) {
   j.raw("{");
   j.key("file", true);
   j.string(kLightFile);
-  j.key("origin");
-  j.raw("[");
-  j.number(vol.origin.x, "light_volume origin");
-  j.raw(",");
-  j.number(vol.origin.y, "light_volume origin");
-  j.raw(",");
-  j.number(vol.origin.z, "light_volume origin");
-  j.raw("]");
-  j.key("step");
-  j.raw("[");
-  j.number(vol.step_xy, "light_volume step");
-  j.raw(",");
-  j.number(vol.step_xy, "light_volume step");
-  j.raw(",");
-  j.number(vol.step_z, "light_volume step");
-  j.raw("]");
-  j.key("size");
-  j.raw("[");
-  j.integer(vol.nx);
-  j.raw(",");
-  j.integer(vol.ny);
-  j.raw(",");
-  j.integer(vol.nz);
-  j.raw("]");
+  const auto triple = [&](const char* key, const std::array<double, 3>& v) {
+    j.key(key);
+    for (std::size_t i = 0; i < 3; ++i) {
+      j.raw(i == 0 ? "[" : ",");
+      j.number(v[i], std::string("light_volume ") + key);
+    }
+    j.raw("]");
+  };
+  triple("origin", {vol.origin.x, vol.origin.y, vol.origin.z});
+  triple("step", {vol.step_xy, vol.step_xy, vol.step_z});
+  triple("size",
+         {static_cast<double>(vol.nx), static_cast<double>(vol.ny), static_cast<double>(vol.nz)});
   key_number(j, "distance_scale", kLightDistanceScale);
   key_number(j, "ground_albedo", kGroundAlbedo);
   j.key("layout");
