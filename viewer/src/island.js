@@ -267,6 +267,7 @@ const walkerMesh = (() => {
   scene.add(mesh);
   return mesh;
 })();
+outlines.setFigures(walkerMesh);
 const walkerMatrix = new THREE.Matrix4();
 const walkerColour = new THREE.Color();
 // Each walker's brightness from the light volume (1 without one): darker at the foot of a

@@ -4,7 +4,8 @@
 // (island.glb's _CONTRAST attribute, made by islands::contrast_map) into a target of the
 // canvas's size, and an edge detection over that target darkens the picture where neighbouring
 // pixels' contrast colours differ: strongly between materials, faintly between game tiles, and
-// along the land's silhouette (the target's alpha). Being computed on screen, the lines keep
+// along the land's silhouette (the target's alpha), and around the walkers, drawn there in one
+// flat colour over the land. Being computed on screen, the lines keep
 // one width at any zoom, which lines baked into a texture cannot.
 import * as THREE from 'three';
 
@@ -18,6 +19,18 @@ void main() {
 const CONTRAST_FRAGMENT = `
 varying vec3 vContrast;
 void main() { gl_FragColor = vec4(vContrast, 1.0); }`;
+// Figures (the walkers) in one flat contrast colour: they hide the lines of the land behind
+// them and get an outline of their own, as the talk's units do.
+const FIGURE_VERTEX = `
+void main() {
+  vec4 p = vec4(position, 1.0);
+#ifdef USE_INSTANCING
+  p = instanceMatrix * p;
+#endif
+  gl_Position = projectionMatrix * modelViewMatrix * p;
+}`;
+const FIGURE_FRAGMENT = `
+void main() { gl_FragColor = vec4(0.95, 0.05, 0.5, 1.0); }`;
 
 const EDGE_VERTEX = `
 varying vec2 vUv;
@@ -47,6 +60,9 @@ export function makeOutlines(renderer) {
   const contrastScene = new THREE.Scene();
   const contrastMaterial = new THREE.ShaderMaterial({ vertexShader: CONTRAST_VERTEX, fragmentShader: CONTRAST_FRAGMENT });
   let land = null;
+  let figures = null;
+  let figuresSource = null;
+  const figureMaterial = new THREE.ShaderMaterial({ vertexShader: FIGURE_VERTEX, fragmentShader: FIGURE_FRAGMENT });
   const edgeMaterial = new THREE.ShaderMaterial({
     vertexShader: EDGE_VERTEX,
     fragmentShader: EDGE_FRAGMENT,
@@ -69,6 +85,10 @@ export function makeOutlines(renderer) {
   }
   function drawContrast(camera) {
     size();
+    if (figures) {
+      figures.count = figuresSource.count;
+      figures.visible = figuresSource.visible;
+    }
     const oldTarget = renderer.getRenderTarget();
     const oldClear = renderer.getClearColor(new THREE.Color());
     const oldAlpha = renderer.getClearAlpha();
@@ -92,6 +112,15 @@ export function makeOutlines(renderer) {
       mesh.updateWorldMatrix(true, false);
       land.matrix.copy(mesh.matrixWorld);
       contrastScene.add(land);
+    },
+    /** An InstancedMesh drawn over the land (the walkers): its instances share its matrices. */
+    setFigures(mesh) {
+      if (figures) contrastScene.remove(figures);
+      figuresSource = mesh;
+      figures = new THREE.InstancedMesh(mesh.geometry, figureMaterial, mesh.instanceMatrix.count);
+      figures.instanceMatrix = mesh.instanceMatrix;
+      figures.frustumCulled = false;
+      contrastScene.add(figures);
     },
     get hasMap() {
       return land !== null;
