@@ -358,9 +358,12 @@ Result<IslandGlbFiles> island_glb_files(const Island& island, const IslandRunInf
 
   const LightVolume& vol = island.light;
   gltf::Builder gb;
-  // The land's views (positions, normals, colours, indices) and the sea's few hundred bytes.
-  gb.reserve(land->positions.size() * 3 * sizeof(std::array<float, 3>) +
-             land->indices.size() * sizeof(std::uint32_t) + (64 << 10));
+  // The land's views (positions, normals, colours, uvs, contrast, indices), the light volume's
+  // image and the sea's few hundred bytes.
+  gb.reserve(land->positions.size() *
+                 (3 * sizeof(std::array<float, 3>) + sizeof(std::array<float, 2>)) +
+             land->contrast.size() * sizeof(std::array<std::uint8_t, 4>) +
+             land->indices.size() * sizeof(std::uint32_t) + light->size() + (64 << 10));
   gb.set_extras(
       {{"generator", std::string("cityforge island")},
        {"seed", std::to_string(run.seed)},
@@ -716,19 +719,13 @@ std::string island_trace_json(const Island& island, const TileSet& tiles) {
 
 Status write_island(const std::string& dir, const Island& island, const TileSet& tiles,
                     const IslandRunInfo& run) {
-  // 1. Everything in memory first: the JSON files on a second thread while the glb is built.
+  // 1. Everything in memory first.
   const auto t0 = std::chrono::steady_clock::now();
-  Result<IslandGlbFiles> glb = Error::internal("island.glb", "not built");
-  Result<std::string> nav = Error::internal("island_nav.json", "not built");
-  Result<std::string> layout = Error::internal("island_tiles.json", "not built");
-  run_beside(
-      [&] {
-        nav = island_nav_json(island);
-        layout = island_tiles_json(island, tiles, run);
-      },
-      [&] { glb = island_glb_files(island, run); });
+  Result<IslandGlbFiles> glb = island_glb_files(island, run);
   if (!glb) return glb.error();
+  Result<std::string> nav = island_nav_json(island);
   if (!nav) return nav.error();
+  Result<std::string> layout = island_tiles_json(island, tiles, run);
   if (!layout) return layout.error();
   IslandRunInfo timed = run;
   timed.export_ms =

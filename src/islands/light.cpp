@@ -261,12 +261,14 @@ LightVolume volume_from(const IslandMesh& mesh, const HeightField& field) {
     inv_r[j] = 1.0 / kSteps[j];
 
   std::vector<std::uint8_t> solid(vol.voxels(), 0);
+  std::vector<double> ground_of(std::size_t{vol.nx} * vol.ny);     // Per column, for the distances.
   std::array<std::array<double, kSteps.size()>, kAzimuths> rim{};  // Heights along each way.
   for (std::uint32_t iy = 0; iy < vol.ny; ++iy) {
     for (std::uint32_t ix = 0; ix < vol.nx; ++ix) {
       const double x = vol.origin.x + ix * vol.step_xy;
       const double y = vol.origin.y + iy * vol.step_xy;
       const double ground = field.at(x, y);  // -inf over the sea.
+      ground_of[std::size_t{iy} * vol.nx + ix] = ground;
       double highest = -std::numeric_limits<double>::infinity();
       for (std::uint32_t k = 0; k < kAzimuths; ++k) {
         for (std::size_t j = 0; j < kSteps.size(); ++j) {
@@ -331,8 +333,7 @@ LightVolume volume_from(const IslandMesh& mesh, const HeightField& field) {
   constexpr double kNone = 1e9;  // No voxel of the other kind anywhere.
   for (std::uint32_t iy = 0; iy < vol.ny; ++iy) {
     for (std::uint32_t ix = 0; ix < vol.nx; ++ix) {
-      const double ground =
-          field.at(vol.origin.x + ix * vol.step_xy, vol.origin.y + iy * vol.step_xy);
+      const double ground = ground_of[std::size_t{iy} * vol.nx + ix];
       for (std::uint32_t iz = 0; iz < vol.nz; ++iz) {
         const std::size_t i = vol.index(ix, iy, iz);
         const double z = vol.origin.z + iz * vol.step_z;
