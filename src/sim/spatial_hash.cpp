@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "cityforge/core/assert.hpp"
 
@@ -13,6 +15,8 @@ namespace {
 // Results up to this many are gathered on the stack, up to kRankSort sorted by rank.
 constexpr std::uint32_t kLocal = 256;
 constexpr std::uint32_t kRankSort = 32;
+// Four ids, for the rank sort's comparisons (GCC and Clang vector extensions: SSE2 on x86-64).
+using U32x4 = std::uint32_t __attribute__((vector_size(16)));
 // Queries over at most this many rows of cells prefetch all their rows first.
 constexpr std::int64_t kPrefetchRows = 4;
 // Cell coordinates stay inside +-2^30 (a 1 m cell: a million kilometres), so the casts below are
@@ -41,7 +45,9 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_shift = 32 - bits;
   m_buckets = n;
   m_inserted = std::make_unique<Item[]>(max_items);
-  m_sorted = std::make_unique<Item[]>(max_items);
+  m_xy = std::make_unique<float[]>(2 * std::size_t{max_items});
+  m_v = std::make_unique<float[]>(2 * std::size_t{max_items});
+  m_ids = std::make_unique<std::uint32_t[]>(max_items);
   m_start = std::make_unique<std::uint32_t[]>(std::size_t{n} + 2);  // Zero: an empty map.
 }
 
@@ -70,9 +76,9 @@ void SpatialHash::put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v) {
   item.vx = static_cast<float>(v.x);
   item.vy = static_cast<float>(v.y);
   item.id = id;
-  item.cx = floor_cell(static_cast<double>(item.x) * m_inv_cell);
-  item.cy = floor_cell(static_cast<double>(item.y) * m_inv_cell);
-  item.bucket = (row_base(item.cy) + static_cast<std::uint32_t>(item.cx)) & m_mask;
+  const std::int32_t cx = floor_cell(static_cast<double>(item.x) * m_inv_cell);
+  const std::int32_t cy = floor_cell(static_cast<double>(item.y) * m_inv_cell);
+  item.bucket = (row_base(cy) + static_cast<std::uint32_t>(cx)) & m_mask;
 }
 
 bool SpatialHash::insert(std::uint32_t id, Vec2 p, Vec2 v) {
@@ -127,20 +133,24 @@ void SpatialHash::swap() {
     start[b] += start[b - 1];
   for (std::uint32_t i = 0; i < n; ++i) {
     const Item& it = m_inserted[i];
-    m_sorted[start[it.bucket + 1]++] = it;
+    const std::size_t k = start[it.bucket + 1]++;
+    m_xy[2 * k] = it.x;
+    m_xy[2 * k + 1] = it.y;
+    m_v[2 * k] = it.vx;
+    m_v[2 * k + 1] = it.vy;
+    m_ids[k] = it.id;
   }
   m_read_count = n;
   m_count.store(0, std::memory_order_relaxed);
 }
 
-std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint64_t* found,
-                                  std::uint32_t cap) const {
+std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_t* ids,
+                                  std::uint32_t* slots, std::uint32_t cap) const {
   const CellRange c = cells_around(px, py, radius);
   const std::int64_t nx = std::int64_t{c.x1} - c.x0 + 1;
   const std::int64_t ny = std::int64_t{c.y1} - c.y0 + 1;
   if (nx <= 0 || ny <= 0 || m_read_count == 0) return 0;
   const float r2 = radius * radius;
-  const Item* items = m_sorted.get();
   const std::uint32_t* start = m_start.get();
   // A row's cells x0 .. x1 are the consecutive buckets from (row base + x0), wrapping around the
   // table: at most every bucket once.
@@ -156,9 +166,31 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint64_
     }
     for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
       const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
-      __builtin_prefetch(&items[start[b0]]);
+      __builtin_prefetch(&m_xy[2 * std::size_t{start[b0]}]);
+      __builtin_prefetch(&m_ids[start[b0]]);
     }
   }
+  // When the query's cells all have buckets of their own (no two rows' runs of buckets
+  // overlap, no row wraps onto itself), the distance test alone is exact: an item within the
+  // radius lies in one of the cells (cells_around is a hair wider), so in a scanned bucket,
+  // and in no other scanned bucket. The scan then tests the distance only. Otherwise every
+  // item's cell is computed and checked too.
+  bool own_buckets = nx <= m_buckets && std::int64_t{len} * ny <= m_buckets;
+  if (own_buckets && ny > 1) {
+    std::uint32_t bases[kPrefetchRows];
+    if (ny > kPrefetchRows) {
+      own_buckets = false;
+    } else {
+      for (std::int32_t cy = c.y0; cy <= c.y1; ++cy)
+        bases[cy - c.y0] = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+      for (std::int64_t i = 0; i < ny && own_buckets; ++i)
+        for (std::int64_t j = i + 1; j < ny; ++j)
+          if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
+            own_buckets = false;
+    }
+  }
+  const float* xy = m_xy.get();
+  const std::uint32_t* item_ids = m_ids.get();
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
     const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
     const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
@@ -166,14 +198,30 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint64_
     // every item is written and the count only moves past the kept ones. Another cell that
     // shares a bucket (another row, or x beyond the table) fails the cell test.
     const auto scan = [&](std::uint32_t from, std::uint32_t to) {
+      if (own_buckets) {
+        for (std::uint32_t k = from; k < to; ++k) {
+          const float dx = xy[2 * std::size_t{k}] - px;
+          const float dy = xy[2 * std::size_t{k} + 1] - py;
+          ids[n] = item_ids[k];
+          slots[n] = k;
+          n += static_cast<std::uint32_t>(dx * dx + dy * dy <= r2);
+          if (n == cap) return false;
+        }
+        return true;
+      }
       for (std::uint32_t k = from; k < to; ++k) {
-        const Item& it = items[k];
-        const float dx = it.x - px;
-        const float dy = it.y - py;
-        found[n] = (static_cast<std::uint64_t>(it.id) << 32U) | k;
+        // The item's cell, computed as insert computed it.
+        const float x = xy[2 * std::size_t{k}];
+        const float y = xy[2 * std::size_t{k} + 1];
+        const std::int32_t cx = floor_cell(static_cast<double>(x) * m_inv_cell);
+        const std::int32_t icy = floor_cell(static_cast<double>(y) * m_inv_cell);
+        const float dx = x - px;
+        const float dy = y - py;
+        ids[n] = item_ids[k];
+        slots[n] = k;
         n += static_cast<std::uint32_t>(
-            (it.cy == cy) &
-            (static_cast<std::uint32_t>(it.cx) - static_cast<std::uint32_t>(c.x0) <= span_x) &
+            (icy == cy) &
+            (static_cast<std::uint32_t>(cx) - static_cast<std::uint32_t>(c.x0) <= span_x) &
             (dx * dx + dy * dy <= r2));
         if (n == cap) return false;
       }
@@ -193,42 +241,73 @@ template <class Out, class Make>
 void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const {
   const auto px = static_cast<float>(p.x);
   const auto py = static_cast<float>(p.y);
-  std::uint64_t local[kLocal];
-  std::vector<std::uint64_t> heap;  // Only for a query that finds more than kLocal items.
-  std::uint64_t* found = local;
-  std::uint32_t n = gather(px, py, radius, local, kLocal);
+  std::uint32_t local_ids[kLocal];
+  std::uint32_t local_slots[kLocal];
+  std::vector<std::uint32_t> heap;  // Only for a query that finds more than kLocal items.
+  std::uint32_t* ids = local_ids;
+  std::uint32_t* slots = local_slots;
+  std::uint32_t n = gather(px, py, radius, ids, slots, kLocal);
   if (n > kLocal) {
-    heap.resize(std::size_t{size()} + 1);
-    found = heap.data();
-    n = gather(px, py, radius, found, static_cast<std::uint32_t>(heap.size()));
+    heap.resize(2 * (std::size_t{size()} + 1));
+    ids = heap.data();
+    slots = heap.data() + size() + 1;
+    n = gather(px, py, radius, ids, slots, size() + 1);
   }
-  // Ascending by id (the high half; the slot below keeps the keys distinct).
+  out.resize(n);
+  // Ascending by id, ties (the same id inserted twice) in gathering order.
   if (n <= kRankSort) {
-    // Each key's place is the number of smaller keys: no data-dependent branches, unlike an
-    // insertion sort, whose every comparison is a coin toss for the branch predictor.
-    std::uint64_t sorted[kRankSort];
+    // Each item's place is the number of ids below its own: no data-dependent branches, unlike
+    // an insertion sort, whose every comparison is a coin toss for the branch predictor. The
+    // ids are padded to whole vectors of four with the largest id, and each item counts, four
+    // at a time, the ids below and equal to its own; when no id came twice (the equal count
+    // is the item itself), the count below is its place.
+    const std::uint32_t m = (n + 3U) & ~3U;
+    for (std::uint32_t j = n; j < m; ++j)
+      ids[j] = std::numeric_limits<std::uint32_t>::max();
+    bool twice = false;
+    for (std::uint32_t i = 0; i < n; ++i) {
+      const std::uint32_t id = ids[i];
+      const U32x4 own = {id, id, id, id};
+      U32x4 below = {0, 0, 0, 0};
+      U32x4 equal = {0, 0, 0, 0};
+      for (std::uint32_t j = 0; j < m; j += 4) {
+        U32x4 v;
+        std::memcpy(&v, ids + j, sizeof v);
+        below -= static_cast<U32x4>(v < own);  // A true lane is all ones: -1.
+        equal -= static_cast<U32x4>(v == own);
+      }
+      const std::uint32_t rank = below[0] + below[1] + below[2] + below[3];
+      twice |= equal[0] + equal[1] + equal[2] + equal[3] != 1;
+      if (!twice) out[rank] = make(id, slots[i]);
+    }
+    if (!twice) return;
+    // Some id came twice: places by ids below, then by the same id gathered before.
     for (std::uint32_t i = 0; i < n; ++i) {
       std::uint32_t rank = 0;
       for (std::uint32_t j = 0; j < n; ++j)
-        rank += static_cast<std::uint32_t>(found[j] < found[i]);
-      sorted[rank] = found[i];
+        rank += static_cast<std::uint32_t>(ids[j] < ids[i] || (ids[j] == ids[i] && j < i));
+      out[rank] = make(ids[i], slots[i]);
     }
-    std::copy(sorted, sorted + n, found);
-  } else {
-    std::sort(found, found + n);
+    return;
   }
-  out.resize(n);
-  const Item* items = m_sorted.get();
+  std::vector<std::uint64_t> keys(n);  // (id, gathering order): distinct, so a plain sort.
   for (std::uint32_t i = 0; i < n; ++i)
-    out[i] = make(items[static_cast<std::uint32_t>(found[i])]);
+    keys[i] = (static_cast<std::uint64_t>(ids[i]) << 32U) | i;
+  std::sort(keys.begin(), keys.end());
+  for (std::uint32_t i = 0; i < n; ++i)
+    out[i] = make(static_cast<std::uint32_t>(keys[i] >> 32U),
+                  slots[static_cast<std::uint32_t>(keys[i])]);
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const {
-  collect(p, radius, out, [](const Item& it) { return it.id; });
+  collect(p, radius, out, [](std::uint32_t id, std::uint32_t /*slot*/) { return id; });
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
-  collect(p, radius, out, [](const Item& it) { return Hit{it.id, it.x, it.y, it.vx, it.vy}; });
+  collect(p, radius, out, [this](std::uint32_t id, std::uint32_t slot) {
+    const std::size_t k = slot;
+    return Hit{id, m_xy[2 * k], m_xy[2 * k + 1], m_v[2 * k], m_v[2 * k + 1]};
+  });
 }
 
 std::uint32_t SpatialHash::size() const { return m_read_count; }

@@ -211,6 +211,44 @@ TEST(SpatialHash, ParallelInsertsGiveTheSameResultsAsSerial) {
   EXPECT_GT(total, pts.size() / 7) << "the queries found neighbours, not just themselves";
 }
 
+// The crowd's configuration (a cell of the query radius, a bucket per item): the query's cells
+// nearly always have buckets of their own, where the scan tests distances only; the rare rows
+// whose buckets overlap take the checked scan. Both must give the brute force's answer.
+TEST(SpatialHash, CrowdSizedMapMatchesBruteForce) {
+  const auto pts = random_points(20000, 60.0f, 31);  // 1.4 agents a square metre.
+  SpatialHash hash(1.5f, 20000, 32768);
+  for (std::uint32_t i = 0; i < pts.size(); ++i)
+    ASSERT_TRUE(hash.insert(i, pts[i]));
+  hash.swap();
+  std::vector<std::uint32_t> ids;
+  std::size_t found = 0;
+  for (std::uint32_t i = 0; i < pts.size(); i += 3) {
+    hash.query(pts[i], 1.5f, ids);
+    ASSERT_EQ(ids, brute(pts, pts[i], 1.5f)) << "agent " << i;
+    found += ids.size();
+  }
+  EXPECT_GT(found, 8 * (pts.size() / 3)) << "about ten neighbours a query";
+}
+
+// An id inserted more than once comes back once per insert, in ascending order with the rest.
+TEST(SpatialHash, RepeatedIdsComeBackOncePerInsert) {
+  SpatialHash hash(1.0f, 64, 64);
+  const std::vector<std::pair<std::uint32_t, Vec2>> items = {
+      {7, {0.1, 0.1}}, {3, {0.2, 0.3}},   {7, {0.4, -0.2}}, {9, {-0.3, 0.2}},
+      {3, {0.0, 0.5}}, {1, {-0.5, -0.5}}, {8, {5.0, 5.0}}};
+  for (const auto& [id, p] : items)
+    ASSERT_TRUE(hash.insert(id, p));
+  hash.swap();
+  std::vector<std::uint32_t> ids;
+  hash.query(Vec2{0, 0}, 1.0f, ids);
+  EXPECT_EQ(ids, (std::vector<std::uint32_t>{1, 3, 3, 7, 7, 9}));
+  std::vector<SpatialHash::Hit> hits;
+  hash.query(Vec2{0, 0}, 1.0f, hits);
+  ASSERT_EQ(hits.size(), 6U);
+  for (std::size_t i = 0; i < hits.size(); ++i)
+    EXPECT_EQ(hits[i].id, ids[i]);
+}
+
 TEST(SpatialHash, SwapEmptiesTheOldMapEveryTick) {
   SpatialHash hash(1.5f, 2000, 256);  // Few buckets: heads are reused from tick to tick.
   std::vector<std::uint32_t> got;

@@ -19,10 +19,12 @@ namespace cityforge::sim {
 /// one counting sort by bucket (O(items + buckets)): the items of a bucket lie together, and
 /// since the cells of one row map to consecutive buckets, a query reads one contiguous run of
 /// items per row of cells (3 runs for the usual 3 x 3 cells) instead of chasing a list per cell
-/// through memory in insertion order. Buckets hash the cell coordinates, so the map is
-/// unbounded in space; a query checks each item's cell and distance. Results are returned
-/// sorted by id, so they do not depend on the order (or thread) of insertion. A cell about the
-/// usual query radius is best (3 x 3 cells).
+/// through memory in insertion order. The map is stored as arrays (positions, velocities, ids),
+/// so the scan reads 12 bytes an item. Buckets hash the cell coordinates, so the map is
+/// unbounded in space; a query whose cells have buckets of their own (nearly all) tests
+/// distances only, else each item's cell as well. Results are returned sorted by id (a
+/// branch-free rank sort, four ids a compare), so they do not depend on the order (or thread)
+/// of insertion. A cell about the usual query radius is best (3 x 3 cells).
 class SpatialHash {
  public:
   /// cell_m: edge of a cell (about the usual query radius). max_items: per tick (inserts past
@@ -68,15 +70,13 @@ class SpatialHash {
   float cell_m() const { return m_cell; }
 
  private:
-  struct alignas(32) Item {  // 32 bytes: two to a cache line, never split across two.
+  struct alignas(32) Item {  // An insert: 32 bytes, two to a cache line, never split across two.
     float x = 0;
     float y = 0;
     float vx = 0;
     float vy = 0;
     std::uint32_t id = 0;
     std::uint32_t bucket = 0;
-    std::int32_t cx = 0;
-    std::int32_t cy = 0;
   };
   struct CellRange {
     std::int32_t x0, x1, y0, y1;
@@ -86,9 +86,9 @@ class SpatialHash {
   void put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
   /// Hands out n consecutive item slots with one atomic add: (first, how many fit).
   std::pair<std::uint32_t, std::uint32_t> reserve(std::uint32_t n);
-  // Items of the read map within `radius` of (px, py) as (id << 32 | slot), in no order, into
-  // `found`; the count, or cap + 1 when `cap` entries were not enough.
-  std::uint32_t gather(float px, float py, float radius, std::uint64_t* found,
+  // Items of the read map within `radius` of (px, py), in no order: their ids into `ids` and
+  // their slots into `slots`; the count, or cap + 1 when `cap` entries were not enough.
+  std::uint32_t gather(float px, float py, float radius, std::uint32_t* ids, std::uint32_t* slots,
                        std::uint32_t cap) const;
   template <class Out, class Make>
   void collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const;
@@ -102,8 +102,11 @@ class SpatialHash {
   // This tick's inserts, in slot order.
   std::unique_ptr<Item[]> m_inserted;
   std::atomic<std::uint32_t> m_count{0};
-  // Last tick's items ordered by bucket; bucket b's are [m_start[b], m_start[b + 1]).
-  std::unique_ptr<Item[]> m_sorted;
+  // Last tick's items ordered by bucket, bucket b's at [m_start[b], m_start[b + 1]), packed
+  // apart (structure of arrays): the scan reads only positions and ids, 12 bytes an item.
+  std::unique_ptr<float[]> m_xy;  // x, y
+  std::unique_ptr<float[]> m_v;   // vx, vy
+  std::unique_ptr<std::uint32_t[]> m_ids;
   std::unique_ptr<std::uint32_t[]> m_start;  // m_buckets + 2 (the sort's cursors use one more).
   std::uint32_t m_read_count = 0;
 };
