@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "cityforge/core/atomic_file.hpp"
+#include "cityforge/core/geos_library.hpp"
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/export/city_writer.hpp"
 #include "cityforge/export/one_building.hpp"
@@ -601,6 +602,7 @@ void restart_with_huge_pages(char** argv) {
 
 int island(const islands::IslandRequest& request, bool quiet) {
   keep_freed_memory();
+  if (Status geos = load_geos(); !geos) return fail(geos.error());  // For the grid's triangles.
   std::function<void(const std::string&)> progress;
   if (!quiet && stderr_is_tty()) {
     progress = [](const std::string& what) {
@@ -909,6 +911,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (g->parsed() || im->parsed() || sc->parsed() || sv->parsed()) restart_with_huge_pages(argv);
+  // GEOS is loaded, not linked (core/geos_library.hpp): a missing library stops here, clearly
+  // (the island loads it once its heap is set up).
+  if (!isl->parsed()) {
+    if (Status geos = load_geos(); !geos) return fail(geos.error());
+  }
   // Ctrl-C and SIGTERM stop cleanly (serve has its own handling: it stops serving).
   if (!sv->parsed()) stop_cleanly_on_signals();
   // Under mpirun (or srun), generate and import share the work over the ranks, and simulate

@@ -2,11 +2,19 @@
 // Conversions between cityforge polygons and GEOS geometries (reentrant C API).
 #include "core/detail/geos.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
+
+#include "cityforge/core/geos_library.hpp"
 
 namespace cityforge::detail {
 namespace {
@@ -32,29 +40,29 @@ GEOSGeometry* make_ring(GEOSContextHandle_t h, const Ring& ring) {
     return nullptr;
   }
   const auto n = static_cast<unsigned>(pts.size());
-  GEOSCoordSequence* seq = GEOSCoordSeq_create_r(h, n + 1, 2);
+  GEOSCoordSequence* seq = geos().GEOSCoordSeq_create_r(h, n + 1, 2);
   if (seq == nullptr) {
     return nullptr;
   }
   for (unsigned i = 0; i <= n; ++i) {
     const Vec2 p = pts[i % n];
-    GEOSCoordSeq_setXY_r(h, seq, i, p.x, p.y);
+    geos().GEOSCoordSeq_setXY_r(h, seq, i, p.x, p.y);
   }
-  return GEOSGeom_createLinearRing_r(h, seq);  // Takes ownership of seq, even on failure.
+  return geos().GEOSGeom_createLinearRing_r(h, seq);  // Takes ownership of seq, even on failure.
 }
 
 Ring read_ring(GEOSContextHandle_t h, const GEOSGeometry* ring) {
   Ring out;
-  const GEOSCoordSequence* seq = ring != nullptr ? GEOSGeom_getCoordSeq_r(h, ring) : nullptr;
+  const GEOSCoordSequence* seq = ring != nullptr ? geos().GEOSGeom_getCoordSeq_r(h, ring) : nullptr;
   unsigned n = 0;
-  if (seq == nullptr || GEOSCoordSeq_getSize_r(h, seq, &n) == 0) {
+  if (seq == nullptr || geos().GEOSCoordSeq_getSize_r(h, seq, &n) == 0) {
     return out;
   }
   out.reserve(n);
   for (unsigned i = 0; i < n; ++i) {
     double x = 0.0;
     double y = 0.0;
-    GEOSCoordSeq_getXY_r(h, seq, i, &x, &y);
+    geos().GEOSCoordSeq_getXY_r(h, seq, i, &x, &y);
     out.push_back({x, y});
   }
   if (out.size() > 1 && out.front() == out.back()) {
@@ -71,16 +79,64 @@ bool less_points(const Ring& a, const Ring& b) {
 
 }  // namespace
 
-GeosContext::GeosContext() : m_ctx(GEOS_init_r()) {
+namespace {
+
+// The loaded API, or why it could not be loaded (the first caller's attempt; never retried).
+struct GeosLoad {
+  GeosApi api;
+  std::string error;
+};
+
+const GeosLoad& geos_load() {
+  static const GeosLoad load = [] {
+    GeosLoad out;
+    const char* env = std::getenv("CITYFORGE_GEOS_LIBRARY");
+    const std::string lib_name = env != nullptr && *env != '\0' ? env : "libgeos_c.so.1";
+    void* lib = dlopen(lib_name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (lib == nullptr) {
+      const char* why = dlerror();
+      out.error = "cannot load " + lib_name +
+                  " (the GEOS C library: Debian package libgeos-c1v5, which "
+                  "scripts/install-deps.sh installs): " +
+                  (why != nullptr ? why : "dlopen failed");
+      return out;
+    }
+    const auto bind = [&](auto& fn, const char* name) {
+      void* sym = dlsym(lib, name);
+      if (sym == nullptr && out.error.empty()) {
+        out.error = "GEOS (" + lib_name + ") has no function " + name +
+                    "; cityforge needs GEOS 3.11 or later";
+      }
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
+    };
+#define CITYFORGE_GEOS_BIND(name) bind(out.api.name, #name);
+    CITYFORGE_GEOS_FUNCTIONS(CITYFORGE_GEOS_BIND)
+#undef CITYFORGE_GEOS_BIND
+    return out;  // The library stays loaded for the life of the process.
+  }();
+  return load;
+}
+
+}  // namespace
+
+const std::string& geos_load_error() { return geos_load().error; }
+
+const GeosApi& geos() {
+  const GeosLoad& load = geos_load();
+  if (!load.error.empty()) throw std::runtime_error(load.error);
+  return load.api;
+}
+
+GeosContext::GeosContext() : m_ctx(geos().GEOS_init_r()) {
   if (m_ctx != nullptr) {
-    GEOSContext_setNoticeMessageHandler_r(m_ctx, ignore_notice, nullptr);
-    GEOSContext_setErrorMessageHandler_r(m_ctx, keep_error, &m_error);
+    geos().GEOSContext_setNoticeMessageHandler_r(m_ctx, ignore_notice, nullptr);
+    geos().GEOSContext_setErrorMessageHandler_r(m_ctx, keep_error, &m_error);
   }
 }
 
 GeosContext::~GeosContext() {
   if (m_ctx != nullptr) {
-    GEOS_finish_r(m_ctx);
+    geos().GEOS_finish_r(m_ctx);
   }
 }
 
@@ -101,16 +157,16 @@ GeomPtr to_geos(const GeosContext& ctx, const Polygon& poly) {
     }
   }
   // createPolygon takes ownership of the shell and the holes.
-  return own(ctx,
-             GEOSGeom_createPolygon_r(h, shell, holes.data(), static_cast<unsigned>(holes.size())));
+  return own(ctx, geos().GEOSGeom_createPolygon_r(h, shell, holes.data(),
+                                                  static_cast<unsigned>(holes.size())));
 }
 
 GeomPtr to_geos_valid(const GeosContext& ctx, const Polygon& poly) {
   GeomPtr g = to_geos(ctx, poly);
-  if (!g || GEOSisValid_r(ctx.get(), g.get()) == 1) {
+  if (!g || geos().GEOSisValid_r(ctx.get(), g.get()) == 1) {
     return g;
   }
-  GeomPtr fixed = own(ctx, GEOSMakeValid_r(ctx.get(), g.get()));
+  GeomPtr fixed = own(ctx, geos().GEOSMakeValid_r(ctx.get(), g.get()));
   if (!fixed) {
     return fixed;
   }
@@ -135,14 +191,14 @@ GeomPtr to_geos_line(const GeosContext& ctx, const Polyline& line) {
     return own(ctx, nullptr);
   }
   const auto n = static_cast<unsigned>(pts.size());
-  GEOSCoordSequence* seq = GEOSCoordSeq_create_r(h, n, 2);
+  GEOSCoordSequence* seq = geos().GEOSCoordSeq_create_r(h, n, 2);
   if (seq == nullptr) {
     return own(ctx, nullptr);
   }
   for (unsigned i = 0; i < n; ++i) {
-    GEOSCoordSeq_setXY_r(h, seq, i, pts[i].x, pts[i].y);
+    geos().GEOSCoordSeq_setXY_r(h, seq, i, pts[i].x, pts[i].y);
   }
-  return own(ctx, GEOSGeom_createLineString_r(h, seq));
+  return own(ctx, geos().GEOSGeom_createLineString_r(h, seq));
 }
 
 GeomPtr make_collection(const GeosContext& ctx, int type, std::vector<GeomPtr> parts) {
@@ -151,12 +207,12 @@ GeomPtr make_collection(const GeosContext& ctx, int type, std::vector<GeomPtr> p
   for (GeomPtr& p : parts) {
     raw.push_back(p.release());
   }
-  GEOSGeometry* c =
-      GEOSGeom_createCollection_r(ctx.get(), type, raw.data(), static_cast<unsigned>(raw.size()));
+  GEOSGeometry* c = geos().GEOSGeom_createCollection_r(ctx.get(), type, raw.data(),
+                                                       static_cast<unsigned>(raw.size()));
   if (c == nullptr) {
     // On failure the parts are still ours.
     for (GEOSGeometry* g : raw) {
-      GEOSGeom_destroy_r(ctx.get(), g);
+      geos().GEOSGeom_destroy_r(ctx.get(), g);
     }
   }
   return own(ctx, c);
@@ -164,14 +220,14 @@ GeomPtr make_collection(const GeosContext& ctx, int type, std::vector<GeomPtr> p
 
 void collect_polygons(const GeosContext& ctx, const GEOSGeometry* g, std::vector<Polygon>& out) {
   GEOSContextHandle_t h = ctx.get();
-  if (g == nullptr || GEOSisEmpty_r(h, g) != 0) {
+  if (g == nullptr || geos().GEOSisEmpty_r(h, g) != 0) {
     return;
   }
-  const int type = GEOSGeomTypeId_r(h, g);
+  const int type = geos().GEOSGeomTypeId_r(h, g);
   if (type == GEOS_MULTIPOLYGON || type == GEOS_GEOMETRYCOLLECTION) {
-    const int n = GEOSGetNumGeometries_r(h, g);
+    const int n = geos().GEOSGetNumGeometries_r(h, g);
     for (int i = 0; i < n; ++i) {
-      collect_polygons(ctx, GEOSGetGeometryN_r(h, g, i), out);
+      collect_polygons(ctx, geos().GEOSGetGeometryN_r(h, g, i), out);
     }
     return;
   }
@@ -179,10 +235,10 @@ void collect_polygons(const GeosContext& ctx, const GEOSGeometry* g, std::vector
     return;
   }
   Polygon poly;
-  poly.outer = read_ring(h, GEOSGetExteriorRing_r(h, g));
-  const int holes = GEOSGetNumInteriorRings_r(h, g);
+  poly.outer = read_ring(h, geos().GEOSGetExteriorRing_r(h, g));
+  const int holes = geos().GEOSGetNumInteriorRings_r(h, g);
   for (int i = 0; i < holes; ++i) {
-    poly.holes.push_back(read_ring(h, GEOSGetInteriorRingN_r(h, g, i)));
+    poly.holes.push_back(read_ring(h, geos().GEOSGetInteriorRingN_r(h, g, i)));
   }
   poly = polygon_canonical(std::move(poly));
   if (poly.outer.size() >= 3 && polygon_area(poly) > 0.0) {
@@ -220,3 +276,13 @@ std::vector<Polygon> sorted_polygons(const GeosContext& ctx, const GEOSGeometry*
 }
 
 }  // namespace cityforge::detail
+
+namespace cityforge {
+
+Status load_geos() {
+  const std::string& error = detail::geos_load_error();
+  if (!error.empty()) return Error::internal("GEOS", error);
+  return Ok{};
+}
+
+}  // namespace cityforge

@@ -35,20 +35,21 @@ GeomPtr union_of(const GeosContext& ctx, const std::vector<Polygon>& polys) {
   if (!all) {
     return all;
   }
-  return detail::own(ctx, GEOSUnaryUnion_r(ctx.get(), all.get()));
+  return detail::own(ctx, detail::geos().GEOSUnaryUnion_r(ctx.get(), all.get()));
 }
 
 /// Buffers g with mitred joins and the given end cap; null on failure.
 GeomPtr buffer(const GeosContext& ctx, const GEOSGeometry* g, double distance_m, int cap) {
-  GEOSBufferParams* params = GEOSBufferParams_create_r(ctx.get());
+  GEOSBufferParams* params = detail::geos().GEOSBufferParams_create_r(ctx.get());
   if (params == nullptr) {
     return detail::own(ctx, nullptr);
   }
-  GEOSBufferParams_setEndCapStyle_r(ctx.get(), params, cap);
-  GEOSBufferParams_setJoinStyle_r(ctx.get(), params, GEOSBUF_JOIN_MITRE);
-  GEOSBufferParams_setMitreLimit_r(ctx.get(), params, kMitreLimit);
-  GeomPtr out = detail::own(ctx, GEOSBufferWithParams_r(ctx.get(), g, params, distance_m));
-  GEOSBufferParams_destroy_r(ctx.get(), params);
+  detail::geos().GEOSBufferParams_setEndCapStyle_r(ctx.get(), params, cap);
+  detail::geos().GEOSBufferParams_setJoinStyle_r(ctx.get(), params, GEOSBUF_JOIN_MITRE);
+  detail::geos().GEOSBufferParams_setMitreLimit_r(ctx.get(), params, kMitreLimit);
+  GeomPtr out =
+      detail::own(ctx, detail::geos().GEOSBufferWithParams_r(ctx.get(), g, params, distance_m));
+  detail::geos().GEOSBufferParams_destroy_r(ctx.get(), params);
   return out;
 }
 
@@ -77,11 +78,11 @@ bool polygon_is_valid(const Polygon& poly, std::string* reason) {
   }
   char* why = nullptr;
   GEOSGeometry* location = nullptr;
-  const char valid = GEOSisValidDetail_r(ctx.get(), g.get(), 0, &why, &location);
+  const char valid = detail::geos().GEOSisValidDetail_r(ctx.get(), g.get(), 0, &why, &location);
   GeomPtr where = detail::own(ctx, location);
   std::string message = why != nullptr ? why : "";
   if (why != nullptr) {
-    GEOSFree_r(ctx.get(), why);
+    detail::geos().GEOSFree_r(ctx.get(), why);
   }
   if (valid == 1) {
     return true;
@@ -91,8 +92,8 @@ bool polygon_is_valid(const Polygon& poly, std::string* reason) {
   }
   double x = 0.0;
   double y = 0.0;
-  if (where && GEOSGeomGetX_r(ctx.get(), where.get(), &x) == 1 &&
-      GEOSGeomGetY_r(ctx.get(), where.get(), &y) == 1) {
+  if (where && detail::geos().GEOSGeomGetX_r(ctx.get(), where.get(), &x) == 1 &&
+      detail::geos().GEOSGeomGetY_r(ctx.get(), where.get(), &y) == 1) {
     message += " at " + format_point(x, y);
   }
   return fail(std::move(message));
@@ -114,7 +115,7 @@ std::vector<Polygon> polygon_difference(const Polygon& a, const std::vector<Poly
   if (!cut) {
     return detail::sorted_polygons(ctx, ga.get());
   }
-  GeomPtr out = detail::own(ctx, GEOSDifference_r(ctx.get(), ga.get(), cut.get()));
+  GeomPtr out = detail::own(ctx, detail::geos().GEOSDifference_r(ctx.get(), ga.get(), cut.get()));
   return detail::sorted_polygons(ctx, out.get());
 }
 
@@ -125,7 +126,7 @@ std::vector<Polygon> polygon_intersection(const Polygon& a, const Polygon& b) {
   if (!ga || !gb) {
     return {};
   }
-  GeomPtr out = detail::own(ctx, GEOSIntersection_r(ctx.get(), ga.get(), gb.get()));
+  GeomPtr out = detail::own(ctx, detail::geos().GEOSIntersection_r(ctx.get(), ga.get(), gb.get()));
   return detail::sorted_polygons(ctx, out.get());
 }
 
@@ -139,7 +140,7 @@ std::vector<std::vector<Polygon>> polygon_intersections(const std::vector<Polygo
   for (std::size_t i = 0; i < as.size(); ++i) {
     GeomPtr ga = detail::to_geos_valid(ctx, as[i]);
     if (!ga) continue;
-    GeomPtr g = detail::own(ctx, GEOSIntersection_r(ctx.get(), ga.get(), gb.get()));
+    GeomPtr g = detail::own(ctx, detail::geos().GEOSIntersection_r(ctx.get(), ga.get(), gb.get()));
     out[i] = detail::sorted_polygons(ctx, g.get());
   }
   return out;

@@ -18,7 +18,8 @@ Triangulation triangulate(const Polygon& poly) {
   if (!g) {
     return out;
   }
-  detail::GeomPtr tris = detail::own(ctx, GEOSConstrainedDelaunayTriangulation_r(h, g.get()));
+  detail::GeomPtr tris =
+      detail::own(ctx, detail::geos().GEOSConstrainedDelaunayTriangulation_r(h, g.get()));
   if (!tris) {
     return out;
   }

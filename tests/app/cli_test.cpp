@@ -95,6 +95,25 @@ TEST(Cli, MissingConfigFileIsNamed) {
   fs::remove_all(dir);
 }
 
+// GEOS is loaded on first use rather than linked (start-up time): without it, every command
+// stops before any work with an error naming the library and the package, and writes nothing;
+// --help does not need it.
+TEST(Cli, MissingGeosLibraryIsAClearErrorBeforeAnyWork) {
+  const fs::path dir = temp_dir("no_geos");
+  const std::string env = "CITYFORGE_GEOS_LIBRARY=" + (dir / "libgeos_c.so.1").string() + " ";
+  for (const std::string command : {"generate", "island"}) {
+    const CliRun r =
+        run_command(env + CITYFORGE_EXE + " " + command + " -q -o " + (dir / command).string());
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.output;
+    EXPECT_NE(r.output.find("cannot load " + (dir / "libgeos_c.so.1").string()), std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("libgeos-c1v5"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(dir / command)) << command << " wrote output";
+  }
+  EXPECT_EQ(run_command(env + CITYFORGE_EXE + " --help").exit_code, 0);
+  fs::remove_all(dir);
+}
+
 // Output to a log (not a terminal): a "running:" line per progress interval while a stage runs,
 // none with -q.
 TEST(Cli, ALongRunInALogIsNeverSilent) {

@@ -270,12 +270,13 @@ TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
 }
 
 // MPI is a module loaded only under a launcher: a program started alone never maps libmpi (nor
-// GDAL and PROJ, which only imports load), and a launcher without the module is a clear error.
+// GDAL and PROJ, which only imports load, nor GEOS, which commands load before their work),
+// and a launcher without the module is a clear error.
 TEST(Mpi, AProgramStartedAloneLoadsNeitherMpiNorGdalNorProj) {
   const CliRun r = run_command("LD_DEBUG=libs " + std::string(CITYFORGE_EXE) + " --help");
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
   ASSERT_NE(r.output.find("libtbb"), std::string::npos) << "LD_DEBUG printed no libraries";
-  for (const char* lib : {"libmpi", "libgdal", "libproj"}) {
+  for (const char* lib : {"libmpi", "libgdal", "libproj", "libgeos"}) {
     EXPECT_EQ(r.output.find(lib), std::string::npos) << lib << " loaded by `cityforge --help`";
   }
 }

@@ -11,7 +11,61 @@
 
 #include "cityforge/core/polygon.hpp"
 
+// The GEOS functions we call, as an X-macro list (each X(name) once).
+#define CITYFORGE_GEOS_FUNCTIONS(X)         \
+  X(GEOSBufferParams_create_r)              \
+  X(GEOSBufferParams_destroy_r)             \
+  X(GEOSBufferParams_setEndCapStyle_r)      \
+  X(GEOSBufferParams_setJoinStyle_r)        \
+  X(GEOSBufferParams_setMitreLimit_r)       \
+  X(GEOSBufferWithParams_r)                 \
+  X(GEOSConstrainedDelaunayTriangulation_r) \
+  X(GEOSContext_setErrorMessageHandler_r)   \
+  X(GEOSContext_setNoticeMessageHandler_r)  \
+  X(GEOSCoordSeq_create_r)                  \
+  X(GEOSCoordSeq_getSize_r)                 \
+  X(GEOSCoordSeq_getXY_r)                   \
+  X(GEOSCoordSeq_setXY_r)                   \
+  X(GEOSDifference_r)                       \
+  X(GEOSFree_r)                             \
+  X(GEOSGeomGetX_r)                         \
+  X(GEOSGeomGetY_r)                         \
+  X(GEOSGeomTypeId_r)                       \
+  X(GEOSGeom_createCollection_r)            \
+  X(GEOSGeom_createLineString_r)            \
+  X(GEOSGeom_createLinearRing_r)            \
+  X(GEOSGeom_createPolygon_r)               \
+  X(GEOSGeom_destroy_r)                     \
+  X(GEOSGeom_getCoordSeq_r)                 \
+  X(GEOSGetExteriorRing_r)                  \
+  X(GEOSGetGeometryN_r)                     \
+  X(GEOSGetInteriorRingN_r)                 \
+  X(GEOSGetNumGeometries_r)                 \
+  X(GEOSGetNumInteriorRings_r)              \
+  X(GEOSIntersection_r)                     \
+  X(GEOSMakeValid_r)                        \
+  X(GEOSUnaryUnion_r)                       \
+  X(GEOS_finish_r)                          \
+  X(GEOS_init_r)                            \
+  X(GEOSisEmpty_r)                          \
+  X(GEOSisValidDetail_r)                    \
+  X(GEOSisValid_r)
+
 namespace cityforge::detail {
+
+/// The GEOS C API, loaded with dlopen the first time a geometry needs it (libgeos_c.so.1, from
+/// Debian's libgeos-c1v5) rather than linked: GEOS and GEOS C bring about 7,200 relocations,
+/// more than libstdc++, which every start of the program would pay, --help and the island
+/// included. Thread-safe; throws std::runtime_error naming the library when it cannot be
+/// loaded or lacks a function (commands call load_geos() first, so they fail cleanly instead).
+struct GeosApi {
+#define CITYFORGE_GEOS_MEMBER(name) decltype(&::name) name = nullptr;
+  CITYFORGE_GEOS_FUNCTIONS(CITYFORGE_GEOS_MEMBER)
+#undef CITYFORGE_GEOS_MEMBER
+};
+const GeosApi& geos();
+/// Empty when GEOS is loaded, else why not (loads it on the first call).
+const std::string& geos_load_error();
 
 /// One GEOS context for the duration of one call: thread-safe without shared state. Messages
 /// are kept (never printed); the last error is available for diagnostics.
@@ -35,7 +89,7 @@ struct GeomDeleter {
   GEOSContextHandle_t ctx = nullptr;
   void operator()(GEOSGeometry* g) const {
     if (g != nullptr) {
-      GEOSGeom_destroy_r(ctx, g);
+      geos().GEOSGeom_destroy_r(ctx, g);
     }
   }
 };
