@@ -6,10 +6,12 @@
 // irregular graphs", SIAM J. Sci. Comput. 20(1).
 #include "cityforge/traffic/partition.hpp"
 
+#include <dlfcn.h>
 #include <metis.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <string>
@@ -17,6 +19,42 @@
 namespace cityforge::traffic {
 
 namespace {
+
+// METIS is loaded with dlopen the first time a cut needs it (libmetis.so.5, Debian libmetis5;
+// CITYFORGE_METIS_LIBRARY names another file) rather than linked: only runs over several
+// ranks cut the lane graph, and a linked library costs every start of the program, --help and
+// the island included, about half a millisecond.
+struct Metis {
+  decltype(&::METIS_SetDefaultOptions) set_default_options = nullptr;
+  decltype(&::METIS_PartGraphKway) part_graph_kway = nullptr;
+  std::string error;  // Why it could not be loaded; empty when it was.
+};
+
+const Metis& metis() {
+  static const Metis api = [] {
+    Metis out;
+    const char* env = std::getenv("CITYFORGE_METIS_LIBRARY");
+    const std::string name = env != nullptr && *env != '\0' ? env : "libmetis.so.5";
+    void* lib = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+    if (lib == nullptr) {
+      const char* why = dlerror();
+      out.error = "cannot load " + name +
+                  " (METIS, which cuts the lane graph over MPI ranks: Debian package libmetis5, "
+                  "which scripts/install-deps.sh installs): " +
+                  (why != nullptr ? why : "dlopen failed");
+      return out;
+    }
+    out.set_default_options = reinterpret_cast<decltype(&::METIS_SetDefaultOptions)>(
+        dlsym(lib, "METIS_SetDefaultOptions"));
+    out.part_graph_kway =
+        reinterpret_cast<decltype(&::METIS_PartGraphKway)>(dlsym(lib, "METIS_PartGraphKway"));
+    if (out.set_default_options == nullptr || out.part_graph_kway == nullptr) {
+      out.error = name + " has no METIS_SetDefaultOptions or METIS_PartGraphKway (METIS 5)";
+    }
+    return out;  // The library stays loaded for the life of the process.
+  }();
+  return api;
+}
 
 constexpr auto kShortLinkM = static_cast<float>(roads::kShortLinkM);
 
@@ -133,8 +171,10 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
       }
       xadj.push_back(static_cast<idx_t>(adjncy.size()));
     }
+    const Metis& api = metis();
+    if (!api.error.empty()) return Error::internal("partition", api.error);
     idx_t options[METIS_NOPTIONS];
-    METIS_SetDefaultOptions(options);
+    api.set_default_options(options);
     options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003U);
     options[METIS_OPTION_NUMBERING] = 0;
     idx_t nvtxs = static_cast<idx_t>(units);
@@ -142,7 +182,7 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     idx_t nparts = static_cast<idx_t>(parts);
     idx_t edgecut = 0;
     std::vector<idx_t> part(units, 0);
-    const int rc = METIS_PartGraphKway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(),
+    const int rc = api.part_graph_kway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(),
                                        nullptr, adjwgt.data(), &nparts, nullptr, nullptr, options,
                                        &edgecut, part.data());
     if (rc != METIS_OK) {

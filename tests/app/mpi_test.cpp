@@ -259,6 +259,26 @@ TEST(Mpi, AKilledRankStopsTheSimulationWithoutOutput) {
   fs::remove_all(dir);
 }
 
+// METIS is loaded when a cut needs it (partition.cpp), not linked: without it a simulation on
+// two ranks stops on every rank with an error naming the library, and writes nothing.
+TEST(Mpi, MissingMetisLibraryIsAClearError) {
+  if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  const fs::path city = simulated_city();
+  ASSERT_FALSE(HasFailure());
+  const fs::path dir = temp_dir("mpi_no_metis");
+  const std::string lib = (dir / "libmetis.so.5").string();
+  const CliRun r = run_command("CITYFORGE_METIS_LIBRARY=" + lib + " " + mpirun(2) + CITYFORGE_EXE +
+                               " simulate " + city.string() +
+                               " -q --vehicles 100 --pedestrians 0 --seconds 5 -o " +
+                               (dir / "t.cfrec").string());
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("cannot load " + lib), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libmetis5"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(dir / "sim_stats.json"));
+  EXPECT_FALSE(fs::exists(dir / "t.cfrec"));
+  fs::remove_all(dir);
+}
+
 TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
   // What an MPI launcher sets: the program must not run N copies of a server or an island.
   const CliRun r = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) +
@@ -270,13 +290,14 @@ TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
 }
 
 // MPI is a module loaded only under a launcher: a program started alone never maps libmpi (nor
-// GDAL and PROJ, which only imports load, nor GEOS, which commands load before their work),
+// GDAL and PROJ, which only imports load, nor GEOS, which commands load before their work, nor
+// METIS, which only a cut over ranks loads),
 // and a launcher without the module is a clear error.
 TEST(Mpi, AProgramStartedAloneLoadsNeitherMpiNorGdalNorProj) {
   const CliRun r = run_command("LD_DEBUG=libs " + std::string(CITYFORGE_EXE) + " --help");
   ASSERT_EQ(r.exit_code, 0) << r.output.substr(0, 2000);
   ASSERT_NE(r.output.find("libtbb"), std::string::npos) << "LD_DEBUG printed no libraries";
-  for (const char* lib : {"libmpi", "libgdal", "libproj", "libgeos"}) {
+  for (const char* lib : {"libmpi", "libgdal", "libproj", "libgeos", "libmetis"}) {
     EXPECT_EQ(r.output.find(lib), std::string::npos) << lib << " loaded by `cityforge --help`";
   }
 }
