@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -15,6 +14,7 @@
 #include <utility>
 
 #include "cityforge/core/geos_library.hpp"
+#include "cityforge/core/loadable.hpp"
 
 namespace cityforge::detail {
 namespace {
@@ -90,21 +90,17 @@ struct GeosLoad {
 const GeosLoad& geos_load() {
   static const GeosLoad load = [] {
     GeosLoad out;
-    const char* env = std::getenv("CITYFORGE_GEOS_LIBRARY");
-    const std::string lib_name = env != nullptr && *env != '\0' ? env : "libgeos_c.so.1";
-    void* lib = dlopen(lib_name.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (lib == nullptr) {
-      const char* why = dlerror();
-      out.error = "cannot load " + lib_name +
-                  " (the GEOS C library: Debian package libgeos-c1v5, which "
-                  "scripts/install-deps.sh installs): " +
-                  (why != nullptr ? why : "dlopen failed");
+    const SystemLibrary lib = open_system_library(
+        "CITYFORGE_GEOS_LIBRARY", "libgeos_c.so.1",
+        "the GEOS C library: Debian package libgeos-c1v5, which scripts/install-deps.sh installs");
+    if (lib.handle == nullptr) {
+      out.error = lib.error;
       return out;
     }
     const auto bind = [&](auto& fn, const char* name) {
-      void* sym = dlsym(lib, name);
+      void* sym = dlsym(lib.handle, name);
       if (sym == nullptr && out.error.empty()) {
-        out.error = "GEOS (" + lib_name + ") has no function " + name +
+        out.error = "GEOS (" + lib.name + ") has no function " + name +
                     "; cityforge needs GEOS 3.11 or later";
       }
       fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);

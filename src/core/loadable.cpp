@@ -51,4 +51,18 @@ Result<void*> load_module(const LoadableModule& m) {
                                           tried);
 }
 
+SystemLibrary open_system_library(const char* env_var, const char* soname,
+                                  const std::string& purpose) {
+  SystemLibrary out;
+  const char* env = std::getenv(env_var);
+  out.name = env != nullptr && *env != '\0' ? env : soname;
+  out.handle = dlopen(out.name.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (out.handle == nullptr) {
+    const char* why = dlerror();
+    out.error = "cannot load " + out.name + " (" + purpose +
+                "): " + (why != nullptr ? why : "dlopen failed");
+  }
+  return out;
+}
+
 }  // namespace cityforge

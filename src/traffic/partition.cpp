@@ -11,10 +11,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <numeric>
 #include <string>
+
+#include "cityforge/core/loadable.hpp"
 
 namespace cityforge::traffic {
 
@@ -33,23 +34,20 @@ struct Metis {
 const Metis& metis() {
   static const Metis api = [] {
     Metis out;
-    const char* env = std::getenv("CITYFORGE_METIS_LIBRARY");
-    const std::string name = env != nullptr && *env != '\0' ? env : "libmetis.so.5";
-    void* lib = dlopen(name.c_str(), RTLD_LAZY | RTLD_LOCAL);
-    if (lib == nullptr) {
-      const char* why = dlerror();
-      out.error = "cannot load " + name +
-                  " (METIS, which cuts the lane graph over MPI ranks: Debian package libmetis5, "
-                  "which scripts/install-deps.sh installs): " +
-                  (why != nullptr ? why : "dlopen failed");
+    const SystemLibrary lib = open_system_library(
+        "CITYFORGE_METIS_LIBRARY", "libmetis.so.5",
+        "METIS, which cuts the lane graph over MPI ranks: Debian package libmetis5, which "
+        "scripts/install-deps.sh installs");
+    if (lib.handle == nullptr) {
+      out.error = lib.error;
       return out;
     }
     out.set_default_options = reinterpret_cast<decltype(&::METIS_SetDefaultOptions)>(
-        dlsym(lib, "METIS_SetDefaultOptions"));
-    out.part_graph_kway =
-        reinterpret_cast<decltype(&::METIS_PartGraphKway)>(dlsym(lib, "METIS_PartGraphKway"));
+        dlsym(lib.handle, "METIS_SetDefaultOptions"));
+    out.part_graph_kway = reinterpret_cast<decltype(&::METIS_PartGraphKway)>(
+        dlsym(lib.handle, "METIS_PartGraphKway"));
     if (out.set_default_options == nullptr || out.part_graph_kway == nullptr) {
-      out.error = name + " has no METIS_SetDefaultOptions or METIS_PartGraphKway (METIS 5)";
+      out.error = lib.name + " has no METIS_SetDefaultOptions or METIS_PartGraphKway (METIS 5)";
     }
     return out;  // The library stays loaded for the life of the process.
   }();
