@@ -40,29 +40,31 @@ GEOSGeometry* make_ring(GEOSContextHandle_t h, const Ring& ring) {
     return nullptr;
   }
   const auto n = static_cast<unsigned>(pts.size());
-  GEOSCoordSequence* seq = geos().GEOSCoordSeq_create_r(h, n + 1, 2);
+  const GeosApi& api = geos();  // Once, not per point.
+  GEOSCoordSequence* seq = api.GEOSCoordSeq_create_r(h, n + 1, 2);
   if (seq == nullptr) {
     return nullptr;
   }
   for (unsigned i = 0; i <= n; ++i) {
     const Vec2 p = pts[i % n];
-    geos().GEOSCoordSeq_setXY_r(h, seq, i, p.x, p.y);
+    api.GEOSCoordSeq_setXY_r(h, seq, i, p.x, p.y);
   }
-  return geos().GEOSGeom_createLinearRing_r(h, seq);  // Takes ownership of seq, even on failure.
+  return api.GEOSGeom_createLinearRing_r(h, seq);  // Takes ownership of seq, even on failure.
 }
 
 Ring read_ring(GEOSContextHandle_t h, const GEOSGeometry* ring) {
   Ring out;
-  const GEOSCoordSequence* seq = ring != nullptr ? geos().GEOSGeom_getCoordSeq_r(h, ring) : nullptr;
+  const GeosApi& api = geos();  // Once, not per point.
+  const GEOSCoordSequence* seq = ring != nullptr ? api.GEOSGeom_getCoordSeq_r(h, ring) : nullptr;
   unsigned n = 0;
-  if (seq == nullptr || geos().GEOSCoordSeq_getSize_r(h, seq, &n) == 0) {
+  if (seq == nullptr || api.GEOSCoordSeq_getSize_r(h, seq, &n) == 0) {
     return out;
   }
   out.reserve(n);
   for (unsigned i = 0; i < n; ++i) {
     double x = 0.0;
     double y = 0.0;
-    geos().GEOSCoordSeq_getXY_r(h, seq, i, &x, &y);
+    api.GEOSCoordSeq_getXY_r(h, seq, i, &x, &y);
     out.push_back({x, y});
   }
   if (out.size() > 1 && out.front() == out.back()) {
@@ -187,14 +189,15 @@ GeomPtr to_geos_line(const GeosContext& ctx, const Polyline& line) {
     return own(ctx, nullptr);
   }
   const auto n = static_cast<unsigned>(pts.size());
-  GEOSCoordSequence* seq = geos().GEOSCoordSeq_create_r(h, n, 2);
+  const GeosApi& api = geos();  // Once, not per point.
+  GEOSCoordSequence* seq = api.GEOSCoordSeq_create_r(h, n, 2);
   if (seq == nullptr) {
     return own(ctx, nullptr);
   }
   for (unsigned i = 0; i < n; ++i) {
-    geos().GEOSCoordSeq_setXY_r(h, seq, i, pts[i].x, pts[i].y);
+    api.GEOSCoordSeq_setXY_r(h, seq, i, pts[i].x, pts[i].y);
   }
-  return own(ctx, geos().GEOSGeom_createLineString_r(h, seq));
+  return own(ctx, api.GEOSGeom_createLineString_r(h, seq));
 }
 
 GeomPtr make_collection(const GeosContext& ctx, int type, std::vector<GeomPtr> parts) {

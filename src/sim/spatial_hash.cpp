@@ -157,17 +157,22 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_
   const auto len = static_cast<std::uint32_t>(std::min<std::int64_t>(nx, m_buckets));
   const auto span_x = static_cast<std::uint32_t>(nx - 1);
   std::uint32_t n = 0;
-  // The usual query has 2 or 3 rows: fetch every row's first items before scanning any, so
-  // their cache misses overlap instead of following one another.
-  if (ny <= kPrefetchRows) {
-    for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
-      const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
-      __builtin_prefetch(&start[b0]);
+  const auto first_bucket = [&](std::int32_t cy) {
+    return (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+  };
+  // The usual query has 2 or 3 rows: each row's first bucket is computed once, and every row's
+  // first items are fetched before any is scanned, so their cache misses overlap instead of
+  // following one another.
+  const bool few_rows = ny <= kPrefetchRows;
+  std::uint32_t bases[kPrefetchRows] = {};
+  if (few_rows) {
+    for (std::int64_t i = 0; i < ny; ++i) {
+      bases[i] = first_bucket(c.y0 + static_cast<std::int32_t>(i));
+      __builtin_prefetch(&start[bases[i]]);
     }
-    for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
-      const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
-      __builtin_prefetch(&m_xy[2 * std::size_t{start[b0]}]);
-      __builtin_prefetch(&m_ids[start[b0]]);
+    for (std::int64_t i = 0; i < ny; ++i) {
+      __builtin_prefetch(&m_xy[2 * std::size_t{start[bases[i]]}]);
+      __builtin_prefetch(&m_ids[start[bases[i]]]);
     }
   }
   // When the query's cells all have buckets of their own (no two rows' runs of buckets
@@ -175,24 +180,15 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_
   // radius lies in one of the cells (cells_around is a hair wider), so in a scanned bucket,
   // and in no other scanned bucket. The scan then tests the distance only. Otherwise every
   // item's cell is computed and checked too.
-  bool own_buckets = nx <= m_buckets && std::int64_t{len} * ny <= m_buckets;
-  if (own_buckets && ny > 1) {
-    std::uint32_t bases[kPrefetchRows];
-    if (ny > kPrefetchRows) {
-      own_buckets = false;
-    } else {
-      for (std::int32_t cy = c.y0; cy <= c.y1; ++cy)
-        bases[cy - c.y0] = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
-      for (std::int64_t i = 0; i < ny && own_buckets; ++i)
-        for (std::int64_t j = i + 1; j < ny; ++j)
-          if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
-            own_buckets = false;
-    }
-  }
+  bool own_buckets = few_rows && nx <= m_buckets && std::int64_t{len} * ny <= m_buckets;
+  for (std::int64_t i = 0; i < ny && own_buckets; ++i)
+    for (std::int64_t j = i + 1; j < ny; ++j)
+      if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
+        own_buckets = false;
   const float* xy = m_xy.get();
   const std::uint32_t* item_ids = m_ids.get();
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
-    const std::uint32_t b0 = (row_base(cy) + static_cast<std::uint32_t>(c.x0)) & m_mask;
+    const std::uint32_t b0 = few_rows ? bases[cy - c.y0] : first_bucket(cy);
     const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
     // Branch-free test: whether an item is kept is a coin toss the predictor cannot learn, so
     // every item is written and the count only moves past the kept ones. Another cell that
