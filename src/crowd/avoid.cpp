@@ -7,6 +7,7 @@
 // record and pool slot, so the result does not depend on the thread count.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <algorithm>
 #include <bit>
@@ -152,6 +153,11 @@ void tick_active(Crowd::Impl& m) {
   const Config& c = m.config;
   std::vector<LaneId>& before = m.scratch_lane;
   before.resize(m.sweep.size());
+  // The lanes after the update too, so the transitions below read two arrays in sweep order
+  // instead of every agent's record again: on one thread, reading the records the other thread
+  // just wrote pulled every one of its cache lines across (issue 30).
+  std::vector<LaneId>& after = m.scratch_lane_after;
+  after.resize(m.sweep.size());
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -173,6 +179,7 @@ void tick_active(Crowd::Impl& m) {
             st.vy = static_cast<float>(v.y);
             batch.add(id, g.p, v);
             before[k] = lane;
+            after[k] = a.lane;
             continue;
           }
           evaluate(m, id, a, now);
@@ -236,15 +243,18 @@ void tick_active(Crowd::Impl& m) {
           const float lat1 = a.dir > 0 ? a.lateral : -a.lateral;
           const Frame g = frame_at(m.frames, a.lane, a.s0, lat1, &st.hint);
           fc = Crowd::Impl::FrameCache{a.lane, a.s0, lat1, g};
+          after[k] = a.lane;
           batch.add(id, g.p, v);
         }
         // One atomic add for the block's slots in this tick's map (lock-free, insert only).
         batch.flush(m.hash);
         m.queries.fetch_add(queries, std::memory_order_relaxed);
-      });
+      },
+      // The same stretches of the sweep to the same threads tick after tick (the sweep changes
+      // little between re-sorts), so an agent's record and slot stay in one core's cache.
+      m.sweep_affinity);
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
-    const Agent& a = m.agents[m.sweep[k].first];
-    if (a.lane != before[k]) entered(m, a, before[k]);
+    if (after[k] != before[k]) entered(m, m.agents[m.sweep[k].first], before[k]);
   }
   m.stats.updates += m.active.size();
 }

@@ -4,6 +4,8 @@
 // crowd.cpp (set-up, LOD, API), motion.cpp (lane following, events, transitions) and
 // avoid.cpp (full-fidelity ticks with avoidance).
 
+#include <tbb/partitioner.h>
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -154,6 +156,8 @@ struct Crowd::Impl {
   std::atomic<std::uint64_t> queries{0};
   std::atomic<std::uint64_t> goals_reached{0};
   std::vector<LaneId> scratch_lane;
+  std::vector<LaneId> scratch_lane_after;
+  tbb::affinity_partitioner sweep_affinity;  ///< tick_active's blocks to the same threads.
   // Environment (environment.cpp): weather, the active count and hazards.
   WeatherEffect weather;
   float speed_factor = 1.0f;  ///< weather.speed_factor, read by move_speed.
