@@ -101,7 +101,8 @@ class SpatialHash {
   std::uint32_t m_buckets;
   // This tick's inserts, in slot order.
   std::unique_ptr<Item[]> m_inserted;
-  std::atomic<std::uint32_t> m_count{0};
+  alignas(64) std::atomic<std::uint32_t> m_count{0};
+  char m_count_pad[60] = {};  // Nothing the queries read shares the counter's cache line.
   // Last tick's items ordered by bucket, bucket b's at [m_start[b], m_start[b + 1]), packed
   // apart (structure of arrays): the scan reads only positions and ids, 12 bytes an item.
   std::unique_ptr<float[]> m_xy;  // x, y
