@@ -2,6 +2,8 @@
 // Double-buffered, insert-only spatial hash (see spatial_hash.hpp).
 #include "cityforge/sim/spatial_hash.hpp"
 
+#include <tbb/task_arena.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -45,10 +47,52 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_shift = 32 - bits;
   m_buckets = n;
   m_inserted = std::make_unique<Item[]>(max_items);
-  m_xy = std::make_unique<float[]>(2 * std::size_t{max_items});
-  m_v = std::make_unique<float[]>(2 * std::size_t{max_items});
-  m_ids = std::make_unique<std::uint32_t[]>(max_items);
-  m_start = std::make_unique<std::uint32_t[]>(std::size_t{n} + 2);  // Zero: an empty map.
+  m_read.resize(1);
+  allocate(m_read[0]);
+}
+
+void SpatialHash::allocate(ReadMap& map) const {
+  map.xy = std::make_unique<float[]>(2 * std::size_t{m_max_items});
+  map.v = std::make_unique<float[]>(2 * std::size_t{m_max_items});
+  map.ids = std::make_unique<std::uint32_t[]>(m_max_items);
+  map.start = std::make_unique<std::uint32_t[]>(std::size_t{m_buckets} + 2);  // Zero: empty.
+}
+
+void SpatialHash::set_read_copies(std::uint32_t n) {
+  const std::size_t want = std::max<std::size_t>(1, n);
+  const std::size_t had = m_read.size();
+  m_read.resize(want);
+  for (std::size_t t = had; t < want; ++t)
+    allocate(m_read[t]);  // Generation 0: not fresh until the next swap copies it.
+}
+
+std::uint64_t SpatialHash::copies_made() const {
+  std::uint64_t n = 0;
+  for (const ReadMap& map : m_read)
+    n += map.copies;
+  return n;
+}
+
+const SpatialHash::ReadMap& SpatialHash::read_map() const {
+  if (m_read.size() > 1) {
+    const int t = tbb::this_task_arena::current_thread_index();  // Negative outside any arena.
+    if (t > 0 && static_cast<std::size_t>(t) < m_read.size()) {
+      // Only the thread in arena slot t reads or writes copy t, and the threads of one slot
+      // follow one another (the arena hands the slot over): no two threads touch a copy at once.
+      ReadMap& copy = m_read[static_cast<std::size_t>(t)];
+      if (copy.generation != m_generation) {  // This thread's first query since the swap.
+        const ReadMap& map = m_read[0];
+        std::copy_n(map.start.get(), std::size_t{m_buckets} + 2, copy.start.get());
+        std::copy_n(map.xy.get(), 2 * std::size_t{m_read_count}, copy.xy.get());
+        std::copy_n(map.v.get(), 2 * std::size_t{m_read_count}, copy.v.get());
+        std::copy_n(map.ids.get(), m_read_count, copy.ids.get());
+        copy.generation = m_generation;
+        copy.copies += 1;
+      }
+      return copy;
+    }
+  }
+  return m_read[0];
 }
 
 std::uint32_t SpatialHash::row_base(std::int32_t cy) const {
@@ -121,11 +165,12 @@ std::uint32_t SpatialHash::insert(std::span<const std::uint32_t> ids, std::span<
 }
 
 void SpatialHash::swap() {
-  // A counting sort of this tick's items by bucket. Counts go to m_start[b + 2], so that after
-  // the prefix sums m_start[b + 1] is bucket b's first place; placing each item advances it to
-  // the next bucket's first place, which leaves m_start[b] = bucket b's first place for all b.
+  // A counting sort of this tick's items by bucket. Counts go to start[b + 2], so that after
+  // the prefix sums start[b + 1] is bucket b's first place; placing each item advances it to
+  // the next bucket's first place, which leaves start[b] = bucket b's first place for all b.
   const std::uint32_t n = std::min(m_count.load(std::memory_order_relaxed), m_max_items);
-  std::uint32_t* start = m_start.get();
+  ReadMap& map = m_read[0];
+  std::uint32_t* start = map.start.get();
   std::fill(start, start + m_buckets + 2, 0U);
   for (std::uint32_t i = 0; i < n; ++i)
     ++start[m_inserted[i].bucket + 2];
@@ -134,24 +179,26 @@ void SpatialHash::swap() {
   for (std::uint32_t i = 0; i < n; ++i) {
     const Item& it = m_inserted[i];
     const std::size_t k = start[it.bucket + 1]++;
-    m_xy[2 * k] = it.x;
-    m_xy[2 * k + 1] = it.y;
-    m_v[2 * k] = it.vx;
-    m_v[2 * k + 1] = it.vy;
-    m_ids[k] = it.id;
+    map.xy[2 * k] = it.x;
+    map.xy[2 * k + 1] = it.y;
+    map.v[2 * k] = it.vx;
+    map.v[2 * k + 1] = it.vy;
+    map.ids[k] = it.id;
   }
   m_read_count = n;
   m_count.store(0, std::memory_order_relaxed);
+  m_generation += 1;
 }
 
-std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_t* ids,
-                                  std::uint32_t* slots, std::uint32_t cap) const {
+std::uint32_t SpatialHash::gather(const ReadMap& map, float px, float py, float radius,
+                                  std::uint32_t* ids, std::uint32_t* slots,
+                                  std::uint32_t cap) const {
   const CellRange c = cells_around(px, py, radius);
   const std::int64_t nx = std::int64_t{c.x1} - c.x0 + 1;
   const std::int64_t ny = std::int64_t{c.y1} - c.y0 + 1;
   if (nx <= 0 || ny <= 0 || m_read_count == 0) return 0;
   const float r2 = radius * radius;
-  const std::uint32_t* start = m_start.get();
+  const std::uint32_t* start = map.start.get();
   // A row's cells x0 .. x1 are the consecutive buckets from (row base + x0), wrapping around the
   // table: at most every bucket once.
   const auto len = static_cast<std::uint32_t>(std::min<std::int64_t>(nx, m_buckets));
@@ -171,8 +218,8 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_
       __builtin_prefetch(&start[bases[i]]);
     }
     for (std::int64_t i = 0; i < ny; ++i) {
-      __builtin_prefetch(&m_xy[2 * std::size_t{start[bases[i]]}]);
-      __builtin_prefetch(&m_ids[start[bases[i]]]);
+      __builtin_prefetch(&map.xy[2 * std::size_t{start[bases[i]]}]);
+      __builtin_prefetch(&map.ids[start[bases[i]]]);
     }
   }
   // When the query's cells all have buckets of their own (no two rows' runs of buckets
@@ -185,8 +232,8 @@ std::uint32_t SpatialHash::gather(float px, float py, float radius, std::uint32_
     for (std::int64_t j = i + 1; j < ny; ++j)
       if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
         own_buckets = false;
-  const float* xy = m_xy.get();
-  const std::uint32_t* item_ids = m_ids.get();
+  const float* xy = map.xy.get();
+  const std::uint32_t* item_ids = map.ids.get();
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
     const std::uint32_t b0 = few_rows ? bases[cy - c.y0] : first_bucket(cy);
     const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
@@ -242,12 +289,13 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
   std::vector<std::uint32_t> heap;  // Only for a query that finds more than kLocal items.
   std::uint32_t* ids = local_ids;
   std::uint32_t* slots = local_slots;
-  std::uint32_t n = gather(px, py, radius, ids, slots, kLocal);
+  const ReadMap& map = read_map();
+  std::uint32_t n = gather(map, px, py, radius, ids, slots, kLocal);
   if (n > kLocal) {
     heap.resize(2 * (std::size_t{size()} + 1));
     ids = heap.data();
     slots = heap.data() + size() + 1;
-    n = gather(px, py, radius, ids, slots, size() + 1);
+    n = gather(map, px, py, radius, ids, slots, size() + 1);
   }
   out.resize(n);
   // Ascending by id, ties (the same id inserted twice) in gathering order.
@@ -274,7 +322,7 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
       }
       const std::uint32_t rank = below[0] + below[1] + below[2] + below[3];
       twice |= equal[0] + equal[1] + equal[2] + equal[3] != 1;
-      if (!twice) out[rank] = make(id, slots[i]);
+      if (!twice) out[rank] = make(map, id, slots[i]);
     }
     if (!twice) return;
     // Some id came twice: places by ids below, then by the same id gathered before.
@@ -282,7 +330,7 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
       std::uint32_t rank = 0;
       for (std::uint32_t j = 0; j < n; ++j)
         rank += static_cast<std::uint32_t>(ids[j] < ids[i] || (ids[j] == ids[i] && j < i));
-      out[rank] = make(ids[i], slots[i]);
+      out[rank] = make(map, ids[i], slots[i]);
     }
     return;
   }
@@ -291,18 +339,19 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
     keys[i] = (static_cast<std::uint64_t>(ids[i]) << 32U) | i;
   std::sort(keys.begin(), keys.end());
   for (std::uint32_t i = 0; i < n; ++i)
-    out[i] = make(static_cast<std::uint32_t>(keys[i] >> 32U),
+    out[i] = make(map, static_cast<std::uint32_t>(keys[i] >> 32U),
                   slots[static_cast<std::uint32_t>(keys[i])]);
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const {
-  collect(p, radius, out, [](std::uint32_t id, std::uint32_t /*slot*/) { return id; });
+  collect(p, radius, out,
+          [](const ReadMap& /*map*/, std::uint32_t id, std::uint32_t /*slot*/) { return id; });
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
-  collect(p, radius, out, [this](std::uint32_t id, std::uint32_t slot) {
+  collect(p, radius, out, [](const ReadMap& map, std::uint32_t id, std::uint32_t slot) {
     const std::size_t k = slot;
-    return Hit{id, m_xy[2 * k], m_xy[2 * k + 1], m_v[2 * k], m_v[2 * k + 1]};
+    return Hit{id, map.xy[2 * k], map.xy[2 * k + 1], map.v[2 * k], map.v[2 * k + 1]};
   });
 }
 

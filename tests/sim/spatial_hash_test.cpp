@@ -2,11 +2,14 @@
 #include "cityforge/sim/spatial_hash.hpp"
 
 #include <gtest/gtest.h>
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
 #include <atomic>
 #include <cmath>
 #include <span>
+#include <thread>
 #include <vector>
 
 #include "cityforge/core/rng.hpp"
@@ -209,6 +212,36 @@ TEST(SpatialHash, ParallelInsertsGiveTheSameResultsAsSerial) {
     total += a.size();
   }
   EXPECT_GT(total, pts.size() / 7) << "the queries found neighbours, not just themselves";
+}
+
+// Read copies (set_read_copies): queries from two threads over maps that change every tick
+// give the brute force's answer for that tick; a copy left from an earlier tick would not.
+TEST(SpatialHash, ThreadsReadingTheirOwnCopiesSeeEveryTicksMap) {
+  const tbb::global_control two(tbb::global_control::max_allowed_parallelism, 2);
+  SpatialHash hash(1.5f, 4000, 4096);
+  hash.set_read_copies(2);
+  std::atomic<std::uint32_t> wrong{0};
+  std::atomic<std::uint64_t> found{0};
+  for (std::uint64_t tick = 0; tick < 12; ++tick) {
+    const auto pts = random_points(4000, 40.0f, 100 + tick);  // Everyone elsewhere each tick.
+    for (std::uint32_t i = 0; i < pts.size(); ++i)
+      ASSERT_TRUE(hash.insert(i, pts[i], Vec2{0, 0}));
+    hash.swap();
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, 4000, 16),
+                      [&](const tbb::blocked_range<std::uint32_t>& r) {
+                        std::vector<std::uint32_t> got;
+                        for (std::uint32_t i = r.begin(); i != r.end(); ++i) {
+                          hash.query(pts[i], 1.5f, got);
+                          if (got != brute(pts, pts[i], 1.5f)) wrong.fetch_add(1);
+                          found.fetch_add(got.size());
+                        }
+                      });
+  }
+  EXPECT_EQ(wrong.load(), 0U);
+  EXPECT_GT(found.load(), 12U * 4000U) << "the queries found neighbours, not just themselves";
+  if (std::thread::hardware_concurrency() >= 2) {
+    EXPECT_GT(hash.copies_made(), 0U) << "the second thread never read a copy of its own";
+  }
 }
 
 // The crowd's configuration (a cell of the query radius, a bucket per item): the query's cells

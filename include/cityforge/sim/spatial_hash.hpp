@@ -66,6 +66,17 @@ class SpatialHash {
                        std::span<const Vec2> v);
 
   /// Items in the map queries read.
+  /// Keeps a read copy of the map per TBB thread (task arena slot) below `n`: swap() builds
+  /// the map on the calling thread, then each other thread copies it in one sequential pass,
+  /// and a query reads the copy of the thread it runs on. A map written by one core and read at
+  /// random by another costs a cross-core miss per cache line, every tick; the copy costs one
+  /// streamed read. Every copy holds the same bytes, so results do not depend on which copy
+  /// answers; a thread without a fresh copy (it took no part in the swap) reads the original.
+  /// n <= 1 (the default): one map. Not concurrent with insert, query or swap.
+  void set_read_copies(std::uint32_t n);
+  /// Copies made so far by the threads' first queries after each swap (for tests and stats).
+  std::uint64_t copies_made() const;
+
   std::uint32_t size() const;
   float cell_m() const { return m_cell; }
 
@@ -86,10 +97,24 @@ class SpatialHash {
   void put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
   /// Hands out n consecutive item slots with one atomic add: (first, how many fit).
   std::pair<std::uint32_t, std::uint32_t> reserve(std::uint32_t n);
+  // A map queries read: last tick's items ordered by bucket, bucket b's at
+  // [start[b], start[b + 1]), packed apart (structure of arrays): the scan reads only positions
+  // and ids, 12 bytes an item.
+  struct ReadMap {
+    std::unique_ptr<float[]> xy;  // x, y
+    std::unique_ptr<float[]> v;   // vx, vy
+    std::unique_ptr<std::uint32_t[]> ids;
+    std::unique_ptr<std::uint32_t[]> start;  // buckets + 2 (the sort's cursors use one more).
+    std::uint64_t generation = 0;            // Of the swap it was copied at (copies only).
+    std::uint64_t copies = 0;                // Times it was copied (copies only).
+  };
+  void allocate(ReadMap& map) const;
+  // The map for a query on this thread: its own fresh copy, else the original.
+  const ReadMap& read_map() const;
   // Items of the read map within `radius` of (px, py), in no order: their ids into `ids` and
   // their slots into `slots`; the count, or cap + 1 when `cap` entries were not enough.
-  std::uint32_t gather(float px, float py, float radius, std::uint32_t* ids, std::uint32_t* slots,
-                       std::uint32_t cap) const;
+  std::uint32_t gather(const ReadMap& map, float px, float py, float radius, std::uint32_t* ids,
+                       std::uint32_t* slots, std::uint32_t cap) const;
   template <class Out, class Make>
   void collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const;
 
@@ -103,12 +128,9 @@ class SpatialHash {
   std::unique_ptr<Item[]> m_inserted;
   alignas(64) std::atomic<std::uint32_t> m_count{0};
   char m_count_pad[60] = {};  // Nothing the queries read shares the counter's cache line.
-  // Last tick's items ordered by bucket, bucket b's at [m_start[b], m_start[b + 1]), packed
-  // apart (structure of arrays): the scan reads only positions and ids, 12 bytes an item.
-  std::unique_ptr<float[]> m_xy;  // x, y
-  std::unique_ptr<float[]> m_v;   // vx, vy
-  std::unique_ptr<std::uint32_t[]> m_ids;
-  std::unique_ptr<std::uint32_t[]> m_start;  // m_buckets + 2 (the sort's cursors use one more).
+  // The map queries read ([0], built by swap) and the threads' copies of it ([1..]).
+  mutable std::vector<ReadMap> m_read;
+  std::uint64_t m_generation = 0;  // Swaps so far.
   std::uint32_t m_read_count = 0;
 };
 

@@ -53,6 +53,34 @@ inline void pop_limit(int n) {
   if (it != l.active.end()) l.active.erase(it);
 }
 
+/// What tbb::this_task_arena::current_thread_index() says: as TBB's arena slots, no two threads
+/// running at once share an index (0: the program's threads; a helper takes the lowest free one
+/// from 1 while it runs, nested loops included).
+inline thread_local int thread_index = 0;
+struct Slots {
+  std::mutex mutex;
+  std::vector<bool> used;  // used[i]: index i + 1 is taken.
+};
+inline Slots& slots() {
+  static Slots s;
+  return s;
+}
+inline int take_slot() {
+  Slots& s = slots();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  std::size_t i = 0;
+  while (i < s.used.size() && s.used[i])
+    ++i;
+  if (i == s.used.size()) s.used.push_back(false);
+  s.used[i] = true;
+  return static_cast<int>(i) + 1;
+}
+inline void give_slot(int index) {
+  Slots& s = slots();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  s.used[static_cast<std::size_t>(index) - 1] = false;
+}
+
 /// Runs job(0) .. job(count - 1), each exactly once, on up to concurrency() threads that take the
 /// next index from a shared counter; rethrows the first exception after every thread is joined.
 inline void fork_join(std::size_t count, const std::function<void(std::size_t)>& job) {
@@ -74,7 +102,11 @@ inline void fork_join(std::size_t count, const std::function<void(std::size_t)>&
   std::vector<std::thread> helpers;
   helpers.reserve(threads - 1);
   for (std::size_t t = 1; t < threads; ++t)
-    helpers.emplace_back(work);
+    helpers.emplace_back([&work] {
+      thread_index = take_slot();
+      work();
+      give_slot(thread_index);
+    });
   work();
   for (std::thread& h : helpers)
     h.join();

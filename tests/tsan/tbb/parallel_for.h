@@ -7,6 +7,7 @@
 
 #include "blocked_range.h"
 #include "cityforge_fork_join.h"
+#include "partitioner.h"
 
 namespace tbb {
 
@@ -21,6 +22,12 @@ void parallel_for(const blocked_range<Value>& range, const Body& body) {
     const Value e = static_cast<Value>(b + static_cast<Value>(left < grain ? left : grain));
     body(blocked_range<Value>(b, e, grain));
   });
+}
+
+/// With a partitioner (auto, simple, static or affinity): the same pieces.
+template <typename Value, typename Body, typename Partitioner>
+void parallel_for(const blocked_range<Value>& range, const Body& body, Partitioner&& /*p*/) {
+  parallel_for(range, body);
 }
 
 template <typename Index, typename Function>

@@ -25,4 +25,11 @@ class task_arena {
   int m_concurrency;
 };
 
+namespace this_task_arena {
+/// The thread's index in the fork_join running it (0 outside one, as the caller's).
+inline int current_thread_index() { return cityforge_tsan::thread_index; }
+/// Threads a parallel algorithm may use now.
+inline int max_concurrency() { return cityforge_tsan::concurrency(); }
+}  // namespace this_task_arena
+
 }  // namespace tbb
