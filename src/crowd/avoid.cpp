@@ -6,8 +6,10 @@
 // agent inserts its new position into this tick's map (lock-free) and writes only its own
 // record and pool slot, so the result does not depend on the thread count.
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <bit>
@@ -138,11 +140,23 @@ void evaluate(Crowd::Impl& m, std::uint32_t id, Agent& a, double now) {
 
 void tick_active(Crowd::Impl& m) {
   // Sweep order: by lane, so neighbours are updated (and inserted into the hash) together and
-  // queries find their items in cache. Any order gives the same result (each agent reads last
-  // tick's map, sorted by id, and writes only itself); refreshed about once a second.
+  // queries find their items in cache; first, though, by a run of ids per thread, so each
+  // thread's stretch of the sweep writes agent records of its own (records of neighbouring ids
+  // share cache lines, and two threads writing one line make it cross cores every tick). Any
+  // order gives the same result (each agent reads last tick's map, sorted by id, and writes
+  // only itself); refreshed about once a second.
   if (m.sweep.size() != m.active.size() || m.tick % 32 == 0) {
     m.sweep = m.active;
+    const auto threads = static_cast<std::uint32_t>(std::max<std::size_t>(
+        1, std::min<std::size_t>(
+               static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))));
+    const auto n = static_cast<std::uint32_t>(m.agents.size());
+    const std::uint32_t per_group = std::max<std::uint32_t>(1, (n + threads - 1) / threads);
     std::sort(m.sweep.begin(), m.sweep.end(), [&](const auto& x, const auto& y) {
+      const std::uint32_t gx = x.first / per_group;
+      const std::uint32_t gy = y.first / per_group;
+      if (gx != gy) return gx < gy;
       const LaneId lx = m.agents[x.first].lane;
       const LaneId ly = m.agents[y.first].lane;
       return lx != ly ? lx < ly : x.first < y.first;
