@@ -442,7 +442,7 @@ std::uint64_t Crowd::state_hash() const {
   }
   for (const auto& [id, slot] : m.active) {
     h = hash_combine(h, id);
-    h = hash_bytes(&m.slots[slot], kSlotStateBytes, h);
+    h = hash_bytes(&m.slots[slot], sizeof(SlotState), h);
   }
   return h;
 }

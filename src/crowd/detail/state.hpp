@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <queue>
@@ -54,11 +53,8 @@ struct Scheduled {
   }
 };
 
-/// Full-fidelity state of a pool slot (high and medium agents). A cache line each, like
-/// Crowd::Impl::FrameCache: the threads of a tick write the slots of their own stretches of the
-/// sweep, which lie anywhere in the slot order, and two slots sharing a line would bounce it
-/// between cores every tick (issue 30).
-struct alignas(64) SlotState {
+/// Full-fidelity state of a pool slot (high and medium agents).
+struct SlotState {
   float vx = 0, vy = 0;    ///< Velocity.
   float ax = 0, ay = 0;    ///< Avoidance acceleration (medium: reused between updates).
   std::uint32_t hint = 0;  ///< Polyline segment of the last position (frame_at).
@@ -67,8 +63,6 @@ struct alignas(64) SlotState {
   std::array<std::uint32_t, 4> near{kNoObstacle, kNoObstacle, kNoObstacle, kNoObstacle};
   static constexpr std::uint32_t kNoObstacle = 0xffffffffU;
 };
-/// The bytes of a SlotState that hold its state (the rest is the line's padding, never hashed).
-inline constexpr std::size_t kSlotStateBytes = offsetof(SlotState, near) + sizeof(SlotState::near);
 inline constexpr std::uint32_t kObstacleRefresh = 8;
 
 /// A position with the walking frame there.
@@ -118,7 +112,7 @@ struct Crowd::Impl {
   /// Per slot: the frame its agent was last inserted at and where that was (lane, s, signed
   /// lateral), so the next tick's start reuses it instead of computing the same frame again
   /// (frame_at is a pure function of those three; a key that differs bit for bit is computed).
-  struct alignas(64) FrameCache {  // A cache line each (see SlotState).
+  struct FrameCache {
     LaneId lane = traffic::kNoLane;
     float s = 0;
     float lateral = 0;
