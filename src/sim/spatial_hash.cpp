@@ -49,6 +49,11 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_inserted = std::make_unique<Item[]>(max_items);
   m_read.resize(1);
   allocate(m_read[0]);
+  m_view = view_of(m_read[0]);
+}
+
+SpatialHash::View SpatialHash::view_of(const ReadMap& map) {
+  return View{map.start.get(), map.xy.get(), map.v.get(), map.ids.get()};
 }
 
 void SpatialHash::allocate(ReadMap& map) const {
@@ -64,6 +69,7 @@ void SpatialHash::set_read_copies(std::uint32_t n) {
   m_read.resize(want);
   for (std::size_t t = had; t < want; ++t)
     allocate(m_read[t]);  // Generation 0: not fresh until the next swap copies it.
+  m_copies = m_read.size() > 1;
 }
 
 std::uint64_t SpatialHash::copies_made() const {
@@ -73,8 +79,8 @@ std::uint64_t SpatialHash::copies_made() const {
   return n;
 }
 
-const SpatialHash::ReadMap& SpatialHash::read_map() const {
-  if (m_read.size() > 1) {
+SpatialHash::View SpatialHash::read_view() const {
+  if (m_copies) {
     const int t = tbb::this_task_arena::current_thread_index();  // Negative outside any arena.
     if (t > 0 && static_cast<std::size_t>(t) < m_read.size()) {
       // Only the thread in arena slot t reads or writes copy t, and the threads of one slot
@@ -89,10 +95,10 @@ const SpatialHash::ReadMap& SpatialHash::read_map() const {
         copy.generation = m_generation;
         copy.copies += 1;
       }
-      return copy;
+      return view_of(copy);
     }
   }
-  return m_read[0];
+  return m_view;
 }
 
 std::uint32_t SpatialHash::row_base(std::int32_t cy) const {
@@ -190,7 +196,7 @@ void SpatialHash::swap() {
   m_generation += 1;
 }
 
-std::uint32_t SpatialHash::gather(const ReadMap& map, float px, float py, float radius,
+std::uint32_t SpatialHash::gather(const View& map, float px, float py, float radius,
                                   std::uint32_t* ids, std::uint32_t* slots,
                                   std::uint32_t cap) const {
   const CellRange c = cells_around(px, py, radius);
@@ -198,7 +204,7 @@ std::uint32_t SpatialHash::gather(const ReadMap& map, float px, float py, float 
   const std::int64_t ny = std::int64_t{c.y1} - c.y0 + 1;
   if (nx <= 0 || ny <= 0 || m_read_count == 0) return 0;
   const float r2 = radius * radius;
-  const std::uint32_t* start = map.start.get();
+  const std::uint32_t* start = map.start;
   // A row's cells x0 .. x1 are the consecutive buckets from (row base + x0), wrapping around the
   // table: at most every bucket once.
   const auto len = static_cast<std::uint32_t>(std::min<std::int64_t>(nx, m_buckets));
@@ -232,8 +238,8 @@ std::uint32_t SpatialHash::gather(const ReadMap& map, float px, float py, float 
     for (std::int64_t j = i + 1; j < ny; ++j)
       if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
         own_buckets = false;
-  const float* xy = map.xy.get();
-  const std::uint32_t* item_ids = map.ids.get();
+  const float* xy = map.xy;
+  const std::uint32_t* item_ids = map.ids;
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
     const std::uint32_t b0 = few_rows ? bases[cy - c.y0] : first_bucket(cy);
     const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
@@ -289,7 +295,7 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
   std::vector<std::uint32_t> heap;  // Only for a query that finds more than kLocal items.
   std::uint32_t* ids = local_ids;
   std::uint32_t* slots = local_slots;
-  const ReadMap& map = read_map();
+  const View map = read_view();
   std::uint32_t n = gather(map, px, py, radius, ids, slots, kLocal);
   if (n > kLocal) {
     heap.resize(2 * (std::size_t{size()} + 1));
@@ -345,11 +351,11 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const {
   collect(p, radius, out,
-          [](const ReadMap& /*map*/, std::uint32_t id, std::uint32_t /*slot*/) { return id; });
+          [](const View& /*map*/, std::uint32_t id, std::uint32_t /*slot*/) { return id; });
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
-  collect(p, radius, out, [](const ReadMap& map, std::uint32_t id, std::uint32_t slot) {
+  collect(p, radius, out, [](const View& map, std::uint32_t id, std::uint32_t slot) {
     const std::size_t k = slot;
     return Hit{id, map.xy[2 * k], map.xy[2 * k + 1], map.v[2 * k], map.v[2 * k + 1]};
   });

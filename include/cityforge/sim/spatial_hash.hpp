@@ -109,11 +109,19 @@ class SpatialHash {
     std::uint64_t copies = 0;                // Times it was copied (copies only).
   };
   void allocate(ReadMap& map) const;
+  // What a query reads of a map.
+  struct View {
+    const std::uint32_t* start;
+    const float* xy;
+    const float* v;
+    const std::uint32_t* ids;
+  };
+  static View view_of(const ReadMap& map);
   // The map for a query on this thread: its own fresh copy, else the original.
-  const ReadMap& read_map() const;
+  View read_view() const;
   // Items of the read map within `radius` of (px, py), in no order: their ids into `ids` and
   // their slots into `slots`; the count, or cap + 1 when `cap` entries were not enough.
-  std::uint32_t gather(const ReadMap& map, float px, float py, float radius, std::uint32_t* ids,
+  std::uint32_t gather(const View& map, float px, float py, float radius, std::uint32_t* ids,
                        std::uint32_t* slots, std::uint32_t cap) const;
   template <class Out, class Make>
   void collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const;
@@ -130,6 +138,8 @@ class SpatialHash {
   char m_count_pad[60] = {};  // Nothing the queries read shares the counter's cache line.
   // The map queries read ([0], built by swap) and the threads' copies of it ([1..]).
   mutable std::vector<ReadMap> m_read;
+  View m_view{};                   // Of m_read[0] (its arrays stay put when m_read grows).
+  bool m_copies = false;           // m_read.size() > 1.
   std::uint64_t m_generation = 0;  // Swaps so far.
   std::uint32_t m_read_count = 0;
 };
