@@ -65,18 +65,19 @@ class SpatialHash {
   std::uint32_t insert(std::span<const std::uint32_t> ids, std::span<const Vec2> p,
                        std::span<const Vec2> v);
 
-  /// Items in the map queries read.
   /// Keeps a read copy of the map per TBB thread (task arena slot) below `n`: swap() builds
-  /// the map on the calling thread, then each other thread copies it in one sequential pass,
-  /// and a query reads the copy of the thread it runs on. A map written by one core and read at
-  /// random by another costs a cross-core miss per cache line, every tick; the copy costs one
-  /// streamed read. Every copy holds the same bytes, so results do not depend on which copy
-  /// answers; a thread without a fresh copy (it took no part in the swap) reads the original.
+  /// the map on the calling thread, each other thread copies it in one sequential pass at its
+  /// first query after the swap, and its queries read that copy. A map written by one core and
+  /// read at random by another costs a cross-core miss per cache line, every tick; the copy
+  /// costs one streamed read. Every copy holds the same bytes, so results do not depend on
+  /// which copy answers. The queries of one tick must come from one task arena (two arenas'
+  /// threads may share a slot number); threads outside it, and slot 0, read the original.
   /// n <= 1 (the default): one map. Not concurrent with insert, query or swap.
   void set_read_copies(std::uint32_t n);
   /// Copies made so far by the threads' first queries after each swap (for tests and stats).
   std::uint64_t copies_made() const;
 
+  /// Items in the map queries read.
   std::uint32_t size() const;
   float cell_m() const { return m_cell; }
 
