@@ -172,6 +172,7 @@ void tick_active(Crowd::Impl& m) {
   // just wrote pulled every one of its cache lines across (issue 30).
   std::vector<LaneId>& after = m.scratch_lane_after;
   after.resize(m.sweep.size());
+  if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -198,7 +199,7 @@ void tick_active(Crowd::Impl& m) {
           }
           evaluate(m, id, a, now);
           const float len = m.net.length_m[a.lane];
-          Crowd::Impl::FrameCache& fc = m.frame_cache[slot];
+          Crowd::Impl::FrameCache& fc = m.frame_cache[k];
           const float lat0 = a.dir > 0 ? a.lateral : -a.lateral;
           const Frame f = fc.lane == a.lane && same_bits(fc.s, a.s0) && same_bits(fc.lateral, lat0)
                               ? fc.frame

@@ -109,9 +109,11 @@ struct Crowd::Impl {
   LodAssigner lod;
   AgentPool pool;
   std::vector<SlotState> slots;
-  /// Per slot: the frame its agent was last inserted at and where that was (lane, s, signed
-  /// lateral), so the next tick's start reuses it instead of computing the same frame again
-  /// (frame_at is a pure function of those three; a key that differs bit for bit is computed).
+  /// Per position in the sweep: the frame the agent there was last inserted at and where that
+  /// was (lane, s, signed lateral), so the next tick's start reuses it instead of computing the
+  /// same frame again (frame_at is a pure function of those three; a key that differs bit for
+  /// bit is computed, so an entry left by another agent after a re-sort is only a miss). Kept by
+  /// sweep position rather than by slot, so each thread writes entries of its own stretch.
   struct FrameCache {
     LaneId lane = traffic::kNoLane;
     float s = 0;
