@@ -86,11 +86,21 @@ try {
     assert.match(served.file_hash, /^[0-9a-f]{16,64}$/);
     // Drive mode as a user starts it: the toggle. The car is at the scenario's start.
     await page.evaluate(() => document.getElementById('drive-toggle').click());
-    await page.waitForFunction(() => window.cityforge.drive.active, null, WAIT);
+    await page.waitForFunction(() => window.cityforge.drive.active &&
+      window.cityforge.drive.metrics().samples.length > 0, null, WAIT);
     const s0 = await page.evaluate(() => window.cityforge.drive.state());
     assert.equal(s0.vehicle, served.vehicle_spec.name);
     if (spec.start.x !== undefined) {
-      assert.ok(Math.hypot(s0.x - spec.start.x, s0.y - spec.start.y) < 3.5, `start at ${s0.x}, ${s0.y}`);
+      // Where the drive began: its first metrics sample, taken at its first step. The live
+      // traffic runs in real time and its vehicles are solid, so by the time this page reads
+      // the car's state a vehicle may have pushed it (a full run here found the car 4 m on
+      // along its heading).
+      const first = await page.evaluate(() => window.cityforge.drive.metrics().samples[0]);
+      const contacts = await page.evaluate(() => window.cityforge.drive.contacts());
+      assert.ok(Math.hypot(first.x - spec.start.x, first.y - spec.start.y) < 3.5,
+        `start at ${first.x}, ${first.y} (now ${s0.x}, ${s0.y}; contacts ${JSON.stringify(contacts)})`);
+      log(`${spec.name}: started at ${first.x}, ${first.y}; now ${s0.x.toFixed(1)}, ${s0.y.toFixed(1)}, ` +
+        `${contacts.length} contacts`);
     }
     // Long enough for every trigger along the route at 9 m/s.
     // Live: the server has the scenario's weather and, once frames have sent it, the player.
