@@ -138,6 +138,13 @@ void evaluate(Crowd::Impl& m, std::uint32_t id, Agent& a, double now) {
 
 }  // namespace
 
+std::uint32_t ticking_threads() {
+  return static_cast<std::uint32_t>(std::max<std::size_t>(
+      1, std::min<std::size_t>(
+             static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
+             tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))));
+}
+
 void tick_active(Crowd::Impl& m) {
   // Sweep order: by lane, so neighbours are updated (and inserted into the hash) together and
   // queries find their items in cache; first, though, by a run of ids per thread, so each
@@ -147,10 +154,7 @@ void tick_active(Crowd::Impl& m) {
   // only itself); refreshed about once a second.
   if (m.sweep.size() != m.active.size() || m.tick % 32 == 0) {
     m.sweep = m.active;
-    const auto threads = static_cast<std::uint32_t>(std::max<std::size_t>(
-        1, std::min<std::size_t>(
-               static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))));
+    const std::uint32_t threads = ticking_threads();
     const auto n = static_cast<std::uint32_t>(m.agents.size());
     const std::uint32_t per_group = std::max<std::uint32_t>(1, (n + threads - 1) / threads);
     std::sort(m.sweep.begin(), m.sweep.end(), [&](const auto& x, const auto& y) {

@@ -3,9 +3,7 @@
 // full-fidelity agents, the low ones' positions into the spatial hash, crosswalk occupancy
 // for traffic), views, samples and the state hash (docs/crowd.md).
 #include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cmath>
@@ -393,9 +391,7 @@ void Crowd::tick(traffic::Simulation* traffic) {
   tick_active(m);
   insert_low(m);
   // A copy of the neighbour map per thread that ticks the agents (spatial_hash.hpp).
-  m.hash.set_read_copies(static_cast<std::uint32_t>(std::min<std::size_t>(
-      static_cast<std::size_t>(tbb::this_task_arena::max_concurrency()),
-      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism))));
+  m.hash.set_read_copies(ticking_threads());
   m.hash.swap();
   if (traffic != nullptr) {
     for (const LaneId l : m.crosswalks) {

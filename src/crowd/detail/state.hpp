@@ -275,5 +275,8 @@ void count_levels(Crowd::Impl& m);
 // -- avoid.cpp ------------------------------------------------------------------------------
 /// The full-fidelity tick of the active (high, medium) agents, parallel.
 void tick_active(Crowd::Impl& m);
+/// Threads a tick's parallel loops may run on now (TBB's arena and global_control limit): the
+/// sweep's runs of ids and the neighbour map's copies are one per thread.
+std::uint32_t ticking_threads();
 
 }  // namespace cityforge::crowd
