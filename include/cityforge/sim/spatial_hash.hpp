@@ -74,7 +74,7 @@ class SpatialHash {
   /// threads may share a slot number); threads outside it, and slot 0, read the original.
   /// n <= 1 (the default): one map. Not concurrent with insert, query or swap.
   void set_read_copies(std::uint32_t n);
-  /// Copies made so far by the threads' first queries after each swap (for tests and stats).
+  /// Copies made so far by the threads' first queries after each swap (tests read it).
   std::uint64_t copies_made() const;
 
   /// Items in the map queries read.
