@@ -17,7 +17,7 @@ namespace {
 using testing::styles;
 
 TEST(OsmBuildings, ManhattanSampleMatchesItsCensus) {
-  auto ex = read_file(std::string(CITYFORGE_TEST_DATA) + "/osm/manhattan_west_village.osm.pbf");
+  auto ex = read_file(std::string(CITYFORGE_TEST_DATA "/osm/manhattan_west_village.osm.pbf"));
   if (!ex.ok()) GTEST_SKIP() << "reader not available: " << ex.error().to_string();
   Aabb2 all;
   for (const Area& a : ex->areas) {

@@ -12,7 +12,7 @@ namespace {
 
 // A real old town (Munich, Altstadt): its trees, lamps and benches, parks and water come through.
 TEST(Features, RealExtractGivesTreesFurnitureAndGround) {
-  Result<Extract> e = read_file(std::string(CITYFORGE_TEST_DATA) + "/osm/munich_altstadt.osm.pbf");
+  Result<Extract> e = read_file(std::string(CITYFORGE_TEST_DATA "/osm/munich_altstadt.osm.pbf"));
   ASSERT_TRUE(e.ok()) << e.error().to_string();
   Result<Projection> proj = Projection::around(e->lon0, e->lat0);
   ASSERT_TRUE(proj.ok()) << proj.error().to_string();

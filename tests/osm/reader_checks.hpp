@@ -14,7 +14,9 @@
 namespace cityforge::osm::testing {
 
 inline std::string sample(const std::string& name) {
-  return std::string(CITYFORGE_TEST_DATA) + "/osm/" + name;
+  std::string path = CITYFORGE_TEST_DATA "/osm/";
+  path += name;
+  return path;
 }
 
 /// Invariants every extract keeps: sorted ids, sorted unique tag keys, canonical rings,

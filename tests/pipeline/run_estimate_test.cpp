@@ -12,8 +12,8 @@ namespace {
 // constants or to the area shows here.
 TEST(RunEstimate, GoesThroughTheMeasuredRuns) {
   Result<CityConfig> def = load_city_config_file("");
-  Result<CityConfig> metro = load_city_config_file(std::string(CITYFORGE_SOURCE_DIR) +
-                                                   "/data/examples/metropolis-4x5km.json");
+  Result<CityConfig> metro =
+      load_city_config_file(CITYFORGE_SOURCE_DIR "/data/examples/metropolis-4x5km.json");
   ASSERT_TRUE(def && metro);
   const RunEstimate d = estimate_run(*def, true);
   const RunEstimate m = estimate_run(*metro, true);
