@@ -9,7 +9,10 @@
 # the machine was quiet when quoting.
 #   bash bench/traffic_ranks.sh [BUILD_DIR] [VEHICLES] [SECONDS] [RUNS] [THREADS] [RANKS...]
 # CITY_DIR: a generated city (unset: the 4x5 km example, generated once into WORK_DIR);
-# PEDESTRIANS (default 0); WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder, removed at the end).
+# PEDESTRIANS (default 0; with some, the crowd's figures too: its ticks per wall second, the
+# exchange of its full-fidelity agents, each rank's share of them, and the crowd's state hash);
+# NO_LOD=1: every vehicle and pedestrian at full fidelity (`--no-lod`); WORK_DIR (unset: a new
+# ${TMPDIR:-/tmp} folder, removed at the end).
 set -euo pipefail
 build=${1:-build/release}
 vehicles=${2:-40000}
@@ -33,6 +36,7 @@ over=()
 mpirun --version 2>/dev/null | grep -q "Open MPI" && over=(--oversubscribe)
 args=(simulate "$city" --vehicles "$vehicles" --pedestrians "${PEDESTRIANS:-0}" --seconds "$seconds"
       --threads "$threads" --no-record -q)
+[ "${NO_LOD:-0}" = 1 ] && args+=(--no-lod)
 echo "traffic_ranks: $vehicles vehicles, $seconds s, $runs runs each way, $threads thread(s) per rank, ranks 1 ${ranks[*]}, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for i in $(seq 1 "$runs"); do
   "$exe" "${args[@]}" >/dev/null
@@ -57,7 +61,7 @@ for n in ranks:
     base = base or tps
     j = js[0]
     total = sum(p["vehicle_updates"] for p in j["per_rank"])
-    shares = " ".join(f'{p["vehicle_updates"] / total:.3f}' for p in j["per_rank"])
+    shares = " ".join(f'{p["vehicle_updates"] / total:.3f}' for p in j["per_rank"]) if total else "-"
     print(f'{n:>5} {tps:>8.1f} {tps / base:>6.2f} {j["vehicles_moving"]:>7} '
           f'{med([x["exchange_bytes_per_tick"] for x in js]) / 1e3:>8.1f} '
           f'{med([x["exchange_us_per_tick"] for x in js]):>8.0f} {j["migrations_per_s"]:>7.1f} '
@@ -65,4 +69,23 @@ for n in ranks:
 if len(hashes) != 1:
     sys.exit(f"traffic_ranks: the state hashes differ between rank counts: {sorted(hashes)}")
 print(f"state hash {hashes.pop()} for every rank count")
+first = json.load(open(os.path.join(work, "r1_1.json")))
+if first.get("crowd") and first["per_rank"][0].get("pedestrian_updates", 0) > 0:
+    print(f'{"ranks":>5} {"crowd ticks/s":>13} {"vs 1":>6} {"kB/tick":>8} {"us/tick":>8}  full-fidelity pedestrians per rank (share)')
+    crowd_hashes = set()
+    base = None
+    for n in ranks:
+        js = [json.load(open(os.path.join(work, f"r{n}_{i}.json"))) for i in range(1, runs + 1)]
+        crowd_hashes.update(j["crowd"]["state_hash"] for j in js)
+        tps = med([j["crowd"]["ticks_per_wall_s"] for j in js])
+        base = base or tps
+        ticks = js[0]["ticks"]
+        kb = med([sum(p["crowd_sent_bytes"] for p in j["per_rank"]) for j in js]) / ticks / 1e3
+        us = med([j["per_rank"][0]["crowd_exchange_s"] for j in js]) / ticks * 1e6
+        total = sum(p["pedestrian_updates"] for p in js[0]["per_rank"])
+        shares = " ".join(f'{p["pedestrian_updates"] / total:.3f}' for p in js[0]["per_rank"])
+        print(f'{n:>5} {tps:>13.1f} {tps / base:>6.2f} {kb:>8.1f} {us:>8.0f}  {shares}')
+    if len(crowd_hashes) != 1:
+        sys.exit(f"traffic_ranks: the crowd's state hashes differ between rank counts: {sorted(crowd_hashes)}")
+    print(f"crowd state hash {crowd_hashes.pop()} for every rank count")
 PY

@@ -813,7 +813,8 @@ int main(int argc, char** argv) {
       "simulate",
       "Run the traffic of a generated city headless (vehicles on lanes.json, signals, lane\n"
       "changes, trips, parked cars) and write a recording for the viewer and sim_stats.json.\n"
-      "Under `mpirun -np N` the ranks share the driving (docs/traffic.md, \"Over MPI ranks\").");
+      "Under `mpirun -np N` the ranks share the driving and the pedestrians at full "
+      "fidelity\n(docs/traffic.md and docs/crowd.md, \"Over MPI ranks\").");
   sc->add_option("dir", so.dir, "Folder written by `cityforge generate`")->required();
   sc->add_option("--seconds", so.seconds, "Simulated seconds")
       ->check(CLI::Range(0.0, 1e7))

@@ -152,14 +152,20 @@ void tick_active(Crowd::Impl& m) {
   // share cache lines, and two threads writing one line make it cross cores every tick). Any
   // order gives the same result (each agent reads last tick's map, sorted by id, and writes
   // only itself); refreshed about once a second.
-  if (m.sweep.size() != m.active.size() || m.tick % 32 == 0) {
-    m.sweep = m.active;
+  // Over ranks, this rank's run of ids only (owned_active).
+  const auto [first, last] = owned_active(m);
+  if (m.sweep.size() != last - first || m.tick % 32 == 0) {
+    m.sweep.assign(m.active.begin() + static_cast<std::ptrdiff_t>(first),
+                   m.active.begin() + static_cast<std::ptrdiff_t>(last));
     const std::uint32_t threads = ticking_threads();
-    const auto n = static_cast<std::uint32_t>(m.agents.size());
+    const bool all = m.ranks == nullptr || m.ranks->size() == 1;
+    const std::uint32_t base = all || m.sweep.empty() ? 0 : m.active[first].first;
+    const auto n = static_cast<std::uint32_t>(
+        all || m.sweep.empty() ? m.agents.size() : m.active[last - 1].first + 1 - base);
     const std::uint32_t per_group = std::max<std::uint32_t>(1, (n + threads - 1) / threads);
     std::sort(m.sweep.begin(), m.sweep.end(), [&](const auto& x, const auto& y) {
-      const std::uint32_t gx = x.first / per_group;
-      const std::uint32_t gy = y.first / per_group;
+      const std::uint32_t gx = (x.first - base) / per_group;
+      const std::uint32_t gy = (y.first - base) / per_group;
       if (gx != gy) return gx < gy;
       const LaneId lx = m.agents[x.first].lane;
       const LaneId ly = m.agents[y.first].lane;
@@ -177,6 +183,17 @@ void tick_active(Crowd::Impl& m) {
   std::vector<LaneId>& after = m.scratch_lane_after;
   after.resize(m.sweep.size());
   if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
+  const bool shared = m.ranks != nullptr && m.ranks->size() > 1;
+  const std::uint64_t queries0 = m.queries.load(std::memory_order_relaxed);
+  const std::uint64_t reached0 = m.goals_reached.load(std::memory_order_relaxed);
+  if (shared && c.navigation == Navigation::goals) {
+    m.share_drawn.resize(m.sweep.size());
+    m.share_route.resize(m.sweep.size());
+    for (std::size_t k = 0; k < m.sweep.size(); ++k) {
+      m.share_drawn[k] = m.goals_drawn[m.sweep[k].first];
+      m.share_route[k] = static_cast<std::uint32_t>(m.routes[m.sweep[k].first].size());
+    }
+  }
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {
@@ -275,6 +292,11 @@ void tick_active(Crowd::Impl& m) {
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
     if (after[k] != before[k]) entered(m, m.agents[m.sweep[k].first], before[k]);
   }
+  if (shared) {
+    exchange_active(m, m.queries.load(std::memory_order_relaxed) - queries0,
+                    m.goals_reached.load(std::memory_order_relaxed) - reached0);
+  }
+  m.share_stats.updated += m.sweep.size();
   m.stats.updates += m.active.size();
 }
 

@@ -6,6 +6,7 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -439,6 +440,19 @@ std::uint64_t Crowd::state_hash() const {
   for (const auto& [id, slot] : m.active) {
     h = hash_combine(h, id);
     h = hash_bytes(&m.slots[slot], sizeof(SlotState), h);
+  }
+  if (m.config.navigation == Navigation::goals) {  // Goals and the routes to them, by field.
+    const auto dir_bits = [](std::int8_t d) { return static_cast<std::uint64_t>(d + 1); };
+    for (std::uint32_t id = 0; id < m.agents.size(); ++id) {
+      const WalkPoint& g = m.goals[id];
+      h = hash_combine(h, g.lane);
+      h = hash_combine(h, std::bit_cast<std::uint32_t>(g.s_m));
+      h = hash_combine(h, dir_bits(g.dir));
+      h = hash_combine(h, m.goals_drawn[id]);
+      h = hash_combine(h, m.routes[id].size());
+      for (const WalkStep& step : m.routes[id])
+        h = hash_combine(hash_combine(h, step.lane), dir_bits(step.dir));
+    }
   }
   return h;
 }

@@ -222,6 +222,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   }
   // 2. The crowd's viewer and events, and the vehicles' levels of detail.
   crowd::Crowd* people = city->crowd.get();
+  // Over ranks, the crowd's full-fidelity agents are dealt out too (docs/crowd.md).
+  if (people != nullptr && ranks.size() > 1) people->share(ranks);
   if (people) {
     people->set_viewer(viewer_at(*viewer, 0));
     for (const crowd::Event& e : events)
@@ -336,13 +338,24 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   std::vector<std::array<double, 4>> rank_s(static_cast<std::size_t>(ranks.size()),
                                             std::array<double, 4>{});
   rank_s[0] = {share.exchange_s, share.pack_s, share.transfer_s, tick_s};
+  // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds and tick seconds.
+  const crowd::CrowdShareStats no_crowd;
+  const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
+  std::vector<std::array<double, 4>> rank_crowd(static_cast<std::size_t>(ranks.size()),
+                                                std::array<double, 4>{});
+  rank_crowd[0] = {static_cast<double>(crowd_share.updated),
+                   static_cast<double>(crowd_share.sent_bytes), crowd_share.exchange_s, crowd_s};
   if (ranks.size() > 1) {
     ByteWriter w;
     w.put(rank_s[0]);
+    w.put(rank_crowd[0]);
     const std::vector<std::string> got = ranks.gather(w.bytes());
     for (std::size_t r = 0; r < got.size(); ++r) {
       ByteReader in(got[r], "rank timings");
-      if (!in.get(rank_s[r])) rank_s[r] = {};
+      if (!in.get(rank_s[r]) || !in.get(rank_crowd[r])) {
+        rank_s[r] = {};
+        rank_crowd[r] = {};
+      }
     }
   }
   if (!lead) return SimulateReport{};
@@ -409,7 +422,11 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"wall_s", rank_s[r][3]},
                      {"exchange_s", rank_s[r][0]},
                      {"exchange_pack_s", rank_s[r][1]},
-                     {"exchange_transfer_s", rank_s[r][2]}});
+                     {"exchange_transfer_s", rank_s[r][2]},
+                     {"pedestrian_updates", static_cast<std::uint64_t>(rank_crowd[r][0])},
+                     {"crowd_sent_bytes", static_cast<std::uint64_t>(rank_crowd[r][1])},
+                     {"crowd_exchange_s", rank_crowd[r][2]},
+                     {"crowd_wall_s", rank_crowd[r][3]}});
     }
     j["ranks"] = ranks.size();
     j["partition"] = {{"method", ranks.size() > 1 ? "METIS k-way" : "none"},

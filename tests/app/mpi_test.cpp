@@ -195,14 +195,16 @@ fs::path simulated_city() {
 
 // Issue 24: the traffic and the crowd of the default city, 3,000 vehicles and 3,000
 // pedestrians for 120 simulated seconds, give the same state hashes and the same recording,
-// byte for byte, without mpirun and on 1 to 4 ranks; every vehicle update ran on one rank.
+// byte for byte, without mpirun and on 1 to 4 ranks; every vehicle update and every
+// full-fidelity pedestrian update (the viewer in the middle of the city) ran on one rank.
 TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
   if (const std::string why = no_mpi(); !why.empty()) GTEST_SKIP() << why;
   const fs::path city = simulated_city();
   ASSERT_FALSE(HasFailure());
   const fs::path dir = temp_dir("mpi_simulate");
   const std::string args = std::string(" simulate ") + city.string() +
-                           " -q --vehicles 3000 --pedestrians 3000 --seconds 120 --threads 1 -o ";
+                           " -q --vehicles 3000 --pedestrians 3000 --seconds 120 --threads 1 "
+                           "--viewer 1000,1000,2,45 -o ";
   const CliRun alone =
       run_command(std::string(CITYFORGE_EXE) + args + (dir / "alone.cfrec").string());
   ASSERT_EQ(alone.exit_code, 0) << alone.output;
@@ -228,6 +230,15 @@ TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
       updates += p["vehicle_updates"].get<std::uint64_t>();
     }
     EXPECT_EQ(updates, ref["vehicle_updates"].get<std::uint64_t>()) << "np " << np;
+    // The crowd's full-fidelity updates are dealt out too: each rank ran some, all ran them all.
+    const auto pedestrian_updates = ref["per_rank"][0]["pedestrian_updates"].get<std::uint64_t>();
+    ASSERT_GT(pedestrian_updates, 0U);
+    std::uint64_t ped = 0;
+    for (const auto& p : j["per_rank"]) {
+      EXPECT_GT(p["pedestrian_updates"].get<std::uint64_t>(), 0U) << "np " << np;
+      ped += p["pedestrian_updates"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(ped, pedestrian_updates) << "np " << np;
     if (np > 1) {
       EXPECT_GT(j["partition"]["cut_lanes"].get<int>(), 0);
       EXPECT_GT(j["migrations"].get<std::uint64_t>(), 0U);

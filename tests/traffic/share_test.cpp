@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <barrier>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -20,48 +19,15 @@
 #include "cityforge/traffic/partition.hpp"
 #include "cityforge/traffic/traffic.hpp"
 #include "net_fixture.hpp"
+#include "thread_ranks.hpp"
 
 using namespace cityforge;
 using namespace cityforge::traffic;
 
 namespace {
 
-/// What the ranks of one job share: a barrier and a mailbox.
-struct ThreadJob {
-  explicit ThreadJob(int n) : size(n), sync(n), slots(static_cast<std::size_t>(n)) {}
-  int size;
-  std::barrier<> sync;
-  std::vector<std::string> slots;
-  std::string board;
-};
-
-/// Ranks as threads of this process: the collectives over a barrier.
-class ThreadRanks final : public Ranks {
- public:
-  ThreadRanks(ThreadJob& job, int rank) : m_job(&job), m_rank(rank) {}
-  int rank() const override { return m_rank; }
-  int size() const override { return m_job->size; }
-  std::vector<std::string> gather(const std::string& mine) const override {
-    m_job->slots[static_cast<std::size_t>(m_rank)] = mine;
-    m_job->sync.arrive_and_wait();
-    std::vector<std::string> out;
-    if (m_rank == 0) out = m_job->slots;
-    m_job->sync.arrive_and_wait();
-    return out;
-  }
-  std::string broadcast(const std::string& value) const override {
-    if (m_rank == 0) m_job->board = value;
-    m_job->sync.arrive_and_wait();
-    std::string out = m_job->board;
-    m_job->sync.arrive_and_wait();
-    return out;
-  }
-  [[noreturn]] void abort(int) const override { std::abort(); }
-
- private:
-  ThreadJob* m_job;
-  int m_rank;
-};
+using cityforge::testing::ThreadJob;
+using cityforge::testing::ThreadRanks;
 
 Config config(std::uint32_t vehicles) {
   Config cfg;

@@ -91,6 +91,8 @@ class ByteWriter {
   }
   const std::string& bytes() const { return m_bytes; }
   std::string take() { return std::move(m_bytes); }
+  /// Room for `n` bytes in all (a writer that knows its size spares the regrowth).
+  void reserve(std::size_t n) { m_bytes.reserve(n); }
 
  private:
   std::string m_bytes;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/result.hpp"
 #include "cityforge/core/rng.hpp"
 #include "cityforge/crowd/lod.hpp"
@@ -191,6 +192,14 @@ struct Inputs {
   ShepherdsFile shepherds;
 };
 
+/// One rank's part in a crowd shared over ranks (Crowd::share).
+struct CrowdShareStats {
+  std::uint64_t exchanges = 0;   ///< Ticks that exchanged.
+  std::uint64_t updated = 0;     ///< Full-fidelity agent updates this rank ran.
+  std::uint64_t sent_bytes = 0;  ///< Bytes this rank sent.
+  double exchange_s = 0;         ///< Packing, the all-gather (waits included), writing back.
+};
+
 class Crowd {
  public:
   /// Spawns config.pedestrians on sidewalk lanes by pedestrian density. `net` must outlive the
@@ -239,6 +248,15 @@ class Crowd {
   /// own clock.
   void tick(traffic::Simulation* traffic = nullptr);
   double time_s() const;
+
+  /// Shares the full-fidelity agents' updates over `ranks` (`mpirun cityforge simulate`;
+  /// docs/crowd.md "Over MPI ranks"): every rank holds the whole crowd and runs the tick's
+  /// other steps itself; the agents updated at full fidelity (the tick's costly part: the
+  /// avoidance queries) are dealt out by runs of ids, and each rank sends the agents it updated
+  /// to the others, so the state is the same as one process's, bit for bit. From then on tick()
+  /// is collective: every rank must call it in step. `ranks` must outlive the crowd.
+  void share(const Ranks& ranks);
+  const CrowdShareStats& share_stats() const;
 
   const WalkNetwork& walk_network() const;
   const Config& config() const;

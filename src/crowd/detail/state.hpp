@@ -91,6 +91,24 @@ struct LaneFrames {
   std::vector<SegmentFrame> seg;
 };
 
+/// A block's hash inserts, gathered and added with one atomic add (SpatialHash::insert).
+struct InsertBatch {
+  std::vector<std::uint32_t> ids;
+  std::vector<Vec2> p;
+  std::vector<Vec2> v;
+  void add(std::uint32_t id, Vec2 position, Vec2 velocity) {
+    ids.push_back(id);
+    p.push_back(position);
+    v.push_back(velocity);
+  }
+  void flush(sim::SpatialHash& hash) {
+    hash.insert(ids, p, v);
+    ids.clear();
+    p.clear();
+    v.clear();
+  }
+};
+
 struct Crowd::Impl {
   const traffic::Network& net;
   LaneFrames frames;  ///< frame_at's per-segment geometry of the walkable lanes.
@@ -155,6 +173,14 @@ struct Crowd::Impl {
   // Agent::step.
   ShepherdsFile shepherds;
   // Counters written from parallel loops.
+  // Shared over ranks (Crowd::share; share.cpp): null alone. Per sweep position, the goals
+  // drawn and the route's length before this tick's update (a route sent whole only when
+  // redrawn).
+  const Ranks* ranks = nullptr;
+  CrowdShareStats share_stats;
+  std::vector<std::uint32_t> share_drawn;
+  std::vector<std::uint32_t> share_route;
+  InsertBatch share_batch;
   std::atomic<std::uint64_t> queries{0};
   std::atomic<std::uint64_t> goals_reached{0};
   std::vector<LaneId> scratch_lane;
@@ -223,24 +249,6 @@ Pause planned_pause(const Crowd::Impl& m, std::uint32_t id, const Agent& a);
 /// Goals navigation: draws the agent's next goal and plans its route from its lane.
 void plan_goal(Crowd::Impl& m, std::uint32_t id);
 
-/// A block's hash inserts, gathered and added with one atomic add (SpatialHash::insert).
-struct InsertBatch {
-  std::vector<std::uint32_t> ids;
-  std::vector<Vec2> p;
-  std::vector<Vec2> v;
-  void add(std::uint32_t id, Vec2 position, Vec2 velocity) {
-    ids.push_back(id);
-    p.push_back(position);
-    v.push_back(velocity);
-  }
-  void flush(sim::SpatialHash& hash) {
-    hash.insert(ids, p, v);
-    ids.clear();
-    p.clear();
-    v.clear();
-  }
-};
-
 /// A lateral offset (left of the walking direction `dir`) clamped into the lane's clear strip
 /// (WalkNetwork::band_lo / band_hi, narrowed further for bodies wider than kBodyRadiusM).
 inline float clamp_lateral(const Crowd::Impl& m, LaneId lane, int dir, float lateral) {
@@ -275,6 +283,13 @@ void count_levels(Crowd::Impl& m);
 // -- avoid.cpp ------------------------------------------------------------------------------
 /// The full-fidelity tick of the active (high, medium) agents, parallel.
 void tick_active(Crowd::Impl& m);
+/// The stretch of `active` this rank updates at full fidelity, [first, last): all of it alone,
+/// else a run of ids per rank (share.cpp).
+std::pair<std::size_t, std::size_t> owned_active(const Crowd::Impl& m);
+/// Shared over ranks, after tick_active: sends the agents this rank updated (records, pool
+/// slots, goals, routes, what they inserted into the neighbour map) and this tick's query and
+/// goal counts, and writes every other rank's into this rank's crowd (share.cpp).
+void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached);
 /// Threads a tick's parallel loops may run on now (TBB's arena and global_control limit): the
 /// sweep's runs of ids and the neighbour map's copies are one per thread.
 std::uint32_t ticking_threads();
