@@ -74,7 +74,9 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
                     m.slots[slot],
                     static_cast<float>(fc.frame.p.x),
                     static_cast<float>(fc.frame.p.y)};
-    if (wandering(m.agents[id])) {  // Inserted at its path's point, not kept in the cache.
+    // A wanderer was inserted at its path's point, which the frame cache does not keep (events
+    // and hazards end wandering before the update, never during it).
+    if (wandering(m.agents[id])) {
       const Agent& a = m.agents[id];
       const Frame g = frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
       rec.x = static_cast<float>(g.p.x);
