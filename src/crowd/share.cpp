@@ -97,9 +97,12 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
   std::size_t updated = 0;
   std::vector<WalkStep> steps;
   InsertBatch& batch = m.share_batch;  // The others' agents, into this tick's map at once.
-  batch.ids.clear();
-  batch.p.clear();
-  batch.v.clear();
+  // Each agent comes once a tick, from the rank whose run of ids holds it (own ones included).
+  m.share_seen.resize(m.agents.size(), 0);
+  for (const auto& [id, slot] : m.sweep)
+    m.share_seen[id] = m.tick;
+  const std::size_t active = m.active.size();
+  const auto ranks = static_cast<std::size_t>(m.ranks->size());
   for (std::size_t r = 0; r < all.size(); ++r) {
     ByteReader in(all[r], "crowd exchange");
     std::uint64_t q = 0;
@@ -108,14 +111,26 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
     if (!in.get(q) || !in.get(reached) || !in.get(n)) fail(m, "a short message");
     updated += n;
     if (static_cast<int>(r) == m.ranks->rank()) continue;
+    // Rank r's run of `active` (owned_active there): ids from `lo_id` to `hi_id`.
+    const std::size_t lo = active * r / ranks;
+    const std::size_t hi = active * (r + 1) / ranks;
+    if (n != hi - lo)
+      fail(m, "rank " + std::to_string(r) + " updated " + std::to_string(n) +
+                  " agents, its run holds " + std::to_string(hi - lo));
+    const std::uint32_t lo_id = n > 0 ? m.active[lo].first : 0;
+    const std::uint32_t hi_id = n > 0 ? m.active[hi - 1].first : 0;
     m.queries.fetch_add(q, std::memory_order_relaxed);
     m.goals_reached.fetch_add(reached, std::memory_order_relaxed);
     for (std::uint64_t i = 0; i < n; ++i) {
       AgentRecord rec;
       if (!in.get(rec)) fail(m, "a short agent record from rank " + std::to_string(r));
-      if (rec.id >= m.agents.size() || rec.slot >= m.slots.size())
+      if (rec.id < lo_id || rec.id > hi_id || rec.slot >= m.slots.size())
         fail(m, "agent " + std::to_string(rec.id) + " from rank " + std::to_string(r) +
-                    " is not in this crowd");
+                    " is not in its run of active agents");
+      if (m.share_seen[rec.id] == m.tick)
+        fail(m, "agent " + std::to_string(rec.id) + " updated twice (again by rank " +
+                    std::to_string(r) + ")");
+      m.share_seen[rec.id] = m.tick;
       const LaneId from = m.agents[rec.id].lane;
       m.agents[rec.id] = rec.agent;
       m.slots[rec.slot] = rec.state;
@@ -142,15 +157,15 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
     if (!in.done())
       fail(m, "a message from rank " + std::to_string(r) + " is longer than its agents");
   }
-  if (batch.ids.size() != m.hash.insert(batch.ids, batch.p, batch.v))
-    fail(m, "the neighbour map is full");
+  const std::size_t inserted = batch.ids.size();
+  if (m.hash.insert(batch.ids, batch.p, batch.v) != inserted) fail(m, "the neighbour map is full");
   batch.ids.clear();
   batch.p.clear();
   batch.v.clear();
-  // Every active agent updated by exactly one rank (the runs are disjoint and cover `active`).
-  if (updated != m.active.size())
-    fail(m, std::to_string(updated) + " agents updated, " + std::to_string(m.active.size()) +
-                " active");
+  // Every active agent updated by exactly one rank: each run as long as owned_active makes it,
+  // its ids inside it, none twice.
+  if (updated != active)
+    fail(m, std::to_string(updated) + " agents updated, " + std::to_string(active) + " active");
   m.share_stats.exchanges += 1;
   m.share_stats.exchange_s +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

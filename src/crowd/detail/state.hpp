@@ -172,15 +172,16 @@ struct Crowd::Impl {
   // Shepherds: the file, and per wandering agent (flag kPedWandering) its walker index in
   // Agent::step.
   ShepherdsFile shepherds;
-  // Counters written from parallel loops.
   // Shared over ranks (Crowd::share; share.cpp): null alone. Per sweep position, the goals
   // drawn and the route's length before this tick's update (a route sent whole only when
-  // redrawn).
+  // redrawn); per agent, the last tick whose exchange brought it (each once a tick).
   const Ranks* ranks = nullptr;
   CrowdShareStats share_stats;
   std::vector<std::uint32_t> share_drawn;
   std::vector<std::uint32_t> share_route;
+  std::vector<std::uint64_t> share_seen;
   InsertBatch share_batch;
+  // Counters written from parallel loops.
   std::atomic<std::uint64_t> queries{0};
   std::atomic<std::uint64_t> goals_reached{0};
   std::vector<LaneId> scratch_lane;
