@@ -105,6 +105,34 @@ inline CliRun shared_city(const std::string& name, const std::string& args,
   return r;
 }
 
+/// The default city as cli_test makes it (two threads, SUMO files included), shared.
+inline const char* const kDefaultCityArgs = "generate --threads 2";
+
+/// A private copy of a shared city (shared_city(name, args)) in `dest`, for tests that write
+/// into the city's folder (simulate puts its recording and sim_stats.json there): its files
+/// hard-linked, so copying costs nothing, or copied where links fail (another file system).
+/// A link is never written through: every writer of ours stages a file and renames it over
+/// the old one (write_file_atomic, the recording), which replaces the link, not the shared file.
+inline CliRun private_city(const std::string& name, const std::string& args,
+                           const std::filesystem::path& dest) {
+  namespace fs = std::filesystem;
+  fs::path shared;
+  CliRun r = shared_city(name, args, &shared);
+  if (r.exit_code != 0) return r;
+  fs::remove_all(dest);
+  std::error_code ec;
+  fs::copy(shared, dest, fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
+  if (ec) {
+    fs::remove_all(dest);
+    fs::copy(shared, dest, fs::copy_options::recursive, ec);
+  }
+  if (ec) {
+    r.exit_code = 1;
+    r.output += "\ncopying " + shared.string() + " to " + dest.string() + ": " + ec.message();
+  }
+  return r;
+}
+
 /// Whether the pinned Khronos validator is installed (`make validator`; `make test` does it).
 inline bool validator_installed() {
   return std::filesystem::exists(std::filesystem::path(CITYFORGE_SOURCE_DIR) / "tools" /

@@ -238,7 +238,7 @@ class DefaultCity : public ::testing::Test {
     fs::path t1;
     fs::path t2;
     s_run1 = shared_city("default-t1", "generate --threads 1", &t1);
-    s_run2 = shared_city("default-t2", "generate --threads 2", &t2);
+    s_run2 = shared_city("default-t2", kDefaultCityArgs, &t2);
     s_dir = temp_dir("default");
     fs::create_directory_symlink(t1, s_dir / "t1");
     fs::create_directory_symlink(t2, s_dir / "t2");

@@ -207,8 +207,10 @@ class Ground {
 class CrowdCity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // The default city made once for the build's test processes, linked into a folder of
+    // this process's own (the tests simulate into it).
     s_dir = new fs::path(clitest::temp_dir("crowd"));
-    const auto r = run_cli("generate -q --no-sumo -o " + s_dir->string());
+    const auto r = clitest::private_city("default-t2", clitest::kDefaultCityArgs, *s_dir);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Result<traffic::LanesFile> f = traffic::load_lanes_json((*s_dir / "lanes.json").string());
     ASSERT_TRUE(f.ok()) << f.error().to_string();

@@ -29,15 +29,23 @@ const char* kCity = R"({
   "crowd": {}
 })";
 
-/// A small generated city (lanes.json, layout.geojson, shepherds.json), made once.
+/// A small generated city (lanes.json, layout.geojson, shepherds.json), made once for all the
+/// test processes of the build (clitest::shared_city; each case is a process of its own). The
+/// config is staged and renamed into place, so a process generating never reads it half written.
 const fs::path& city_dir() {
   static const fs::path dir = [] {
-    const fs::path d = temp_dir("json_inputs_city");
-    std::ofstream(d / "city.json") << kCity;
-    const CliRun r = run_cli("generate " + (d / "city.json").string() + " -q --no-sumo -o " +
-                             (d / "out").string());
+    const fs::path root = fs::path(CITYFORGE_BINARY_DIR) / "test-cities";
+    fs::create_directories(root);
+    // Named by its text: an edited kCity is another city, not a stale one.
+    const std::string name = "json-inputs-" + std::to_string(std::hash<std::string>{}(kCity));
+    const fs::path config = root / (name + ".json");
+    const fs::path staged = root / (name + ".json." + std::to_string(::getpid()));
+    std::ofstream(staged) << kCity;
+    fs::rename(staged, config);
+    fs::path d;
+    const CliRun r = shared_city(name, "generate " + config.string() + " -q --no-sumo", &d);
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    return d / "out";
+    return d;
   }();
   return dir;
 }

@@ -229,7 +229,8 @@ TEST(ScenarioServe, NoScenarioIs404) {
 
 TEST(ScenarioServe, ShippedScenariosCheckOutAgainstTheDefaultCity) {
   fs::path city;
-  const auto made = cityforge::clitest::shared_city("default-t2", "generate --threads 2", &city);
+  const auto made =
+      cityforge::clitest::shared_city("default-t2", cityforge::clitest::kDefaultCityArgs, &city);
   ASSERT_EQ(made.exit_code, 0) << made.output;
   const fs::path shipped = fs::path(CITYFORGE_SOURCE_DIR) / "data" / "scenarios";
   int n = 0;

@@ -27,8 +27,10 @@ namespace {
 class TrafficCity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
+    // The default city made once for the build's test processes, linked into a folder of
+    // this process's own (the tests simulate into it).
     s_dir = new fs::path(clitest::temp_dir("traffic"));
-    const auto r = run_cli("generate -q --no-sumo -o " + s_dir->string());
+    const auto r = clitest::private_city("default-t2", clitest::kDefaultCityArgs, *s_dir);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Result<LanesFile> f = load_lanes_json((*s_dir / "lanes.json").string());
     ASSERT_TRUE(f.ok()) << f.error().to_string();
