@@ -193,32 +193,31 @@ DistanceField building_field(const std::vector<const Polygon*>& footprints, cons
       }
     }
   }
-  // 2. Two-pass chamfer distance (1, sqrt 2), in metres.
+  // 2. Two-pass chamfer distance (1, sqrt 2), in metres. Each row takes the row before it
+  //    (final already: a loop over the row that vectorises), then runs along itself; the
+  //    minimum of the same sums as a cell-by-cell sweep, so the same distances.
   const auto d1 = static_cast<float>(res);
   const auto d2 = static_cast<float>(res * std::numbers::sqrt2);
   const std::int64_t ny = f.rows;
-  auto idx = [&](std::int64_t x, std::int64_t y) { return static_cast<std::size_t>(y * nx + x); };
+  const auto row_from = [nx, d1, d2](float* d, const float* before) {
+    d[0] = std::min(d[0], before[0] + d1);
+    if (nx > 1) d[0] = std::min(d[0], before[1] + d2);
+    for (std::int64_t x = 1; x + 1 < nx; ++x)
+      d[x] = std::min(std::min(d[x], before[x] + d1),
+                      std::min(before[x - 1] + d2, before[x + 1] + d2));
+    if (nx > 1) d[nx - 1] = std::min(std::min(d[nx - 1], before[nx - 1] + d1), before[nx - 2] + d2);
+  };
   for (std::int64_t y = 0; y < ny; ++y) {
-    for (std::int64_t x = 0; x < nx; ++x) {
-      float& d = dist[idx(x, y)];
-      if (x > 0) d = std::min(d, dist[idx(x - 1, y)] + d1);
-      if (y > 0) {
-        d = std::min(d, dist[idx(x, y - 1)] + d1);
-        if (x > 0) d = std::min(d, dist[idx(x - 1, y - 1)] + d2);
-        if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y - 1)] + d2);
-      }
-    }
+    float* d = dist.data() + y * nx;
+    if (y > 0) row_from(d, d - nx);
+    for (std::int64_t x = 1; x < nx; ++x)
+      d[x] = std::min(d[x], d[x - 1] + d1);
   }
   for (std::int64_t y = ny - 1; y >= 0; --y) {
-    for (std::int64_t x = nx - 1; x >= 0; --x) {
-      float& d = dist[idx(x, y)];
-      if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y)] + d1);
-      if (y + 1 < ny) {
-        d = std::min(d, dist[idx(x, y + 1)] + d1);
-        if (x + 1 < nx) d = std::min(d, dist[idx(x + 1, y + 1)] + d2);
-        if (x > 0) d = std::min(d, dist[idx(x - 1, y + 1)] + d2);
-      }
-    }
+    float* d = dist.data() + y * nx;
+    if (y + 1 < ny) row_from(d, d + nx);
+    for (std::int64_t x = nx - 2; x >= 0; --x)
+      d[x] = std::min(d[x], d[x + 1] + d1);
   }
   f.cells.resize(dist.size());
   for (std::size_t i = 0; i < dist.size(); ++i)
@@ -226,6 +225,14 @@ DistanceField building_field(const std::vector<const Polygon*>& footprints, cons
         std::min(static_cast<double>(saturation), std::floor(dist[i] / res)));
   return f;
 }
+
+/// A point's rays while they march: how far each has gone, and those still marching.
+struct RayScratch {
+  struct Ray {
+    double t, dx, dy;
+  };
+  std::vector<Ray> live;
+};
 
 enum Tag : std::uint8_t { kBuilding = 0, kRoad = 1, kSidewalk = 2, kBlock = 3 };
 
@@ -282,7 +289,8 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   const auto row_y = [&](std::size_t r) {
     return (static_cast<double>(j0 + static_cast<std::int64_t>(r)) + 0.5) * g;
   };
-  const auto row = [&](std::size_t r, const DistanceField& field, std::vector<AudioPoint>& slot) {
+  const auto row = [&](std::size_t r, const DistanceField& field, RayScratch& scratch,
+                       std::vector<AudioPoint>& slot) {
     const double y = row_y(r);
     for (std::int64_t k = k0; k <= k1; ++k) {
       const Vec2 p{(static_cast<double>(k) + 0.5) * g, y};
@@ -314,16 +322,29 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
       const double reach = radius / frame.res;
       // No building cell within the radius: every ray misses.
       if (static_cast<double>(field.cells_at(cx, cy)) <= reach + 2.0) {
-        for (const Vec2& d : dirs) {
-          double t = 0.0;
-          while (t <= reach) {
-            const std::uint8_t step = field.cells_at(cx + d.x * t, cy + d.y * t);
+        // All rays march together, one step each per pass over the live ones: their steps are
+        // independent, so the processor overlaps them (one ray at a time was a chain of
+        // dependent loads and conversions, and a mispredicted exit per ray). Each ray takes
+        // exactly the steps it took alone.
+        std::vector<RayScratch::Ray>& live = scratch.live;
+        live.clear();
+        for (const Vec2& d : dirs)
+          live.push_back({0.0, d.x, d.y});
+        std::size_t n = live.size();
+        while (n > 0) {
+          std::size_t kept = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            RayScratch::Ray ray = live[i];
+            if (!(ray.t <= reach)) continue;  // Out of reach: a miss.
+            const std::uint8_t step = field.cells_at(cx + ray.dx * ray.t, cy + ray.dy * ray.t);
             if (step == 0) {
               ++hits;
-              break;
+              continue;
             }
-            t += std::max(0.5, static_cast<double>(step) - 1.0);
+            ray.t += std::max(0.5, static_cast<double>(step) - 1.0);
+            live[kept++] = ray;
           }
+          n = kept;
         }
       }
       pt.reverb = static_cast<float>(hits) / static_cast<float>(rays);
@@ -347,8 +368,9 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
     const DistanceField field = building_field(footprints, frame, field_row(row_y(r0)) - margin,
                                                field_row(row_y(r1 - 1)) + margin, saturation);
     std::vector<AudioPoint> slot;
+    RayScratch scratch;
     for (std::size_t r = r0; r < r1; ++r)
-      row(r, field, slot);
+      row(r, field, scratch, slot);
     return slot;
   };
   const std::vector<std::vector<AudioPoint>> slots = shared_jobs<std::vector<AudioPoint>>(
