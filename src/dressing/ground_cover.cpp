@@ -92,8 +92,12 @@ void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector
     if (s.outer.size() >= 3) covers.push_back(&s);
   }
   SpatialHash hash(32.0);
-  for (std::size_t i = 0; i < covers.size(); ++i)
-    hash.insert(static_cast<std::uint32_t>(i), ring_bounds(covers[i]->outer));
+  std::vector<Aabb2> boxes;
+  boxes.reserve(covers.size());
+  for (std::size_t i = 0; i < covers.size(); ++i) {
+    boxes.push_back(ring_bounds(covers[i]->outer));
+    hash.insert(static_cast<std::uint32_t>(i), boxes.back());
+  }
 
   // 2. Per block: the remaining area, tiled on its longest edge's grid.
   std::vector<std::vector<Item>> slots(blocks.size());
@@ -113,11 +117,16 @@ void ground_cover(const Inputs& in, const Config& config, Seed seed, std::vector
     const Vec2 origin = ring[longest];
     const Vec2 ux = normalize(ring[(longest + 1) % ring.size()] - origin);
     const Vec2 uy = perp(ux);
+    // The covers that can touch the block: the hash answers by 32 m cell, and more than half
+    // of its answers lie clear of the block's box (cutting them out changed no point of the
+    // area, and GEOS validated and merged each one).
+    const Aabb2 block_box = ring_bounds(ring);
     std::vector<std::uint32_t> ids;
-    hash.query(ring_bounds(ring), ids);
+    hash.query(block_box, ids);
     std::vector<Polygon> cuts;
-    for (std::uint32_t id : ids)
-      cuts.push_back(*covers[id]);
+    for (std::uint32_t id : ids) {
+      if (boxes[id].overlaps(block_box)) cuts.push_back(*covers[id]);
+    }
     const std::vector<Polygon> rest =
         cuts.empty() ? std::vector<Polygon>{area} : polygon_difference(area, cuts);
     auto to_local = [&](Vec2 p) { return Vec2{dot(p - origin, ux), dot(p - origin, uy)}; };
