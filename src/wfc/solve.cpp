@@ -315,11 +315,67 @@ double Search::entropy(CellId cell) const {
   return std::log(sw) - m_sum_wlogw[cell] / sw;
 }
 
-void Search::push_heap(CellId cell) {
-  m_heap.push_back({entropy(cell) + m_noise[cell], cell, m_version[cell]});
-  std::push_heap(m_heap.begin(), m_heap.end(), [](const HeapEntry& a, const HeapEntry& b) {
-    return a.key > b.key || (a.key == b.key && a.cell > b.cell);
-  });
+void Search::heap_up(std::uint32_t at) {
+  const CellId cell = m_heap[at];
+  while (at > 0) {
+    const std::uint32_t parent = (at - 1) / 2;
+    if (!heap_before(cell, m_heap[parent])) break;
+    heap_place(at, m_heap[parent]);
+    at = parent;
+  }
+  heap_place(at, cell);
+}
+
+void Search::heap_down(std::uint32_t at) {
+  const CellId cell = m_heap[at];
+  const auto size = static_cast<std::uint32_t>(m_heap.size());
+  for (;;) {
+    std::uint32_t child = 2 * at + 1;
+    if (child >= size) break;
+    if (child + 1 < size && heap_before(m_heap[child + 1], m_heap[child])) ++child;
+    if (!heap_before(m_heap[child], cell)) break;
+    heap_place(at, m_heap[child]);
+    at = child;
+  }
+  heap_place(at, cell);
+}
+
+void Search::heap_update(CellId cell) {
+  if (!m_heap_live) return;
+  const std::uint32_t at = m_heap_at[cell];
+  if (m_count[cell] <= 1) {
+    if (at == kNotInHeap) return;
+    // Out: the last cell takes its place and moves up or down from there.
+    const CellId last = m_heap.back();
+    m_heap.pop_back();
+    m_heap_at[cell] = kNotInHeap;
+    if (last == cell) return;
+    heap_place(at, last);
+    heap_up(at);
+    heap_down(m_heap_at[last]);
+    return;
+  }
+  m_key[cell] = entropy(cell) + m_noise[cell];
+  if (at == kNotInHeap) {
+    m_heap.push_back(cell);
+    heap_up(static_cast<std::uint32_t>(m_heap.size() - 1));
+    return;
+  }
+  heap_up(at);
+  heap_down(m_heap_at[cell]);
+}
+
+CellId Search::heap_pop() {
+  if (m_heap.empty()) return kBoundary;
+  const CellId top = m_heap.front();
+  const CellId last = m_heap.back();
+  m_heap.pop_back();
+  m_heap_at[top] = kNotInHeap;
+  if (last != top) {
+    heap_place(0, last);
+    heap_down(0);
+  }
+  return top;
 }
 
 bool Search::reset(const Grid& grid, const std::uint64_t* domains,
@@ -333,7 +389,8 @@ bool Search::reset(const Grid& grid, const std::uint64_t* domains,
   m_sum_w.assign(n, 0.0);
   m_sum_wlogw.assign(n, 0.0);
   m_noise.assign(n, 0.0);
-  m_version.assign(n, 0);
+  m_heap_at.assign(n, kNotInHeap);
+  m_key.assign(n, 0.0);
   m_saved_at.assign(n, 0);
   m_queued.assign(n, 0);
   m_tmp.assign(m_w, 0);
@@ -341,6 +398,7 @@ bool Search::reset(const Grid& grid, const std::uint64_t* domains,
   m_trail_words.clear();
   m_decisions.clear();
   m_heap.clear();
+  m_heap_live = false;
   m_queue.clear();
   m_levels = 1;
   m_level = 1;
@@ -457,8 +515,7 @@ bool Search::narrow(CellId cell, const std::uint64_t* mask, bool by_propagation)
   }
   if (by_propagation) m_stats->propagations += removed;
   if (had_watched && (!watched(d) || m_count[cell] == 1)) m_changed.push_back(cell);
-  ++m_version[cell];
-  if (m_count[cell] > 1) push_heap(cell);
+  heap_update(cell);
   if (m_queued[cell] == 0) {
     m_queued[cell] = 1;
     m_queue.push_back(cell);
@@ -517,8 +574,7 @@ void Search::undo_to(std::size_t mark) {
     m_saved_at[e.cell] = e.saved_at;
     m_sum_w[e.cell] = e.sum_w;
     m_sum_wlogw[e.cell] = e.sum_wlogw;
-    ++m_version[e.cell];
-    if (e.count > 1) push_heap(e.cell);
+    heap_update(e.cell);
   }
 }
 
@@ -533,27 +589,28 @@ Search::Outcome Search::run(Rng& rng, std::uint32_t budget, SolveStats& stats) {
       m_noise[c] += (*m_bias)[c];
     }
   }
+  // The heap anew: every undecided cell with this run's noise.
+  for (const CellId c : m_heap)
+    m_heap_at[c] = kNotInHeap;
   m_heap.clear();
   for (CellId c = 0; c < n; ++c) {
-    if (m_count[c] > 1) push_heap(c);
+    if (m_count[c] <= 1) continue;
+    m_key[c] = entropy(c) + m_noise[c];
+    m_heap_at[c] = static_cast<std::uint32_t>(m_heap.size());
+    m_heap.push_back(c);
   }
-  const auto later = [](const HeapEntry& a, const HeapEntry& b) {
-    return a.key > b.key || (a.key == b.key && a.cell > b.cell);
-  };
+  for (auto at = static_cast<std::uint32_t>(m_heap.size() / 2); at-- > 0;)
+    heap_down(at);
+  m_heap_live = true;
+  struct Leave {
+    bool& live;
+    ~Leave() { live = false; }
+  } leave{m_heap_live};
   std::uint32_t undone = 0;
   std::vector<std::uint64_t>& mask = m_tmp;
   for (;;) {
-    // 1. Observe: the undecided cell of least entropy (stale heap entries are skipped).
-    CellId cell = kBoundary;
-    while (!m_heap.empty()) {
-      const HeapEntry top = m_heap.front();
-      std::pop_heap(m_heap.begin(), m_heap.end(), later);
-      m_heap.pop_back();
-      if (top.version == m_version[top.cell] && m_count[top.cell] > 1) {
-        cell = top.cell;
-        break;
-      }
-    }
+    // 1. Observe: the undecided cell of least entropy.
+    const CellId cell = heap_pop();
     bool ok = true;
     if (cell == kBoundary) {
       // Every cell is decided: the check has the last word on the whole solution.

@@ -110,11 +110,6 @@ class Search {
     std::size_t trail_mark;
     std::uint64_t level;
   };
-  struct HeapEntry {
-    double key;
-    CellId cell;
-    std::uint32_t version;
-  };
 
   TileId choose(CellId cell, double r) const;
   bool narrow(CellId cell, const std::uint64_t* mask, bool by_propagation);
@@ -122,7 +117,22 @@ class Search {
   /// Runs the check when a watched cell changed since the last call; false: a contradiction.
   bool check_state();
   void undo_to(std::size_t mark);
-  void push_heap(CellId cell);
+  /// The undecided cells by (entropy + noise, cell), lowest first: a binary heap that knows
+  /// each cell's place, so a cell whose options change moves (or leaves) at once. (A heap of
+  /// entries pushed at every change held mostly stale ones, popped and skipped.)
+  bool heap_before(CellId a, CellId b) const {
+    return m_key[a] < m_key[b] || (m_key[a] == m_key[b] && a < b);
+  }
+  void heap_place(std::uint32_t at, CellId cell) {
+    m_heap[at] = cell;
+    m_heap_at[cell] = at;
+  }
+  void heap_up(std::uint32_t at);
+  void heap_down(std::uint32_t at);
+  /// After a change of the cell's options: its key again, in the heap while undecided.
+  void heap_update(CellId cell);
+  /// The undecided cell of least key, taken out of the heap; kBoundary when none is left.
+  CellId heap_pop();
   void trace(TraceStep::Kind kind, CellId cell, TileId tile);
   double entropy(CellId cell) const;
 
@@ -154,7 +164,6 @@ class Search {
   }
   const std::vector<TileId>* m_keep = nullptr;  ///< SolveOptions::keep, or null.
   double m_keep_factor = 1.0;
-  std::vector<std::uint32_t> m_version;
   std::vector<std::uint64_t> m_saved_at;  ///< Level at which the cell was last trailed.
   std::uint64_t m_level = 0;              ///< Unique id of the current decision level.
   std::uint64_t m_levels = 0;             ///< Level ids handed out so far.
@@ -162,7 +171,13 @@ class Search {
   std::vector<Saved> m_trail;
   std::vector<std::uint64_t> m_trail_words;
   std::vector<Decision> m_decisions;
-  std::vector<HeapEntry> m_heap;
+  static constexpr std::uint32_t kNotInHeap = 0xFFFFFFFFU;
+  std::vector<CellId> m_heap;
+  std::vector<std::uint32_t> m_heap_at;  ///< Per cell: its place in m_heap, or kNotInHeap.
+  std::vector<double> m_key;             ///< Per cell: its key while in m_heap.
+  /// Inside run(), which makes the heap anew with its noise: changes move cells in it. Outside
+  /// (reset, fixing, restoring the root) they do not; run() starts from the cells as they are.
+  bool m_heap_live = false;
   std::vector<CellId> m_queue;
   std::vector<std::uint8_t> m_queued;
   std::vector<std::uint64_t> m_tmp;
