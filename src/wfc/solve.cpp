@@ -533,8 +533,27 @@ bool Search::propagate() {
     for (std::uint32_t s = g.offsets[n]; s < g.offsets[n + 1]; ++s) {
       const Side side = g.sides[s];
       if (side.cell == kBoundary) continue;
-      support(m_m, options(n), m_count[n], side.label, sup);
-      if (!narrow(side.cell, sup, true)) {
+      bool ok = true;
+      if (m_count[side.cell] == 1) {
+        // A decided neighbour keeps its tile or is left with none: it keeps it when one of this
+        // cell's options allows it on this side, that is (compat is symmetric) when the tile
+        // allows one of them on the opposite side. One AND of words instead of the support.
+        const TileId t = tile(side.cell);
+        const std::uint64_t* back =
+            &m_m.compat[(std::size_t{t} * m_m.label_count + m_m.opposite[side.label]) * m_w];
+        const std::uint64_t* mine = options(n);
+        bool allowed = false;
+        for (std::uint32_t i = 0; i < m_w; ++i)
+          allowed |= (back[i] & mine[i]) != 0;
+        if (!allowed) {
+          m_conflict = side.cell;
+          ok = false;
+        }
+      } else {
+        support(m_m, options(n), m_count[n], side.label, sup);
+        ok = narrow(side.cell, sup, true);
+      }
+      if (!ok) {
         for (const CellId q : m_queue) {
           m_queued[q] = 0;
         }
