@@ -176,7 +176,8 @@ void tyre_marks(const Inputs& in, const Config& config, Seed seed,
   const layout::RoadEdge& edge = in.city.network.edges[sec.edge];
   if (edge.layer != 0 || edge.bridge || edge.tunnel || lanes.empty()) return;
   const double length = polyline_length(sec.centre);
-  for (const roads::Decal& stop : markings.of(section)) {
+  for (const roads::Decal& stop :
+       markings.of(section, roads::marking_bit(roads::MarkingKind::stop_line))) {
     if (stop.kind != roads::MarkingKind::stop_line) continue;
     const Vec2 t{std::cos(stop.yaw_rad), std::sin(stop.yaw_rad)};  // the travel direction
     const Vec2 n = perp(t);

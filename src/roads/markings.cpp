@@ -58,6 +58,14 @@ MarkingKind arrow_kind(bool through, bool left, bool right, bool* ok) {
   return MarkingKind::arrow_through;
 }
 
+/// Where a painter puts its decals, and the kinds it paints (the others are skipped before
+/// their outlines are draped).
+struct Brush {
+  std::vector<Decal> decals;
+  std::uint32_t kinds = kAllMarkings;
+  bool paints(MarkingKind kind) const { return (kinds & marking_bit(kind)) != 0U; }
+};
+
 class Painter {
  public:
   Painter(const layout::Output& city, const Output& roads, const terrain::Heightfield& ground,
@@ -66,12 +74,13 @@ class Painter {
     index_lanes();
   }
 
-  /// Section `sec`'s decals, in build_markings' order. Thread-safe.
-  std::vector<Decal> paint(std::uint32_t sec) const {
-    std::vector<Decal> out;
+  /// Section `sec`'s decals of the kinds in `kinds` (a bit per MarkingKind), in build_markings'
+  /// order. Thread-safe.
+  std::vector<Decal> paint(std::uint32_t sec, std::uint32_t kinds = kAllMarkings) const {
+    Brush out{{}, kinds};
     // Underground roads of imported places are not drawn, nor painted.
     if (!m_city.network.edges[m_roads.sections[sec].edge].tunnel) paint_section(out, sec);
-    return out;
+    return std::move(out.decals);
   }
 
  private:
@@ -82,15 +91,14 @@ class Painter {
   bool crossing(std::uint32_t sec, LaneId crosswalk, double lat, double shift_m,
                 double* s_out) const;
   bool band_at(std::uint32_t sec, LaneId crosswalk, double lat, double* s_lo, double* s_hi) const;
-  void paint_section(std::vector<Decal>& out, std::uint32_t sec) const;
-  void paint_end(std::vector<Decal>& out, std::uint32_t sec, int end, double len,
-                 const EndPlan& plan) const;
-  void strip(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
-             double lat, double width, bool reverse, bool bend = true) const;
-  void solid(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
-             double lat, double width) const;
-  void dashed(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
-              double lat, double width) const;
+  void paint_section(Brush& out, std::uint32_t sec) const;
+  void paint_end(Brush& out, std::uint32_t sec, int end, double len, const EndPlan& plan) const;
+  void strip(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
+             double width, bool reverse, bool bend = true) const;
+  void solid(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
+             double width) const;
+  void dashed(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1, double lat,
+              double width) const;
   Vec3 lifted(std::uint32_t sec, double lat, double s) const {
     const Vec2 p = section_point(m_roads, sec, lat, s);
     return {
@@ -265,8 +273,9 @@ bool Painter::band_at(std::uint32_t sec, LaneId crosswalk, double lat, double* s
   return true;
 }
 
-void Painter::strip(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
-                    double s1, double lat, double width, bool reverse, bool bend) const {
+void Painter::strip(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+                    double lat, double width, bool reverse, bool bend) const {
+  if (!out.paints(kind)) return;
   const Polyline& line = m_roads.sections[sec].centre;
   // Arc lengths of the outline: the ends and, for lines that bend with the road, every
   // centre-line vertex in between. Stripes, stop lines and arrows stay quads (their corners on
@@ -292,11 +301,11 @@ void Painter::strip(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec
     d.outline.push_back(lifted(sec, lat - 0.5 * width, s));
   for (auto it = ss.rbegin(); it != ss.rend(); ++it)
     d.outline.push_back(lifted(sec, lat + 0.5 * width, *it));
-  out.push_back(std::move(d));
+  out.decals.push_back(std::move(d));
 }
 
-void Painter::solid(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
-                    double s1, double lat, double width) const {
+void Painter::solid(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+                    double lat, double width) const {
   if (s1 - s0 < kMinLineM) return;
   const auto n = static_cast<int>(std::ceil((s1 - s0) / kMaxPieceM - 1e-9));
   const double step = (s1 - s0) / n;
@@ -305,14 +314,14 @@ void Painter::solid(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec
   }
 }
 
-void Painter::dashed(std::vector<Decal>& out, MarkingKind kind, std::uint32_t sec, double s0,
-                     double s1, double lat, double width) const {
+void Painter::dashed(Brush& out, MarkingKind kind, std::uint32_t sec, double s0, double s1,
+                     double lat, double width) const {
   for (double s = s0; s + kDashM <= s1 + 1e-9; s += kDashM + kDashGapM) {
     strip(out, kind, sec, s, std::min(s + kDashM, s1), lat, width, false);
   }
 }
 
-void Painter::paint_section(std::vector<Decal>& out, std::uint32_t sec) const {
+void Painter::paint_section(Brush& out, std::uint32_t sec) const {
   const Section& section = m_roads.sections[sec];
   const layout::RoadEdge& edge = m_city.network.edges[section.edge];
   if (polyline_dedupe(section.centre, 1e-6).size() < 2 || edge.width_m <= 0.0) return;
@@ -380,7 +389,7 @@ void Painter::paint_section(std::vector<Decal>& out, std::uint32_t sec) const {
   paint_end(out, sec, 1, len, end);
 }
 
-void Painter::paint_end(std::vector<Decal>& out, std::uint32_t sec, int end, double len,
+void Painter::paint_end(Brush& out, std::uint32_t sec, int end, double len,
                         const EndPlan& plan) const {
   const layout::RoadEdge& edge = m_city.network.edges[m_roads.sections[sec].edge];
   const double half = 0.5 * edge.width_m;
@@ -390,7 +399,7 @@ void Painter::paint_end(std::vector<Decal>& out, std::uint32_t sec, int end, dou
   const double side = end == 0 ? 1.0 : -1.0;
   const bool reverse = end == 0;  // Travel towards the `from` end runs against the section.
   // 1. Crosswalk: zebra bars parallel to the road, centred across the carriageway.
-  if (plan.crosswalk) {
+  if (plan.crosswalk && out.paints(MarkingKind::crosswalk_stripe)) {
     const double span = 2.0 * (half - kEdgeInsetM);
     const auto bars = static_cast<int>(std::floor((span + kStripeGapM) / (kStripeM + kStripeGapM)));
     const double total = bars * kStripeM + (bars - 1) * kStripeGapM;
@@ -519,9 +528,9 @@ SectionMarkings::SectionMarkings(const layout::Output& city, const Output& roads
 
 SectionMarkings::~SectionMarkings() = default;
 
-std::vector<Decal> SectionMarkings::of(std::uint32_t section) const {
+std::vector<Decal> SectionMarkings::of(std::uint32_t section, std::uint32_t kinds) const {
   if (m_impl == nullptr || section >= m_sections) return {};
-  return m_impl->painter.paint(section);
+  return m_impl->painter.paint(section, kinds);
 }
 
 }  // namespace cityforge::roads

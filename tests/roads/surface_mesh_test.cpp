@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -143,6 +144,46 @@ TEST(RoadsSurfaceMeshes, AnItemMadeAloneIsItsSlotsMesh) {
   EXPECT_EQ(surface_count(raw, SurfaceKind::sidewalk), c.city.network.edges.size());
   EXPECT_EQ(surface_count(raw, SurfaceKind::junction), 0U);
   EXPECT_EQ(surface_count(raw, SurfaceKind::marking), 0U);
+}
+
+// Markings of some kinds only (the set dressing asks for the stop lines): exactly the decals of
+// those kinds that the whole run of the section has, in its order.
+TEST(RoadsSurfaceMeshes, MarkingsOfSomeKindsAreTheWholeRunsOfThoseKinds) {
+  const Crossing c = crossing();
+  const SectionMarkings markings(c.city, c.roads, c.ground, Config{});
+  const auto same = [](const Decal& a, const Decal& b) {
+    return a.kind == b.kind && a.position.x == b.position.x && a.position.y == b.position.y &&
+           a.position.z == b.position.z && a.yaw_rad == b.yaw_rad && a.length_m == b.length_m &&
+           a.width_m == b.width_m && a.section_or_intersection == b.section_or_intersection &&
+           a.outline.size() == b.outline.size() &&
+           std::equal(
+               a.outline.begin(), a.outline.end(), b.outline.begin(),
+               [](const Vec3& p, const Vec3& q) { return p.x == q.x && p.y == q.y && p.z == q.z; });
+  };
+  std::size_t stop_lines = 0;
+  std::size_t stripes = 0;
+  const std::uint32_t sets[] = {
+      marking_bit(MarkingKind::stop_line),
+      marking_bit(MarkingKind::crosswalk_stripe) | marking_bit(MarkingKind::edge_solid), 0U};
+  for (std::uint32_t s = 0; s < markings.sections(); ++s) {
+    const std::vector<Decal> all = markings.of(s);
+    for (const std::uint32_t kinds : sets) {
+      std::vector<Decal> want;
+      for (const Decal& d : all) {
+        if ((kinds & marking_bit(d.kind)) != 0U) want.push_back(d);
+      }
+      const std::vector<Decal> got = markings.of(s, kinds);
+      ASSERT_EQ(got.size(), want.size()) << "section " << s << ", kinds " << kinds;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        EXPECT_TRUE(same(got[i], want[i])) << "section " << s << ", decal " << i;
+    }
+    for (const Decal& d : all) {
+      stop_lines += d.kind == MarkingKind::stop_line ? 1 : 0;
+      stripes += d.kind == MarkingKind::crosswalk_stripe ? 1 : 0;
+    }
+  }
+  EXPECT_GT(stop_lines, 0U);
+  EXPECT_GT(stripes, 0U);
 }
 
 TEST(RoadsSurfaceMeshes, TunnelsAreNotDrawn) {

@@ -195,6 +195,9 @@ enum class MarkingKind : std::uint8_t {
   arrow_through_right,
 };
 const char* to_string(MarkingKind k);
+/// A MarkingKind's bit in a set of kinds (SectionMarkings::of).
+constexpr std::uint32_t marking_bit(MarkingKind k) { return 1U << static_cast<unsigned>(k); }
+constexpr std::uint32_t kAllMarkings = 0xFFFFFFFFU;
 
 /// One road marking instance, draped on the road surface (see road_surface_z). Its local +x
 /// axis points along yaw_rad (along the road for lines and stripes, the direction of travel for
@@ -337,7 +340,8 @@ class SectionMarkings {
   SectionMarkings& operator=(const SectionMarkings&) = delete;
   ~SectionMarkings();
   std::size_t sections() const { return m_sections; }
-  std::vector<Decal> of(std::uint32_t section) const;
+  /// Only the kinds in `kinds` (marking_bit), the same decals as the whole run has of them.
+  std::vector<Decal> of(std::uint32_t section, std::uint32_t kinds = kAllMarkings) const;
 
  private:
   struct Impl;
