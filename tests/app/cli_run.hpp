@@ -110,9 +110,10 @@ inline const char* const kDefaultCityArgs = "generate --threads 2";
 
 /// A private copy of a shared city (shared_city(name, args)) in `dest`, for tests that write
 /// into the city's folder (simulate puts its recording and sim_stats.json there): its files
-/// hard-linked, so copying costs nothing, or copied where links fail (another file system).
-/// A link is never written through: every writer of ours stages a file and renames it over
-/// the old one (write_file_atomic, the recording), which replaces the link, not the shared file.
+/// hard-linked, so copying costs nothing, or symbolically linked where hard links fail (a
+/// temporary folder on another file system). A link is never written through: every writer of
+/// ours stages a file and renames it over the old one (write_file_atomic, the recording), which
+/// replaces the link, not the shared file.
 inline CliRun private_city(const std::string& name, const std::string& args,
                            const std::filesystem::path& dest) {
   namespace fs = std::filesystem;
@@ -123,8 +124,18 @@ inline CliRun private_city(const std::string& name, const std::string& args,
   std::error_code ec;
   fs::copy(shared, dest, fs::copy_options::recursive | fs::copy_options::create_hard_links, ec);
   if (ec) {
+    // fs::copy makes no symbolic links to folders: the tree made here, a link per file.
     fs::remove_all(dest);
-    fs::copy(shared, dest, fs::copy_options::recursive, ec);
+    ec.clear();
+    fs::create_directories(dest, ec);
+    for (fs::recursive_directory_iterator it(shared, ec), end; !ec && it != end; it.increment(ec)) {
+      const fs::path to = dest / fs::relative(it->path(), shared);
+      if (it->is_directory()) {
+        fs::create_directories(to, ec);
+      } else {
+        fs::create_symlink(fs::absolute(it->path()), to, ec);
+      }
+    }
   }
   if (ec) {
     r.exit_code = 1;
