@@ -150,7 +150,8 @@ TEST(RoadsSurfaceMeshes, AnItemMadeAloneIsItsSlotsMesh) {
 // those kinds that the whole run of the section has, in its order.
 TEST(RoadsSurfaceMeshes, MarkingsOfSomeKindsAreTheWholeRunsOfThoseKinds) {
   const Crossing c = crossing();
-  const SectionMarkings markings(c.city, c.roads, c.ground, Config{});
+  const Config rules;  // The markings keep a reference: it outlives them.
+  const SectionMarkings markings(c.city, c.roads, c.ground, rules);
   const auto same = [](const Decal& a, const Decal& b) {
     return a.kind == b.kind && a.position.x == b.position.x && a.position.y == b.position.y &&
            a.position.z == b.position.z && a.yaw_rad == b.yaw_rad && a.length_m == b.length_m &&
