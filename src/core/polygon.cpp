@@ -8,6 +8,9 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <utility>
+
+#include "cityforge/core/polygon_bands.hpp"
 
 namespace cityforge {
 
@@ -80,17 +83,26 @@ Aabb2 ring_bounds(const Ring& ring) {
   return box;
 }
 
+namespace {
+
+/// The even-odd test's step: whether the edge from b to a crosses the horizontal ray from p to
+/// +x (ring_contains and PolygonBands share it, so they agree bit for bit).
+inline bool ray_crosses(Vec2 a, Vec2 b, Vec2 p) {
+  if ((a.y > p.y) != (b.y > p.y)) {
+    const double x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
+    return p.x < x;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool ring_contains(const Ring& ring, Vec2 p) {
   bool inside = false;
   const std::size_t n = ring.size();
   for (std::size_t i = 0, j = n - 1; i < n; j = i++) {
-    const Vec2 a = ring[i];
-    const Vec2 b = ring[j];
-    if ((a.y > p.y) != (b.y > p.y)) {
-      const double x = a.x + (p.y - a.y) * (b.x - a.x) / (b.y - a.y);
-      if (p.x < x) {
-        inside = !inside;
-      }
+    if (ray_crosses(ring[i], ring[j], p)) {
+      inside = !inside;
     }
   }
   return inside;
@@ -102,6 +114,100 @@ bool polygon_contains(const Polygon& poly, Vec2 p) {
   }
   return std::none_of(poly.holes.begin(), poly.holes.end(),
                       [p](const Ring& hole) { return ring_contains(hole, p); });
+}
+
+PolygonBands::PolygonBands(Polygon poly) : m_poly(std::move(poly)) {
+  m_rings.reserve(1 + m_poly.holes.size());
+  m_rings.push_back(make_bands(m_poly.outer));
+  for (const Ring& h : m_poly.holes) {
+    m_rings.push_back(make_bands(h));
+  }
+}
+
+PolygonBands::Bands PolygonBands::make_bands(const Ring& ring) {
+  constexpr std::size_t kPlainEdges = 16;     // Fewer: a scan is as quick as the bands.
+  constexpr std::size_t kMaxBands = 4096;     // Bands of a ring, at most.
+  constexpr std::size_t kEntriesPerEdge = 8;  // Fewer bands while the entries exceed this.
+  Bands b;
+  const std::size_t n = ring.size();
+  if (n == 0 || n > 0xffffffffU) return b;
+  for (const Vec2& p : ring) {
+    if (!std::isfinite(p.x) || !std::isfinite(p.y)) return b;
+  }
+  const Aabb2 box = ring_bounds(ring);
+  b.ranged = true;
+  b.y_min = box.min.y;
+  b.y_max = box.max.y;
+  b.x_min = box.min.x;
+  b.x_max = box.max.x;
+  if (n < kPlainEdges || !(box.max.y > box.min.y)) return b;
+  b.plain = false;
+  auto entries = [&](std::uint32_t count) {
+    b.count = count;
+    b.inv_height = static_cast<double>(count) / (b.y_max - b.y_min);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec2 p = ring[i];
+      const Vec2 q = ring[i + 1 == n ? 0 : i + 1];
+      total += b.band(std::fmax(p.y, q.y)) - b.band(std::fmin(p.y, q.y)) + 1;
+    }
+    return total;
+  };
+  auto count = static_cast<std::uint32_t>(std::min(kMaxBands, std::max<std::size_t>(1, n / 2)));
+  std::size_t total = entries(count);
+  while (count > 1 && total > kEntriesPerEdge * n) {
+    count /= 2;
+    total = entries(count);
+  }
+  // Counting sort of the (band, edge) entries by band, edges ascending within a band.
+  b.begin.assign(count + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 p = ring[i];
+    const Vec2 q = ring[i + 1 == n ? 0 : i + 1];
+    for (std::uint32_t k = b.band(std::fmin(p.y, q.y)); k <= b.band(std::fmax(p.y, q.y)); ++k) {
+      ++b.begin[k + 1];
+    }
+  }
+  std::partial_sum(b.begin.begin(), b.begin.end(), b.begin.begin());
+  b.edges.resize(total);
+  b.first.resize(total);
+  std::vector<std::uint32_t> at(b.begin.begin(), b.begin.end() - 1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Vec2 p = ring[i];
+    const Vec2 q = ring[i + 1 == n ? 0 : i + 1];
+    const std::uint32_t k0 = b.band(std::fmin(p.y, q.y));
+    for (std::uint32_t k = k0; k <= b.band(std::fmax(p.y, q.y)); ++k) {
+      b.edges[at[k]] = static_cast<std::uint32_t>(i);
+      b.first[at[k]] = k0;
+      ++at[k];
+    }
+  }
+  return b;
+}
+
+bool PolygonBands::ring_has(const Bands& b, const Ring& ring, Vec2 p) {
+  // Outside [y_min, y_max) no edge has one end above p.y and the other not (NaN included).
+  if (b.ranged && !(p.y >= b.y_min && p.y < b.y_max)) return false;
+  if (b.plain) return ring_contains(ring, p);
+  const std::uint32_t k = b.band(p.y);
+  const std::size_t n = ring.size();
+  bool inside = false;
+  for (std::uint32_t e = b.begin[k]; e < b.begin[k + 1]; ++e) {
+    // Edge i joins points i and i + 1; ring_contains visits it as (a, b) = (i + 1, i).
+    const std::uint32_t i = b.edges[e];
+    if (ray_crosses(ring[i + 1 == n ? 0 : i + 1], ring[i], p)) {
+      inside = !inside;
+    }
+  }
+  return inside;
+}
+
+bool PolygonBands::contains(Vec2 p) const {
+  if (!ring_has(m_rings[0], m_poly.outer, p)) return false;
+  for (std::size_t h = 0; h < m_poly.holes.size(); ++h) {
+    if (ring_has(m_rings[h + 1], m_poly.holes[h], p)) return false;
+  }
+  return true;
 }
 
 namespace {

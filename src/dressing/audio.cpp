@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "cityforge/core/polygon_bands.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -32,7 +33,7 @@ struct PolygonGrid {
   std::int64_t nx = 0, ny = 0;
   std::vector<std::uint32_t> first;  // Per cell, its ids at ids[first[c] .. first[c + 1]).
   std::vector<std::uint32_t> ids;
-  std::vector<const Polygon*> polys;
+  std::vector<PolygonBands> polys;  // Asked per grid point: banded (rings of hundreds of points).
   std::vector<std::uint8_t> tags;
   std::vector<std::uint32_t> owners;  // Index of the polygon in its input list.
   std::vector<Aabb2> boxes;
@@ -47,7 +48,7 @@ struct PolygonGrid {
   }
   void add(const Polygon& p, std::uint8_t tag, std::uint32_t owner) {
     if (p.outer.size() < 3) return;
-    polys.push_back(&p);
+    polys.emplace_back(p);
     tags.push_back(tag);
     owners.push_back(owner);
     boxes.push_back(ring_bounds(p.outer));
@@ -90,7 +91,7 @@ struct PolygonGrid {
     for (std::uint32_t k = first[c]; k < first[c + 1]; ++k) {
       const std::uint32_t id = ids[k];
       if (tags[id] >= best || !boxes[id].contains(p)) continue;
-      if (polygon_contains(*polys[id], p)) {
+      if (polys[id].contains(p)) {
         best = tags[id];
         if (which != nullptr) *which = owners[id];
       }
@@ -243,6 +244,7 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
   if (!(config.audio_grid_m > 0.0)) return out;
   const Polygon& boundary = in.city.boundary;
   if (boundary.outer.size() < 3) return out;
+  const PolygonBands inside_city{boundary};
   const double g = config.audio_grid_m;
   const double radius = std::max(0.0, config.audio_radius_m);
   const std::uint32_t rays = std::max<std::uint32_t>(1, config.audio_rays);
@@ -294,7 +296,7 @@ std::vector<AudioPoint> audio_grid(const Inputs& in, const Config& config) {
     const double y = row_y(r);
     for (std::int64_t k = k0; k <= k1; ++k) {
       const Vec2 p{(static_cast<double>(k) + 0.5) * g, y};
-      if (!box.contains(p) || !polygon_contains(boundary, p)) continue;
+      if (!box.contains(p) || !inside_city.contains(p)) continue;
       std::uint32_t which = 0;
       const std::uint8_t tag = grid.lookup(p, &which);
       if (tag == kBuilding) continue;

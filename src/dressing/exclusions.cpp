@@ -72,12 +72,9 @@ double ring_distance(const Ring& a, const Ring& b) {
 
 void Areas::add(Polygon poly, std::uint32_t kind) {
   if (poly.outer.size() < 3) return;
-  Area area;
-  area.box = bounds_of(poly);
-  area.poly = std::move(poly);
-  area.kind = kind;
-  m_hash.insert(static_cast<std::uint32_t>(m_areas.size()), area.box);
-  m_areas.push_back(std::move(area));
+  const Aabb2 box = bounds_of(poly);
+  m_hash.insert(static_cast<std::uint32_t>(m_areas.size()), box);
+  m_areas.push_back(Area{PolygonBands{std::move(poly)}, box, kind});
 }
 
 Areas::Areas(const Inputs& in, const Config& config) {
@@ -130,7 +127,7 @@ double Areas::distance(Vec2 p, std::uint32_t mask, double max_m) const {
     if (p.x < a.box.min.x - best || p.x > a.box.max.x + best || p.y < a.box.min.y - best ||
         p.y > a.box.max.y + best)
       continue;
-    best = std::min(best, point_polygon_distance(a.poly, p));
+    best = std::min(best, point_polygon_distance(a.shape.polygon(), p));
     if (best <= 0.0) return 0.0;
   }
   return best;
@@ -151,10 +148,11 @@ double Areas::distance(const Ring& ring, std::uint32_t mask, double max_m) const
     const double gap_y = std::max({0.0, a.box.min.y - rb.max.y, rb.min.y - a.box.max.y});
     const double beyond = best + 1e-6;
     if (gap_x * gap_x + gap_y * gap_y > beyond * beyond) continue;
-    double d = ring_distance(ring, a.poly.outer);
+    const Polygon& poly = a.shape.polygon();
+    double d = ring_distance(ring, poly.outer);
     // Holes: the ring may sit inside a hole of the area.
-    if (d == 0.0 && !a.poly.holes.empty()) {
-      for (const Ring& h : a.poly.holes) {
+    if (d == 0.0 && !poly.holes.empty()) {
+      for (const Ring& h : poly.holes) {
         if (ring_contains(h, ring.front()) && !rings_cross(h, ring)) {
           d = std::numeric_limits<double>::infinity();
           for (const Vec2& q : ring)
@@ -178,7 +176,7 @@ bool Areas::inside(Vec2 p, std::uint32_t mask) const {
   m_hash.query(Aabb2{p, p}, ids);
   for (std::uint32_t id : ids) {
     const Area& a = m_areas[id];
-    if ((a.kind & mask) != 0U && polygon_contains(a.poly, p)) return true;
+    if ((a.kind & mask) != 0U && a.shape.contains(p)) return true;
   }
   return false;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cityforge/core/polygon_bands.hpp"
 #include "cityforge/core/spatial_hash.hpp"
 #include "dressing/detail.hpp"
 
@@ -41,6 +42,7 @@ void cells_inside(const Polygon& poly, double cell, std::vector<std::array<std::
   const auto i0 = static_cast<std::int64_t>(std::floor(box.min.x / cell));
   const auto i1 = static_cast<std::int64_t>(std::ceil(box.max.x / cell));
   std::vector<const Edge*> row;
+  const PolygonBands bands{poly};  // Four corners per cell, against rings with many holes.
   for (std::int64_t j = j0; j < j1; ++j) {
     const double y0 = j * cell;
     const double y1 = y0 + cell;
@@ -55,7 +57,7 @@ void cells_inside(const Polygon& poly, double cell, std::vector<std::array<std::
       const Vec2 c[4] = {{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}};
       bool inside = true;
       for (const Vec2& p : c)
-        inside = inside && polygon_contains(poly, p);
+        inside = inside && bands.contains(p);
       if (!inside) continue;
       for (const Edge* e : row) {
         if (std::max(e->a.x, e->b.x) < x0 || std::min(e->a.x, e->b.x) > x1) continue;

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cityforge/core/format.hpp"
+#include "cityforge/core/polygon_bands.hpp"
 #include "cityforge/rooftops/rooftops.hpp"
 #include "dressing/detail.hpp"
 
@@ -45,31 +46,33 @@ bool segments_cross(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
 }
 
 /// The box (4 corners, counter-clockwise) lies wholly inside the polygon: its corners are inside,
-/// no ring edge crosses a box edge and no ring vertex lies strictly inside the box.
-bool box_inside(const std::array<Vec2, 4>& box, const Polygon& zone) {
+/// no ring edge crosses a box edge and no ring vertex lies strictly inside the box. Only the
+/// edges near the box can do either (a proper crossing or a vertex inside means the edge's
+/// bounds meet the box's, the 1 mm margin being far above the rounding of these products), so
+/// the zone's bands hand over those alone.
+bool box_inside(const std::array<Vec2, 4>& box, const PolygonBands& zone) {
   for (const Vec2 c : box) {
-    if (!polygon_contains(zone, c)) return false;
+    if (!zone.contains(c)) return false;
   }
-  auto check_ring = [&](const Ring& ring) {
-    for (std::size_t i = 0; i < ring.size(); ++i) {
-      const Vec2 a = ring[i];
-      const Vec2 b = ring[(i + 1) % ring.size()];
-      bool strictly_inside = true;
-      for (std::size_t k = 0; k < 4; ++k) {
-        const Vec2 c = box[k];
-        const Vec2 d = box[(k + 1) % 4];
-        if (segments_cross(a, b, c, d)) return false;
-        if (cross(c, d, a) <= kEps) strictly_inside = false;
-      }
-      if (strictly_inside) return false;
+  Aabb2 near;
+  for (const Vec2 c : box)
+    near.add(c);
+  near.min = near.min - Vec2{1e-3, 1e-3};
+  near.max = near.max + Vec2{1e-3, 1e-3};
+  const Polygon& poly = zone.polygon();
+  return !zone.any_edge(near, [&](std::size_t r, std::size_t i) {
+    const Ring& ring = r == 0 ? poly.outer : poly.holes[r - 1];
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[(i + 1) % ring.size()];
+    bool strictly_inside = true;
+    for (std::size_t k = 0; k < 4; ++k) {
+      const Vec2 c = box[k];
+      const Vec2 d = box[(k + 1) % 4];
+      if (segments_cross(a, b, c, d)) return true;
+      if (cross(c, d, a) <= kEps) strictly_inside = false;
     }
-    return true;
-  };
-  if (!check_ring(zone.outer)) return false;
-  for (const Ring& h : zone.holes) {
-    if (!check_ring(h)) return false;
-  }
-  return true;
+    return strictly_inside;
+  });
 }
 
 std::array<Vec2, 4> stamp_box(const Stamp& s, double sx, double sy) {
@@ -123,7 +126,8 @@ std::vector<double> candidate_angles(const LeftoverZone& zone) {
 }
 
 /// The best grid of `b` over `zone`: most stamps among the candidate angles and origins.
-std::vector<Stamp> best_pattern(const Biome& b, const LeftoverZone& zone) {
+std::vector<Stamp> best_pattern(const Biome& b, const LeftoverZone& zone,
+                                const PolygonBands& area) {
   std::vector<Stamp> best;
   const double px = b.size_x_m + b.spacing_m;
   const double py = b.size_y_m + b.spacing_m;
@@ -160,7 +164,7 @@ std::vector<Stamp> best_pattern(const Biome& b, const LeftoverZone& zone) {
         for (const double u : us) {
           for (const double v : vs) {
             const Stamp st{Vec2{u * c - v * s, u * s + v * c}, angle};
-            if (box_inside(stamp_box(st, b.size_x_m, b.size_y_m), zone.area)) stamps.push_back(st);
+            if (box_inside(stamp_box(st, b.size_x_m, b.size_y_m), area)) stamps.push_back(st);
             --left;
           }
           if (stamps.size() + left <= best.size()) break;
@@ -194,6 +198,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
       if (biomes[i].zone == zone.kind && biomes[i].weight > 0.0) pool.push_back(i);
     }
     Rng rng{seed, Stage::dressing, zi, 0x5ca7};
+    const PolygonBands area{zone.area};
     while (!pool.empty()) {
       double total = 0.0;
       for (std::size_t i : pool)
@@ -205,7 +210,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
         if (pick < 0.0) break;
       }
       const Biome& b = biomes[pool[k]];
-      std::vector<Stamp> stamps = best_pattern(b, zone);
+      std::vector<Stamp> stamps = best_pattern(b, zone, area);
       if (stamps.empty()) {
         pool.erase(pool.begin() + static_cast<std::ptrdiff_t>(k));
         continue;
@@ -273,7 +278,7 @@ void scatter_biomes(std::vector<LeftoverZone>& zones, const std::vector<Biome>& 
     }
     if (largest == nullptr) continue;
     for (const LeftoverZone& z : zones) {
-      if (z.kind == b.zone && !best_pattern(b, z).empty()) {
+      if (z.kind == b.zone && !best_pattern(b, z, PolygonBands{z.area}).empty()) {
         fits_somewhere = true;
         break;
       }

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "cityforge/core/polygon_bands.hpp"
 #include "dressing/detail.hpp"
 
 namespace cityforge::dressing::detail {
@@ -128,6 +129,7 @@ std::int32_t match_block(const Polygon& sidewalk, const layout::Output& city,
   box.max = box.max + Vec2{1.0, 1.0};
   std::int32_t best = -1;
   std::size_t best_score = 0;
+  const PolygonBands bands{sidewalk};
   for (std::size_t b = 0; b < city.blocks.size(); ++b) {
     if (!box.overlaps(block_boxes[b])) continue;
     const Ring& ring = city.blocks[b].area.outer;
@@ -139,7 +141,7 @@ std::int32_t match_block(const Polygon& sidewalk, const layout::Output& city,
       if (len < 0.5) continue;
       const Vec2 d = (c - a) / len;
       const Vec2 probe = (a + c) * 0.5 + Vec2{d.y, -d.x} * 0.2;
-      if (polygon_contains(sidewalk, probe)) ++score;
+      if (bands.contains(probe)) ++score;
     }
     if (score > best_score) {
       best_score = score;
@@ -162,6 +164,7 @@ float z_at(const Inputs& in, Vec2 p) {
 void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint32_t s,
                    std::int32_t block, Slot& slot, bool want_runs) {
   const Polygon& sw = in.roads.sidewalks[s];
+  const PolygonBands sw_bands{sw};  // Asked once per tile and probe.
   const Ring ring = ring_remove_degenerate(in.city.blocks[block].area.outer, 1e-3, 1e-3);
   std::vector<Run> runs = split_runs(ring);
   const std::size_t nr = runs.size();
@@ -173,7 +176,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
   const double tile_m = config.tile_m > 0.0 ? config.tile_m : 1.5;
   const std::uint32_t variants = std::max<std::uint32_t>(1, config.tile_variants);
   const auto present = [&](const Run& r, double t, double w) {
-    return polygon_contains(sw, r.a + r.dir * t + r.out * std::min(0.3, 0.5 * w));
+    return sw_bands.contains(r.a + r.dir * t + r.out * std::min(0.3, 0.5 * w));
   };
 
   // 1. Typical width per run: median of rays across the band where the sidewalk is.
@@ -183,7 +186,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     for (int k = 0; k < samples; ++k) {
       const double t = r.length * (k + 0.5) / samples;
       const Vec2 p = r.a + r.dir * t + r.out * kRayStartM;
-      if (!polygon_contains(sw, p)) continue;
+      if (!sw_bands.contains(p)) continue;
       ws.push_back(kRayStartM + ray_to_boundary(sw, p, r.out, 50.0));
     }
     if (ws.empty()) continue;
@@ -281,7 +284,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
         double w =
             ray_to_boundary(sw, mid + r.out * kRayStartM, r.out, 2.0 * r.width + 1.0) + kRayStartM;
         if (w > 2.0 * r.width) w = r.width;
-        if (!polygon_contains(sw, mid + r.out * (0.5 * w))) continue;
+        if (!sw_bands.contains(mid + r.out * (0.5 * w))) continue;
         // Origin at the later end, +x back along the run, so +y points to the curb.
         const Vec2 origin = r.a + r.dir * t1;
         Rng rng{seed, Stage::dressing, hash_combine(hash_combine(s, k), i), 1};
@@ -308,7 +311,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     const Run& rb = runs[kt.rb];
     const Vec2 ga = (kt.pa + kt.v + kt.c) / 3.0;
     const Vec2 gb = (kt.pb + kt.v + kt.c) / 3.0;
-    if (!polygon_contains(sw, ga) && !polygon_contains(sw, gb)) continue;
+    if (!sw_bands.contains(ga) && !sw_bands.contains(gb)) continue;
     Item a;  // x along out_a (to C), y along dir_a (to V): left of out_a is dir_a.
     a.prop = static_cast<std::uint32_t>(in_prop);
     a.position = {static_cast<float>(kt.pa.x), static_cast<float>(kt.pa.y), z_at(in, kt.pa)};
@@ -345,7 +348,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     for (int i = 0; i <= 8; ++i) {
       const double ang = a0 + turn * i / 8.0;
       const Vec2 d{std::cos(ang), std::sin(ang)};
-      if (!polygon_contains(sw, v + d * 0.02)) continue;
+      if (!sw_bands.contains(v + d * 0.02)) continue;
       r_max = std::max(r_max, ray_to_boundary(sw, v + d * 0.02, d, reach) + 0.02);
     }
     if (r_max < 0.1) continue;
@@ -355,7 +358,7 @@ void tile_sidewalk(const Inputs& in, const Config& config, Seed seed, std::uint3
     for (std::uint32_t i = 0; i < pieces; ++i) {
       const double ang = a0 + step * (i + 0.5);
       const Vec2 d{std::cos(ang), std::sin(ang)};
-      if (!polygon_contains(sw, v + d * 0.02)) continue;
+      if (!sw_bands.contains(v + d * 0.02)) continue;
       const double r = ray_to_boundary(sw, v + d * 0.02, d, reach) + 0.02;
       if (r < 0.05 || r >= reach) continue;
       Item item;

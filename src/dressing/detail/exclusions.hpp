@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cityforge/core/polygon.hpp"
+#include "cityforge/core/polygon_bands.hpp"
 #include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/dressing/dressing.hpp"
 
@@ -63,7 +64,7 @@ class Areas {
 
  private:
   struct Area {
-    Polygon poly;
+    PolygonBands shape;  ///< The polygon (shape.polygon()), banded for inside().
     Aabb2 box;
     std::uint32_t kind = 0;
   };
