@@ -199,6 +199,20 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
   return frame_from(net, k, segment_frame(net, b, e, k, lateral_lane != 0.0f), s, lateral_lane);
 }
 
+FramesAcross::FramesAcross(const traffic::Network& net, LaneId lane, float s) {
+  // frame_at's steps with a hint of 0 (the same segment), its normal taken once.
+  const std::uint32_t b = net.point_begin[lane];
+  const std::uint32_t e = net.point_begin[lane + 1];
+  const std::uint32_t k = segment_of(net, b, e, s, 0);
+  const SegmentFrame g = segment_frame(net, b, e, k, true);
+  m_centre = frame_from(net, k, g, s, 0.0f);
+  const float s0 = net.point_s[k - 1];
+  const float s1 = net.point_s[k];
+  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
+  const Vec2 nk{-g.t.y, g.t.x};
+  m_normal = unit_or(g.n0 * (1.0 - u) + g.n1 * u, nk);
+}
+
 Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
                std::uint32_t* hint) {
   const std::uint32_t first = frames.begin[lane];

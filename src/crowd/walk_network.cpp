@@ -243,7 +243,8 @@ std::pair<float, float> clear_interval(const traffic::Network& net, const KeepOu
   samples.push_back(len);
   for (const float s : samples) {
     // What could block the offsets at this sample: what is filed near its centre point.
-    const Frame cf = frame_at(net, lane, s, 0);
+    const FramesAcross across(net, lane, s);
+    const Frame cf = across.at(0);
     const Vec3 c{cf.p.x, cf.p.y, cf.z};
     const Vec2 reach{band + 0.5, band + 0.5};
     segs = keep_out.near(Vec2{c.x, c.y} - reach, Vec2{c.x, c.y} + reach, 0);
@@ -251,7 +252,7 @@ std::pair<float, float> clear_interval(const traffic::Network& net, const KeepOu
     for (int i = 0; i < count; ++i) {
       if (clear[static_cast<std::size_t>(i)] == 0U) continue;
       const auto lat = static_cast<float>(0.05 * (i - steps));
-      const Frame pf = frame_at(net, lane, s, lat);
+      const Frame pf = across.at(lat);
       const Vec3 p{pf.p.x, pf.p.y, pf.z};
       if (houses.inside(p, near_houses) || keep_out.blocked(p, segs))
         clear[static_cast<std::size_t>(i)] = 0;

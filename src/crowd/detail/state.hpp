@@ -215,6 +215,22 @@ Frame frame_at(const traffic::Network& net, LaneId lane, float s, float lateral_
 Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
                std::uint32_t* hint);
 Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane);
+/// The frames across a lane at one s: at(lateral) is frame_at(net, lane, s, lateral) bit for bit,
+/// with the segment found and its geometry and normal computed once for every offset (the walk
+/// network tests dozens of offsets per sample along a sidewalk).
+class FramesAcross {
+ public:
+  FramesAcross(const traffic::Network& net, LaneId lane, float s);
+  Frame at(float lateral_lane) const {
+    Frame f = m_centre;
+    if (lateral_lane != 0.0f) f.p += m_normal * static_cast<double>(lateral_lane);
+    return f;
+  }
+
+ private:
+  Frame m_centre;
+  Vec2 m_normal;
+};
 /// World position of the agent at time t (between its events).
 Frame position_at(const Crowd::Impl& m, const Agent& a, double t);
 /// Walk signal of a crosswalk at time t from its junction's plan: walk, flashing, dont_walk or
