@@ -16,6 +16,7 @@
 #include <set>
 
 #include "cityforge/core/polygon.hpp"
+#include "crowd/detail/state.hpp"
 #include "traffic/net_fixture.hpp"
 
 using namespace cityforge;
@@ -493,4 +494,32 @@ TEST(Wandering, MembersAreValidAndSpreadOverThePaths) {
   }
   for (int n : per_path)
     EXPECT_GT(n, 50);  // Equal lengths: ~100 each.
+}
+
+// The walk network's clear strips take every offset of a sample from one FramesAcross: the
+// same points, headings and heights as frame_at, bit for bit, on straight sides and corner arcs,
+// at the lane ends and beyond them, at offsets either side and at both zeros.
+TEST(WalkFrames, FramesAcrossAreFrameAtBitForBit) {
+  const Grid& g = grid();
+  std::size_t checked = 0;
+  std::size_t moved = 0;
+  for (LaneId l = 0; l + 1 < g.net.point_begin.size(); ++l) {
+    if (g.net.point_begin[l + 1] - g.net.point_begin[l] < 2) continue;
+    const float len = g.net.length_m[l];
+    for (float s = -0.5f; s <= len + 0.5f; s += 0.37f) {
+      const FramesAcross across(g.net, l, s);
+      for (const float lat : {0.0f, -0.0f, 0.05f, -0.65f, 1.2f, -2.0f}) {
+        const Frame a = across.at(lat);
+        const Frame b = frame_at(g.net, l, s, lat);
+        ASSERT_EQ(std::memcmp(&a.p, &b.p, sizeof a.p), 0)
+            << "lane " << l << " s " << s << " lateral " << lat;
+        ASSERT_EQ(std::memcmp(&a.t, &b.t, sizeof a.t), 0) << "lane " << l << " s " << s;
+        ASSERT_EQ(std::memcmp(&a.z, &b.z, sizeof a.z), 0) << "lane " << l << " s " << s;
+        moved += distance(a.p, across.at(0).p) > 0.04 ? 1 : 0;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 5000U);
+  EXPECT_GT(moved, checked / 2);  // The offsets do move the points.
 }
