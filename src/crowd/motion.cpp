@@ -143,22 +143,29 @@ std::uint32_t segment_of(const traffic::Network& net, std::uint32_t b, std::uint
   return std::clamp(k, b + 1, e - 1);
 }
 
+// Where s lies along segment (k - 1, k): 0 at its start, 1 at its end.
+double segment_u(const traffic::Network& net, std::uint32_t k, float s) {
+  const float s0 = net.point_s[k - 1];
+  const float s1 = net.point_s[k];
+  return s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
+}
+
+// The left normal at u along the segment, blended from its ends' normals.
+Vec2 normal_at(const SegmentFrame& g, double u) {
+  const Vec2 nk{-g.t.y, g.t.x};
+  return unit_or(g.n0 * (1.0 - u) + g.n1 * u, nk);
+}
+
 Frame frame_from(const traffic::Network& net, std::uint32_t k, const SegmentFrame& g, float s,
                  float lateral_lane) {
   const Vec3& p0 = net.points[k - 1];
   const Vec3& p1 = net.points[k];
-  const float s0 = net.point_s[k - 1];
-  const float s1 = net.point_s[k];
-  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
+  const double u = segment_u(net, k, s);
   Frame f;
   f.t = g.t;
   f.p = Vec2{p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u};
   f.z = static_cast<float>(p0.z + (p1.z - p0.z) * u);
-  if (lateral_lane != 0.0f) {
-    const Vec2 nk{-g.t.y, g.t.x};
-    const Vec2 n = unit_or(g.n0 * (1.0 - u) + g.n1 * u, nk);
-    f.p += n * static_cast<double>(lateral_lane);
-  }
+  if (lateral_lane != 0.0f) f.p += normal_at(g, u) * static_cast<double>(lateral_lane);
   return f;
 }
 
@@ -206,11 +213,7 @@ FramesAcross::FramesAcross(const traffic::Network& net, LaneId lane, float s) {
   const std::uint32_t k = segment_of(net, b, e, s, 0);
   const SegmentFrame g = segment_frame(net, b, e, k, true);
   m_centre = frame_from(net, k, g, s, 0.0f);
-  const float s0 = net.point_s[k - 1];
-  const float s1 = net.point_s[k];
-  const double u = s1 > s0 ? std::clamp(static_cast<double>(s - s0) / (s1 - s0), 0.0, 1.0) : 0.0;
-  const Vec2 nk{-g.t.y, g.t.x};
-  m_normal = unit_or(g.n0 * (1.0 - u) + g.n1 * u, nk);
+  m_normal = normal_at(g, segment_u(net, k, s));
 }
 
 Frame frame_at(const LaneFrames& frames, LaneId lane, float s, float lateral_lane,
