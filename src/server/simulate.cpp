@@ -309,12 +309,16 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       next_vlod_s = sim.time_s() + 0.25;
       tick_s += seconds_since(t1);
     }
-    if (writer && sim.stats().ticks % every == 0) {
+    if (opt.record && sim.stats().ticks % every == 0) {
       const auto t1 = Clock::now();
-      if (Status s = recorded(record()); !s) return s.error();
+      sim.gather_state();  // Over ranks: every vehicle as it is, for rank 0 to record.
+      if (writer) {
+        if (Status s = recorded(record()); !s) return s.error();
+      }
       record_s += seconds_since(t1);
     }
     if (opt.audit) {
+      if (!(opt.record && sim.stats().ticks % every == 0)) sim.gather_state();
       const traffic::Audit a = traffic::audit(sim);
       audit_overlaps += a.overlaps;
       audit_conflicts += a.conflicts;
@@ -332,12 +336,20 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       opt.progress(line);
     }
   }
-  // Every rank's exchange time, on rank 0 (collective).
+  // The whole state on every rank (for the state hash), then every rank's exchange time, on
+  // rank 0 (collectives).
+  sim.gather_state();
   const traffic::ShareStats& share = sim.share_stats();
-  // Per rank: exchange, its packing and its transfer, and the whole tick (seconds).
-  std::vector<std::array<double, 4>> rank_s(static_cast<std::size_t>(ranks.size()),
-                                            std::array<double, 4>{});
-  rank_s[0] = {share.exchange_s, share.pack_s, share.transfer_s, tick_s};
+  // Per rank: exchange, its packing and its transfer, the whole tick (seconds), bytes sent,
+  // vehicles handed over.
+  std::vector<std::array<double, 6>> rank_s(static_cast<std::size_t>(ranks.size()),
+                                            std::array<double, 6>{});
+  rank_s[0] = {share.exchange_s,
+               share.pack_s,
+               share.transfer_s,
+               tick_s,
+               static_cast<double>(share.bytes[static_cast<std::size_t>(ranks.rank())]),
+               static_cast<double>(share.migrations)};
   // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds and tick seconds.
   const crowd::CrowdShareStats no_crowd;
   const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
@@ -414,11 +426,12 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     nlohmann::ordered_json per = nlohmann::ordered_json::array();
     for (std::size_t r = 0; r < static_cast<std::size_t>(ranks.size()); ++r) {
       const std::uint64_t updates = ranks.size() > 1 ? share.updates[r] : s.vehicle_updates;
-      bytes += share.bytes[r];
+      const auto sent = static_cast<std::uint64_t>(rank_s[r][4]);
+      bytes += sent;
       per.push_back({{"rank", r},
                      {"expected_vehicles", partition.part_weight[r]},
                      {"vehicle_updates", updates},
-                     {"sent_bytes", share.bytes[r]},
+                     {"sent_bytes", sent},
                      {"wall_s", rank_s[r][3]},
                      {"exchange_s", rank_s[r][0]},
                      {"exchange_pack_s", rank_s[r][1]},
@@ -436,8 +449,12 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                       {"expected_imbalance", partition.imbalance()},
                       {"seconds", partition_s}};
     j["per_rank"] = per;
-    j["migrations"] = share.migrations;
-    j["migrations_per_s"] = static_cast<double>(share.migrations) / sim_s;
+    j["halo_lanes"] = share.halo_lanes;
+    std::uint64_t migrations = 0;
+    for (const auto& r : rank_s)
+      migrations += static_cast<std::uint64_t>(r[5]);
+    j["migrations"] = migrations;
+    j["migrations_per_s"] = static_cast<double>(migrations) / sim_s;
     j["exchange_bytes_per_tick"] = static_cast<double>(bytes) / exchanges;
     j["exchange_us_per_tick"] = rank_s[0][0] * 1e6 / exchanges;
   }

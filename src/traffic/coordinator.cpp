@@ -504,9 +504,12 @@ void coordinate(Simulation::Impl& m) {
         std::span<const std::uint32_t>(m.cluster_junctions.data() + m.cluster_begin[k],
                                        m.cluster_begin[k + 1] - m.cluster_begin[k]));
   });
+  // Over ranks, a merge is served by the rank of its lanes (the partition keeps a merge lane, its
+  // feeders and theirs together), then the ranks exchange what they granted.
+  for (std::size_t k = 0; k < m.merge_lanes.size(); ++k) {
+    if (!shared || m.lane_part[m.merge_lanes[k]] == m.part) coordinate_merge(m, k);
+  }
   if (shared) exchange_grants(m);
-  for (std::size_t k = 0; k < m.merge_lanes.size(); ++k)
-    coordinate_merge(m, k);
 }
 
 }  // namespace cityforge::traffic::detail

@@ -94,8 +94,9 @@ struct Local {
   std::uint64_t emergency = 0;
   std::uint64_t trips = 0;
   std::uint64_t reroutes = 0;
-  double distance = 0;
-  double speed = 0;
+  std::int64_t distance = 0;  ///< fixed20
+  std::int64_t speed = 0;     ///< fixed20
+  std::uint32_t own = 0;      ///< Rows on this rank's lanes.
 };
 
 }  // namespace
@@ -123,9 +124,11 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   const float weather_speed = m.weather.speed_factor;
   Local local;
   sim::CommandWriter out = ctx.writer(chunk.ordinal());
-  // Shared over ranks (share.cpp): only the vehicles on this rank's lanes are driven here, and
-  // what each did is noted per row for the exchange.
+  // Partitioned over ranks (share.cpp): only the vehicles on this rank's lanes are driven here
+  // (the others' rows are the halo, or out of date).
   const bool shared = m.ranks != nullptr;
+  std::vector<std::uint32_t>& pooled = m.chunk_pooled[chunk.ordinal()];
+  pooled.clear();
 
   for (std::size_t i = 0; i < ls.size(); ++i) {
     LaneState& st = ls[i];
@@ -136,13 +139,8 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     const std::uint32_t self = ents[i].index;
     const std::uint32_t row = base + static_cast<std::uint32_t>(i);
     const std::uint32_t slot = m.row_slot[row];
-    RowNote* note = nullptr;
-    if (shared) {
-      if (m.lane_part[st.lane] != m.part) continue;
-      note = &m.notes[row];
-      note->mine = 1;
-      note->claimed = 1;
-    }
+    if (shared && m.lane_part[st.lane] != m.part) continue;
+    ++local.own;
     // Ticks this step covers (1 but for a vehicle driven at level off, or just raised from it).
     std::uint32_t behind = 1;
     if (coarse) {
@@ -172,15 +170,13 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         // A standing vehicle whose leader (or closed line) stands is driven again the tick that
         // changes, or at its next step; one that moves, while the road ahead is clear.
         if (room > reach || (held && st.speed_mps == 0 && st.accel_mps2 <= 0)) {
-          local.speed += st.speed_mps;
-          if (note != nullptr) note->speed = st.speed_mps;
+          local.speed += fixed20(st.speed_mps);
           continue;
         }
       }
       m.moved_tick[self] = tick32 + 1U;
     }
     ++driven;
-    if (note != nullptr) note->driven = 1;
     const float dt = tick_dt * static_cast<float>(behind);
     const LaneId start_lane = st.lane;
     LaneId lane = start_lane;
@@ -288,8 +284,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       s_new = std::max(s, cons.hard);
       v_new = std::min(v_new, cons.hard_speed);
     }
-    local.distance += s_new - s;
-    if (note != nullptr) note->distance = s_new - s;
+    local.distance += fixed20(s_new - s);
     st.accel_mps2 = (v_new - v) / dt;
 
     // 6. Finish a lane change (also when the lane end comes first).
@@ -349,6 +344,9 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     st.lane = lane;
     st.s_m = s_new;
     st.speed_mps = v_new;
+    // Onto another rank's lane: it goes there, whole, at the next tick's start (share.cpp; one
+    // whose trip ends below is pooled on every rank instead).
+    if (shared && m.lane_part[lane] != m.part) m.migrant[self] = 1;
 
     // 8. Stops and waiting.
     if (v_new < 0.1f) {
@@ -361,8 +359,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       drv.stopped_s = 0;
       if (v_new > 1.0f) drv.flags |= kDriverWasMoving;
     }
-    local.speed += v_new;
-    if (note != nullptr) note->speed = v_new;
+    local.speed += fixed20(v_new);
 
     // 9. A front vehicle kept waiting at a line that is not red (no room, no gap, a close next
     // junction out of phase) gives up on its plan after replan_after_s: roamers pick again,
@@ -386,7 +383,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       const auto& route = m.routes[self];
       if (trip->step + 1 >= route.size() && lane == trip->destination && s_new >= 0.5f * len) {
         out.add(ents[i], Pooled{});
-        if (note != nullptr) note->pooled = 1;
+        if (shared) pooled.push_back(row);
         ++local.trips;
         continue;
       }
@@ -411,7 +408,6 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         std::vector<RouteStep> fresh;
         if (st.next != kNoLane) fresh = router.route(st.next, trip->destination);
         auto& r = m.routes[self];
-        if (note != nullptr) note->rerouted = 1;
         r.clear();
         r.push_back(RouteStep{lane, StepKind::start});
         if (!fresh.empty()) {
@@ -421,7 +417,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
         trip->step = 0;
         if (fresh.empty()) {  // The destination cannot be reached from here: end the trip.
           out.add(ents[i], Pooled{});
-          if (note != nullptr) note->pooled = 1;
+          if (shared) pooled.push_back(row);
           continue;
         }
         plan_ahead(m, st, trip, self, ctx.tick);
@@ -504,6 +500,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   m.chunk_distance[o] = local.distance;
   m.chunk_speed[o] = local.speed;
   m.chunk_driven[o] = driven;
+  m.chunk_own[o] = local.own;
   m.counters.lane_changes += local.lane_changes;
   m.counters.stops += local.stops;
   m.counters.junction_entries += local.entries;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lane graph cut for MPI ranks (cityforge/traffic/partition.hpp): lanes joined into units by
-// union-find (junction + connectors + crosswalks + approaches; same-direction neighbours), the
+// union-find (junction + connectors + crosswalks + approaches; same-direction neighbours; a
+// merge lane with its feeders and theirs), the
 // unit graph weighted and cut by METIS_PartGraphKway with a fixed seed.
 // Based on: Karypis, Kumar (1998), "A fast and high quality multilevel scheme for partitioning
 // irregular graphs", SIAM J. Sci. Comput. 20(1).
@@ -125,6 +126,16 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     }
     if (net.left[l] != kNoLane) uf.join(l, net.left[l]);
     if (net.right[l] != kNoLane) uf.join(l, net.right[l]);
+    // A merge is served like a junction by one rank: the merge lane with the lanes that feed it
+    // and theirs (the coordinator weighs the fronts of both, docs/traffic.md "Over MPI ranks").
+    if (net.merge[l] != 0U) {
+      for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
+        const LaneId p = net.pred[q];
+        uf.join(l, p);
+        for (std::uint32_t q2 = net.pred_begin[p]; q2 < net.pred_begin[p + 1]; ++q2)
+          uf.join(l, net.pred[q2]);
+      }
+    }
   }
   std::vector<std::uint32_t> unit_of(lanes);
   std::map<std::uint32_t, std::uint32_t> unit_index;  // Root -> unit, in ascending root order.

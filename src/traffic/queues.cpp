@@ -34,11 +34,20 @@ void build_queues(Simulation::Impl& m) {
     m.chunk_base[c + 1] = m.chunk_base[c] + static_cast<std::uint32_t>(chunks[c].size());
   }
   const std::uint32_t rows = m.chunk_base.back();
+  // Over ranks, only this rank's vehicles and its halo's (share.cpp): the other rows are out of
+  // date, and no queue this rank reads holds them.
+  const bool shared = m.ranks != nullptr;
+  m.own_aborted = 0;
+  const auto queued = [&](std::uint32_t entity, LaneId lane) {
+    return !shared || m.lane_part[lane] == m.part || m.halo_tick[entity] == m.halo_stamp;
+  };
   std::vector<std::uint32_t> count(lanes + 1, 0);
   for (const sim::ChunkView& c : chunks) {
+    const auto ents = c.entities();
     const auto ls = c.read<LaneState>();
     const auto lc = c.read<LaneChange>();
     for (std::size_t i = 0; i < ls.size(); ++i) {
+      if (!queued(ents[i].index, ls[i].lane)) continue;
       ++count[ls[i].lane];
       if (lc[i].target != kNoLane) ++count[lc[i].target];
     }
@@ -51,7 +60,7 @@ void build_queues(Simulation::Impl& m) {
   m.entries.resize(m.lane_begin.back());
   std::vector<std::uint32_t> entry_row(m.entries.size());
   std::vector<std::uint32_t> cursor(m.lane_begin.begin(), m.lane_begin.end() - 1);
-  m.row_slot.assign(rows, 0);
+  m.row_slot.assign(rows, kNone);
   m.row_ghost.assign(rows, kNone);
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const auto ents = chunks[c].entities();
@@ -60,6 +69,7 @@ void build_queues(Simulation::Impl& m) {
     const auto lc = chunks[c].read<LaneChange>();
     const bool trip = chunks[c].has<Trip>();
     for (std::size_t i = 0; i < ls.size(); ++i) {
+      if (!queued(ents[i].index, ls[i].lane)) continue;
       const std::uint32_t row = m.chunk_base[c] + static_cast<std::uint32_t>(i);
       const LaneState now = extrapolated(m, ents[i].index, ls[i]);
       QueueEntry e;
@@ -146,13 +156,20 @@ void build_queues(Simulation::Impl& m) {
   if (!cancelled.empty()) {
     std::sort(cancelled.begin(), cancelled.end());
     cancelled.erase(std::unique(cancelled.begin(), cancelled.end()), cancelled.end());
+    std::uint64_t own = 0;  // Over ranks, each rank counts its own (summed in share.cpp).
     for (const std::uint32_t row : cancelled) {
       const std::size_t c =
           static_cast<std::size_t>(std::upper_bound(m.chunk_base.begin(), m.chunk_base.end(), row) -
                                    m.chunk_base.begin() - 1);
       chunks[c].write<LaneChange>()[row - m.chunk_base[c]] = LaneChange{};
+      if (shared && m.lane_part[chunks[c].read<LaneState>()[row - m.chunk_base[c]].lane] == m.part)
+        ++own;
     }
-    m.counters.lane_changes_aborted += cancelled.size();
+    if (shared) {
+      m.own_aborted = own;
+    } else {
+      m.counters.lane_changes_aborted += cancelled.size();
+    }
     // Drop the cancelled ghosts and close the gaps.
     std::uint32_t out = 0;
     std::vector<std::uint32_t> begin(lanes + 1, 0);

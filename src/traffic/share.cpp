@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The driving model shared over ranks (Simulation::share, docs/traffic.md "Over MPI ranks").
-// Every rank holds the whole world and runs the tick's other processors (queues, signals,
-// coordinator, respawn) itself, from the same state, so they agree; only the driving, where a
-// tick's vehicles are updated and rerouted, is split: a rank drives the vehicles that start the
-// tick on its part's lanes and notes per row what they did. Then every rank sends the rows it
-// drove (components, last driven tick, route when rewritten, the row's note) and its counters,
-// and writes the others' rows into its own world. The chunk sums are then taken over the notes
-// in row order, as one process takes them while driving, so the figures, the commands applied at
-// the tick's end and the state are the same for any rank count, bit for bit.
+// The traffic partitioned over ranks (Simulation::share, docs/traffic.md "Over MPI ranks").
+// A rank drives the vehicles on its part's lanes and serves its part's junctions and merges. Its
+// world holds every vehicle's row (the rows, chunks and commands are the same on every rank),
+// but only its own vehicles' rows and its halo's are kept current: at every tick's start each
+// rank sends the vehicles on its lanes to the ranks whose halo holds their lane (the lanes
+// another rank's vehicles and junctions read within a tick: up to kHaloAhead successors ahead,
+// two predecessors behind, and their neighbours), and a vehicle it drove onto another rank's
+// lane goes there whole (state, route, last driven tick). After the driving, the ranks
+// exchange only counts and sums (integers, so their order does not matter) and the vehicles
+// whose trip ended (pooled on every rank). gather_state() sends every rank's vehicles to every
+// rank, so the whole state reads as one process holds it, bit for bit, for any rank count.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -24,9 +26,17 @@ using namespace detail;
 
 namespace {
 
-/// Stream of the commands written for the rows another rank drove (beyond any chunk ordinal;
-/// commands apply by entity index first, so the stream does not change their order).
+/// Stream of the commands written for the vehicles another rank pooled (beyond any chunk
+/// ordinal; commands apply by entity index first, so the stream does not change their order).
 constexpr std::uint32_t kShareStream = 0xffffffffU;
+
+/// Successor steps ahead of a rank's lanes that its vehicles and junctions may read: the
+/// look-ahead's four lanes, plans three lanes on from a lane crossed this tick, and the
+/// density-weighted choice one connector beyond (drive.cpp, spawn.cpp).
+constexpr int kHaloAhead = 8;
+/// Predecessor steps behind: a junction sees the front vehicles up to two lanes before its
+/// approaches (coordinator.cpp, approaching()).
+constexpr int kHaloBehind = 2;
 
 std::array<std::uint64_t, kCounters> read_counters(const Counters& c) {
   return {c.lane_changes.load(),      c.stops.load(),           c.junction_entries.load(),
@@ -46,6 +56,7 @@ void add_counters(Counters& c, const std::array<std::uint64_t, kCounters>& d) {
   c.reroutes += d[8];
 }
 
+/// One vehicle's row as it travels between ranks.
 struct RowRecord {
   std::uint32_t row = 0;
   std::uint32_t entity = 0;
@@ -54,7 +65,7 @@ struct RowRecord {
   LaneChange change;
   Trip trip;
   std::uint32_t moved_tick = 0;
-  RowNote note;
+  std::uint8_t migrant = 0;  ///< Now the receiver's: its route follows when it has a trip.
 };
 
 [[noreturn]] void fail(const Simulation::Impl& m, const std::string& what) {
@@ -63,20 +74,9 @@ struct RowRecord {
   std::abort();  // Not reached: Ranks::abort ends the job.
 }
 
-}  // namespace
-
-namespace detail {
-
-std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m) {
-  m.notes.assign(m.chunk_base.empty() ? 0 : m.chunk_base.back(), RowNote{});
-  return read_counters(m.counters);
-}
-
-void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
-                     const std::array<std::uint64_t, kCounters>& before) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::vector<sim::ChunkView> chunks = ctx.world.chunks(moving_query(ctx.world));
-  // The columns of every chunk, looked up once (rows come and go in row order).
+/// The moving vehicles' rows: chunks, columns and each chunk's first global row (the same on
+/// every rank: the rows and their order are).
+struct Rows {
   struct Columns {
     std::span<const sim::Entity> ents;
     std::span<LaneState> lane;
@@ -84,179 +84,283 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
     std::span<LaneChange> change;
     std::span<Trip> trip;
   };
+  std::vector<sim::ChunkView> chunks;
   std::vector<Columns> cols;
-  cols.reserve(chunks.size());
-  for (const sim::ChunkView& chunk : chunks) {
-    cols.push_back(Columns{chunk.entities(), chunk.write<LaneState>(), chunk.write<Driver>(),
-                           chunk.write<LaneChange>(),
-                           chunk.has<Trip>() ? chunk.write<Trip>() : std::span<Trip>{}});
-  }
-  const bool coarse = !m.moved_tick.empty();
-  const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
+  std::vector<std::uint32_t> base;  ///< chunks + 1
 
-  // 1. This rank's rows.
-  ByteWriter w;
-  std::array<std::uint64_t, kCounters> delta = read_counters(m.counters);
-  for (std::size_t k = 0; k < kCounters; ++k)
-    delta[k] -= before[k];
-  w.put(delta);
-  // Rows this rank left undriven (an `off` vehicle between its steps) changed nothing the
-  // others do not hold: their row numbers say they were seen. The driven ones go whole.
-  std::vector<std::uint32_t> skipped;
-  std::uint64_t sent = 0;
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    if (m.notes[r].mine == 0U) continue;
-    if (m.notes[r].driven == 0U) {
-      skipped.push_back(r);
-    } else {
-      ++sent;
+  explicit Rows(sim::World& w) : chunks(w.chunks(moving_query(w))) {
+    cols.reserve(chunks.size());
+    base.assign(chunks.size() + 1, 0);
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      const sim::ChunkView& chunk = chunks[c];
+      cols.push_back(Columns{chunk.entities(), chunk.write<LaneState>(), chunk.write<Driver>(),
+                             chunk.write<LaneChange>(),
+                             chunk.has<Trip>() ? chunk.write<Trip>() : std::span<Trip>{}});
+      base[c + 1] = base[c] + static_cast<std::uint32_t>(chunk.size());
     }
   }
-  w.put_vector(skipped);
-  w.put(sent);
-  std::uint64_t migrations = 0;
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
+  std::uint32_t size() const { return base.back(); }
+  /// The chunk holding a row (rows < size()).
+  std::size_t chunk_of(std::uint32_t row) const {
+    return static_cast<std::size_t>(std::upper_bound(base.begin(), base.end(), row) - base.begin() -
+                                    1);
+  }
+  RowRecord record(const Simulation::Impl& m, std::size_t c, std::size_t i) const {
     const Columns& col = cols[c];
-    const std::uint32_t base = m.chunk_base[chunks[c].ordinal()];
-    for (std::size_t i = 0; i < col.ents.size(); ++i) {
-      const std::uint32_t row = base + static_cast<std::uint32_t>(i);
-      const RowNote& note = m.notes[row];
-      if (note.mine == 0U || note.driven == 0U) continue;
-      RowRecord rec;
-      rec.row = row;
-      rec.entity = col.ents[i].index;
-      rec.lane = col.lane[i];
-      rec.driver = col.driver[i];
-      rec.change = col.change[i];
-      if (!col.trip.empty()) rec.trip = col.trip[i];
-      if (coarse) rec.moved_tick = m.moved_tick[rec.entity];
-      rec.note = note;
-      w.put(rec);
-      if (note.rerouted != 0U) w.put_vector(m.routes[rec.entity]);
-      if (m.lane_part[rec.lane.lane] != m.part) ++migrations;
-    }
+    RowRecord rec;
+    rec.row = base[c] + static_cast<std::uint32_t>(i);
+    rec.entity = col.ents[i].index;
+    rec.lane = col.lane[i];
+    rec.driver = col.driver[i];
+    rec.change = col.change[i];
+    if (!col.trip.empty()) rec.trip = col.trip[i];
+    if (!m.moved_tick.empty()) rec.moved_tick = m.moved_tick[rec.entity];
+    return rec;
   }
-  w.put(migrations);
+  /// Writes a record into its row; the row must hold the same vehicle (else the ranks' worlds
+  /// differ and the job stops). Returns the chunk.
+  std::size_t write(Simulation::Impl& m, const RowRecord& rec, std::uint16_t from) const {
+    if (rec.row >= size())
+      fail(m, "rank " + std::to_string(from) + " sent a row past the last one");
+    const std::size_t c = chunk_of(rec.row);
+    const Columns& col = cols[c];
+    const std::size_t i = rec.row - base[c];
+    if (col.ents[i].index != rec.entity) {
+      fail(m, "rank " + std::to_string(from) + " sent row " + std::to_string(rec.row) +
+                  " as another vehicle: the ranks' worlds differ");
+    }
+    col.lane[i] = rec.lane;
+    col.driver[i] = rec.driver;
+    col.change[i] = rec.change;
+    if (!col.trip.empty()) col.trip[i] = rec.trip;
+    if (!m.moved_tick.empty()) m.moved_tick[rec.entity] = rec.moved_tick;
+    return c;
+  }
+};
 
-  // 2. Everybody's.
-  const auto t1 = std::chrono::steady_clock::now();
-  const std::vector<std::string> all = all_gather(*m.ranks, w.bytes());
-  const auto t2 = std::chrono::steady_clock::now();
-  ShareStats& st = m.share_stats;
-  st.pack_s += std::chrono::duration<double>(t1 - t0).count();
-  st.transfer_s += std::chrono::duration<double>(t2 - t1).count();
-  // Rows come in ascending order from each rank: the chunk search starts where the last ended.
-  std::size_t hint = 0;
-  const auto chunk_of = [&](std::uint32_t row) {
-    if (hint >= chunks.size() || row < m.chunk_base[hint]) hint = 0;
-    while (hint + 1 < chunks.size() && m.chunk_base[hint + 1] <= row)
-      ++hint;
-    return hint;
-  };
-  const auto claim = [&](std::size_t r, std::uint32_t row) {
-    if (row >= rows) fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
-    if (m.notes[row].claimed != 0U) {
-      fail(m, "row " + std::to_string(row) + " (a vehicle) was driven by two ranks");
-    }
-  };
-  for (std::size_t r = 0; r < all.size(); ++r) {
-    st.bytes[r] += all[r].size();
-    if (static_cast<int>(r) == m.ranks->rank()) {
-      st.updates[r] += skipped.size() + sent;
-      st.migrations += migrations;
-      continue;
-    }
-    ByteReader in(all[r], "traffic exchange");
-    std::array<std::uint64_t, kCounters> theirs{};
-    std::vector<std::uint32_t> their_skipped;
-    std::uint64_t count = 0;
-    if (!in.get(theirs) || !in.get_vector(their_skipped) || !in.get(count)) {
-      fail(m, "short message from rank " + std::to_string(r));
-    }
-    add_counters(m.counters, theirs);
-    st.updates[r] += their_skipped.size() + count;
-    for (const std::uint32_t row : their_skipped) {
-      claim(r, row);
-      const std::size_t c = chunk_of(row);
-      RowNote& note = m.notes[row];
-      note.claimed = 1;
-      note.speed = cols[c].lane[row - m.chunk_base[c]].speed_mps;
-    }
-    for (std::uint64_t k = 0; k < count; ++k) {
-      RowRecord rec;
-      if (!in.get(rec)) fail(m, "short row from rank " + std::to_string(r));
-      claim(r, rec.row);
-      const std::size_t c = chunk_of(rec.row);
-      const Columns& col = cols[c];
-      const std::size_t i = rec.row - m.chunk_base[c];
-      if (col.ents[i].index != rec.entity) {
-        fail(m, "rank " + std::to_string(r) + " drove row " + std::to_string(rec.row) +
-                    " as another vehicle: the ranks' worlds differ");
-      }
-      col.lane[i] = rec.lane;
-      col.driver[i] = rec.driver;
-      col.change[i] = rec.change;
-      if (!col.trip.empty()) col.trip[i] = rec.trip;
-      if (coarse) m.moved_tick[rec.entity] = rec.moved_tick;
-      if (rec.note.rerouted != 0U && !in.get_vector(m.routes[rec.entity])) {
-        fail(m, "short route from rank " + std::to_string(r));
-      }
-      rec.note.mine = 0;
-      m.notes[rec.row] = rec.note;
-    }
-    std::uint64_t theirs_migrated = 0;
-    if (!in.get(theirs_migrated) || !in.done()) {
-      fail(m, "message from rank " + std::to_string(r) + " does not read back whole");
-    }
-    st.migrations += theirs_migrated;
-  }
-  // Every moving vehicle driven by exactly one rank: none twice (above), none lost.
-  for (std::uint32_t r = 0; r < rows; ++r) {
-    if (m.notes[r].claimed == 0U) {
-      fail(m, "row " + std::to_string(r) + " was driven by no rank: a vehicle was lost");
-    }
-  }
-  ++st.exchanges;
+/// What one rank sent this one, read whole (a short or long message stops the job).
+template <class Read>
+void read_message(Simulation::Impl& m, const std::string& bytes, std::uint16_t from,
+                  const char* what, Read&& read) {
+  ByteReader in(bytes, what);
+  read(in);
+  if (!in.done()) fail(m, std::string(what) + ": rank " + std::to_string(from) + "'s is too long");
+}
 
-  // 3. Sums in row order (as drive_chunk takes them) and the others' pooled vehicles.
-  sim::CommandWriter out = ctx.writer(kShareStream);
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const std::uint32_t o = chunks[c].ordinal();
-    const auto ents = cols[c].ents;
-    double distance = 0;
-    double speed = 0;
-    std::uint32_t driven = 0;
-    for (std::size_t i = 0; i < ents.size(); ++i) {
-      const RowNote& note = m.notes[m.chunk_base[o] + i];
-      if (note.driven != 0U) {
-        distance += note.distance;
-        ++driven;
-      }
-      speed += note.speed;
-      if (note.pooled != 0U && note.mine == 0U) out.add(ents[i], Pooled{});
-    }
-    m.chunk_distance[o] = distance;
-    m.chunk_speed[o] = speed;
-    m.chunk_driven[o] = driven;
-  }
-  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+template <class T>
+void get_or_fail(Simulation::Impl& m, ByteReader& in, T& v, std::uint16_t from, const char* what) {
+  if (!in.get(v)) fail(m, std::string("short ") + what + " from rank " + std::to_string(from));
 }
 
 /// All-gathers this rank's `mine` and hands every other rank's message to read(rank, reader);
-/// counts the bytes and the time; a message that does not read back whole stops the job.
+/// counts the bytes and the time.
 template <class Read>
 void swap_messages(Simulation::Impl& m, const std::string& mine, const char* what, Read&& read) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<std::string> all = all_gather(*m.ranks, mine);
   ShareStats& st = m.share_stats;
+  st.bytes[m.part] += mine.size();
   for (std::size_t r = 0; r < all.size(); ++r) {
-    st.bytes[r] += all[r].size();
     if (static_cast<int>(r) == m.ranks->rank()) continue;
-    ByteReader in(all[r], what);
-    read(static_cast<std::uint16_t>(r), in);
-    if (!in.done()) fail(m, std::string(what) + ": rank " + std::to_string(r) + "'s is too long");
+    read_message(m, all[r], static_cast<std::uint16_t>(r), what,
+                 [&](ByteReader& in) { read(static_cast<std::uint16_t>(r), in); });
   }
   st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+namespace detail {
+
+void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Rows rows(m.world);
+  const auto size = static_cast<std::size_t>(m.ranks->size());
+  const auto stamp = static_cast<std::uint32_t>(ctx.tick + 1);
+  m.halo_stamp = stamp;
+  std::vector<ByteWriter> to(size);
+  std::vector<std::uint64_t> count(size, 0);
+  // 1. Counts first (a message reads back as count, then records), so write into a buffer per
+  // rank, then prefix it.
+  std::uint64_t migrated = 0;
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const Rows::Columns& col = rows.cols[c];
+    for (std::size_t i = 0; i < col.ents.size(); ++i) {
+      const std::uint32_t e = col.ents[i].index;
+      const LaneId lane = col.lane[i].lane;
+      const bool migrant = m.migrant[e] != 0U;
+      if (m.lane_part[lane] != m.part && !migrant) continue;  // Not this rank's to send.
+      RowRecord rec = rows.record(m, c, i);
+      if (migrant) {
+        m.migrant[e] = 0;
+        ++migrated;
+        const std::uint16_t r = m.lane_part[lane];
+        rec.migrant = 1;
+        to[r].put(rec);
+        if (!col.trip.empty()) to[r].put_vector(m.routes[e]);
+        ++count[r];
+        rec.migrant = 0;
+      }
+      for (std::uint32_t q = m.halo_begin[lane]; q < m.halo_begin[lane + 1]; ++q) {
+        const std::uint16_t r = m.halo_ranks[q];
+        if (r == m.part) {
+          m.halo_tick[e] = stamp;  // Driven here onto a lane of this rank's halo.
+          continue;
+        }
+        to[r].put(rec);
+        ++count[r];
+      }
+    }
+  }
+  std::vector<std::string> out(size);
+  std::uint64_t sent = 0;
+  for (std::size_t r = 0; r < size; ++r) {
+    if (r == m.part) continue;
+    ByteWriter w;
+    w.reserve(sizeof(std::uint64_t) + to[r].bytes().size());
+    w.put(count[r]);
+    out[r] = w.take() + to[r].take();
+    sent += out[r].size();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  const std::vector<std::string> got = m.ranks->all_to_all(out);
+  const auto t2 = std::chrono::steady_clock::now();
+  // 2. Write the others' vehicles into place: each row comes from one rank only (the one that
+  // drove it last), so the order they are written in does not matter.
+  for (std::size_t r = 0; r < size; ++r) {
+    if (r == m.part) continue;
+    const auto from = static_cast<std::uint16_t>(r);
+    read_message(m, got[r], from, "halo exchange", [&](ByteReader& in) {
+      std::uint64_t n = 0;
+      get_or_fail(m, in, n, from, "halo message");
+      for (std::uint64_t k = 0; k < n; ++k) {
+        RowRecord rec;
+        get_or_fail(m, in, rec, from, "halo row");
+        const std::size_t c = rows.write(m, rec, from);
+        if (rec.migrant != 0U) {
+          if (m.lane_part[rec.lane.lane] != m.part) {
+            fail(m, "rank " + std::to_string(r) + " handed over a vehicle on another's lane");
+          }
+          if (!rows.cols[c].trip.empty() && !in.get_vector(m.routes[rec.entity])) {
+            fail(m, "short route from rank " + std::to_string(r));
+          }
+        } else {
+          m.halo_tick[rec.entity] = stamp;
+        }
+      }
+    });
+  }
+  ShareStats& st = m.share_stats;
+  st.migrations += migrated;
+  st.bytes[m.part] += sent;
+  st.halo_bytes += sent;
+  st.pack_s += std::chrono::duration<double>(t1 - t0).count();
+  st.transfer_s += std::chrono::duration<double>(t2 - t1).count();
+  st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m) {
+  return read_counters(m.counters);
+}
+
+void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
+                     const std::array<std::uint64_t, kCounters>& before) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const Rows rows(m.world);
+  // 1. This rank's counters, sums and pooled vehicles (whole, so every rank's pool holds them
+  // as they ended).
+  ByteWriter w;
+  std::array<std::uint64_t, kCounters> delta = read_counters(m.counters);
+  for (std::size_t k = 0; k < kCounters; ++k)
+    delta[k] -= before[k];
+  std::uint64_t own = 0;
+  for (const std::uint32_t n : m.chunk_own)
+    own += n;
+  // A sum of the own vehicles' hashed ids: with the count, it shows a vehicle lost or held by
+  // two ranks (whatever the order the sums are taken in).
+  std::uint64_t ids = 0;
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const Rows::Columns& col = rows.cols[c];
+    for (std::size_t i = 0; i < col.ents.size(); ++i) {
+      if (holds(m, col.ents[i].index, col.lane[i].lane)) {
+        ids += hash_combine(0x5eed, col.ents[i].index);
+      }
+    }
+  }
+  w.put(delta);
+  w.put(m.own_aborted);
+  w.put(m.sum_distance);
+  w.put(m.sum_speed);
+  w.put(m.sum_driven);
+  w.put(own);
+  w.put(ids);
+  std::uint64_t pooled = 0;
+  for (const auto& p : m.chunk_pooled)
+    pooled += p.size();
+  w.put(pooled);
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const std::uint32_t o = rows.chunks[c].ordinal();
+    for (const std::uint32_t row : m.chunk_pooled[o]) {
+      w.put(rows.record(m, c, row - rows.base[c]));
+      m.migrant[rows.cols[c].ents[row - rows.base[c]].index] = 0;
+    }
+  }
+  // Rows that ended on this rank this tick but were held elsewhere when it began are counted
+  // by the rank that drove them (m.migrant), so every row is counted once.
+  std::uint64_t all_ids = 0;
+  for (const Rows::Columns& col : rows.cols) {
+    for (const sim::Entity e : col.ents)
+      all_ids += hash_combine(0x5eed, e.index);
+  }
+  m.counters.lane_changes_aborted += m.own_aborted;
+  ShareStats& st = m.share_stats;
+  st.updates[m.part] += own;
+  std::uint64_t total_own = own;
+  std::uint64_t total_ids = ids;
+  sim::CommandWriter out = ctx.writer(kShareStream);
+  const auto t1 = std::chrono::steady_clock::now();
+  swap_messages(m, w.bytes(), "traffic exchange", [&](std::uint16_t r, ByteReader& in) {
+    std::array<std::uint64_t, kCounters> theirs{};
+    std::uint64_t aborted = 0;
+    std::int64_t distance = 0;
+    std::int64_t speed = 0;
+    std::uint64_t driven = 0;
+    std::uint64_t their_own = 0;
+    std::uint64_t their_ids = 0;
+    std::uint64_t n = 0;
+    get_or_fail(m, in, theirs, r, "counters");
+    get_or_fail(m, in, aborted, r, "counters");
+    get_or_fail(m, in, distance, r, "sums");
+    get_or_fail(m, in, speed, r, "sums");
+    get_or_fail(m, in, driven, r, "sums");
+    get_or_fail(m, in, their_own, r, "counts");
+    get_or_fail(m, in, their_ids, r, "counts");
+    get_or_fail(m, in, n, r, "pooled count");
+    add_counters(m.counters, theirs);
+    m.counters.lane_changes_aborted += aborted;
+    m.sum_distance += distance;
+    m.sum_speed += speed;
+    m.sum_driven += driven;
+    st.updates[r] += their_own;
+    total_own += their_own;
+    total_ids += their_ids;
+    for (std::uint64_t k = 0; k < n; ++k) {
+      RowRecord rec;
+      get_or_fail(m, in, rec, r, "pooled vehicle");
+      const std::size_t c = rows.write(m, rec, r);
+      out.add(rows.cols[c].ents[rec.row - rows.base[c]], Pooled{});
+    }
+  });
+  // Every moving vehicle driven by exactly one rank: none lost, none held twice.
+  if (total_own != rows.size() || total_ids != all_ids) {
+    fail(m, std::to_string(total_own) + " vehicles were held by the ranks this tick, of " +
+                std::to_string(rows.size()) + " moving" +
+                (total_own == rows.size() ? " (the same count, but not the same vehicles)" : "") +
+                ": a vehicle was lost or held twice");
+  }
+  ++st.exchanges;
+  st.pack_s += std::chrono::duration<double>(t1 - t0).count();
+  st.exchange_s += std::chrono::duration<double>(t1 - t0).count();
 }
 
 void exchange_grants(Simulation::Impl& m) {
@@ -270,33 +374,123 @@ void exchange_grants(Simulation::Impl& m) {
         f(m.grant[m.approaches[a]]);
     }
   };
+  // Per merge, in order: its claim (vehicle, distance, length), then its yielding lanes' grants.
+  const auto each_merge = [&](std::size_t k, auto&& grant, auto&& value) {
+    const LaneId d = m.merge_lanes[k];
+    grant(m.claim[d]);
+    value(m.claim_dist_m[d]);
+    value(m.claim_length_m[d]);
+    for (const LaneId y : m.merge_yielding[k])
+      grant(m.grant[y]);
+  };
   ByteWriter w;
+  const auto put = [&](const auto& v) { w.put(v); };
   for (std::uint32_t k = 0; k < clusters; ++k) {
-    if (m.cluster_part[k] == m.part) each_slot(k, [&](const Grant& g) { w.put(g); });
+    if (m.cluster_part[k] == m.part) each_slot(k, put);
+  }
+  for (std::size_t k = 0; k < m.merge_lanes.size(); ++k) {
+    if (m.lane_part[m.merge_lanes[k]] == m.part) each_merge(k, put, put);
   }
   swap_messages(m, w.bytes(), "grant exchange", [&](std::uint16_t r, ByteReader& in) {
+    const auto get = [&](auto& v) { get_or_fail(m, in, v, r, "grant message"); };
     for (std::uint32_t k = 0; k < clusters; ++k) {
-      if (m.cluster_part[k] != r) continue;
-      each_slot(k, [&](Grant& g) {
-        if (!in.get(g)) fail(m, "short grant message from rank " + std::to_string(r));
-      });
+      if (m.cluster_part[k] == r) each_slot(k, get);
+    }
+    for (std::size_t k = 0; k < m.merge_lanes.size(); ++k) {
+      if (m.lane_part[m.merge_lanes[k]] == r) each_merge(k, get, get);
     }
   });
 }
 
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint16_t>& owner,
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
                         std::vector<VehicleSample>& out) {
   ByteWriter w;
+  std::uint64_t n = 0;
+  for (const std::uint8_t x : mine)
+    n += x;
+  w.put(n);
   for (std::size_t k = 0; k < out.size(); ++k) {
-    if (owner[k] == m.part) w.put(out[k].position);
+    if (mine[k] == 0U) continue;
+    w.put(static_cast<std::uint32_t>(k));
+    w.put(out[k].position);
   }
+  std::uint64_t placed = n;
   swap_messages(m, w.bytes(), "position exchange", [&](std::uint16_t r, ByteReader& in) {
-    for (std::size_t k = 0; k < out.size(); ++k) {
-      if (owner[k] == r && !in.get(out[k].position)) {
-        fail(m, "short position message from rank " + std::to_string(r));
+    std::uint64_t count = 0;
+    get_or_fail(m, in, count, r, "position message");
+    for (std::uint64_t q = 0; q < count; ++q) {
+      std::uint32_t k = 0;
+      get_or_fail(m, in, k, r, "position message");
+      if (k >= out.size() || mine[k] != 0U)
+        fail(m, "rank " + std::to_string(r) + " placed a vehicle twice");
+      get_or_fail(m, in, out[k].position, r, "position message");
+    }
+    placed += count;
+  });
+  if (placed != out.size())
+    fail(m, "the ranks placed " + std::to_string(placed) + " of " + std::to_string(out.size()) +
+                " vehicles");
+}
+
+std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits) {
+  ByteWriter w;
+  w.put_vector(bits);
+  swap_messages(m, w.bytes(), "spawn exchange", [&](std::uint16_t r, ByteReader& in) {
+    std::vector<std::uint8_t> theirs;
+    if (!in.get_vector(theirs) || theirs.size() != bits.size()) {
+      fail(m, "rank " + std::to_string(r) + " weighed other spawn attempts");
+    }
+    for (std::size_t k = 0; k < bits.size(); ++k)
+      bits[k] |= theirs[k];
+  });
+  return bits;
+}
+
+void gather_state(Simulation::Impl& m) {
+  const Rows rows(m.world);
+  ByteWriter w;
+  std::uint64_t n = 0;
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const Rows::Columns& col = rows.cols[c];
+    for (std::size_t i = 0; i < col.ents.size(); ++i)
+      n += holds(m, col.ents[i].index, col.lane[i].lane) ? 1 : 0;
+  }
+  w.reserve(sizeof n + n * sizeof(RowRecord));
+  w.put(n);
+  // A vehicle driven onto another rank's lane is handed over here with its route: after the
+  // gather that rank holds it (its lane is that rank's), so it is not handed over again.
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const Rows::Columns& col = rows.cols[c];
+    for (std::size_t i = 0; i < col.ents.size(); ++i) {
+      const std::uint32_t e = col.ents[i].index;
+      if (!holds(m, e, col.lane[i].lane)) continue;
+      RowRecord rec = rows.record(m, c, i);
+      rec.migrant = m.migrant[e];
+      w.put(rec);
+      if (rec.migrant != 0U && !col.trip.empty()) w.put_vector(m.routes[e]);
+      m.migrant[e] = 0;
+    }
+  }
+  std::uint64_t total = n;
+  swap_messages(m, w.bytes(), "state gather", [&](std::uint16_t r, ByteReader& in) {
+    std::uint64_t count = 0;
+    get_or_fail(m, in, count, r, "state message");
+    for (std::uint64_t k = 0; k < count; ++k) {
+      RowRecord rec;
+      get_or_fail(m, in, rec, r, "state row");
+      const std::size_t c = rows.write(m, rec, r);
+      if (rec.migrant != 0U && !rows.cols[c].trip.empty()) {
+        std::vector<RouteStep> route;
+        if (!in.get_vector(route)) fail(m, "short route from rank " + std::to_string(r));
+        if (m.lane_part[rec.lane.lane] == m.part) m.routes[rec.entity] = std::move(route);
       }
     }
+    total += count;
   });
+  if (total != rows.size()) {
+    fail(m, "the ranks hold " + std::to_string(total) + " of " + std::to_string(rows.size()) +
+                " moving vehicles");
+  }
 }
 
 }  // namespace detail
@@ -342,7 +536,69 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
       m.cluster_part[k] = m.lane_part[m.net.connectors[m.net.connector_begin[j]]];
     }
   }
+  // The halos: per rank, the lanes of other ranks within kHaloAhead successors of its lanes or
+  // kHaloBehind predecessors, with their same-direction neighbours (whose lane changes put
+  // ghosts on them). Every rank works out every rank's, so each knows whom to send what.
+  const Network& net = m.net;
+  const std::uint32_t lanes = net.lane_count();
+  std::vector<std::vector<std::uint16_t>> holders(lanes);
+  std::vector<int> ahead(lanes);
+  std::vector<int> behind(lanes);
+  std::vector<std::uint8_t> in_halo(lanes);
+  for (std::uint16_t r = 0; r < partition.parts; ++r) {
+    std::fill(ahead.begin(), ahead.end(), -1);
+    std::fill(behind.begin(), behind.end(), -1);
+    std::fill(in_halo.begin(), in_halo.end(), 0);
+    std::vector<LaneId> front;
+    for (LaneId l = 0; l < lanes; ++l) {
+      if (m.lane_part[l] == r) {
+        ahead[l] = 0;
+        behind[l] = 0;
+        front.push_back(l);
+      }
+    }
+    const auto walk = [&](std::vector<int>& depth, int limit,
+                          const std::vector<std::uint32_t>& begin,
+                          const std::vector<LaneId>& next) {
+      std::vector<LaneId> at = front;
+      for (int d = 1; d <= limit && !at.empty(); ++d) {
+        std::vector<LaneId> more;
+        for (const LaneId l : at) {
+          for (std::uint32_t q = begin[l]; q < begin[l + 1]; ++q) {
+            const LaneId n = next[q];
+            if (depth[n] >= 0) continue;
+            depth[n] = d;
+            in_halo[n] = 1;
+            more.push_back(n);
+          }
+        }
+        at = std::move(more);
+      }
+    };
+    walk(ahead, kHaloAhead, net.succ_begin, net.succ);
+    walk(behind, kHaloBehind, net.pred_begin, net.pred);
+    for (LaneId l = 0; l < lanes; ++l) {
+      if (in_halo[l] == 0U) continue;
+      for (const LaneId n : {l, net.left[l], net.right[l]}) {
+        if (n == kNoLane || m.lane_part[n] == r) continue;
+        if (holders[n].empty() || holders[n].back() != r) holders[n].push_back(r);
+      }
+    }
+  }
+  m.halo_begin.assign(lanes + 1, 0);
+  m.halo_ranks.clear();
+  for (LaneId l = 0; l < lanes; ++l) {
+    m.halo_ranks.insert(m.halo_ranks.end(), holders[l].begin(), holders[l].end());
+    m.halo_begin[l + 1] = static_cast<std::uint32_t>(m.halo_ranks.size());
+    if (!holders[l].empty()) ++st.halo_lanes;
+  }
+  m.migrant.assign(m.routes.size(), 0);
+  m.halo_tick.assign(m.routes.size(), 0);
   return Ok{};
+}
+
+void Simulation::gather_state() {
+  if (m_impl->ranks != nullptr) detail::gather_state(*m_impl);
 }
 
 const ShareStats& Simulation::share_stats() const { return m_impl->share_stats; }

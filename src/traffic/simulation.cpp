@@ -250,6 +250,15 @@ std::uint32_t spawn_capacity(const Simulation::Impl& m) {
 void add_processors(Simulation::Impl& m) {
   sim::World& w = m.world;
   Simulation::Impl* self = &m;
+  sim::Processor halo;  // Only over ranks (share.cpp).
+  halo.name = "halo";
+  halo.writes = w.mask<LaneState, Driver, LaneChange, Trip>();
+  halo.resource_writes = kResRoutes;
+  halo.run = [self](const sim::TickContext& ctx) {
+    if (self->ranks != nullptr) exchange_halo(*self, ctx);
+  };
+  w.schedule().add(std::move(halo));
+
   sim::Processor queues;
   queues.name = "queues";
   queues.reads = w.mask<LaneState, Driver, Trip>();
@@ -258,9 +267,11 @@ void add_processors(Simulation::Impl& m) {
   queues.run = [self](const sim::TickContext&) {
     build_queues(*self);
     const std::size_t chunks = self->chunk_base.size() - 1;
-    self->chunk_distance.assign(chunks, 0.0);
-    self->chunk_speed.assign(chunks, 0.0);
+    self->chunk_distance.assign(chunks, 0);
+    self->chunk_speed.assign(chunks, 0);
     self->chunk_driven.assign(chunks, 0);
+    self->chunk_own.assign(chunks, 0);
+    self->chunk_pooled.resize(chunks);
   };
   w.schedule().add(std::move(queues));
 
@@ -288,6 +299,15 @@ void add_processors(Simulation::Impl& m) {
     if (self->ranks != nullptr) before = begin_shared_drive(*self);
     ctx.world.parallel_for_each_chunk(moving_query(ctx.world),
                                       [&](const sim::ChunkView& c) { drive_chunk(*self, ctx, c); });
+    // Integer sums: the same in any order, over chunks here and over ranks in the exchange.
+    self->sum_distance = 0;
+    self->sum_speed = 0;
+    self->sum_driven = 0;
+    for (std::size_t c = 0; c < self->chunk_distance.size(); ++c) {
+      self->sum_distance += self->chunk_distance[c];
+      self->sum_speed += self->chunk_speed[c];
+      self->sum_driven += self->chunk_driven[c];
+    }
     if (self->ranks != nullptr) exchange_driven(*self, ctx, before);
   };
   w.schedule().add(std::move(drive));
@@ -374,14 +394,9 @@ void Simulation::tick() {
   Impl& m = *m_impl;
   m.world.tick();
   const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
-  double distance = 0;
-  double speed = 0;
-  std::uint64_t driven = 0;
-  for (std::size_t c = 0; c < m.chunk_distance.size(); ++c) {
-    distance += m.chunk_distance[c];
-    speed += m.chunk_speed[c];
-    driven += m.chunk_driven[c];
-  }
+  const double distance = from_fixed20(m.sum_distance);
+  const double speed = from_fixed20(m.sum_speed);
+  const std::uint64_t driven = m.sum_driven;
   ++m.tick;
   m.time_s = static_cast<double>(m.tick) * m.config.dt_s;
   Stats& s = m.stats;
@@ -545,6 +560,10 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
     m.world.spawn(LaneState{}, d, LaneChange{}, Pooled{});
   }
   m.routes.resize(m.world.entity_count() + 1);
+  if (m.ranks != nullptr) {
+    m.migrant.resize(m.routes.size(), 0);
+    m.halo_tick.resize(m.routes.size(), 0);
+  }
   if (!m.moved_tick.empty()) {
     m.moved_tick.resize(m.world.entity_count() + 1, static_cast<std::uint32_t>(m.tick));
   }
@@ -575,7 +594,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
   std::vector<VehicleSample> out(rows);
   // Positions shared over ranks: each rank places the vehicles on its lanes (share.cpp).
   const bool shared = !full && m.ranks != nullptr;
-  std::vector<std::uint16_t> owner(shared ? rows : 0);
+  std::vector<std::uint8_t> mine(shared ? rows : 0);
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
     const sim::ChunkView& c = chunks[k];
     const auto ents = c.entities();
@@ -588,8 +607,8 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
         s.id = ents[i].index;
         s.kind = static_cast<EntityKind>(dr[i].type);
         if (shared) {
-          owner[place[ents[i].index]] = m.lane_part[ls[i].lane];
-          if (m.lane_part[ls[i].lane] != m.part) continue;
+          if (!holds(m, ents[i].index, ls[i].lane)) continue;
+          mine[place[ents[i].index]] = 1;
         }
       }
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
@@ -638,7 +657,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
       s.speed_mps = st.speed_mps;
     }
   });
-  if (shared) exchange_positions(m, owner, out);
+  if (shared) exchange_positions(m, mine, out);
   return out;
 }
 

@@ -245,7 +245,9 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   std::int64_t deficit = static_cast<std::int64_t>(m.target_vehicles) - moving;
   sim::CommandWriter out = ctx.writer(0);
   if (deficit < 0) {
-    // 1. Too many: pool the highest entity indices.
+    // 1. Too many: pool the highest entity indices (over ranks, with every rank's vehicles as
+    // they are, so that the pool is the same everywhere).
+    if (m.ranks != nullptr) gather_state(m);
     std::vector<sim::Entity> all;
     for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
       for (const sim::Entity e : c.entities())
@@ -261,13 +263,7 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   if (deficit == 0) return;
   // 2. Too few: pooled vehicles go where the start-of-tick queues (and this tick's spawns) show
   // room.
-  struct Placed {
-    LaneId lane;
-    float front, rear;
-  };
-  std::vector<Placed> placed;
-  Router& router = m.routers.local();
-  std::uint32_t attempt = 0;
+  const bool shared = m.ranks != nullptr;
   // Trips keep their share of the moving vehicles: an arrival is replaced by a new trip.
   std::int64_t trips_now = -static_cast<std::int64_t>(arrived);
   for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
@@ -275,6 +271,59 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   }
   std::int64_t trips_wanted =
       std::llround(cfg.trip_share * static_cast<double>(m.target_vehicles)) - trips_now;
+  const auto draw_lane = [&](std::uint32_t attempt, Rng& rng) {
+    rng = Rng(m.seed, Stage::sim, hash_combine(ctx.tick, attempt), 6);
+    return net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
+  };
+  // Whether the lane's queue leaves room for a vehicle between front and rear.
+  const auto queue_room = [&](LaneId lane, float front, float rear) {
+    for (std::uint32_t q = m.lane_begin[lane]; q < m.lane_begin[lane + 1]; ++q) {
+      const QueueEntry& x = m.entries[q];
+      const bool free = x.s_m >= front ? x.s_m - x.length_m - front >= 10.0f  // leader ahead
+                                       : rear - x.s_m >= 2.0f * x.speed_mps + 12.0f;  // follower
+      if (!free) return false;
+    }
+    return true;
+  };
+  // Over ranks a lane's queue is whole on its rank only: attempts are weighed there for every
+  // vehicle type, a batch at a time, and the batches or-ed over the ranks, so that every rank
+  // then makes the same choices in the same order (all reach a batch's end together).
+  std::vector<std::uint8_t> room;  // attempt x type
+  const auto room_at = [&](std::uint32_t attempt, std::uint8_t type, LaneId lane, float front,
+                           float rear) {
+    if (!shared) return queue_room(lane, front, rear);
+    while (attempt >= room.size() / kVehicleTypes) {
+      const auto first = static_cast<std::uint32_t>(room.size() / kVehicleTypes);
+      const std::uint32_t batch =
+          8U * static_cast<std::uint32_t>(std::clamp<std::int64_t>(deficit, 1, 4096));
+      std::vector<std::uint8_t> bits(std::size_t{batch} * kVehicleTypes, 0);
+      for (std::uint32_t a = 0; a < batch; ++a) {
+        Rng rng(m.seed, Stage::sim, 0);
+        const LaneId l = draw_lane(first + a, rng);
+        if (m.lane_part[l] != m.part) continue;
+        const float len = net.length_m[l];
+        for (std::size_t t = 0; t < kVehicleTypes; ++t) {
+          const VehicleParams& p = cfg.params[t];
+          if (len < p.length_m + 25.0f) continue;
+          Rng r = rng;
+          const float f = static_cast<float>(r.uniform(p.length_m + 2.0, len - 20.0));
+          bits[std::size_t{a} * kVehicleTypes + t] = queue_room(l, f, f - p.length_m) ? 1 : 0;
+        }
+      }
+      bits = or_over_ranks(m, std::move(bits));
+      room.insert(room.end(), bits.begin(), bits.end());
+    }
+    return room[std::size_t{attempt} * kVehicleTypes + type] != 0U;
+  };
+  struct Placed {
+    sim::Entity entity;
+    bool had_trip;
+    Driver driver;
+    LaneId lane;
+    float front, rear;
+  };
+  std::vector<Placed> placed;
+  std::uint32_t attempt = 0;
   for (const sim::ChunkView& c : w.chunks(w.query<Driver, Pooled>())) {
     const auto ents = c.entities();
     const auto dr = c.read<Driver>();
@@ -282,23 +331,13 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
       const VehicleParams& p = cfg.params[dr[i].type];
       bool done = false;
       for (int tries = 0; tries < 8 && !done; ++tries, ++attempt) {
-        Rng rng(m.seed, Stage::sim, hash_combine(ctx.tick, attempt), 6);
-        const LaneId lane = net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
+        Rng rng(m.seed, Stage::sim, 0);
+        const LaneId lane = draw_lane(attempt, rng);
         const float len = net.length_m[lane];
         if (len < p.length_m + 25.0f) continue;
         const float front = static_cast<float>(rng.uniform(p.length_m + 2.0, len - 20.0));
         const float rear = front - p.length_m;
-        const std::uint32_t b = m.lane_begin[lane];
-        const std::uint32_t e = m.lane_begin[lane + 1];
-        bool free = true;
-        for (std::uint32_t q = b; q < e && free; ++q) {
-          const QueueEntry& x = m.entries[q];
-          if (x.s_m >= front) {
-            free = x.s_m - x.length_m - front >= 10.0f;  // leader ahead
-          } else {
-            free = rear - x.s_m >= 2.0f * x.speed_mps + 12.0f;  // follower behind
-          }
-        }
+        bool free = room_at(attempt, dr[i].type, lane, front, rear);
         for (const Placed& o : placed) {
           if (o.lane == lane && !(o.rear - front >= 10.0f || rear - o.front >= 12.0f)) {
             free = false;
@@ -313,39 +352,68 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
           }
         }
         if (!free) continue;
-        placed.push_back(Placed{lane, front, rear});
-        const sim::Entity ent = ents[i];
-        LaneState st;
-        st.lane = lane;
-        st.s_m = front;
-        st.speed_mps = 0.5f * net.speed_limit_mps[lane];
-        Trip trip;
-        const bool on_trip =
-            trips_wanted > 0 && plan_trip(m, router, ent.index, lane, ctx.tick + 1, trip);
-        trips_wanted -= on_trip ? 1 : 0;
-        plan_ahead(m, st, on_trip ? &trip : nullptr, ent.index, ctx.tick);
-        if (on_trip) {
-          out.add(ent, trip);
-          ++m.stats.trips_started;
-        } else if (c.has<Trip>()) {
-          out.remove<Trip>(ent);
-        }
-        Driver fresh = dr[i];
-        fresh.stopped_s = 0;
-        fresh.blocked_s = 0;
-        fresh.flags = 0;
-        out.add(ent, st);
-        out.add(ent, fresh);
-        out.add(ent, LaneChange{});
-        out.remove<Pooled>(ent);
-        // Its state is new at the end of this tick.
-        if (!m.moved_tick.empty())
-          m.moved_tick[ent.index] = static_cast<std::uint32_t>(ctx.tick + 1);
+        placed.push_back(Placed{ents[i], c.has<Trip>(), dr[i], lane, front, rear});
         --deficit;
         done = true;
       }
     }
     if (deficit == 0) break;
+  }
+  // 3. Trips for the placed vehicles, in order, while trips are wanted. Over ranks, the rank of
+  // a vehicle's lane routes it (a batch at a time, as above) and the others learn whether a
+  // route was found.
+  Router& router = m.routers.local();
+  std::vector<Trip> trips(placed.size());
+  std::vector<std::uint8_t> routed;  // per placed vehicle, over ranks
+  const auto route_at = [&](std::size_t k) {
+    if (!shared)
+      return plan_trip(m, router, placed[k].entity.index, placed[k].lane, ctx.tick + 1, trips[k]);
+    while (k >= routed.size()) {
+      const std::size_t first = routed.size();
+      const std::size_t end = std::min(
+          placed.size(), first + static_cast<std::size_t>(std::max<std::int64_t>(trips_wanted, 1)));
+      std::vector<std::uint8_t> bits(end - first, 0);
+      for (std::size_t q = first; q < end; ++q) {
+        if (m.lane_part[placed[q].lane] != m.part) continue;
+        bits[q - first] =
+            plan_trip(m, router, placed[q].entity.index, placed[q].lane, ctx.tick + 1, trips[q])
+                ? 1
+                : 0;
+      }
+      bits = or_over_ranks(m, std::move(bits));
+      routed.insert(routed.end(), bits.begin(), bits.end());
+    }
+    return routed[k] != 0U;
+  };
+  for (std::size_t k = 0; k < placed.size(); ++k) {
+    const Placed& pl = placed[k];
+    const sim::Entity ent = pl.entity;
+    // Over ranks only the rank of the lane holds the vehicle's state from now on; the others
+    // keep its row (same rows everywhere) on that lane.
+    const bool here = !shared || m.lane_part[pl.lane] == m.part;
+    LaneState st;
+    st.lane = pl.lane;
+    st.s_m = pl.front;
+    st.speed_mps = 0.5f * net.speed_limit_mps[pl.lane];
+    const bool on_trip = trips_wanted > 0 && route_at(k);
+    trips_wanted -= on_trip ? 1 : 0;
+    if (here) plan_ahead(m, st, on_trip ? &trips[k] : nullptr, ent.index, ctx.tick);
+    if (on_trip) {
+      out.add(ent, trips[k]);
+      ++m.stats.trips_started;
+    } else if (pl.had_trip) {
+      out.remove<Trip>(ent);
+    }
+    Driver fresh = pl.driver;
+    fresh.stopped_s = 0;
+    fresh.blocked_s = 0;
+    fresh.flags = 0;
+    out.add(ent, st);
+    out.add(ent, fresh);
+    out.add(ent, LaneChange{});
+    out.remove<Pooled>(ent);
+    // Its state is new at the end of this tick.
+    if (!m.moved_tick.empty()) m.moved_tick[ent.index] = static_cast<std::uint32_t>(ctx.tick + 1);
   }
 }
 

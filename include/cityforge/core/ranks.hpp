@@ -33,6 +33,11 @@ class Ranks {
   /// Every rank's `mine` on every rank, in rank order. By default a gather and a broadcast
   /// through rank 0; MPI does it in one collective (MPI_Allgatherv), with no rank in the middle.
   virtual std::vector<std::string> all_gather(const std::string& mine) const;
+  /// Personalised exchange: `to[r]` goes to rank r (to.size() == size(); to[rank()] comes back
+  /// as is); returns what every rank sent this one, in rank order. By default through
+  /// all_gather (every rank sees every message); MPI sends each to its rank only
+  /// (MPI_Alltoallv), so neighbours that talk pay for their own bytes.
+  virtual std::vector<std::string> all_to_all(const std::vector<std::string>& to) const;
   /// Ends the whole job at once with `code` (after an error the other ranks cannot be told of,
   /// e.g. one that happened outside a collective).
   [[noreturn]] virtual void abort(int code) const = 0;
@@ -153,6 +158,21 @@ inline std::vector<std::string> Ranks::all_gather(const std::string& mine) const
   ByteReader r(all, "all_gather");
   for (std::string& p : out) {
     if (!r.get_string(p)) abort(3);
+  }
+  return out;
+}
+
+inline std::vector<std::string> Ranks::all_to_all(const std::vector<std::string>& to) const {
+  ByteWriter w;
+  for (const std::string& p : to)
+    w.put_string(p);
+  const std::vector<std::string> all = all_gather(w.bytes());
+  std::vector<std::string> out(all.size());
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    ByteReader in(all[r], "all_to_all");
+    for (int k = 0; k <= rank(); ++k) {
+      if (!in.get_string(out[r])) abort(3);
+    }
   }
   return out;
 }

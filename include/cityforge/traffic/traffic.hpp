@@ -164,11 +164,13 @@ struct ShareStats {
   std::vector<double> part_weight;     ///< Per rank: expected vehicles of its lanes.
   std::vector<std::uint64_t> updates;  ///< Per rank: vehicle updates it ran, summed over ticks.
   std::vector<std::uint64_t> bytes;    ///< Per rank: bytes it sent, summed over ticks.
-  std::uint64_t migrations = 0;        ///< Vehicles that ended a tick on another rank's lane.
+  std::uint64_t migrations = 0;        ///< Vehicles handed over to another rank (whole).
   std::uint64_t exchanges = 0;         ///< Ticks exchanged.
+  std::uint32_t halo_lanes = 0;        ///< Lanes in some other rank's halo.
+  std::uint64_t halo_bytes = 0;        ///< This rank's bytes of halo and handed-over vehicles.
   double exchange_s = 0;               ///< This rank's wall time in exchanges (waits included).
-  double pack_s = 0;                   ///< Of exchange_s: writing this rank's rows.
-  double transfer_s = 0;               ///< Of exchange_s: their all-gather (waits included).
+  double pack_s = 0;                   ///< Of exchange_s: writing this rank's messages.
+  double transfer_s = 0;               ///< Of exchange_s: the halo's all-to-all (waits included).
 };
 
 /// Per-vehicle view for tests, tools and recordings.
@@ -224,15 +226,21 @@ class Simulation {
   /// capacity are clamped (Stats::warnings says so).
   static Result<std::unique_ptr<Simulation>> create(Network net, const Config& config,
                                                     std::vector<ParkedVehicle> parked, Seed seed);
-  /// Shares the driving model over `ranks` from the next tick (docs/traffic.md, "Over MPI
-  /// ranks"): each rank drives the vehicles that start a tick on its part's lanes
-  /// (`partition.lane_part`, one part per rank), then the ranks exchange what they drove
-  /// (state, route, commands, counters), so after every tick each rank holds the whole state and
-  /// state_hash() is the same for any rank count. From then on tick() is collective. Call once,
-  /// on every rank, before the first tick. Errors (invalid_input): parts != ranks, or a
-  /// partition of another network.
+  /// Partitions the traffic over `ranks` from the next tick (docs/traffic.md, "Over MPI
+  /// ranks"): each rank drives the vehicles on its part's lanes (`partition.lane_part`, one part
+  /// per rank) and serves its part's junctions and merges; it keeps its own vehicles' state and
+  /// its halo's (the vehicles on other ranks' lanes that its own see within a tick), and hands
+  /// a vehicle over whole when it crosses onto another rank's lane. From then on tick() is
+  /// collective, and the other ranks' vehicles read as they are only after gather_state().
+  /// Call once, on every rank, before the first tick. Errors (invalid_input): parts != ranks,
+  /// or a partition of another network.
   Status share(const Ranks& ranks, const Partition& partition);
   const ShareStats& share_stats() const;
+  /// Collective while partitioned (share()): every rank's vehicles into every rank's world, so
+  /// that samples(), vehicles(), queue-free views and state_hash() read the whole state, the
+  /// same, bit for bit, as one process holds it after the same ticks. Changes nothing of the
+  /// simulation. Without share(), nothing to do.
+  void gather_state();
   ~Simulation();
   Simulation(const Simulation&) = delete;
   Simulation& operator=(const Simulation&) = delete;

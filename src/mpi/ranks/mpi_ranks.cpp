@@ -101,6 +101,48 @@ std::vector<std::string> MpiRanks::all_gather(const std::string& mine) const {
   return out;
 }
 
+std::vector<std::string> MpiRanks::all_to_all(const std::vector<std::string>& to) const {
+  const auto size = static_cast<std::size_t>(m_size);
+  if (to.size() != size) abort(3);
+  std::vector<std::uint64_t> sizes(size);
+  std::vector<std::uint64_t> incoming(size);
+  std::uint64_t out_total = 0;
+  for (std::size_t r = 0; r < size; ++r) {
+    sizes[r] = to[r].size();
+    out_total += sizes[r];
+  }
+  MPI_Alltoall(sizes.data(), 1, MPI_UINT64_T, incoming.data(), 1, MPI_UINT64_T, MPI_COMM_WORLD);
+  std::uint64_t in_total = 0;
+  for (const std::uint64_t k : incoming)
+    in_total += k;
+  // Counts and offsets are ints: past that, every rank takes the all-gather way (a collective
+  // choice, so no rank waits in the other one).
+  int big = out_total > kPiece || in_total > kPiece ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (big != 0) return Ranks::all_to_all(to);
+  std::vector<int> send_counts(size), send_at(size), recv_counts(size), recv_at(size);
+  std::string send;
+  send.reserve(out_total);
+  int s_off = 0;
+  int r_off = 0;
+  for (std::size_t r = 0; r < size; ++r) {
+    send_counts[r] = static_cast<int>(sizes[r]);
+    send_at[r] = s_off;
+    s_off += send_counts[r];
+    send += to[r];
+    recv_counts[r] = static_cast<int>(incoming[r]);
+    recv_at[r] = r_off;
+    r_off += recv_counts[r];
+  }
+  std::string recv(in_total, '\0');
+  MPI_Alltoallv(send.data(), send_counts.data(), send_at.data(), MPI_BYTE, recv.data(),
+                recv_counts.data(), recv_at.data(), MPI_BYTE, MPI_COMM_WORLD);
+  std::vector<std::string> out(size);
+  for (std::size_t r = 0; r < size; ++r)
+    out[r].assign(recv, static_cast<std::size_t>(recv_at[r]), incoming[r]);
+  return out;
+}
+
 void MpiRanks::abort(int code) const {
   std::fflush(stdout);
   std::fflush(stderr);

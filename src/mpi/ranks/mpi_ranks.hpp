@@ -31,6 +31,7 @@ class MpiRanks final : public Ranks {
   std::string broadcast(const std::string& value) const override;
   /// MPI_Allgatherv when the whole fits MPI's int counts; else through rank 0 in pieces.
   std::vector<std::string> all_gather(const std::string& mine) const override;
+  std::vector<std::string> all_to_all(const std::vector<std::string>& to) const override;
   [[noreturn]] void abort(int code) const override;
   /// The MPI library's own name and version (MPI_Get_library_version, first line).
   std::string library() const;

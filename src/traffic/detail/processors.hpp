@@ -21,6 +21,12 @@ inline float mapped_s(const Network& net, LaneId from, LaneId to, float s) {
   return s * net.length_m[to] / net.length_m[from];
 }
 
+/// Over ranks: whether this rank holds a vehicle's current state (it is on this rank's lanes,
+/// or this rank drove it onto another's this tick and hands it over at the next tick's start).
+inline bool holds(const Simulation::Impl& m, std::uint32_t entity, LaneId lane) {
+  return m.lane_part[lane] == m.part || m.migrant[entity] != 0U;
+}
+
 /// Number of queue entries of a lane.
 inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
   return m.lane_begin[lane + 1] - m.lane_begin[lane];
@@ -70,31 +76,39 @@ inline float waited_s(const Simulation::Impl& m, std::uint32_t entity, const Lan
   return behind < m.off_every ? m.config.dt_s * static_cast<float>(behind) : 0.0f;
 }
 
-/// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts).
+/// 0. Partitioned over ranks (share.cpp): this rank's vehicles go to the ranks whose halo holds
+/// their lane, and the vehicles it drove onto another rank's lanes to that rank, whole; the
+/// others' are written into place (halo_tick marks the halo's rows).
+void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx);
+/// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts). Over
+/// ranks, only this rank's vehicles and its halo's are queued.
 void build_queues(Simulation::Impl& m);
 /// 2. Signal and walk states of the signalised junctions at m.time_s (signals.cpp).
 void update_signals(Simulation::Impl& m);
 /// 3. Grants to enter junction connectors and merges (coordinator.cpp).
 void coordinate(Simulation::Impl& m);
-/// 3a. Coordination shared over ranks (share.cpp): sends the grants and hanger slots of the
-/// junction clusters this rank served, writes the other ranks' (before the merges, which every
-/// rank serves alike).
+/// 3a. Coordination over ranks (share.cpp): sends the grants and hanger slots of the junction
+/// clusters and the claims of the merges this rank served, writes the other ranks'.
 void exchange_grants(Simulation::Impl& m);
 /// 4. Car following, lane ends, lane changes, trips (drive.cpp); one chunk.
 void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::ChunkView& chunk);
 /// Counters the drive adds to (Counters' order, lane_changes_aborted aside).
 inline constexpr std::size_t kCounters = 9;
-/// 4a. Driving shared over ranks (share.cpp): before the chunks, clears the row notes and
-/// returns the counters; after them, exchange_driven sends this rank's rows and counters,
-/// writes the other ranks' into the world, takes the chunk sums over all rows in row order and
-/// pools the vehicles the others pooled.
+/// 4a. Driving over ranks (share.cpp): begin_shared_drive returns the counters before the
+/// chunks; exchange_driven then sends this rank's counters, sums and the vehicles whose trip
+/// ended here, adds the others', pools theirs and checks that every moving vehicle was held by
+/// exactly one rank.
 std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m);
 void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
                      const std::array<std::uint64_t, kCounters>& before);
-/// Positions shared over ranks (share.cpp): `out` holds this rank's vehicles' positions
-/// (owner[k] == m.part), in id order; sends them, writes the other ranks' into place.
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint16_t>& owner,
+/// Positions over ranks (share.cpp): `out` holds this rank's vehicles' positions where
+/// mine[k] != 0 (in id order); sends them, writes the other ranks' into place.
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
                         std::vector<VehicleSample>& out);
+/// Over ranks (share.cpp): every rank's `bits` or-ed together, on every rank.
+std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits);
+/// Over ranks (share.cpp): every rank's vehicles into every rank's world.
+void gather_state(Simulation::Impl& m);
 /// 5. Keeps the moving count: pooled vehicles are spawned where there is room, surplus
 /// vehicles are pooled (spawn.cpp).
 void respawn(Simulation::Impl& m, const sim::TickContext& ctx);

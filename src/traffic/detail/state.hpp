@@ -91,17 +91,14 @@ struct Obstacle {
   bool alive = false;
 };
 
-/// What the drive did with one row (a moving vehicle) this tick, when the driving is shared
-/// over ranks (share.cpp): what the chunk sums and commands need, exchanged with the state.
-struct RowNote {
-  float distance = 0;         ///< Driven this tick (counted only when driven).
-  float speed = 0;            ///< Its speed, as the tick's speed sum takes it.
-  std::uint8_t mine = 0;      ///< On this rank's lanes at the tick's start.
-  std::uint8_t claimed = 0;   ///< Driven by some rank (this one, or one whose row came in).
-  std::uint8_t driven = 0;    ///< The driving model ran for it.
-  std::uint8_t pooled = 0;    ///< Its trip ended: pooled at the tick's end.
-  std::uint8_t rerouted = 0;  ///< routes[entity] was rewritten.
-};
+/// Sums of floats over vehicles in fixed point (2^-20 units; a float is exact in a double and
+/// the product by a power of two too, the truncation the same everywhere): integer sums do not
+/// depend on the order they are taken in, so the tick's figures are the same for any thread
+/// and rank count.
+inline std::int64_t fixed20(float x) {
+  return static_cast<std::int64_t>(static_cast<double>(x) * 1048576.0);
+}
+inline double from_fixed20(std::int64_t x) { return static_cast<double>(x) / 1048576.0; }
 
 /// Counters summed over threads (sums commute, so they are deterministic).
 struct Counters {
@@ -190,19 +187,35 @@ struct Simulation::Impl {
   tbb::enumerable_thread_specific<Router> routers;  ///< One A* workspace per thread.
   std::uint64_t arrivals_seen = 0;
 
-  // Per moving chunk of the last tick (summed in chunk order).
-  std::vector<double> chunk_distance;
-  std::vector<double> chunk_speed;
+  // Per moving chunk of the last tick (fixed20 sums), and their totals over every rank.
+  std::vector<std::int64_t> chunk_distance;
+  std::vector<std::int64_t> chunk_speed;
   std::vector<std::uint32_t> chunk_driven;
+  std::vector<std::uint32_t> chunk_own;  ///< Rows on this rank's lanes (all without ranks).
+  /// Per chunk: rows whose trip ended this tick (pooled at its end), this rank's.
+  std::vector<std::vector<std::uint32_t>> chunk_pooled;
+  std::int64_t sum_distance = 0;
+  std::int64_t sum_speed = 0;
+  std::uint64_t sum_driven = 0;
 
   std::vector<detail::Obstacle> obstacles;
 
-  // Driving shared over ranks (share.cpp); null: every vehicle is driven here.
+  // Partitioned over ranks (share.cpp); null: every vehicle is driven here.
   const Ranks* ranks = nullptr;
   std::vector<std::uint16_t> lane_part;     ///< Per lane: the rank that drives its vehicles.
   std::uint16_t part = 0;                   ///< This rank.
   std::vector<std::uint16_t> cluster_part;  ///< Per junction cluster: the rank serving it.
-  std::vector<detail::RowNote> notes;       ///< Per global row, this tick.
+  /// Per lane, CSR: the other ranks whose vehicles may see this lane's queue within a tick
+  /// (their halo): its vehicles go to them at every tick's start.
+  std::vector<std::uint32_t> halo_begin;
+  std::vector<std::uint16_t> halo_ranks;
+  /// Per entity: 1 + the tick whose halo message carried it here (its row is current and in
+  /// this tick's queues though its lane is another rank's); 0: never.
+  std::vector<std::uint32_t> halo_tick;
+  /// Per entity: driven here last tick onto another rank's lane (sent to it at the next start).
+  std::vector<std::uint8_t> migrant;
+  std::uint32_t halo_stamp = 0;   ///< This tick's halo_tick value.
+  std::uint64_t own_aborted = 0;  ///< Lane changes called off this tick on this rank's rows.
   ShareStats share_stats;
 
   std::uint64_t tick = 0;
