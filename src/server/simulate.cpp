@@ -232,8 +232,13 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   VehicleLod vehicle_lod(opt.lod);
   const crowd::LodConfig& vlod_cfg = vehicle_lod.config();
   double next_vlod_s = 0;
-  const auto update_vehicle_lod = [&](const std::vector<traffic::VehicleSample>& vs) {
-    vehicle_lod.update(sim, vs, viewer_at(*viewer, sim.time_s()));
+  // Levels from the positions within the farthest level's reach (the others are off whatever
+  // their place; over ranks only the near ones are exchanged).
+  const double vlod_reach_m =
+      vlod_cfg.enabled ? double{vlod_cfg.low_m} + double{vlod_cfg.hysteresis_m} + 1.0 : 0.0;
+  const auto update_vehicle_lod = [&]() {
+    const crowd::Viewer v = viewer_at(*viewer, sim.time_s());
+    vehicle_lod.update(sim, sim.positions(v.position, vlod_reach_m), v);
   };
   double crowd_s = 0;
   const double setup_s = seconds_since(t_start);
@@ -280,7 +285,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   std::uint64_t audit_overlaps = 0;
   std::uint64_t audit_conflicts = 0;
   auto last_print = Clock::now();
-  update_vehicle_lod(sim.positions());
+  update_vehicle_lod();
   const auto recorded = [&](const Status& st) {
     // The other ranks wait in the next exchange: a failure here stops them all, saying why.
     if (!st && ranks.size() > 1) {
@@ -305,7 +310,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     }
     if (sim.time_s() + 1e-9 >= next_vlod_s) {
       const auto t1 = Clock::now();
-      update_vehicle_lod(sim.positions());
+      update_vehicle_lod();
       next_vlod_s = sim.time_s() + 0.25;
       tick_s += seconds_since(t1);
     }

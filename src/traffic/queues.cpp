@@ -162,8 +162,10 @@ void build_queues(Simulation::Impl& m) {
           static_cast<std::size_t>(std::upper_bound(m.chunk_base.begin(), m.chunk_base.end(), row) -
                                    m.chunk_base.begin() - 1);
       chunks[c].write<LaneChange>()[row - m.chunk_base[c]] = LaneChange{};
-      if (shared && m.lane_part[chunks[c].read<LaneState>()[row - m.chunk_base[c]].lane] == m.part)
-        ++own;
+      if (shared) {
+        m.touched[chunks[c].entities()[row - m.chunk_base[c]].index] = m.halo_stamp;
+        if (m.lane_part[chunks[c].read<LaneState>()[row - m.chunk_base[c]].lane] == m.part) ++own;
+      }
     }
     if (shared) {
       m.own_aborted = own;

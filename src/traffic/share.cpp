@@ -68,6 +68,24 @@ struct RowRecord {
   std::uint8_t migrant = 0;  ///< Now the receiver's: its route follows when it has a trip.
 };
 
+/// What another rank's halo needs of a vehicle: what its queue entry is made of (the type and
+/// whether it is on a trip do not change, and every rank knows them).
+struct HaloRecord {
+  std::uint32_t row = 0;
+  std::uint32_t entity = 0;
+  LaneState lane;
+  LaneChange change;
+  float stopped_s = 0;
+  std::uint32_t moved_tick = 0;
+};
+
+/// Kinds of the records of the halo exchange.
+enum : std::uint8_t {
+  kStillHere = 0,  ///< Not driven since it was last sent: the receiver's copy is current.
+  kHalo = 1,       ///< A HaloRecord.
+  kHandedOver = 2  ///< A RowRecord, then the route when it is on a trip.
+};
+
 [[noreturn]] void fail(const Simulation::Impl& m, const std::string& what) {
   std::fprintf(stderr, "error: rank %d: traffic exchange: %s\n", m.ranks->rank(), what.c_str());
   m.ranks->abort(3);
@@ -180,9 +198,11 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
   m.halo_stamp = stamp;
   std::vector<ByteWriter> to(size);
   std::vector<std::uint64_t> count(size, 0);
-  // 1. Counts first (a message reads back as count, then records), so write into a buffer per
-  // rank, then prefix it.
+  // 1. Per rank, a count, then records (kind, then the record); the count is put in front at
+  // the end.
   std::uint64_t migrated = 0;
+  const bool coarse = !m.moved_tick.empty();
+  const auto last = static_cast<std::uint32_t>(ctx.tick);  // moved_tick of one driven last tick
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
     const Rows::Columns& col = rows.cols[c];
     for (std::size_t i = 0; i < col.ents.size(); ++i) {
@@ -190,16 +210,29 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
       const LaneId lane = col.lane[i].lane;
       const bool migrant = m.migrant[e] != 0U;
       if (m.lane_part[lane] != m.part && !migrant) continue;  // Not this rank's to send.
-      RowRecord rec = rows.record(m, c, i);
+      const std::uint32_t row = rows.base[c] + static_cast<std::uint32_t>(i);
       if (migrant) {
         m.migrant[e] = 0;
         ++migrated;
         const std::uint16_t r = m.lane_part[lane];
-        rec.migrant = 1;
-        to[r].put(rec);
+        to[r].put(kHandedOver);
+        to[r].put(rows.record(m, c, i));
         if (!col.trip.empty()) to[r].put_vector(m.routes[e]);
         ++count[r];
-        rec.migrant = 0;
+      }
+      if (m.halo_begin[lane] == m.halo_begin[lane + 1]) continue;
+      // A vehicle neither driven nor touched by the queues last tick is where it was: it sat
+      // on this lane then too, held by this rank, and went to the same halos (an `off` vehicle
+      // between its steps). Its row number says it is still there.
+      const bool still = coarse && !migrant && m.moved_tick[e] != last && m.touched[e] != last;
+      HaloRecord h;
+      if (!still) {
+        h.row = row;
+        h.entity = e;
+        h.lane = col.lane[i];
+        h.change = col.change[i];
+        h.stopped_s = col.driver[i].stopped_s;
+        if (coarse) h.moved_tick = m.moved_tick[e];
       }
       for (std::uint32_t q = m.halo_begin[lane]; q < m.halo_begin[lane + 1]; ++q) {
         const std::uint16_t r = m.halo_ranks[q];
@@ -207,7 +240,13 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
           m.halo_tick[e] = stamp;  // Driven here onto a lane of this rank's halo.
           continue;
         }
-        to[r].put(rec);
+        if (still) {
+          to[r].put(kStillHere);
+          to[r].put(row);
+        } else {
+          to[r].put(kHalo);
+          to[r].put(h);
+        }
         ++count[r];
       }
     }
@@ -234,10 +273,36 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
       std::uint64_t n = 0;
       get_or_fail(m, in, n, from, "halo message");
       for (std::uint64_t k = 0; k < n; ++k) {
-        RowRecord rec;
-        get_or_fail(m, in, rec, from, "halo row");
-        const std::size_t c = rows.write(m, rec, from);
-        if (rec.migrant != 0U) {
+        std::uint8_t kind = 0;
+        get_or_fail(m, in, kind, from, "halo message");
+        if (kind == kStillHere) {
+          std::uint32_t row = 0;
+          get_or_fail(m, in, row, from, "halo row");
+          if (row >= rows.size())
+            fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
+          const std::size_t c = rows.chunk_of(row);
+          m.halo_tick[rows.cols[c].ents[row - rows.base[c]].index] = stamp;
+        } else if (kind == kHalo) {
+          HaloRecord h;
+          get_or_fail(m, in, h, from, "halo row");
+          if (h.row >= rows.size())
+            fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
+          const std::size_t c = rows.chunk_of(h.row);
+          const Rows::Columns& col = rows.cols[c];
+          const std::size_t i = h.row - rows.base[c];
+          if (col.ents[i].index != h.entity) {
+            fail(m, "rank " + std::to_string(r) + " sent row " + std::to_string(h.row) +
+                        " as another vehicle: the ranks' worlds differ");
+          }
+          col.lane[i] = h.lane;
+          col.change[i] = h.change;
+          col.driver[i].stopped_s = h.stopped_s;
+          if (!m.moved_tick.empty()) m.moved_tick[h.entity] = h.moved_tick;
+          m.halo_tick[h.entity] = stamp;
+        } else if (kind == kHandedOver) {
+          RowRecord rec;
+          get_or_fail(m, in, rec, from, "handed-over vehicle");
+          const std::size_t c = rows.write(m, rec, from);
           if (m.lane_part[rec.lane.lane] != m.part) {
             fail(m, "rank " + std::to_string(r) + " handed over a vehicle on another's lane");
           }
@@ -245,7 +310,7 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
             fail(m, "short route from rank " + std::to_string(r));
           }
         } else {
-          m.halo_tick[rec.entity] = stamp;
+          fail(m, "rank " + std::to_string(r) + " sent a halo record of unknown kind");
         }
       }
     });
@@ -402,7 +467,7 @@ void exchange_grants(Simulation::Impl& m) {
   });
 }
 
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
                         std::vector<VehicleSample>& out) {
   ByteWriter w;
   std::uint64_t n = 0;
@@ -427,9 +492,11 @@ void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mi
     }
     placed += count;
   });
-  if (placed != out.size())
+  // With a radius fewer than all (the far ones are at infinity on every rank).
+  if (whole ? placed != out.size() : placed > out.size()) {
     fail(m, "the ranks placed " + std::to_string(placed) + " of " + std::to_string(out.size()) +
                 " vehicles");
+  }
 }
 
 std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits) {
@@ -594,6 +661,7 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
   }
   m.migrant.assign(m.routes.size(), 0);
   m.halo_tick.assign(m.routes.size(), 0);
+  m.touched.assign(m.routes.size(), 0);
   return Ok{};
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "traffic/detail/processors.hpp"
@@ -563,6 +564,7 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
   if (m.ranks != nullptr) {
     m.migrant.resize(m.routes.size(), 0);
     m.halo_tick.resize(m.routes.size(), 0);
+    m.touched.resize(m.routes.size(), 0);
   }
   if (!m.moved_tick.empty()) {
     m.moved_tick.resize(m.world.entity_count() + 1, static_cast<std::uint32_t>(m.tick));
@@ -571,8 +573,13 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
 
 namespace {
 
-/// The moving vehicles' samples in id order; without `full`, id, kind and position only.
-std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
+/// Where positions() puts the vehicles beyond its radius.
+constexpr double kFar = std::numeric_limits<double>::infinity();
+
+/// The moving vehicles' samples in id order; without `full`, id, kind and position only, and
+/// with `near` those farther than radius_m from it at infinity (not exchanged over ranks).
+std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
+                                          const Vec3* near = nullptr, double radius_m = 0) {
   const Network& net = m.net;
   const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
   // Each vehicle's place in id order (ids are distinct entity indices): counted, not sorted,
@@ -606,9 +613,9 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
         VehicleSample& s = out[place[ents[i].index]];
         s.id = ents[i].index;
         s.kind = static_cast<EntityKind>(dr[i].type);
-        if (shared) {
-          if (!holds(m, ents[i].index, ls[i].lane)) continue;
-          mine[place[ents[i].index]] = 1;
+        if (shared && !holds(m, ents[i].index, ls[i].lane)) {
+          s.position = Vec3{kFar, kFar, kFar};  // Until a rank's position comes.
+          continue;
         }
       }
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
@@ -624,6 +631,11 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
               net, lc[i].target,
               mapped_s(net, st.lane, lc[i].target, static_cast<float>(std::max(centre, 0.0))));
           s.position = s.position + (b - s.position) * smoothstep(lc[i].progress);
+        }
+        if (near != nullptr && length(s.position - *near) > radius_m) {
+          s.position = Vec3{kFar, kFar, kFar};
+        } else if (shared) {
+          mine[place[ents[i].index]] = 1;
         }
         continue;
       }
@@ -657,7 +669,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full) {
       s.speed_mps = st.speed_mps;
     }
   });
-  if (shared) exchange_positions(m, mine, out);
+  if (shared) exchange_positions(m, mine, near == nullptr, out);
   return out;
 }
 
@@ -670,6 +682,10 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
 }
 
 std::vector<VehicleSample> Simulation::positions() const { return moving_samples(*m_impl, false); }
+
+std::vector<VehicleSample> Simulation::positions(const Vec3& centre, double radius_m) const {
+  return moving_samples(*m_impl, false, &centre, radius_m);
+}
 
 RecordingInfo Simulation::recording_info(std::uint64_t seed) const {
   const Impl& m = *m_impl;

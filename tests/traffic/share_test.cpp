@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -91,7 +92,24 @@ std::uint64_t hash_figures(const Stats& s) {
 
 void after_tick(Simulation& sim, int t, RunResult& out) {
   out.figures.push_back(hash_figures(sim.stats()));
-  if (t % 10 == 0) out.placed.push_back(hash_positions(sim.positions()));
+  if (t % 10 == 0) {
+    out.placed.push_back(hash_positions(sim.positions()));
+    // Near a point only: the far vehicles at infinity, the near ones as positions() has them.
+    const Vec3 centre{200.0, 150.0, 0.0};
+    const std::vector<VehicleSample> all = sim.positions();
+    const std::vector<VehicleSample> near = sim.positions(centre, 120.0);
+    EXPECT_EQ(near.size(), all.size());
+    std::size_t shown = 0;
+    for (std::size_t k = 0; k < near.size() && k < all.size(); ++k) {
+      if (length(all[k].position - centre) > 120.0) {
+        EXPECT_TRUE(std::isinf(near[k].position.x)) << "vehicle " << all[k].id << " is far";
+      } else {
+        EXPECT_EQ(near[k].position, all[k].position) << "vehicle " << all[k].id;
+        ++shown;
+      }
+    }
+    out.placed.push_back(hash_positions(near) ^ shown);
+  }
   if (t % kGatherEvery == kGatherEvery - 1) {
     sim.gather_state();
     out.hashes.push_back(sim.state_hash());

@@ -300,6 +300,10 @@ class Simulation {
   /// vehicles on its lanes and the ranks exchange them: then a collective call (every rank
   /// calls it after the same tick).
   std::vector<VehicleSample> positions() const;
+  /// positions() with the vehicles farther than radius_m from `centre` at infinity (each
+  /// coordinate): what levels of detail whose farthest distance is within radius_m need, for
+  /// any rank count the same; over ranks only the near ones are exchanged.
+  std::vector<VehicleSample> positions(const Vec3& centre, double radius_m) const;
   /// Recording set-up (quantisation box over the network, signal and crosswalk lanes).
   RecordingInfo recording_info(std::uint64_t seed) const;
   void lights(std::span<const LaneId> lanes, std::vector<LightState>& out) const;

@@ -102,8 +102,9 @@ std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m);
 void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
                      const std::array<std::uint64_t, kCounters>& before);
 /// Positions over ranks (share.cpp): `out` holds this rank's vehicles' positions where
-/// mine[k] != 0 (in id order); sends them, writes the other ranks' into place.
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
+/// mine[k] != 0 (in id order); sends them, writes the other ranks' into place. `whole`: every
+/// vehicle must have come from some rank (else the far ones were left at infinity).
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
                         std::vector<VehicleSample>& out);
 /// Over ranks (share.cpp): every rank's `bits` or-ed together, on every rank.
 std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits);

@@ -214,6 +214,9 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> halo_tick;
   /// Per entity: driven here last tick onto another rank's lane (sent to it at the next start).
   std::vector<std::uint8_t> migrant;
+  /// Per entity: 1 + the tick whose queues called its lane change off (a change to its row
+  /// besides driving, which its halo's holders must be sent).
+  std::vector<std::uint32_t> touched;
   std::uint32_t halo_stamp = 0;   ///< This tick's halo_tick value.
   std::uint64_t own_aborted = 0;  ///< Lane changes called off this tick on this rank's rows.
   ShareStats share_stats;
