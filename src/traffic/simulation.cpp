@@ -602,6 +602,41 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
   // Positions shared over ranks: each rank places the vehicles on its lanes (share.cpp).
   const bool shared = !full && m.ranks != nullptr;
   std::vector<std::uint8_t> mine(shared ? rows : 0);
+  // Near a point only: a lane whose points' box is farther than the radius (and a margin for
+  // rounding) holds no near vehicle, so its vehicles need no lane point (a point between two
+  // of a lane's points, or between two lanes' such points, lies in their boxes).
+  std::vector<std::uint8_t> far_lane;
+  if (near != nullptr) {
+    if (m.lane_box_lo.empty()) {
+      const std::uint32_t lanes = net.lane_count();
+      m.lane_box_lo.assign(lanes, Vec3{});
+      m.lane_box_hi.assign(lanes, Vec3{});
+      for (LaneId l = 0; l < lanes; ++l) {
+        const std::uint32_t b = net.point_begin[l];
+        const std::uint32_t e = net.point_begin[l + 1];
+        Vec3 lo{kFar, kFar, kFar};
+        Vec3 hi{-kFar, -kFar, -kFar};
+        for (std::uint32_t q = b; q < e; ++q) {
+          const Vec3 p = net.points[q];
+          lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+          hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+        }
+        if (e - b < 2) lo = hi = Vec3{};  // lane_point gives the origin or its one point
+        if (e == b + 1) lo = hi = net.points[b];
+        m.lane_box_lo[l] = lo;
+        m.lane_box_hi[l] = hi;
+      }
+    }
+    far_lane.assign(net.lane_count(), 0);
+    for (LaneId l = 0; l < net.lane_count(); ++l) {
+      const Vec3 lo = m.lane_box_lo[l];
+      const Vec3 hi = m.lane_box_hi[l];
+      const Vec3 d{std::max({lo.x - near->x, 0.0, near->x - hi.x}),
+                   std::max({lo.y - near->y, 0.0, near->y - hi.y}),
+                   std::max({lo.z - near->z, 0.0, near->z - hi.z})};
+      far_lane[l] = length(d) > radius_m + 1.0 ? 1 : 0;
+    }
+  }
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
     const sim::ChunkView& c = chunks[k];
     const auto ents = c.entities();
@@ -621,6 +656,13 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
       const float len = m.length_of(dr[i].type);
       const double centre = st.s_m - 0.5 * len;
+      if (!far_lane.empty()) {
+        const LaneId on = centre < 0 && st.prev != kNoLane ? st.prev : st.lane;
+        if (far_lane[on] != 0U && (lc[i].target == kNoLane || far_lane[lc[i].target] != 0U)) {
+          out[place[ents[i].index]].position = Vec3{kFar, kFar, kFar};
+          continue;
+        }
+      }
       if (!full) {
         VehicleSample& s = out[place[ents[i].index]];
         s.position = centre < 0 && st.prev != kNoLane

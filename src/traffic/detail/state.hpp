@@ -199,6 +199,9 @@ struct Simulation::Impl {
   std::uint64_t sum_driven = 0;
 
   std::vector<detail::Obstacle> obstacles;
+  /// Per lane, once positions(centre, radius) was asked: the box of its points.
+  std::vector<Vec3> lane_box_lo;
+  std::vector<Vec3> lane_box_hi;
 
   // Partitioned over ranks (share.cpp); null: every vehicle is driven here.
   const Ranks* ranks = nullptr;
