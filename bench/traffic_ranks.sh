@@ -12,7 +12,9 @@
 # PEDESTRIANS (default 0; with some, the crowd's figures too: its ticks per wall second, the
 # exchange of its full-fidelity agents, each rank's share of them, and the crowd's state hash);
 # NO_LOD=1: every vehicle and pedestrian at full fidelity (`--no-lod`); WORK_DIR (unset: a new
-# ${TMPDIR:-/tmp} folder, removed at the end).
+# ${TMPDIR:-/tmp} folder, removed at the end); OLD_BUILD: another build run in turn with this one
+# (each of its runs right after this build's), its table printed first, its traffic state hashes
+# checked against this build's (the crowd's figures are this build's only).
 set -euo pipefail
 build=${1:-build/release}
 vehicles=${2:-40000}
@@ -38,23 +40,33 @@ args=(simulate "$city" --vehicles "$vehicles" --pedestrians "${PEDESTRIANS:-0}" 
       --threads "$threads" --no-record -q)
 [ "${NO_LOD:-0}" = 1 ] && args+=(--no-lod)
 echo "traffic_ranks: $vehicles vehicles, $seconds s, $runs runs each way, $threads thread(s) per rank, ranks 1 ${ranks[*]}, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+builds=("$exe")
+prefixes=(r)
+if [ -n "${OLD_BUILD:-}" ]; then builds+=("$OLD_BUILD/cityforge"); prefixes+=(o); fi
 for i in $(seq 1 "$runs"); do
-  "$exe" "${args[@]}" >/dev/null
-  cp "$city/sim_stats.json" "$work/r1_$i.json"
-  for n in "${ranks[@]}"; do
-    mpirun "${over[@]}" -np "$n" "$exe" "${args[@]}" >/dev/null
-    cp "$city/sim_stats.json" "$work/r${n}_$i.json"
+  for k in "${!builds[@]}"; do
+    x=${builds[$k]}
+    p=${prefixes[$k]}
+    "$x" "${args[@]}" >/dev/null
+    cp "$city/sim_stats.json" "$work/${p}1_$i.json"
+    for n in "${ranks[@]}"; do
+      mpirun "${over[@]}" -np "$n" "$x" "${args[@]}" >/dev/null
+      cp "$city/sim_stats.json" "$work/${p}${n}_$i.json"
+    done
   done
 done
-python3 - "$work" "$runs" 1 "${ranks[@]}" <<'PY'
+python3 - "$work" "$runs" "${OLD_BUILD:-}" 1 "${ranks[@]}" <<'PY'
 import json, os, statistics, sys
-work, runs, ranks = sys.argv[1], int(sys.argv[2]), [int(x) for x in sys.argv[3:]]
+work, runs, old = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+ranks = [int(x) for x in sys.argv[4:]]
 med = statistics.median
 hashes = set()
-print(f'{"ranks":>5} {"ticks/s":>8} {"vs 1":>6} {"moving":>7} {"kB/tick":>8} {"us/tick":>8} {"migr/s":>7} {"cut lanes":>9}  updates per rank (share)')
-base = None
-for n in ranks:
-    js = [json.load(open(os.path.join(work, f"r{n}_{i}.json"))) for i in range(1, runs + 1)]
+for prefix, name in ([("o", f"OLD_BUILD {old}")] if old else []) + [("r", "this build")]:
+  print(name)
+  print(f'{"ranks":>5} {"ticks/s":>8} {"vs 1":>6} {"moving":>7} {"kB/tick":>8} {"us/tick":>8} {"migr/s":>7} {"cut lanes":>9}  updates per rank (share)')
+  base = None
+  for n in ranks:
+    js = [json.load(open(os.path.join(work, f"{prefix}{n}_{i}.json"))) for i in range(1, runs + 1)]
     for j in js:
         hashes.add(j["state_hash"])
     tps = med([j["ticks_per_wall_s"] for j in js])
