@@ -160,6 +160,7 @@ Result<CitySim> build_city_sim(const CitySimOptions& opt) {
   cfg.trip_share = static_cast<float>(opt.trip_share);
   cfg.record_interval_s = static_cast<float>(1.0 / opt.record_hz);
   cfg.off_step_s = static_cast<float>(opt.off_step_s);
+  cfg.route_trips_later = opt.route_trips_later;
   Result<std::unique_ptr<traffic::Simulation>> made =
       traffic::Simulation::create(std::move(*net), cfg, std::move(*parked), opt.seed);
   if (!made) return made.error();

@@ -163,6 +163,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   copt.seed = opt.seed;
   copt.pedestrians = opt.pedestrians;
   copt.lod = opt.lod;
+  copt.route_trips_later = true;  // share() below deals the initial trips' routing to the ranks.
   copt.off_step_s = opt.off_step_s;
   const crowd::Config ccfg = crowd_config(copt);
   std::vector<crowd::Event> events;
@@ -294,6 +295,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     }
     return st;
   };
+  if (opt.record) sim.gather_state();  // Over ranks: the plans each rank made at set-up.
   if (writer) {
     if (Status s = recorded(record()); !s) return s.error();
   }

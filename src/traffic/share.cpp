@@ -580,7 +580,10 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
   st.part_weight = partition.part_weight;
   st.updates.assign(partition.parts, 0);
   st.bytes.assign(partition.parts, 0);
-  if (ranks.size() == 1) return Ok{};  // One rank drives everything: nothing to exchange.
+  if (ranks.size() == 1) {  // One rank drives everything: nothing to exchange.
+    finish_populate(m);
+    return Ok{};
+  }
   // Collective: every rank must drive by the same partition (METIS is deterministic for one
   // build and input, but ranks may run different builds, and it is not thread-safe).
   const std::uint64_t mine =
@@ -662,6 +665,7 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
   m.migrant.assign(m.routes.size(), 0);
   m.halo_tick.assign(m.routes.size(), 0);
   m.touched.assign(m.routes.size(), 0);
+  finish_populate(m);  // The initial trips, each routed by the rank of its lane.
   return Ok{};
 }
 

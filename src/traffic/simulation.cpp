@@ -393,6 +393,7 @@ Result<std::unique_ptr<Simulation>> Simulation::create(Network net, const Config
 
 void Simulation::tick() {
   Impl& m = *m_impl;
+  finish_populate(m);  // With Config::route_trips_later and no share(): now.
   m.world.tick();
   const std::uint32_t rows = m.chunk_base.empty() ? 0 : m.chunk_base.back();
   const double distance = from_fixed20(m.sum_distance);

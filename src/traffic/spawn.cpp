@@ -175,40 +175,11 @@ void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked) {
       if (rng.chance(cfg.trip_share)) trip_vehicles.emplace_back(e, lane);
     }
   }
-  // 3. Trips, routed in parallel (each route depends only on its vehicle).
+  // 3-4. Trips and next lanes, now or when the ranks are known (finish_populate).
   m.routes.resize(w.entity_count() + 1);
-  std::vector<Trip> trips(trip_vehicles.size());
-  std::vector<std::uint8_t> ok(trip_vehicles.size(), 0);
-  tbb::parallel_for(std::size_t{0}, trip_vehicles.size(), [&](std::size_t i) {
-    Router& router = m.routers.local();
-    ok[i] = plan_trip(m, router, trip_vehicles[i].first.index, trip_vehicles[i].second, 0, trips[i])
-                ? 1
-                : 0;
-  });
-  for (std::size_t i = 0; i < trip_vehicles.size(); ++i) {
-    if (ok[i] != 0U) {
-      w.add(trip_vehicles[i].first, trips[i]);
-      ++m.stats.trips_started;
-    }
-  }
-  // 4. Next lanes, once every vehicle is known (trip vehicles follow their route).
-  const std::uint32_t lanes = net.lane_count();
-  m.lane_begin.assign(lanes + 1, 0);
-  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
-    for (const LaneState& st : c.read<LaneState>())
-      ++m.lane_begin[st.lane + 1];
-  }
-  for (std::uint32_t l = 0; l < lanes; ++l)
-    m.lane_begin[l + 1] += m.lane_begin[l];
-  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
-    const auto ents = c.entities();
-    const auto ls = c.write<LaneState>();
-    const bool trip = c.has<Trip>();
-    const Trip* trip_rows = trip ? c.read<Trip>().data() : nullptr;
-    for (std::size_t i = 0; i < ls.size(); ++i) {
-      plan_ahead(m, ls[i], trip_rows != nullptr ? trip_rows + i : nullptr, ents[i].index, 0);
-    }
-  }
+  m.pending_trips = std::move(trip_vehicles);
+  m.trips_pending = true;
+  if (!cfg.route_trips_later) finish_populate(m);
   // 5. The pool and the parked vehicles.
   const std::uint32_t pool = cfg.pool != 0 ? cfg.pool : m.target_vehicles / 50 + 16;
   for (std::uint32_t i = 0; i < pool; ++i) {
@@ -231,6 +202,53 @@ void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked) {
     w.spawn(q);
   }
   m.routes.resize(w.entity_count() + 1);
+}
+
+void finish_populate(Simulation::Impl& m) {
+  if (!m.trips_pending) return;
+  m.trips_pending = false;
+  const Network& net = m.net;
+  sim::World& w = m.world;
+  const std::vector<std::pair<sim::Entity, LaneId>> trip_vehicles = std::move(m.pending_trips);
+  m.pending_trips.clear();
+  // 3. Trips, routed in parallel (each route depends only on its vehicle); over ranks each rank
+  // routes the vehicles on its lanes, and the others learn whether a route was found.
+  const bool shared = m.ranks != nullptr;
+  std::vector<Trip> trips(trip_vehicles.size());
+  std::vector<std::uint8_t> ok(trip_vehicles.size(), 0);
+  tbb::parallel_for(std::size_t{0}, trip_vehicles.size(), [&](std::size_t i) {
+    if (shared && m.lane_part[trip_vehicles[i].second] != m.part) return;
+    Router& router = m.routers.local();
+    ok[i] = plan_trip(m, router, trip_vehicles[i].first.index, trip_vehicles[i].second, 0, trips[i])
+                ? 1
+                : 0;
+  });
+  if (shared) ok = or_over_ranks(m, std::move(ok));
+  for (std::size_t i = 0; i < trip_vehicles.size(); ++i) {
+    if (ok[i] != 0U) {
+      w.add(trip_vehicles[i].first, trips[i]);
+      ++m.stats.trips_started;
+    }
+  }
+  // 4. Next lanes, once every vehicle is known (trip vehicles follow their route; over ranks,
+  // the plans of another rank's vehicles are its to make, and come with them).
+  const std::uint32_t lanes = net.lane_count();
+  m.lane_begin.assign(lanes + 1, 0);
+  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+    for (const LaneState& st : c.read<LaneState>())
+      ++m.lane_begin[st.lane + 1];
+  }
+  for (std::uint32_t l = 0; l < lanes; ++l)
+    m.lane_begin[l + 1] += m.lane_begin[l];
+  for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
+    const auto ents = c.entities();
+    const auto ls = c.write<LaneState>();
+    const bool trip = c.has<Trip>();
+    const Trip* trip_rows = trip ? c.read<Trip>().data() : nullptr;
+    for (std::size_t i = 0; i < ls.size(); ++i) {
+      plan_ahead(m, ls[i], trip_rows != nullptr ? trip_rows + i : nullptr, ents[i].index, 0);
+    }
+  }
 }
 
 void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {

@@ -29,6 +29,8 @@ struct CitySimOptions {
   bool lod = true;  ///< false: every agent at full fidelity.
   /// Step of vehicles at level off (traffic::Config::off_step_s).
   double off_step_s = traffic::Config{}.off_step_s;
+  /// traffic::Config::route_trips_later (the caller calls share() before the first tick).
+  bool route_trips_later = false;
 };
 
 /// The simulations of one city. `crowd` is null when there are no pedestrians and no

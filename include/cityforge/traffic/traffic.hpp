@@ -81,6 +81,10 @@ struct Config {
   /// between their steps they cost nothing in the driving processor and their samples are
   /// extrapolated. <= dt_s: every tick. [Limit: >= 0]
   float off_step_s = 1.0f;
+  /// The initial trips are routed by share() (over ranks each rank routes those starting on
+  /// its lanes: the set-up's A* is dealt out, not run on every rank) or, without it, before
+  /// the first tick; not by create(). The same simulation either way.
+  bool route_trips_later = false;
 };
 
 /// Weather as the live viewer names it (docs/traffic.md, "Weather").

@@ -125,6 +125,10 @@ void plan_ahead(const Simulation::Impl& m, LaneState& st, const Trip* trip, std:
 /// After entering st.next: the old next2 becomes next, a new next2 is planned.
 void shift_plan(const Simulation::Impl& m, LaneState& st, const Trip* trip, std::uint32_t entity,
                 std::uint64_t salt);
+/// Initial vehicles, pool and parked vehicles (spawn.cpp); their trips and plans by
+/// finish_populate, at once or, with Config::route_trips_later, when share() or the first tick
+/// calls it (over ranks each rank routes the trips starting on its lanes).
+void finish_populate(Simulation::Impl& m);
 /// Initial vehicles, pool and parked vehicles (spawn.cpp).
 void populate(Simulation::Impl& m, const std::vector<ParkedVehicle>& parked);
 /// Plans a trip from `from` for a vehicle (spawn.cpp): a destination drawn by density and an

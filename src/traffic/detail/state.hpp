@@ -7,6 +7,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cityforge/core/ranks.hpp"
@@ -186,6 +187,9 @@ struct Simulation::Impl {
   std::shared_ptr<const Landmarks> landmarks;       ///< ALT tables when trips are on.
   tbb::enumerable_thread_specific<Router> routers;  ///< One A* workspace per thread.
   std::uint64_t arrivals_seen = 0;
+  /// Initial trip vehicles and their lanes, while their trips are not yet routed.
+  std::vector<std::pair<sim::Entity, LaneId>> pending_trips;
+  bool trips_pending = false;
 
   // Per moving chunk of the last tick (fixed20 sums), and their totals over every rank.
   std::vector<std::int64_t> chunk_distance;
