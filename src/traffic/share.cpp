@@ -79,6 +79,18 @@ struct HaloRecord {
   std::uint32_t moved_tick = 0;
 };
 
+/// What a rank's driving adds to the tick's figures (counters, integer sums), and what it held.
+struct TickSums {
+  std::array<std::uint64_t, kCounters> counters{};
+  std::uint64_t aborted = 0;  ///< Lane changes called off by its queues.
+  std::int64_t distance = 0;  ///< fixed20
+  std::int64_t speed = 0;     ///< fixed20
+  std::uint64_t driven = 0;
+  std::uint64_t own = 0;     ///< Moving vehicles it held.
+  std::uint64_t ids = 0;     ///< Their hashed ids, summed.
+  std::uint64_t pooled = 0;  ///< Pooled vehicles (records) following.
+};
+
 /// Kinds of the records of the halo exchange.
 enum : std::uint8_t {
   kStillHere = 0,  ///< Not driven since it was last sent: the receiver's copy is current.
@@ -341,8 +353,9 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   std::uint64_t own = 0;
   for (const std::uint32_t n : m.chunk_own)
     own += n;
-  // A sum of the own vehicles' hashed ids: with the count, it shows a vehicle lost or held by
-  // two ranks (whatever the order the sums are taken in).
+  // A sum of the hashed ids of the vehicles this rank held (those it drove, wherever they
+  // ended: one driven onto another rank's lane is this rank's until handed over): with the
+  // count, it shows a vehicle lost or held by two ranks, whatever the order of the sums.
   std::uint64_t ids = 0;
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
     const Rows::Columns& col = rows.cols[c];
@@ -352,17 +365,10 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
       }
     }
   }
-  w.put(delta);
-  w.put(m.own_aborted);
-  w.put(m.sum_distance);
-  w.put(m.sum_speed);
-  w.put(m.sum_driven);
-  w.put(own);
-  w.put(ids);
-  std::uint64_t pooled = 0;
+  TickSums mine{delta, m.own_aborted, m.sum_distance, m.sum_speed, m.sum_driven, own, ids, 0};
   for (const auto& p : m.chunk_pooled)
-    pooled += p.size();
-  w.put(pooled);
+    mine.pooled += p.size();
+  w.put(mine);
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
     const std::uint32_t o = rows.chunks[c].ordinal();
     for (const std::uint32_t row : m.chunk_pooled[o]) {
@@ -370,8 +376,7 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
       m.migrant[rows.cols[c].ents[row - rows.base[c]].index] = 0;
     }
   }
-  // Rows that ended on this rank this tick but were held elsewhere when it began are counted
-  // by the rank that drove them (m.migrant), so every row is counted once.
+  // The same over every moving vehicle.
   std::uint64_t all_ids = 0;
   for (const Rows::Columns& col : rows.cols) {
     for (const sim::Entity e : col.ents)
@@ -385,30 +390,17 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   sim::CommandWriter out = ctx.writer(kShareStream);
   const auto t1 = std::chrono::steady_clock::now();
   swap_messages(m, w.bytes(), "traffic exchange", [&](std::uint16_t r, ByteReader& in) {
-    std::array<std::uint64_t, kCounters> theirs{};
-    std::uint64_t aborted = 0;
-    std::int64_t distance = 0;
-    std::int64_t speed = 0;
-    std::uint64_t driven = 0;
-    std::uint64_t their_own = 0;
-    std::uint64_t their_ids = 0;
-    std::uint64_t n = 0;
-    get_or_fail(m, in, theirs, r, "counters");
-    get_or_fail(m, in, aborted, r, "counters");
-    get_or_fail(m, in, distance, r, "sums");
-    get_or_fail(m, in, speed, r, "sums");
-    get_or_fail(m, in, driven, r, "sums");
-    get_or_fail(m, in, their_own, r, "counts");
-    get_or_fail(m, in, their_ids, r, "counts");
-    get_or_fail(m, in, n, r, "pooled count");
-    add_counters(m.counters, theirs);
-    m.counters.lane_changes_aborted += aborted;
-    m.sum_distance += distance;
-    m.sum_speed += speed;
-    m.sum_driven += driven;
-    st.updates[r] += their_own;
-    total_own += their_own;
-    total_ids += their_ids;
+    TickSums theirs;
+    get_or_fail(m, in, theirs, r, "sums");
+    add_counters(m.counters, theirs.counters);
+    m.counters.lane_changes_aborted += theirs.aborted;
+    m.sum_distance += theirs.distance;
+    m.sum_speed += theirs.speed;
+    m.sum_driven += theirs.driven;
+    st.updates[r] += theirs.own;
+    total_own += theirs.own;
+    total_ids += theirs.ids;
+    const std::uint64_t n = theirs.pooled;
     for (std::uint64_t k = 0; k < n; ++k) {
       RowRecord rec;
       get_or_fail(m, in, rec, r, "pooled vehicle");
