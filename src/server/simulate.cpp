@@ -343,10 +343,10 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       opt.progress(line);
     }
   }
-  // The whole state on every rank (for the state hash), then every rank's exchange time, on
-  // rank 0 (collectives).
+  // The ticks' exchange figures, then the whole state on every rank (for the state hash; not
+  // counted in them), then every rank's exchange time, on rank 0 (collectives).
+  const traffic::ShareStats share = sim.share_stats();
   sim.gather_state();
-  const traffic::ShareStats& share = sim.share_stats();
   // Per rank: exchange, its packing and its transfer, the whole tick (seconds), bytes sent,
   // vehicles handed over.
   std::vector<std::array<double, 6>> rank_s(static_cast<std::size_t>(ranks.size()),

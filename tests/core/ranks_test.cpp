@@ -232,5 +232,33 @@ TEST(Agree, EveryRankGetsTheLowestFailingRanksErrorNamed) {
   });
 }
 
+// The personalised exchange (by default through all_gather; MPI_Alltoallv in the MPI module,
+// which the traffic's halo exchange runs over mpirun in tests/app/mpi_test.cpp): each rank gets,
+// in rank order, what every rank addressed to it, its own message included, empty ones too.
+TEST(AllToAll, EachRankGetsWhatEveryRankSentItInRankOrder) {
+  for (int n = 1; n <= 4; ++n) {
+    std::vector<std::vector<std::string>> got(static_cast<std::size_t>(n));
+    on_ranks(n, [&](const Ranks& ranks) {
+      std::vector<std::string> to(static_cast<std::size_t>(n));
+      for (int k = 0; k < n; ++k) {
+        // Rank 1 sends nothing to rank 0: an empty message arrives as one.
+        if (ranks.rank() == 1 && k == 0) continue;
+        to[static_cast<std::size_t>(k)] =
+            "from " + std::to_string(ranks.rank()) + " to " + std::to_string(k);
+      }
+      got[static_cast<std::size_t>(ranks.rank())] = ranks.all_to_all(to);
+    });
+    for (int r = 0; r < n; ++r) {
+      const std::vector<std::string>& in = got[static_cast<std::size_t>(r)];
+      ASSERT_EQ(in.size(), static_cast<std::size_t>(n)) << "n " << n << " rank " << r;
+      for (int k = 0; k < n; ++k) {
+        const std::string want =
+            k == 1 && r == 0 ? "" : "from " + std::to_string(k) + " to " + std::to_string(r);
+        EXPECT_EQ(in[static_cast<std::size_t>(k)], want) << "n " << n << " rank " << r;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cityforge
