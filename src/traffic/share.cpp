@@ -526,7 +526,10 @@ void gather_state(Simulation::Impl& m) {
       RowRecord rec = rows.record(m, c, i);
       rec.migrant = m.migrant[e];
       w.put(rec);
-      if (rec.migrant != 0U && !col.trip.empty()) w.put_vector(m.routes[e]);
+      if (rec.migrant != 0U) {
+        if (!col.trip.empty()) w.put_vector(m.routes[e]);
+        ++m.share_stats.migrations;  // Handed over here rather than at the next tick's start.
+      }
       m.migrant[e] = 0;
     }
   }

@@ -90,7 +90,7 @@ std::uint64_t hash_figures(const Stats& s) {
   return h;
 }
 
-void after_tick(Simulation& sim, int t, RunResult& out) {
+void after_tick(Simulation& sim, int t, RunResult& out, int gather_every = kGatherEvery) {
   out.figures.push_back(hash_figures(sim.stats()));
   if (t % 10 == 0) {
     out.placed.push_back(hash_positions(sim.positions()));
@@ -110,7 +110,7 @@ void after_tick(Simulation& sim, int t, RunResult& out) {
     }
     out.placed.push_back(hash_positions(near) ^ shown);
   }
-  if (t % kGatherEvery == kGatherEvery - 1) {
+  if (t % gather_every == gather_every - 1) {
     sim.gather_state();
     out.hashes.push_back(sim.state_hash());
   }
@@ -131,7 +131,8 @@ RunResult run_alone(std::uint32_t vehicles, int ticks) {
 }
 
 /// The same run on `np` thread ranks: every rank's result.
-std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks) {
+std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks,
+                                  int gather_every = kGatherEvery) {
   ThreadJob job(np);
   std::vector<RunResult> runs(static_cast<std::size_t>(np));
   // One partition for all (METIS keeps global state: it is not called from several threads).
@@ -150,7 +151,7 @@ std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks) {
       RunResult& out = runs[static_cast<std::size_t>(r)];
       for (int t = 0; t < ticks; ++t) {
         (*sim)->tick();
-        after_tick(**sim, t, out);
+        after_tick(**sim, t, out, gather_every);
       }
       // A second gather with no tick between changes nothing (vehicles handed over in the last
       // tick went with the first; none is held twice, which would stop the job).
@@ -252,6 +253,24 @@ TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
     EXPECT_EQ(s.exchanges, static_cast<std::uint64_t>(kTicks));
     EXPECT_EQ(runs[1].share.updates, s.updates);
   }
+}
+
+// A vehicle crossing a cut is handed over once, at the next tick's start or by a gather before
+// it: gathering every tick changes neither the simulation nor how many were handed over.
+TEST(TrafficShare, GatheringEveryTickHandsTheSameVehiclesOver) {
+  constexpr int kTicks = 200;
+  const auto handed = [](const std::vector<RunResult>& runs) {
+    std::uint64_t n = 0;
+    for (const RunResult& r : runs)
+      n += r.share.migrations;  // Each rank counts those it handed over.
+    return n;
+  };
+  const std::vector<RunResult> sparse = run_shared(2, 600, kTicks);
+  const std::vector<RunResult> every = run_shared(2, 600, kTicks, 1);
+  EXPECT_GT(handed(sparse), 0U);
+  EXPECT_EQ(handed(every), handed(sparse));
+  EXPECT_EQ(every[0].figures, sparse[0].figures);
+  EXPECT_EQ(every[0].hashes.back(), sparse[1].hashes.back());
 }
 
 TEST(TrafficShare, APartitionMustFitTheRanksAndTheNetwork) {
