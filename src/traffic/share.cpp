@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "cityforge/core/rng.hpp"
 #include "traffic/detail/processors.hpp"
@@ -149,16 +150,29 @@ struct Rows {
   }
   /// Writes a record into its row; the row must hold the same vehicle (else the ranks' worlds
   /// differ and the job stops). Returns the chunk.
-  std::size_t write(Simulation::Impl& m, const RowRecord& rec, std::uint16_t from) const {
-    if (rec.row >= size())
-      fail(m, "rank " + std::to_string(from) + " sent a row past the last one");
-    const std::size_t c = chunk_of(rec.row);
-    const Columns& col = cols[c];
-    const std::size_t i = rec.row - base[c];
-    if (col.ents[i].index != rec.entity) {
-      fail(m, "rank " + std::to_string(from) + " sent row " + std::to_string(rec.row) +
+  /// Where a row another rank named lies: its chunk and index. A row past the last, one that
+  /// holds another vehicle than `entity` (kNone: not checked) or a lane that is not one stops
+  /// the job (the ranks' worlds differ, or the message is not ours).
+  std::pair<std::size_t, std::size_t> locate(const Simulation::Impl& m, std::uint32_t row,
+                                             std::uint32_t entity, LaneId lane,
+                                             std::uint16_t from) const {
+    if (row >= size()) fail(m, "rank " + std::to_string(from) + " sent a row past the last one");
+    const std::size_t c = chunk_of(row);
+    const std::size_t i = row - base[c];
+    if (entity != kNone && cols[c].ents[i].index != entity) {
+      fail(m, "rank " + std::to_string(from) + " sent row " + std::to_string(row) +
                   " as another vehicle: the ranks' worlds differ");
     }
+    if (lane != kNone && lane >= m.net.lane_count()) {
+      fail(m, "rank " + std::to_string(from) + " sent a vehicle on lane " + std::to_string(lane) +
+                  ", past the last lane");
+    }
+    return {c, i};
+  }
+  /// Writes a record into its row (located as above). Returns the chunk.
+  std::size_t write(Simulation::Impl& m, const RowRecord& rec, std::uint16_t from) const {
+    const auto [c, i] = locate(m, rec.row, rec.entity, rec.lane.lane, from);
+    const Columns& col = cols[c];
     col.lane[i] = rec.lane;
     col.driver[i] = rec.driver;
     col.change[i] = rec.change;
@@ -290,22 +304,13 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
         if (kind == kStillHere) {
           std::uint32_t row = 0;
           get_or_fail(m, in, row, from, "halo row");
-          if (row >= rows.size())
-            fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
-          const std::size_t c = rows.chunk_of(row);
-          m.halo_tick[rows.cols[c].ents[row - rows.base[c]].index] = stamp;
+          const auto [c, i] = rows.locate(m, row, kNone, kNone, from);
+          m.halo_tick[rows.cols[c].ents[i].index] = stamp;
         } else if (kind == kHalo) {
           HaloRecord h;
           get_or_fail(m, in, h, from, "halo row");
-          if (h.row >= rows.size())
-            fail(m, "rank " + std::to_string(r) + " sent a row past the last one");
-          const std::size_t c = rows.chunk_of(h.row);
+          const auto [c, i] = rows.locate(m, h.row, h.entity, h.lane.lane, from);
           const Rows::Columns& col = rows.cols[c];
-          const std::size_t i = h.row - rows.base[c];
-          if (col.ents[i].index != h.entity) {
-            fail(m, "rank " + std::to_string(r) + " sent row " + std::to_string(h.row) +
-                        " as another vehicle: the ranks' worlds differ");
-          }
           col.lane[i] = h.lane;
           col.change[i] = h.change;
           col.driver[i].stopped_s = h.stopped_s;
@@ -357,12 +362,13 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   // ended: one driven onto another rank's lane is this rank's until handed over): with the
   // count, it shows a vehicle lost or held by two ranks, whatever the order of the sums.
   std::uint64_t ids = 0;
+  std::uint64_t all_ids = 0;  // The same over every moving vehicle.
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
     const Rows::Columns& col = rows.cols[c];
     for (std::size_t i = 0; i < col.ents.size(); ++i) {
-      if (holds(m, col.ents[i].index, col.lane[i].lane)) {
-        ids += hash_combine(0x5eed, col.ents[i].index);
-      }
+      const std::uint64_t h = hash_combine(0x5eed, col.ents[i].index);
+      all_ids += h;
+      if (holds(m, col.ents[i].index, col.lane[i].lane)) ids += h;
     }
   }
   TickSums mine{delta, m.own_aborted, m.sum_distance, m.sum_speed, m.sum_driven, own, ids, 0};
@@ -375,12 +381,6 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
       w.put(rows.record(m, c, row - rows.base[c]));
       m.migrant[rows.cols[c].ents[row - rows.base[c]].index] = 0;
     }
-  }
-  // The same over every moving vehicle.
-  std::uint64_t all_ids = 0;
-  for (const Rows::Columns& col : rows.cols) {
-    for (const sim::Entity e : col.ents)
-      all_ids += hash_combine(0x5eed, e.index);
   }
   m.counters.lane_changes_aborted += m.own_aborted;
   ShareStats& st = m.share_stats;

@@ -622,8 +622,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
           lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
           hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
         }
-        if (e - b < 2) lo = hi = Vec3{};  // lane_point gives the origin or its one point
-        if (e == b + 1) lo = hi = net.points[b];
+        if (e == b) lo = hi = Vec3{};  // lane_point gives the origin for a lane without points
         m.lane_box_lo[l] = lo;
         m.lane_box_hi[l] = hi;
       }

@@ -289,8 +289,11 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   }
   std::int64_t trips_wanted =
       std::llround(cfg.trip_share * static_cast<double>(m.target_vehicles)) - trips_now;
-  const auto draw_lane = [&](std::uint32_t attempt, Rng& rng) {
-    rng = Rng(m.seed, Stage::sim, hash_combine(ctx.tick, attempt), 6);
+  // An attempt's draws: its lane first, then (by vehicle length) where on it.
+  const auto attempt_rng = [&](std::uint32_t attempt) {
+    return Rng(m.seed, Stage::sim, hash_combine(ctx.tick, attempt), 6);
+  };
+  const auto draw_lane = [&](Rng& rng) {
     return net.spawn_lanes[draw_spawn_lane(m, rng.uniform01())];
   };
   // Whether the lane's queue leaves room for a vehicle between front and rear.
@@ -316,8 +319,8 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
           8U * static_cast<std::uint32_t>(std::clamp<std::int64_t>(deficit, 1, 4096));
       std::vector<std::uint8_t> bits(std::size_t{batch} * kVehicleTypes, 0);
       for (std::uint32_t a = 0; a < batch; ++a) {
-        Rng rng(m.seed, Stage::sim, 0);
-        const LaneId l = draw_lane(first + a, rng);
+        Rng rng = attempt_rng(first + a);
+        const LaneId l = draw_lane(rng);
         if (m.lane_part[l] != m.part) continue;
         const float len = net.length_m[l];
         for (std::size_t t = 0; t < kVehicleTypes; ++t) {
@@ -349,8 +352,8 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
       const VehicleParams& p = cfg.params[dr[i].type];
       bool done = false;
       for (int tries = 0; tries < 8 && !done; ++tries, ++attempt) {
-        Rng rng(m.seed, Stage::sim, 0);
-        const LaneId lane = draw_lane(attempt, rng);
+        Rng rng = attempt_rng(attempt);
+        const LaneId lane = draw_lane(rng);
         const float len = net.length_m[lane];
         if (len < p.length_m + 25.0f) continue;
         const float front = static_cast<float>(rng.uniform(p.length_m + 2.0, len - 20.0));
