@@ -159,16 +159,17 @@ struct Stats {
   std::vector<std::string> warnings;
 };
 
-/// What sharing the driving over ranks did (Simulation::share); one rank: ranks 1, the rest 0.
-/// Every figure but exchange_s is the same on every rank.
+/// What partitioning the traffic over ranks did (Simulation::share); one rank: ranks 1, the
+/// rest 0. The cut, `updates`, `exchanges` and `halo_lanes` are the same on every rank; the
+/// bytes, hand-overs and times are this rank's (`cityforge simulate` gathers them on rank 0).
 struct ShareStats {
   std::uint32_t ranks = 1;
   std::uint32_t cut_lanes = 0;         ///< Lanes with a successor driven by another rank.
   std::uint32_t cut_links = 0;         ///< Lane-to-successor links between ranks.
   std::vector<double> part_weight;     ///< Per rank: expected vehicles of its lanes.
   std::vector<std::uint64_t> updates;  ///< Per rank: vehicle updates it ran, summed over ticks.
-  std::vector<std::uint64_t> bytes;    ///< Per rank: bytes it sent, summed over ticks.
-  std::uint64_t migrations = 0;        ///< Vehicles handed over to another rank (whole).
+  std::vector<std::uint64_t> bytes;    ///< [this rank]: bytes it sent, summed over ticks.
+  std::uint64_t migrations = 0;        ///< Vehicles this rank handed over to another (whole).
   std::uint64_t exchanges = 0;         ///< Ticks exchanged.
   std::uint32_t halo_lanes = 0;        ///< Lanes in some other rank's halo.
   std::uint64_t halo_bytes = 0;        ///< This rank's bytes of halo and handed-over vehicles.
