@@ -518,7 +518,8 @@ int simulate(server::SimulateOptions opt, int threads, bool quiet) {
 
 int serve(const server::ServeOptions& opt) {
   if (Status s = server::serve(opt, std::cout); !s) {
-    std::cerr << "serve: " << s.error().to_string() << "\n";
+    // Over ranks every rank has the same error: rank 0 says it.
+    if (ranks().rank() == 0) std::cerr << "serve: " << s.error().to_string() << "\n";
     return s.error().code == ErrorCode::invalid_input ? kExitInvalidInput : kExitFailure;
   }
   return 0;
@@ -919,14 +920,20 @@ int main(int argc, char** argv) {
   }
   // Ctrl-C and SIGTERM stop cleanly (serve has its own handling: it stops serving).
   if (!sv->parsed()) stop_cleanly_on_signals();
-  // Under mpirun (or srun), generate and import share the work over the ranks, and simulate
-  // its traffic; the other commands are one process.
+  // Under mpirun (or srun), generate and import share the work over the ranks, simulate and
+  // serve --live their traffic and crowd; the other commands are one process.
   if (started_by_mpi_launcher()) {
-    if (!g->parsed() && !im->parsed() && !sc->parsed()) {
+    if (sv->parsed() && !vo.live) {
       return fail(Error::invalid_input(
           "mpirun",
-          "only `generate`, `import` and `simulate` run on several ranks; start this command "
-          "alone"));
+          "serve shares only its live simulation over ranks: add --live, or start it "
+          "without mpirun"));
+    }
+    if (!g->parsed() && !im->parsed() && !sc->parsed() && !sv->parsed()) {
+      return fail(Error::invalid_input(
+          "mpirun",
+          "only `generate`, `import`, `simulate` and `serve --live` run on several ranks; start "
+          "this command alone"));
     }
 #ifdef CITYFORGE_HAVE_MPI
     Result<std::unique_ptr<Ranks>> opened = mpi::open_ranks(&argc, &argv);
@@ -944,7 +951,12 @@ int main(int argc, char** argv) {
   if (b->parsed()) return finish(exporter::write_one_building(one, warn), one_quiet);
   if (wc->parsed()) return finish(exporter::run_wfc(wo), wfc_quiet);
   if (isl->parsed()) return island(io, island_quiet);
-  if (sv->parsed()) return serve(vo);
+  if (sv->parsed()) {
+#ifdef CITYFORGE_HAVE_MPI
+    if (g_mpi) vo.ranks = g_mpi.get();
+#endif
+    return serve(vo);
+  }
   if (sc->parsed()) {
     so.record = !no_record;
     so.lod = !no_lod;

@@ -12,8 +12,10 @@
 #include <string_view>
 
 #include "cityforge/core/assert.hpp"
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/dressing/dressing.hpp"
 #include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/partition.hpp"
 
 namespace fs = std::filesystem;
 
@@ -193,6 +195,45 @@ Result<CitySim> build_city_sim(const CitySimOptions& opt) {
   if (!c) return c.error();
   out.crowd = std::move(*c);
   return out;
+}
+
+Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std::uint64_t seed) {
+  traffic::Simulation& sim = *city.traffic;
+  // Rank 0 cuts, the others take its partition (ranks may run different METIS builds); a
+  // failure there (METIS) reaches every rank.
+  traffic::Partition partition;
+  std::string cut_bytes;
+  Status cut_status = Ok{};
+  if (ranks.rank() == 0) {
+    Result<traffic::Partition> cut =
+        traffic::partition_network(sim.network(), static_cast<std::uint32_t>(ranks.size()), seed);
+    if (cut) {
+      ByteWriter w;
+      w.put(cut->parts);
+      w.put_vector(cut->lane_part);
+      w.put_vector(cut->part_weight);
+      w.put(cut->units);
+      w.put(cut->cut_links);
+      w.put(cut->cut_lanes);
+      cut_bytes = w.take();
+    } else {
+      cut_status = cut.error();
+    }
+  }
+  if (ranks.size() > 1) cut_bytes = ranks.broadcast(cut_bytes);
+  if (cut_status) {
+    ByteReader r(cut_bytes, "partition");
+    if (cut_bytes.empty() || !r.get(partition.parts) || !r.get_vector(partition.lane_part) ||
+        !r.get_vector(partition.part_weight) || !r.get(partition.units) ||
+        !r.get(partition.cut_links) || !r.get(partition.cut_lanes)) {
+      cut_status = Error::internal("partition", "rank 0 sent no partition of the lane graph");
+    }
+  }
+  if (Status st = agree(ranks, cut_status); !st) return st.error();
+  if (Status st = sim.share(ranks, partition); !st) return st.error();
+  // The crowd's full-fidelity agents are dealt out too (docs/crowd.md).
+  if (city.crowd != nullptr && ranks.size() > 1) city.crowd->share(ranks);
+  return partition;
 }
 
 VehicleLod::VehicleLod(bool enabled)

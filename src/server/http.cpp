@@ -311,6 +311,7 @@ std::string Server::live_stats() const {
   j["players"] = st.players;
   j["casualties"] = st.casualties;
   j["hits_refused"] = st.hits_refused;
+  j["ranks"] = st.ranks;
   if (st.players > 0) {
     j["player"] = {
         {"lane", st.player_lane}, {"s_m", st.player_s_m}, {"speed_mps", st.player_speed_mps}};

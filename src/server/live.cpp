@@ -5,18 +5,27 @@
 // hands, unchanged, to every client. Clients steer the shared environment (weather, densities,
 // clock), the levels of detail (the latest viewer) and their own car, which is snapped to the
 // nearest vehicle lane and kept there as a traffic obstacle and a crowd hazard.
+//
+// Under mpirun the simulations are shared over the ranks as `simulate` shares them. Rank 0 alone
+// keeps the clock, the clients and the stream: before each tick its simulation thread sends the
+// other ranks what it applied (the clients' controls and the cars that went, in its order), and
+// every rank applies the same and ticks; after the tick every rank holds the whole state
+// (Simulation::gather_state), so the levels of detail agree and rank 0 encodes every vehicle.
 #include "cityforge/server/live.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <numbers>
+#include <string>
 #include <thread>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/roads/roads.hpp"
@@ -118,6 +127,47 @@ struct Player {
   Clock::time_point last_update;
 };
 
+/// What rank 0's simulation thread applied before a tick, sent to the other ranks (follow()):
+/// the clients' controls in the order applied, then the clients whose car went (they left, or
+/// sent nothing for kPlayerTimeoutS). `stop`: rank 0 stops; no tick follows.
+struct TickInput {
+  bool stop = false;
+  std::vector<std::pair<std::uint64_t, Control>> controls;
+  std::vector<std::uint64_t> dropped;
+};
+
+std::string encode(const TickInput& in) {
+  ByteWriter w;
+  w.put<std::uint8_t>(in.stop ? 1 : 0);
+  w.put<std::uint64_t>(in.controls.size());
+  for (const auto& [client, c] : in.controls) {
+    w.put(client);
+    w.put(c);
+  }
+  w.put_vector(in.dropped);
+  return w.take();
+}
+
+Result<TickInput> decode(const std::string& bytes) {
+  ByteReader r(bytes, "live tick input from rank 0");
+  TickInput in;
+  std::uint8_t stop = 0;
+  std::uint64_t n = 0;
+  if (Status st = r.get(stop); !st) return st.error();
+  if (Status st = r.get(n); !st) return st.error();
+  in.stop = stop != 0;
+  for (std::uint64_t k = 0; k < n; ++k) {
+    std::uint64_t client = 0;
+    Control c;
+    if (Status st = r.get(client); !st) return st.error();
+    if (Status st = r.get(c); !st) return st.error();
+    in.controls.emplace_back(client, c);
+  }
+  if (Status st = r.get_vector(in.dropped); !st) return st.error();
+  if (!r.done()) return Error::internal("live", "a tick input from rank 0 longer than its parts");
+  return in;
+}
+
 double wrap_hour(double h) {
   h = std::fmod(h, 24.0);
   return h < 0 ? h + 24.0 : h;
@@ -127,6 +177,7 @@ double wrap_hour(double h) {
 
 struct LiveSim::Impl {
   LiveOptions opt;
+  const Ranks* ranks = &single_rank();
   CitySim city;
   VehicleLod vehicle_lod{true};
   traffic::RecordingInfo info;
@@ -171,7 +222,13 @@ struct LiveSim::Impl {
 
   void run();
   void step(double ticks_per_s);
-  void apply_controls();
+  /// Over ranks: whether this is rank 0 (clock, clients, stream), and whether there are others.
+  bool lead() const { return ranks->rank() == 0; }
+  bool shared() const { return ranks->size() > 1; }
+  /// Rank 0: applies the queued controls, the cars whose client left or went quiet; returns
+  /// what it applied, for the other ranks. replay(): the others apply the same.
+  TickInput apply_controls();
+  void replay(const TickInput& in);
   void apply(std::uint64_t client, const Control& c, bool* env_changed);
   void drop_player(std::uint64_t client);
   void knock_down(std::uint64_t client, std::uint32_t pedestrian);
@@ -188,15 +245,21 @@ LiveSim::~LiveSim() { stop(); }
 Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->opt = options;
+  if (options.ranks != nullptr) impl->ranks = options.ranks;
+  const Ranks& ranks = *impl->ranks;
   CitySimOptions copt;
   copt.dir = options.dir;
   copt.dt_s = kDt;
   copt.vehicles = options.vehicles;
   copt.pedestrians = options.pedestrians;
   copt.seed = options.seed;
+  copt.route_trips_later = true;  // share_city_sim deals the initial trips' routing to the ranks.
   Result<CitySim> city = build_city_sim(copt);
-  if (!city) return city.error();
+  // Every rank reads the folder; a failure on any (a file one cannot read) stops them all.
+  if (Status st = agree(ranks, city ? Status(Ok{}) : Status(city.error())); !st) return st.error();
   impl->city = std::move(*city);
+  if (Result<traffic::Partition> shared = share_city_sim(impl->city, ranks, options.seed); !shared)
+    return shared.error();
   traffic::Simulation& sim = *impl->city.traffic;
   impl->info = sim.recording_info(options.seed);
   traffic::StreamConfig sc;
@@ -222,6 +285,7 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   impl->stats.fog = impl->fog;
   impl->stats.vehicles = impl->vehicles;
   impl->stats.pedestrians = impl->pedestrians;
+  impl->stats.ranks = static_cast<std::uint32_t>(ranks.size());
 
   const double frame_hz = 1.0 / kDt;  // Per simulated second; "speed" scales it to wall time.
   const nlohmann::ordered_json h = nlohmann::ordered_json::parse(traffic::stream_hello_json(
@@ -239,14 +303,31 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   impl->hello = std::make_shared<const std::string>(hello.dump());
   // Made here, before the simulation thread starts: summary() is asked for while it runs.
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "live: %u vehicles (capacity %u), %u pedestrians, %.0f ticks/s (dt %.1f s x "
-                "speed %g), stream at /live, figures at /live/stats",
-                impl->vehicles, sim.stats().capacity, impl->pedestrians, options.speed / kDt, kDt,
-                options.speed);
+  std::snprintf(
+      buf, sizeof buf,
+      "live: %u vehicles (capacity %u), %u pedestrians, %.0f ticks/s (dt %.1f s x "
+      "speed %g)%s, stream at /live, figures at /live/stats",
+      impl->vehicles, sim.stats().capacity, impl->pedestrians, options.speed / kDt, kDt,
+      options.speed,
+      ranks.size() > 1 ? (" over " + std::to_string(ranks.size()) + " MPI ranks").c_str() : "");
   impl->summary = buf;
   impl->publish_env();
   return std::unique_ptr<LiveSim>(new LiveSim(std::move(impl)));
+}
+
+void LiveSim::follow() {
+  Impl& m = *m_impl;
+  if (m.lead()) return;
+  for (;;) {
+    Result<TickInput> in = decode(m.ranks->broadcast(std::string()));
+    if (!in) {  // Not reached unless ranks run different builds: the job cannot go on.
+      std::fprintf(stderr, "error: rank %d: %s\n", m.ranks->rank(), in.error().to_string().c_str());
+      m.ranks->abort(1);
+    }
+    if (in->stop) return;
+    m.replay(*in);
+    m.step(0);
+  }
 }
 
 void LiveSim::start(FrameSink frames, TextSink env) {
@@ -301,11 +382,17 @@ void LiveSim::Impl::run() {
   double ticks_per_s = 0;
   int catch_up = 0;
   for (;;) {
+    bool stop = false;
     {
       std::unique_lock lock(run_mutex);
-      if (run_cv.wait_until(lock, due, [this] { return stopping; })) return;
+      stop = run_cv.wait_until(lock, due, [this] { return stopping; });
     }
-    apply_controls();
+    if (stop) {
+      if (shared()) ranks->broadcast(encode(TickInput{true, {}, {}}));  // The others return.
+      return;
+    }
+    const TickInput applied = apply_controls();
+    if (shared()) ranks->broadcast(encode(applied));
     step(ticks_per_s);
     const auto now = Clock::now();
     const std::uint64_t ticks = city.traffic->stats().ticks;
@@ -346,12 +433,16 @@ void LiveSim::Impl::step(double ticks_per_s) {
     people->set_viewer(viewer);
     people->tick(&sim);
   }
+  // Over ranks: every vehicle as it is now, on every rank (the levels of detail below read them
+  // all, and rank 0 streams them).
+  if (shared()) sim.gather_state();
   // 2. Levels of detail of the vehicles from the latest viewer.
   std::vector<traffic::VehicleSample> moving = sim.samples(false);
   if (sim.time_s() + 1e-9 >= next_vehicle_lod_s) {
     vehicle_lod.update(sim, moving, viewer);
     next_vehicle_lod_s = sim.time_s() + kVehicleLodEveryS;
   }
+  if (!lead()) return;  // Rank 0 alone streams.
   // 3. The frame: moving vehicles, players, pedestrians, lights and walks.
   agents = std::move(moving);
   for (traffic::VehicleSample& v : agents)
@@ -399,29 +490,38 @@ void LiveSim::Impl::step(double ticks_per_s) {
   if (frame_sink) frame_sink(frame);
 }
 
-void LiveSim::Impl::apply_controls() {
-  std::vector<std::pair<std::uint64_t, Control>> todo;
-  std::vector<std::uint64_t> left;
+TickInput LiveSim::Impl::apply_controls() {
+  TickInput in;
   {
     std::lock_guard lock(control_mutex);
-    todo.swap(controls);
-    left.swap(gone);
+    in.controls.swap(controls);
+    in.dropped.swap(gone);
   }
   bool env_changed = false;
-  for (const auto& [client, c] : todo)
+  for (const auto& [client, c] : in.controls)
     apply(client, c, &env_changed);
-  for (std::uint64_t client : left)
+  for (std::uint64_t client : in.dropped)
     drop_player(client);
-  // Players whose client went quiet.
+  // Players whose client went quiet (rank 0's clock decides, the others are told).
   const auto now = Clock::now();
   for (auto it = players.begin(); it != players.end();) {
     const auto next = std::next(it);
     if (now - it->second.last_update > std::chrono::duration<double>(kPlayerTimeoutS)) {
+      in.dropped.push_back(it->first);
       drop_player(it->first);
     }
     it = next;
   }
   if (env_changed) publish_env();
+  return in;
+}
+
+void LiveSim::Impl::replay(const TickInput& in) {
+  bool env_changed = false;
+  for (const auto& [client, c] : in.controls)
+    apply(client, c, &env_changed);
+  for (std::uint64_t client : in.dropped)
+    drop_player(client);
 }
 
 void LiveSim::Impl::apply(std::uint64_t client, const Control& c, bool* env_changed) {

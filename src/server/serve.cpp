@@ -19,6 +19,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cityforge/core/ranks.hpp"
 #include "cityforge/server/scenario.hpp"
 #include "http.hpp"
 
@@ -34,12 +35,19 @@ constexpr std::array<std::string_view, 7> kCityFiles = {
     "city.glb",      "tiles/tileset.json", "lanes.json", "layout.geojson",
     "traffic.cfrec", "shepherds.json",     "island.glb"};
 
-}  // namespace
+/// What serve() reads before it listens: the city folder, the viewer's, an island's session
+/// and a scenario.
+struct Prepared {
+  fs::path city;
+  std::optional<fs::path> viewer;
+  std::optional<islands::IslandSession> island;
+  std::optional<Scenario> scenario;
+  std::shared_ptr<const std::string> scenario_text;
+};
 
-Status serve(const ServeOptions& options, std::ostream& out) {
-  using detail::LiveHub;
-  using detail::Server;
-  // 1. The folders.
+/// The checks of step 1. `lead`: this process serves files (rank 0): the viewer and an island
+/// are its alone.
+Status prepare(const ServeOptions& options, bool lead, Prepared& p) {
   std::error_code ec;
   if (!fs::is_directory(options.dir, ec)) {
     return Error::invalid_input("", "OUT_DIR '" + options.dir +
@@ -56,9 +64,8 @@ Status serve(const ServeOptions& options, std::ostream& out) {
                 "tiles/tileset.json, lanes.json, layout.geojson, traffic.cfrec, "
                 "shepherds.json, island.glb)");
   }
-  std::optional<fs::path> viewer;
-  std::string root = options.root;
-  if (root.empty()) {
+  std::string root = lead ? options.root : std::string();
+  if (lead && root.empty()) {
     // $CITYFORGE_VIEWER, else the viewer this binary was built next to (when built).
     const char* env = std::getenv("CITYFORGE_VIEWER");
     if (env != nullptr) {
@@ -73,23 +80,21 @@ Status serve(const ServeOptions& options, std::ostream& out) {
           "", std::string(options.root.empty() ? "CITYFORGE_VIEWER" : "--root") + " '" + root +
                   "' is not a folder");
     }
-    viewer = fs::canonical(root, ec);
+    p.viewer = fs::canonical(root, ec);
   }
-  const fs::path city = fs::canonical(options.dir, ec);
+  p.city = fs::canonical(options.dir, ec);
+  const fs::path& city = p.city;
 
   // An island folder (`cityforge island`), made again from its stats.json before anything
   // starts: the viewer's island page edits it and the files are written back.
-  std::optional<islands::IslandSession> island;
-  if (fs::is_regular_file(city / "island.glb", ec) &&
+  if (lead && fs::is_regular_file(city / "island.glb", ec) &&
       fs::is_regular_file(city / "stats.json", ec)) {
     Result<islands::IslandSession> session = islands::IslandSession::open(city.string());
     if (!session) return session.error();
-    island.emplace(std::move(*session));
+    p.island.emplace(std::move(*session));
   }
 
   // A scenario is checked whole before anything listens: a bad one is a message, not a server.
-  std::optional<Scenario> scenario;
-  std::shared_ptr<const std::string> scenario_text;
   if (!options.scenario.empty()) {
     if (!options.live) {
       return Error::invalid_input("", "--scenario '" + options.scenario +
@@ -98,15 +103,16 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     }
     Result<Scenario> loaded = load_scenario(options.scenario, city.string());
     if (!loaded) return loaded.error();
-    scenario.emplace(std::move(*loaded));
-    scenario_text = std::make_shared<const std::string>(scenario_json(*scenario) + "\n");
+    p.scenario.emplace(std::move(*loaded));
+    p.scenario_text = std::make_shared<const std::string>(scenario_json(*p.scenario) + "\n");
   }
+  return Ok{};
+}
 
-  // 2. Listen.
-  asio::io_context io;
-  tcp::acceptor acceptor(io);
+/// Step 2: binds and listens on the options' host and port.
+Status listen(const ServeOptions& options, tcp::acceptor& acceptor, asio::ip::address& address) {
   boost::system::error_code bec;
-  const asio::ip::address address = asio::ip::make_address(options.host, bec);
+  address = asio::ip::make_address(options.host, bec);
   if (bec) {
     return Error::invalid_input("", "--host '" + options.host + "' is not an IP address");
   }
@@ -123,7 +129,38 @@ Status serve(const ServeOptions& options, std::ostream& out) {
                                   : "") +
                              ": " + bec.message());
   }
-  const unsigned short port = acceptor.local_endpoint().port();
+  return Ok{};
+}
+
+}  // namespace
+
+Status serve(const ServeOptions& options, std::ostream& out) {
+  using detail::LiveHub;
+  using detail::Server;
+  // Under mpirun every rank checks and builds; rank 0 alone listens, serves and streams.
+  const Ranks& ranks = options.ranks != nullptr ? *options.ranks : single_rank();
+  const bool lead = ranks.rank() == 0;
+  if (ranks.size() > 1 && !options.live) {
+    return Error::invalid_input("mpirun",
+                                "serve shares only its live simulation over ranks: add --live, "
+                                "or start it without mpirun");
+  }
+  // 1. The folders (an error on any rank stops every rank, rank 0's told first).
+  Prepared prepared;
+  if (Status st = agree(ranks, prepare(options, lead, prepared)); !st) return st;
+  const fs::path& city = prepared.city;
+  std::optional<fs::path>& viewer = prepared.viewer;
+  std::optional<islands::IslandSession>& island = prepared.island;
+  const std::optional<Scenario>& scenario = prepared.scenario;
+  const std::shared_ptr<const std::string>& scenario_text = prepared.scenario_text;
+
+  // 2. Listen (rank 0).
+  asio::io_context io;
+  tcp::acceptor acceptor(io);
+  asio::ip::address address;
+  if (Status st = agree(ranks, lead ? listen(options, acceptor, address) : Status(Ok{})); !st)
+    return st;
+  const unsigned short port = lead ? acceptor.local_endpoint().port() : 0;
   const std::string host = address.is_v6() ? "[" + options.host + "]" : options.host;
 
   // 3. The live simulation, built before the URL is printed so that /live answers at once.
@@ -135,6 +172,7 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     lo.pedestrians = options.pedestrians;
     lo.seed = options.seed;
     lo.speed = options.speed;
+    lo.ranks = &ranks;
     if (scenario) {
       lo.seed = scenario->seed;
       lo.vehicles = scenario->vehicles;
@@ -147,6 +185,14 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     Result<std::unique_ptr<LiveSim>> made = LiveSim::create(lo);
     if (!made) return Error::invalid_input("error", made.error().to_string());
     live = std::move(*made);
+  }
+  // The other ranks tick with rank 0 until it stops. Ctrl-C or mpirun's SIGTERM reaches every
+  // rank: rank 0 alone decides, and tells them (a rank that died mid-tick would stall rank 0).
+  if (!lead) {
+    std::signal(SIGINT, SIG_IGN);
+    std::signal(SIGTERM, SIG_IGN);
+    live->follow();
+    return Ok{};
   }
   // 4. Live sessions run on one I/O thread; the HTTP connections accepted onto the same
   // context use their sockets synchronously on threads of their own.

@@ -180,41 +180,13 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   // Over MPI ranks: the lane graph cut by METIS, one part per rank, and the driving shared.
   const Ranks& ranks = opt.ranks != nullptr ? *opt.ranks : single_rank();
   const bool lead = ranks.rank() == 0;
-  traffic::Partition partition;
   double partition_s = 0;
+  traffic::Partition partition;
   {
     const auto t0 = Clock::now();
-    // Rank 0 cuts, the others take its partition (ranks may run different METIS builds); a
-    // failure there (METIS) reaches every rank.
-    std::string cut_bytes;
-    Status cut_status = Ok{};
-    if (lead) {
-      Result<traffic::Partition> cut = traffic::partition_network(
-          sim.network(), static_cast<std::uint32_t>(ranks.size()), opt.seed);
-      if (cut) {
-        ByteWriter w;
-        w.put(cut->parts);
-        w.put_vector(cut->lane_part);
-        w.put_vector(cut->part_weight);
-        w.put(cut->units);
-        w.put(cut->cut_links);
-        w.put(cut->cut_lanes);
-        cut_bytes = w.take();
-      } else {
-        cut_status = cut.error();
-      }
-    }
-    if (ranks.size() > 1) cut_bytes = ranks.broadcast(cut_bytes);
-    if (cut_status) {
-      ByteReader r(cut_bytes, "partition");
-      if (cut_bytes.empty() || !r.get(partition.parts) || !r.get_vector(partition.lane_part) ||
-          !r.get_vector(partition.part_weight) || !r.get(partition.units) ||
-          !r.get(partition.cut_links) || !r.get(partition.cut_lanes)) {
-        cut_status = Error::internal("partition", "rank 0 sent no partition of the lane graph");
-      }
-    }
-    if (Status st = agree(ranks, cut_status); !st) return st.error();
-    if (Status st = sim.share(ranks, partition); !st) return st.error();
+    Result<traffic::Partition> shared = share_city_sim(*city, ranks, opt.seed);
+    if (!shared) return shared.error();
+    partition = std::move(*shared);
     partition_s = seconds_since(t0);
   }
   if (opt.warning && lead) {
@@ -223,8 +195,6 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   }
   // 2. The crowd's viewer and events, and the vehicles' levels of detail.
   crowd::Crowd* people = city->crowd.get();
-  // Over ranks, the crowd's full-fidelity agents are dealt out too (docs/crowd.md).
-  if (people != nullptr && ranks.size() > 1) people->share(ranks);
   if (people) {
     people->set_viewer(viewer_at(*viewer, 0));
     for (const crowd::Event& e : events)

@@ -49,6 +49,25 @@ inline std::string slurp(const std::filesystem::path& p) {
   return ss.str();
 }
 
+/// `mpirun -np N ` with what Open MPI needs here (CI runs as root on 2 cores).
+inline std::string mpirun(int np) {
+  static const bool open_mpi =
+      run_command("mpirun --version").output.find("Open MPI") != std::string::npos;
+  std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun ";
+  if (open_mpi) cmd += "--oversubscribe ";
+  return cmd + "-np " + std::to_string(np) + " ";
+}
+
+/// Why MPI cannot be tested here, or "" when it can.
+inline std::string no_mpi() {
+#ifndef CITYFORGE_TEST_MPI
+  return "this build has no MPI (install libopenmpi-dev and reconfigure)";
+#else
+  if (run_command("mpirun --version").exit_code != 0) return "mpirun is not on PATH";
+  return "";
+#endif
+}
+
 /// A fresh, empty scratch folder unique to this process.
 inline std::filesystem::path temp_dir(const std::string& name) {
   const std::filesystem::path d = std::filesystem::temp_directory_path() /

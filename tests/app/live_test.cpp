@@ -37,6 +37,7 @@
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/roads/roads.hpp"
 #include "cityforge/traffic/network.hpp"
+#include "cityforge/traffic/partition.hpp"
 #include "cityforge/traffic/stream.hpp"
 
 extern char** environ;
@@ -68,15 +69,19 @@ fs::path small_city() {
   return dir;
 }
 
-/// `cityforge serve CITY --port 0 --live ...`, stopped with SIGTERM (which must exit 0).
+/// `cityforge serve CITY --port 0 --live ...`, stopped with SIGTERM (which must exit 0). With
+/// `ranks` > 0 under `mpirun -np RANKS` (stdout and stderr together): SIGTERM must stop rank 0
+/// cleanly ("serve: stopped"), no rank killed (mpirun itself exits 1 after passing a signal on).
 class Server {
  public:
-  explicit Server(std::vector<std::string> extra = {}, int pedestrians = 300) {
+  explicit Server(std::vector<std::string> extra = {}, int pedestrians = 300, int ranks = 0)
+      : m_ranks(ranks) {
     int out[2];
     if (::pipe(out) != 0) return;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+    if (ranks > 0) posix_spawn_file_actions_adddup2(&fa, out[1], STDERR_FILENO);
     posix_spawn_file_actions_addclose(&fa, out[0]);
     std::vector<std::string> args = {CITYFORGE_EXE,
                                      "serve",
@@ -89,6 +94,12 @@ class Server {
                                      "--pedestrians",
                                      std::to_string(pedestrians)};
     args.insert(args.end(), extra.begin(), extra.end());
+    if (ranks > 0) {
+      std::string line = "exec env " + clitest::mpirun(ranks);
+      for (const std::string& a : args)
+        line += a + " ";
+      args = {"/bin/sh", "-c", line};
+    }
     std::vector<char*> argv;
     for (std::string& a : args)
       argv.push_back(a.data());
@@ -98,13 +109,16 @@ class Server {
     for (char** e = environ; *e != nullptr; ++e)
       if (std::string(*e).rfind("CITYFORGE_VIEWER=", 0) != 0) env.push_back(*e);
     env.push_back(nullptr);
-    if (posix_spawn(&m_pid, CITYFORGE_EXE, &fa, nullptr, argv.data(), env.data()) != 0) m_pid = -1;
+    if (posix_spawn(&m_pid, argv[0], &fa, nullptr, argv.data(), env.data()) != 0) m_pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     ::close(out[1]);
     m_out = ::fdopen(out[0], "r");
     char line[512] = {};
-    if (m_pid < 0 || std::fgets(line, sizeof line, m_out) == nullptr) return;
-    url = line;
+    // The URL first (under mpirun, after anything the launcher says).
+    for (int i = 0; m_pid > 0 && i < 50 && url.rfind("http://", 0) != 0; ++i) {
+      if (std::fgets(line, sizeof line, m_out) == nullptr) return;
+      url = line;
+    }
     if (url.rfind("http://127.0.0.1:", 0) == 0) port = std::stoi(url.substr(17));
     if (std::fgets(line, sizeof line, m_out) != nullptr) live_line = line;
   }
@@ -113,7 +127,17 @@ class Server {
       ::kill(m_pid, SIGTERM);
       int status = 0;
       ::waitpid(m_pid, &status, 0);
-      EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "no clean shutdown";
+      if (m_ranks == 0) {
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "no clean shutdown";
+      } else {
+        std::string rest;
+        char line[512];
+        while (m_out && std::fgets(line, sizeof line, m_out) != nullptr)
+          rest += line;
+        EXPECT_TRUE(WIFEXITED(status)) << "mpirun killed";
+        EXPECT_NE(rest.find("serve: stopped"), std::string::npos) << "no clean shutdown:\n" << rest;
+        EXPECT_EQ(rest.find("signal"), std::string::npos) << "a rank was killed:\n" << rest;
+      }
     }
     if (m_out) std::fclose(m_out);
   }
@@ -134,6 +158,7 @@ class Server {
   std::string live_line;
 
  private:
+  int m_ranks = 0;
   pid_t m_pid = -1;
   FILE* m_out = nullptr;
 };
@@ -625,8 +650,10 @@ Vec3 point_at(const traffic::Network& net, traffic::LaneId lane, double s, doubl
   return net.points[net.point_begin[lane + 1] - 1];
 }
 
-TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
-  Server s;
+/// The player's car parked 25 m in front of a moving vehicle on a single lane (one of `lanes`
+/// when given): it is streamed where it was put, the vehicle stops behind it, nothing on its
+/// lane runs into it, and player_off removes it.
+void expect_player_car_stops_traffic(const Server& s, const std::vector<bool>* lanes = nullptr) {
   Result<traffic::LanesFile> file =
       traffic::load_lanes_json((small_city() / "lanes.json").string());
   ASSERT_TRUE(file.ok());
@@ -651,6 +678,7 @@ TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
       if (v.kind == traffic::EntityKind::pedestrian || v.speed_mps < 3) continue;
       for (traffic::LaneId l : net.spawn_lanes) {
         if (net.left[l] != traffic::kNoLane || net.right[l] != traffic::kNoLane) continue;
+        if (lanes != nullptr && !(*lanes)[l]) continue;
         const OnLane p = project(net, l, v.position.x, v.position.y);
         if (p.d > 0.5 ||
             p.dir_x * std::cos(v.heading_rad) + p.dir_y * std::sin(v.heading_rad) < 0.95)
@@ -724,6 +752,119 @@ TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
     });
   }
   EXPECT_TRUE(gone);
+}
+
+TEST(LiveServe, PlayerCarIsStreamedAndTrafficStopsBehindIt) {
+  Server s;
+  expect_player_car_stops_traffic(s);
+}
+
+/// Every agent, light and walk of a frame as bytes (not the rate the server measured).
+std::string frame_content(const traffic::StreamFrame& f) {
+  std::string out;
+  const auto put = [&out](const auto& v) {
+    out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  };
+  put(f.tick);
+  put(f.time_s);
+  for (const traffic::VehicleSample& v : f.agents) {
+    put(v.id);
+    put(v.kind);
+    put(v.flags);
+    put(v.position.x);
+    put(v.position.y);
+    put(v.position.z);
+    put(v.heading_rad);
+    put(v.speed_mps);
+    put(v.lod);
+    put(v.state);
+    put(v.variant);
+  }
+  for (const traffic::LightState l : f.lights)
+    put(l);
+  for (const traffic::WalkState w : f.walks)
+    put(w);
+  return out;
+}
+
+/// The content of every frame a client decodes, by tick, until tick `last` (or 30 s).
+std::map<std::uint64_t, std::string> frames_until(const Server& s, std::uint64_t last) {
+  std::map<std::uint64_t, std::string> out;
+  Joined j;
+  if (!join(j, s.port)) return out;
+  traffic::StreamDecoder dec(config_of(j.hello));
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < end) {
+    std::optional<Message> m = j.client.next_frame();
+    if (!m) break;
+    Result<traffic::StreamFrame> f = dec.decode(bytes(*m));
+    if (!f.ok()) continue;
+    out[f->tick] = frame_content(*f);
+    if (f->tick >= last) break;
+  }
+  return out;
+}
+
+// Under mpirun the live simulation is shared over the ranks (docs/live.md, "Over MPI ranks"):
+// without a client steering it, the stream is the one process's, frame for frame, for 2 and 3
+// ranks (vehicles, pedestrians, their levels of detail, lights and walks).
+TEST(LiveServe, OverMpiRanksTheStreamIsTheSameAsOneProcess) {
+  if (const std::string why = clitest::no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  constexpr std::uint64_t kLast = 150;  // 15 simulated seconds, at speed 4.
+  std::map<std::uint64_t, std::string> alone;
+  {
+    Server s({"--speed", "4"});
+    ASSERT_GT(s.port, 0) << s.url;
+    alone = frames_until(s, kLast);
+  }
+  ASSERT_FALSE(alone.empty());
+  for (const int np : {2, 3}) {
+    Server s({"--speed", "4"}, 300, np);
+    ASSERT_GT(s.port, 0) << s.url;
+    EXPECT_NE(s.live_line.find("over " + std::to_string(np) + " MPI ranks"), std::string::npos)
+        << s.live_line;
+    EXPECT_EQ(s.stats()["ranks"], np);
+    const std::map<std::uint64_t, std::string> shared = frames_until(s, kLast);
+    int compared = 0;
+    for (const auto& [tick, content] : shared) {
+      const auto it = alone.find(tick);
+      if (it == alone.end()) continue;
+      ++compared;
+      EXPECT_TRUE(it->second == content)
+          << np << " ranks: the frame of tick " << tick << " differs";
+      if (it->second != content) break;
+    }
+    EXPECT_GE(compared, 50) << np << " ranks: too few frames in common";
+  }
+}
+
+// The clients' controls reach every rank: a player's car parked on a lane of rank 1 (the cut
+// the server makes: METIS is seeded) stops the vehicle behind it, and a density change applies
+// on every rank (a rank that missed it would fail the exchange's count check and stop the job).
+TEST(LiveServe, OverMpiRanksAPlayersCarStopsTheTrafficOfAnotherRank) {
+  if (const std::string why = clitest::no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  Result<traffic::LanesFile> file =
+      traffic::load_lanes_json((small_city() / "lanes.json").string());
+  ASSERT_TRUE(file.ok());
+  Result<traffic::Network> built = traffic::build_network(file->graph, file->controls);
+  ASSERT_TRUE(built.ok());
+  Result<traffic::Partition> cut = traffic::partition_network(*built, 2, 1);
+  ASSERT_TRUE(cut.ok()) << cut.error().to_string();
+  std::vector<bool> rank1(built->lane_count(), false);
+  for (traffic::LaneId l = 0; l < built->lane_count(); ++l)
+    rank1[l] = cut->lane_part[l] == 1;
+  Server s({}, 300, 2);
+  ASSERT_GT(s.port, 0) << s.url;
+  expect_player_car_stops_traffic(s, &rank1);
+  Joined j;
+  ASSERT_TRUE(join(j, s.port));
+  ASSERT_TRUE(j.client.send_text(R"({"type":"density","vehicles":120,"pedestrians":150})"));
+  const json st = stats_when(s, [](const json& x) {
+    return x.value("vehicles", 0) <= 120 && x.value("pedestrians", 0) == 150;
+  });
+  EXPECT_LE(st["vehicles"].get<int>(), 120) << st.dump();
+  EXPECT_EQ(st["pedestrians"], 150) << st.dump();
+  expect_frames_flow(j.client, config_of(j.hello), 20, "after the density change");
 }
 
 TEST(LiveServe, AHitPedestrianLiesDownWhereItFellAndTheOthersAroundFlee) {

@@ -18,30 +18,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using clitest::CliRun;
+using clitest::mpirun;
+using clitest::no_mpi;
 using clitest::run_cli;
 using clitest::run_command;
 using clitest::shared_city;
 using clitest::slurp;
 using clitest::temp_dir;
-
-/// `mpirun -np N ` with what Open MPI needs here (CI runs as root on 2 cores).
-std::string mpirun(int np) {
-  static const bool open_mpi =
-      run_command("mpirun --version").output.find("Open MPI") != std::string::npos;
-  std::string cmd = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun ";
-  if (open_mpi) cmd += "--oversubscribe ";
-  return cmd + "-np " + std::to_string(np) + " ";
-}
-
-/// Why MPI cannot be tested here, or "" when it can.
-std::string no_mpi() {
-#ifndef CITYFORGE_TEST_MPI
-  return "this build has no MPI (install libopenmpi-dev and reconfigure)";
-#else
-  if (run_command("mpirun --version").exit_code != 0) return "mpirun is not on PATH";
-  return "";
-#endif
-}
 
 /// Every file under `dir` by its path: its bytes, except stats.json without "timings".
 std::map<std::string, std::string> files_of(const fs::path& dir) {
@@ -293,13 +276,21 @@ TEST(Mpi, MissingMetisLibraryIsAClearError) {
 }
 
 TEST(Mpi, CommandsThatDoNotShareWorkRefuseALauncher) {
-  // What an MPI launcher sets: the program must not run N copies of a server or an island.
+  // What an MPI launcher sets: the program must not run N copies of an island.
   const CliRun r = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) +
                                " island --seed 1 -q -o " + temp_dir("mpi_refuse").string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("only `generate`, `import` and `simulate` run on several ranks"),
+  EXPECT_NE(r.output.find("only `generate`, `import`, `simulate` and `serve --live` run on "
+                          "several ranks"),
             std::string::npos)
       << r.output;
+  // serve shares only its live simulation: N copies of a file server would fight for the port.
+  const CliRun s = run_command("OMPI_COMM_WORLD_SIZE=2 " + std::string(CITYFORGE_EXE) + " serve " +
+                               temp_dir("mpi_refuse").string() + " --port 0");
+  EXPECT_EQ(s.exit_code, 2) << s.output;
+  EXPECT_NE(s.output.find("serve shares only its live simulation over ranks: add --live"),
+            std::string::npos)
+      << s.output;
 }
 
 // MPI is a module loaded only under a launcher: a program started alone never maps libmpi (nor

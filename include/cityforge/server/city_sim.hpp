@@ -12,6 +12,7 @@
 
 #include "cityforge/core/result.hpp"
 #include "cityforge/crowd/crowd.hpp"
+#include "cityforge/traffic/partition.hpp"
 #include "cityforge/traffic/recording.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
@@ -50,6 +51,13 @@ crowd::Config crowd_config(const CitySimOptions& options);
 /// Errors name the file and what was wrong; a folder without lanes.json is an io error that
 /// says to run `generate` first. Same folder and options give the same state hashes.
 Result<CitySim> build_city_sim(const CitySimOptions& options);
+
+/// Collective, before the first tick: the traffic and the crowd shared over `ranks` (docs/
+/// traffic.md and docs/crowd.md, "Over MPI ranks"). Rank 0 cuts the lane graph (METIS, seeded
+/// by `seed`), every rank takes its part; a failure on any rank (METIS) is every rank's error.
+/// One rank: a partition of one part (the initial trips are routed here when the options said
+/// route_trips_later). Returns the partition, for the figures.
+Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std::uint64_t seed);
 
 /// Vehicles' levels of detail from a viewer (crowd::vehicle_lod()), handed to the traffic.
 class VehicleLod {

@@ -27,6 +27,9 @@ struct LiveOptions {
   bool fog = false;
   double hour = 12;            ///< Clock at the start. [0, 24)
   double day_length_s = 1200;  ///< Simulated seconds per 24 h (86400: real time). [> 0]
+  /// Under mpirun: the ranks the simulation is shared over (create() is then collective; rank 0
+  /// runs the clock, the clients and the stream, the others follow()). Null: this process alone.
+  const Ranks* ranks = nullptr;
 };
 
 /// Inbound limits of the live WebSocket (docs/live.md, "Limits").
@@ -85,6 +88,7 @@ struct LiveStats {
   /// refused (no car, unknown or already down pedestrian, too far from the car).
   std::uint32_t casualties = 0;
   std::uint32_t hits_refused = 0;
+  std::uint32_t ranks = 1;  ///< MPI ranks the simulation is shared over.
 };
 
 /// Builds the city's simulations, then (after start()) ticks them every dt_s / speed of wall
@@ -105,8 +109,13 @@ class LiveSim {
   /// Starts the simulation thread. `frames` gets every frame, `env` every change of the
   /// shared environment (a {"type":"env"} JSON text).
   void start(FrameSink frames, TextSink env);
-  /// Stops and joins the simulation thread (idempotent).
+  /// Stops and joins the simulation thread (idempotent). Over ranks, on rank 0: the other ranks
+  /// are told, and their follow() returns.
   void stop();
+  /// Over ranks, on every rank but 0 (instead of start()): ticks as rank 0's simulation thread
+  /// says, with the controls it applied, in the same order, until rank 0 stops. The state is
+  /// rank 0's, bit for bit, and so are the frames it streams (docs/live.md, "Over MPI ranks").
+  void follow();
 
   /// The hello message (text JSON, "type":"hello"), fixed for the run.
   std::shared_ptr<const std::string> hello() const;

@@ -7,6 +7,10 @@
 
 #include "cityforge/core/result.hpp"
 
+namespace cityforge {
+class Ranks;
+}
+
 /// `cityforge serve` (docs/live.md): a static HTTP/1.1 server for a generated city folder and,
 /// optionally, the browser viewer's built files, with the live simulation streamed over a
 /// WebSocket at /live.
@@ -31,6 +35,10 @@ struct ServeOptions {
   /// before anything starts; its seed, traffic, weather and time of day set the live
   /// simulation's (over vehicles, pedestrians and seed), and it is served at /scenario.json.
   std::string scenario;
+  /// Under mpirun (with `live` only): the ranks the live simulation is shared over. Rank 0
+  /// serves and streams; the others tick with it and serve nothing (docs/live.md, "Over MPI
+  /// ranks"). serve() is then collective, and an error on any rank is every rank's.
+  const Ranks* ranks = nullptr;
 };
 
 /// Serves until SIGINT or SIGTERM. Writes "http://HOST:PORT/" as the first line to `out` (with
@@ -40,7 +48,8 @@ struct ServeOptions {
 /// files, a viewer root that is not a folder, a host that is not an IP address, a scenario
 /// without --live or one that load_scenario refuses ("<file>: <JSON pointer>: expected ...")
 /// or (with --live) a city whose simulation cannot be built; io when the address cannot be
-/// bound (names the port).
+/// bound (names the port). Over ranks, only rank 0 writes to `out`; the others return when
+/// rank 0 stops.
 Status serve(const ServeOptions& options, std::ostream& out);
 
 }  // namespace cityforge::server
