@@ -517,6 +517,12 @@ int simulate(server::SimulateOptions opt, int threads, bool quiet) {
 }
 
 int serve(const server::ServeOptions& opt) {
+  // Under mpirun the ranks on one machine share its cores (as simulate's do).
+  std::optional<tbb::global_control> limit;
+  if (ranks().size() > 1) {
+    limit.emplace(tbb::global_control::max_allowed_parallelism,
+                  static_cast<std::size_t>(thread_count(0)));
+  }
   if (Status s = server::serve(opt, std::cout); !s) {
     // Over ranks every rank has the same error: rank 0 says it.
     if (ranks().rank() == 0) std::cerr << "serve: " << s.error().to_string() << "\n";

@@ -496,23 +496,35 @@ std::vector<PedestrianView> Crowd::views() const {
 }
 
 std::vector<traffic::VehicleSample> Crowd::samples() const {
-  std::vector<traffic::VehicleSample> out;
-  out.reserve(m_impl->agents.size());
-  for (std::uint32_t id = 0; id < m_impl->agents.size(); ++id) {
-    if (indoors(m_impl->agents[id]) && !down(m_impl->agents[id])) continue;
-    const PedestrianView v = view(id);
-    traffic::VehicleSample s;
-    s.id = id;
-    s.kind = traffic::EntityKind::pedestrian;
-    if (v.speed_mps < 0.05f) s.flags = traffic::kSampleWaiting;
-    s.position = v.position;
-    s.heading_rad = v.heading_rad;
-    s.speed_mps = v.speed_mps;
-    s.lod = static_cast<std::uint8_t>(v.lod);
-    s.state = static_cast<std::uint8_t>(v.behaviour);
-    s.variant = v.variant;
-    out.push_back(s);
+  const Impl& m = *m_impl;
+  const auto n = static_cast<std::uint32_t>(m.agents.size());
+  // Each agent's sample depends on it alone (view() only reads): made in parallel, then the
+  // shown ones moved up in id order.
+  std::vector<traffic::VehicleSample> out(n);
+  std::vector<std::uint8_t> shown(n, 0);
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 512),
+                    [&](const tbb::blocked_range<std::uint32_t>& r) {
+                      for (std::uint32_t id = r.begin(); id != r.end(); ++id) {
+                        if (indoors(m.agents[id]) && !down(m.agents[id])) continue;
+                        const PedestrianView v = view(id);
+                        traffic::VehicleSample& s = out[id];
+                        s.id = id;
+                        s.kind = traffic::EntityKind::pedestrian;
+                        if (v.speed_mps < 0.05f) s.flags = traffic::kSampleWaiting;
+                        s.position = v.position;
+                        s.heading_rad = v.heading_rad;
+                        s.speed_mps = v.speed_mps;
+                        s.lod = static_cast<std::uint8_t>(v.lod);
+                        s.state = static_cast<std::uint8_t>(v.behaviour);
+                        s.variant = v.variant;
+                        shown[id] = 1;
+                      }
+                    });
+  std::size_t kept = 0;
+  for (std::uint32_t id = 0; id < n; ++id) {
+    if (shown[id] != 0U) out[kept++] = out[id];
   }
+  out.resize(kept);
   return out;
 }
 

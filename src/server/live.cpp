@@ -9,8 +9,9 @@
 // Under mpirun the simulations are shared over the ranks as `simulate` shares them. Rank 0 alone
 // keeps the clock, the clients and the stream: before each tick its simulation thread sends the
 // other ranks what it applied (the clients' controls and the cars that went, in its order), and
-// every rank applies the same and ticks; after the tick every rank holds the whole state
-// (Simulation::gather_state), so the levels of detail agree and rank 0 encodes every vehicle.
+// every rank applies the same and ticks; after the tick the ranks exchange the positions near
+// the viewer for the levels of detail, and send rank 0 the samples of the vehicles they hold
+// (Simulation::samples_on_rank0) for it to encode.
 #include "cityforge/server/live.hpp"
 
 #include <algorithm>
@@ -433,16 +434,15 @@ void LiveSim::Impl::step(double ticks_per_s) {
     people->set_viewer(viewer);
     people->tick(&sim);
   }
-  // Over ranks: every vehicle as it is now, on every rank (the levels of detail below read them
-  // all, and rank 0 streams them).
-  if (shared()) sim.gather_state();
-  // 2. Levels of detail of the vehicles from the latest viewer.
-  std::vector<traffic::VehicleSample> moving = sim.samples(false);
+  // 2. Every moving vehicle, each sampled by the rank that holds it, on rank 0 (which alone
+  // streams); their levels of detail from the latest viewer, from the positions within the
+  // farthest level's reach (over ranks only those are exchanged).
+  std::vector<traffic::VehicleSample> moving = sim.samples_on_rank0();
   if (sim.time_s() + 1e-9 >= next_vehicle_lod_s) {
-    vehicle_lod.update(sim, moving, viewer);
+    vehicle_lod.update(sim, sim.positions(viewer.position, vehicle_lod.reach_m()), viewer);
     next_vehicle_lod_s = sim.time_s() + kVehicleLodEveryS;
   }
-  if (!lead()) return;  // Rank 0 alone streams.
+  if (!lead()) return;
   // 3. The frame: moving vehicles, players, pedestrians, lights and walks.
   agents = std::move(moving);
   for (traffic::VehicleSample& v : agents)

@@ -201,15 +201,12 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       people->add_event(e);
   }
   VehicleLod vehicle_lod(opt.lod);
-  const crowd::LodConfig& vlod_cfg = vehicle_lod.config();
   double next_vlod_s = 0;
   // Levels from the positions within the farthest level's reach (the others are off whatever
   // their place; over ranks only the near ones are exchanged).
-  const double vlod_reach_m =
-      vlod_cfg.enabled ? double{vlod_cfg.low_m} + double{vlod_cfg.hysteresis_m} + 1.0 : 0.0;
   const auto update_vehicle_lod = [&]() {
     const crowd::Viewer v = viewer_at(*viewer, sim.time_s());
-    vehicle_lod.update(sim, sim.positions(v.position, vlod_reach_m), v);
+    vehicle_lod.update(sim, sim.positions(v.position, vehicle_lod.reach_m()), v);
   };
   double crowd_s = 0;
   const double setup_s = seconds_since(t_start);
@@ -443,6 +440,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   };
   j["vehicles_per_lod"] = lod_json(vehicle_lod.per_lod());
   j["vehicles_per_lod_max"] = lod_json(vehicle_lod.per_lod_max());
+  const crowd::LodConfig& vlod_cfg = vehicle_lod.config();
   j["vehicle_lod_budget"] = {{"high", vlod_cfg.budget_high},
                              {"medium", vlod_cfg.budget_medium},
                              {"low", vlod_cfg.budget_low},

@@ -491,6 +491,48 @@ void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mi
   }
 }
 
+void gather_samples(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
+                    std::vector<VehicleSample>& out) {
+  ByteWriter w;
+  std::uint64_t n = 0;
+  for (const std::uint8_t x : mine)
+    n += x;
+  w.reserve(sizeof n + n * (sizeof(std::uint32_t) + sizeof(VehicleSample)));
+  w.put(n);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (mine[k] == 0U) continue;
+    w.put(static_cast<std::uint32_t>(k));
+    w.put(out[k]);
+  }
+  const std::vector<std::string> all = m.ranks->gather(w.bytes());
+  if (m.ranks->rank() != 0) {
+    out.clear();
+    return;
+  }
+  std::vector<std::uint8_t> placed_by = mine;
+  std::uint64_t placed = n;
+  for (std::size_t r = 1; r < all.size(); ++r) {
+    const auto from = static_cast<std::uint16_t>(r);
+    read_message(m, all[r], from, "sample gather", [&](ByteReader& in) {
+      std::uint64_t count = 0;
+      get_or_fail(m, in, count, from, "sample message");
+      for (std::uint64_t q = 0; q < count; ++q) {
+        std::uint32_t k = 0;
+        get_or_fail(m, in, k, from, "sample message");
+        if (k >= out.size() || placed_by[k] != 0U)
+          fail(m, "rank " + std::to_string(r) + " sampled a vehicle another rank sampled too");
+        placed_by[k] = 1;
+        get_or_fail(m, in, out[k], from, "sample message");
+      }
+      placed += count;
+    });
+  }
+  if (placed != out.size()) {
+    fail(m, "the ranks sampled " + std::to_string(placed) + " of " + std::to_string(out.size()) +
+                " vehicles");
+  }
+}
+
 std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits) {
   ByteWriter w;
   w.put_vector(bits);

@@ -579,8 +579,10 @@ constexpr double kFar = std::numeric_limits<double>::infinity();
 
 /// The moving vehicles' samples in id order; without `full`, id, kind and position only, and
 /// with `near` those farther than radius_m from it at infinity (not exchanged over ranks).
+/// `on_rank0` (with `full`): over ranks, each rank samples the vehicles it holds, for rank 0.
 std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
-                                          const Vec3* near = nullptr, double radius_m = 0) {
+                                          const Vec3* near = nullptr, double radius_m = 0,
+                                          bool on_rank0 = false) {
   const Network& net = m.net;
   const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
   // Each vehicle's place in id order (ids are distinct entity indices): counted, not sorted,
@@ -601,7 +603,7 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
     place[i] += place[i - 1];
   std::vector<VehicleSample> out(rows);
   // Positions shared over ranks: each rank places the vehicles on its lanes (share.cpp).
-  const bool shared = !full && m.ranks != nullptr;
+  const bool shared = (!full || on_rank0) && m.ranks != nullptr;
   std::vector<std::uint8_t> mine(shared ? rows : 0);
   // Near a point only: a lane whose points' box is farther than the radius (and a margin for
   // rounding) holds no near vehicle, so its vehicles need no lane point (a point between two
@@ -652,6 +654,9 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
           s.position = Vec3{kFar, kFar, kFar};  // Until a rank's position comes.
           continue;
         }
+      } else if (shared) {
+        if (!holds(m, ents[i].index, ls[i].lane)) continue;  // Its rank sends it to rank 0.
+        mine[place[ents[i].index]] = 1;
       }
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
       const float len = m.length_of(dr[i].type);
@@ -711,7 +716,11 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
       s.speed_mps = st.speed_mps;
     }
   });
-  if (shared) exchange_positions(m, mine, near == nullptr, out);
+  if (shared && full) {
+    gather_samples(m, mine, out);
+  } else if (shared) {
+    exchange_positions(m, mine, near == nullptr, out);
+  }
   return out;
 }
 
@@ -721,6 +730,10 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
   std::vector<VehicleSample> out = moving_samples(*m_impl, true);
   if (parked) append_parked(*m_impl, out);
   return out;
+}
+
+std::vector<VehicleSample> Simulation::samples_on_rank0() const {
+  return moving_samples(*m_impl, true, nullptr, 0, true);
 }
 
 std::vector<VehicleSample> Simulation::positions() const { return moving_samples(*m_impl, false); }

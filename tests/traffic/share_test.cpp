@@ -68,6 +68,8 @@ struct RunResult {
   std::vector<std::uint64_t> figures;  ///< Every tick: a hash of the tick's Stats figures.
   std::vector<std::uint64_t> hashes;   ///< Every kGatherEvery-th tick: the state hash.
   std::vector<std::uint64_t> placed;   ///< Every 10th tick: a hash of positions().
+  /// Every 10th tick: a hash of samples_on_rank0() (every field; none on a rank but 0).
+  std::vector<std::uint64_t> sampled;
   Stats stats;
   ShareStats share;
 };
@@ -109,6 +111,15 @@ void after_tick(Simulation& sim, int t, RunResult& out, int gather_every = kGath
       }
     }
     out.placed.push_back(hash_positions(near) ^ shown);
+    std::uint64_t h = 0;
+    for (const VehicleSample& v : sim.samples_on_rank0()) {
+      for (const std::uint64_t x :
+           {std::uint64_t{v.id}, std::uint64_t{v.flags}, static_cast<std::uint64_t>(v.kind)})
+        h = hash_combine(h, x);
+      for (const double x : {v.position.x, v.position.y, v.position.z, v.heading_rad, v.speed_mps})
+        h = hash_bytes(&x, sizeof x, h);
+    }
+    out.sampled.push_back(h);
   }
   if (t % gather_every == gather_every - 1) {
     sim.gather_state();
@@ -229,6 +240,13 @@ TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
             << "np " << np << " rank " << r << " tick " << (k + 1) * kGatherEvery - 1;
       }
       EXPECT_EQ(run.placed, alone.placed) << "np " << np << " rank " << r << ": positions";
+      // Rank 0 gets every vehicle's sample, the others none (the hash of nothing, 0).
+      if (r == 0) {
+        EXPECT_EQ(run.sampled, alone.sampled) << "np " << np << ": samples on rank 0";
+      } else {
+        EXPECT_EQ(run.sampled, std::vector<std::uint64_t>(alone.sampled.size(), 0))
+            << "np " << np << " rank " << r << ": samples off rank 0";
+      }
       EXPECT_EQ(run.stats.distance_km, alone.stats.distance_km);
       EXPECT_EQ(run.stats.mean_speed_mps, alone.stats.mean_speed_mps);
       EXPECT_EQ(run.stats.lane_changes, alone.stats.lane_changes);

@@ -75,6 +75,13 @@ class VehicleLod {
   const std::array<std::uint32_t, crowd::kLods>& per_lod() const { return m_per_lod; }
   const std::array<std::uint32_t, crowd::kLods>& per_lod_max() const { return m_per_lod_max; }
   const crowd::LodConfig& config() const { return m_assigner.config(); }
+  /// Farther from the viewer every vehicle is off (the farthest level's distance, its
+  /// hysteresis and a metre): update() needs the positions within it only
+  /// (Simulation::positions(centre, reach_m()); over ranks only those are exchanged).
+  double reach_m() const {
+    const crowd::LodConfig& c = config();
+    return c.enabled ? double{c.low_m} + double{c.hysteresis_m} + 1.0 : 0.0;
+  }
 
  private:
   crowd::LodAssigner m_assigner;

@@ -299,6 +299,11 @@ class Simulation {
 
   /// Samples for a recording frame: moving vehicles, then (when `parked`) the parked ones.
   std::vector<VehicleSample> samples(bool parked = false) const;
+  /// samples(false) for one process to stream or record, without gather_state(): while shared
+  /// over ranks (share()), a collective call after the same tick; each rank samples the vehicles
+  /// it holds and sends them to rank 0, which returns them all (the same, bit for bit, as one
+  /// process's samples(false)); the other ranks return none. Not shared: samples(false).
+  std::vector<VehicleSample> samples_on_rank0() const;
   /// The moving vehicles' samples with id, kind and position only (heading, speed and flags
   /// left 0), the same positions as samples(): what levels of detail are assigned from, without
   /// a heading's atan2 per vehicle. While shared over ranks (share()), each rank places the

@@ -106,6 +106,11 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
 /// vehicle must have come from some rank (else the far ones were left at infinity).
 void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
                         std::vector<VehicleSample>& out);
+/// Samples over ranks (share.cpp): `out` holds this rank's vehicles' full samples where
+/// mine[k] != 0 (in id order); sends them to rank 0, which writes the others' into place and
+/// checks that every vehicle came from exactly one rank. The other ranks' `out` is emptied.
+void gather_samples(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
+                    std::vector<VehicleSample>& out);
 /// Over ranks (share.cpp): every rank's `bits` or-ed together, on every rank.
 std::vector<std::uint8_t> or_over_ranks(Simulation::Impl& m, std::vector<std::uint8_t> bits);
 /// Over ranks (share.cpp): every rank's vehicles into every rank's world.
