@@ -26,9 +26,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -152,6 +154,23 @@ class Server {
   }
 
   pid_t pid() const { return m_pid; }
+
+  /// Waits up to `timeout_s` for the process to end by itself: its wait status and the rest
+  /// of its output, or false when it still runs.
+  bool wait_exit(double timeout_s, int* status, std::string* rest) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+    while (m_pid > 0 && std::chrono::steady_clock::now() < end) {
+      if (::waitpid(m_pid, status, WNOHANG) == m_pid) {
+        m_pid = -1;
+        char line[512];
+        while (m_out && std::fgets(line, sizeof line, m_out) != nullptr)
+          *rest += line;
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
 
   int port = 0;
   std::string url;
@@ -836,6 +855,59 @@ TEST(LiveServe, OverMpiRanksTheStreamIsTheSameAsOneProcess) {
     }
     EXPECT_GE(compared, 50) << np << " ranks: too few frames in common";
   }
+}
+
+/// The process below `ancestor` whose environment says it is MPI rank `rank`, or -1.
+pid_t rank_pid(pid_t ancestor, int rank) {
+  const auto parent_of = [](pid_t pid) -> pid_t {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::size_t close = text.rfind(')');  // After the command name, which may hold spaces.
+    if (close == std::string::npos) return -1;
+    std::istringstream rest(text.substr(close + 1));
+    std::string state;
+    pid_t ppid = -1;
+    rest >> state >> ppid;
+    return ppid;
+  };
+  const std::string want = "OMPI_COMM_WORLD_RANK=" + std::to_string(rank);
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = std::stoi(name);
+    pid_t up = pid;
+    for (int depth = 0; depth < 8 && up > 1 && up != ancestor; ++depth)
+      up = parent_of(up);
+    if (up != ancestor || pid == ancestor) continue;
+    std::ifstream env("/proc/" + name + "/environ");
+    std::string vars((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
+    std::istringstream in(vars);
+    for (std::string v; std::getline(in, v, '\0');)
+      if (v == want) return pid;
+  }
+  return -1;
+}
+
+// A rank that dies mid-stream stops the job (the launcher ends the others): the clients lose
+// the stream, nothing hangs.
+TEST(LiveServe, OverMpiRanksAKilledRankStopsTheJob) {
+  if (const std::string why = clitest::no_mpi(); !why.empty()) GTEST_SKIP() << why;
+  Server s({}, 300, 2);
+  ASSERT_GT(s.port, 0) << s.url;
+  Joined j;
+  ASSERT_TRUE(join(j, s.port));
+  ASSERT_TRUE(j.client.next_frame());
+  const pid_t rank1 = rank_pid(s.pid(), 1);
+  ASSERT_GT(rank1, 0) << "no process of rank 1 below mpirun " << s.pid();
+  ::kill(rank1, SIGKILL);
+  bool streaming = true;
+  for (int i = 0; i < 300 && streaming; ++i)
+    streaming = j.client.next(2).has_value();
+  EXPECT_FALSE(streaming) << "frames kept coming after rank 1 died";
+  int status = 0;
+  std::string rest;
+  ASSERT_TRUE(s.wait_exit(30, &status, &rest)) << "the job still runs 30 s after rank 1 died";
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << rest;
 }
 
 // The clients' controls reach every rank: a player's car parked on a lane of rank 1 (the cut
