@@ -8,7 +8,8 @@
 # up and the bytes per frame. Never asserts on time; say whether the machine was quiet.
 #   bash bench/live_ranks.sh [BUILD_DIR] [VEHICLES] [PEDESTRIANS] [SECONDS] [RUNS] [RANKS...]
 # CITY_DIR: a generated city (unset: the 4x5 km example, generated once into WORK_DIR);
-# WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder, removed at the end); PORT (default 8931).
+# WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder, removed at the end); PORT (default 8931);
+# OLD_BUILD: another build's one process run in turn with this build's (row "old").
 set -euo pipefail
 build=${1:-build/release}
 vehicles=${2:-20000}
@@ -35,10 +36,11 @@ args=(serve "$city" --port "$port" --live --speed 16 --vehicles "$vehicles"
       --pedestrians "$pedestrians")
 
 # One server: started, SECONDS of ticks after its URL, its /live/stats, stopped.
-# Prints "TICKS_PER_S BYTES_PER_FRAME".
+# Prints "TICKS_PER_S BYTES_PER_FRAME". NP "old": OLD_BUILD's, one process.
 one() {
   local np=$1 log="$work/serve.log" pid
-  if [ "$np" = 1 ]; then "$exe" "${args[@]}" >"$log" 2>&1 &
+  if [ "$np" = old ]; then "$OLD_BUILD/cityforge" "${args[@]}" >"$log" 2>&1 &
+  elif [ "$np" = 1 ]; then "$exe" "${args[@]}" >"$log" 2>&1 &
   else mpirun "${over[@]}" -np "$np" "$exe" "${args[@]}" >"$log" 2>&1 & fi
   pid=$!
   for _ in $(seq 600); do grep -q "^http://" "$log" && break; sleep 0.2; done
@@ -51,8 +53,10 @@ one() {
 }
 
 declare -A rate bytes
+rows=(1 "${ranks[@]}")
+[ -n "${OLD_BUILD:-}" ] && rows=(old "${rows[@]}")
 for r in $(seq "$runs"); do
-  for np in 1 "${ranks[@]}"; do
+  for np in "${rows[@]}"; do
     read -r t b < <(one "$np")
     rate[$np]+="$t "; bytes[$np]=$b
     echo "run $r, $np rank(s): $t ticks/s, $b bytes/frame" >&2
@@ -61,7 +65,7 @@ done
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 base=$(echo "${rate[1]}" | median)
 printf "%-6s %12s %8s %14s\n" ranks "ticks/s" ratio "bytes/frame"
-for np in 1 "${ranks[@]}"; do
+for np in "${rows[@]}"; do
   m=$(echo "${rate[$np]}" | median)
   printf "%-6s %12.2f %7.2fx %14s\n" "$np" "$m" "$(echo "$m / $base" | bc -l)" "${bytes[$np]}"
 done

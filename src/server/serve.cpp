@@ -145,7 +145,7 @@ Status serve(const ServeOptions& options, std::ostream& out) {
                                 "serve shares only its live simulation over ranks: add --live, "
                                 "or start it without mpirun");
   }
-  // 1. The folders (an error on any rank stops every rank, rank 0's told first).
+  // 1. The folders (over ranks, the lowest failing rank's error on every rank).
   Prepared prepared;
   if (Status st = agree(ranks, prepare(options, lead, prepared)); !st) return st;
   const fs::path& city = prepared.city;
@@ -187,7 +187,8 @@ Status serve(const ServeOptions& options, std::ostream& out) {
     live = std::move(*made);
   }
   // The other ranks tick with rank 0 until it stops. Ctrl-C or mpirun's SIGTERM reaches every
-  // rank: rank 0 alone decides, and tells them (a rank that died mid-tick would stall rank 0).
+  // rank: rank 0 alone acts on it and tells them (a rank ended by the signal would make the
+  // launcher end rank 0 before it said goodbye to its clients).
   if (!lead) {
     std::signal(SIGINT, SIG_IGN);
     std::signal(SIGTERM, SIG_IGN);
