@@ -30,10 +30,12 @@ namespace {
 using cityforge::testing::ThreadJob;
 using cityforge::testing::ThreadRanks;
 
-Config config(std::uint32_t vehicles) {
+/// `later`: Config::route_trips_later (the initial trips routed by share(), or the first tick).
+Config config(std::uint32_t vehicles, bool later = false) {
   Config cfg;
   cfg.vehicles = vehicles;
   cfg.trip_share = 0.4f;
+  cfg.route_trips_later = later;
   return cfg;
 }
 
@@ -127,10 +129,16 @@ void after_tick(Simulation& sim, int t, RunResult& out, int gather_every = kGath
   }
 }
 
-RunResult run_alone(std::uint32_t vehicles, int ticks) {
-  Result<std::unique_ptr<Simulation>> sim =
-      Simulation::create(traffic::testing::make_grid(spec()).net, config(vehicles), {}, 5);
+/// One process; `later` with `share_one`: the initial trips routed by share() over one rank,
+/// without it by the first tick.
+RunResult run_alone(std::uint32_t vehicles, int ticks, bool later = false, bool share_one = false) {
+  const Network net = traffic::testing::make_grid(spec()).net;
+  Result<std::unique_ptr<Simulation>> sim = Simulation::create(net, config(vehicles, later), {}, 5);
   EXPECT_TRUE(sim.ok());
+  if (share_one) {
+    Result<Partition> one = partition_network(net, 1, 5);
+    EXPECT_TRUE(one.ok() && (*sim)->share(single_rank(), *one).ok());
+  }
   set_levels(**sim);
   RunResult out;
   for (int t = 0; t < ticks; ++t) {
@@ -143,7 +151,7 @@ RunResult run_alone(std::uint32_t vehicles, int ticks) {
 
 /// The same run on `np` thread ranks: every rank's result.
 std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks,
-                                  int gather_every = kGatherEvery) {
+                                  int gather_every = kGatherEvery, bool later = false) {
   ThreadJob job(np);
   std::vector<RunResult> runs(static_cast<std::size_t>(np));
   // One partition for all (METIS keeps global state: it is not called from several threads).
@@ -154,8 +162,8 @@ std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks,
   for (int r = 0; r < np; ++r) {
     threads.emplace_back([&, r] {
       const ThreadRanks ranks(job, r);
-      Result<std::unique_ptr<Simulation>> sim =
-          Simulation::create(traffic::testing::make_grid(spec()).net, config(vehicles), {}, 5);
+      Result<std::unique_ptr<Simulation>> sim = Simulation::create(
+          traffic::testing::make_grid(spec()).net, config(vehicles, later), {}, 5);
       ASSERT_TRUE(sim.ok());
       ASSERT_TRUE((*sim)->share(ranks, *part).ok());
       set_levels(**sim);
@@ -220,6 +228,24 @@ TEST(TrafficPartition, OnePartAndBadCounts) {
   EXPECT_EQ(one->cut_links, 0U);
   EXPECT_FALSE(partition_network(net, 0, 1).ok());
   EXPECT_FALSE(partition_network(net, 5000, 1).ok());
+}
+
+// Config::route_trips_later (simulate and serve --live set it, so that share() deals the
+// initial trips' routing to the ranks): the same run as routing them in create(), whether
+// share() routes them (one rank or two) or, without share(), the first tick.
+TEST(TrafficShare, RoutingTheInitialTripsLaterChangesNothing) {
+  constexpr int kTicks = 200;
+  const RunResult now = run_alone(600, kTicks);
+  const auto same = [&](const RunResult& run, const char* how) {
+    EXPECT_EQ(run.figures, now.figures) << how;
+    EXPECT_EQ(run.hashes, now.hashes) << how;
+    EXPECT_EQ(run.sampled, now.sampled) << how;
+  };
+  same(run_alone(600, kTicks, true, false), "routed by the first tick");
+  same(run_alone(600, kTicks, true, true), "routed by share() on one rank");
+  const std::vector<RunResult> two = run_shared(2, 600, kTicks, kGatherEvery, true);
+  EXPECT_EQ(two[0].figures, now.figures) << "routed by share() on two ranks";
+  EXPECT_EQ(two[0].hashes, now.hashes) << "routed by share() on two ranks";
 }
 
 TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
