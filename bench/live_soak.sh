@@ -13,7 +13,9 @@
 # `cityforge generate` folder; unset: the default city, generated once into WORK_DIR.
 # Environment (defaults in brackets): VEHICLES [2000]; PEDESTRIANS [default of serve];
 # WORK_DIR (unset: a new ${TMPDIR:-/tmp} folder); REPORT (a file for the JSON report);
-# WARMUP_S [30] (pace and memory are measured after it; keep it below SECONDS).
+# WARMUP_S [30] (pace and memory are measured after it; keep it below SECONDS); RANKS [1]:
+# above 1, the server runs under `mpirun -np RANKS` (docs/live.md "Over MPI ranks"; memory is
+# rank 0's).
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -37,7 +39,15 @@ if [ ! -f "$city/lanes.json" ]; then
 fi
 args=(serve "$city" --port 0 --live --vehicles "${VEHICLES:-2000}")
 [ -n "${PEDESTRIANS:-}" ] && args+=(--pedestrians "$PEDESTRIANS")
-CITYFORGE_VIEWER=none "$exe" "${args[@]}" > "$work/serve.log" 2>&1 &
+ranks=${RANKS:-1}
+if [ "$ranks" -gt 1 ]; then
+  over=()
+  mpirun --version 2>/dev/null | grep -q "Open MPI" && over=(--oversubscribe)
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CITYFORGE_VIEWER=none \
+    mpirun "${over[@]}" -np "$ranks" "$exe" "${args[@]}" > "$work/serve.log" 2>&1 &
+else
+  CITYFORGE_VIEWER=none "$exe" "${args[@]}" > "$work/serve.log" 2>&1 &
+fi
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 port=""
@@ -48,9 +58,17 @@ for _ in $(seq 1 600); do
   sleep 0.1
 done
 [ -n "$port" ] || { echo "live_soak: the server did not start" >&2; exit 1; }
-echo "serving $city on port $port (pid $server); soak for $seconds s" >&2
+watched=$server  # Whose memory the soak follows: the server, or under mpirun its rank 0.
+if [ "$ranks" -gt 1 ]; then
+  for p in $(pgrep -f "cityforge serve $city"); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=0"; then
+      watched=$p
+    fi
+  done
+fi
+echo "serving $city on port $port (pid $watched, $ranks rank(s)); soak for $seconds s" >&2
 report=${REPORT:-$work/soak.json}
-"$soak" --port "$port" --pid "$server" --seconds "$seconds" --warmup-s "${WARMUP_S:-30}" > "$report"
+"$soak" --port "$port" --pid "$watched" --seconds "$seconds" --warmup-s "${WARMUP_S:-30}" > "$report"
 kill -TERM $server
 wait $server && code=0 || code=$?
 trap - EXIT
