@@ -911,6 +911,8 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  cityforge generate -o out && cityforge serve out --live\n"
       "  cityforge serve out --live --scenario data/scenarios/night-rain-downtown.json\n"
+      "  mpirun -np 2 cityforge serve out --live   # the simulation shared over 2 ranks,\n"
+      "                                            # rank 0 serving (docs/live.md)\n"
       "Exit codes: 0 stopped by Ctrl-C / SIGTERM, 2 bad input (folder, scenario, vehicle file),\n"
       "1 other failure (the port is taken).");
   try {
