@@ -459,31 +459,63 @@ void exchange_grants(Simulation::Impl& m) {
   });
 }
 
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
-                        std::vector<VehicleSample>& out) {
-  ByteWriter w;
+namespace {
+
+/// How many vehicles of a sample vector this rank holds (mine[k] != 0).
+std::uint64_t count_held(const std::vector<std::uint8_t>& mine) {
   std::uint64_t n = 0;
   for (const std::uint8_t x : mine)
     n += x;
+  return n;
+}
+
+/// This rank's vehicles of `out` (where mine[k] != 0) for other ranks: their count, then each
+/// one's place k and the `part` of its sample (part(sample) is a reference to it).
+template <class Part>
+std::string pack_held(const std::vector<std::uint8_t>& mine, std::vector<VehicleSample>& out,
+                      Part part) {
+  const std::uint64_t n = count_held(mine);
+  ByteWriter w;
+  w.reserve(sizeof n + n * (sizeof(std::uint32_t) + sizeof(part(out.front()))));
   w.put(n);
   for (std::size_t k = 0; k < out.size(); ++k) {
     if (mine[k] == 0U) continue;
     w.put(static_cast<std::uint32_t>(k));
-    w.put(out[k].position);
+    w.put(part(out[k]));
   }
-  std::uint64_t placed = n;
-  swap_messages(m, w.bytes(), "position exchange", [&](std::uint16_t r, ByteReader& in) {
-    std::uint64_t count = 0;
-    get_or_fail(m, in, count, r, "position message");
-    for (std::uint64_t q = 0; q < count; ++q) {
-      std::uint32_t k = 0;
-      get_or_fail(m, in, k, r, "position message");
-      if (k >= out.size() || mine[k] != 0U)
-        fail(m, "rank " + std::to_string(r) + " placed a vehicle twice");
-      get_or_fail(m, in, out[k].position, r, "position message");
-    }
-    placed += count;
-  });
+  return w.take();
+}
+
+/// Rank `from`'s pack_held message into `out`: each place in range and not written before
+/// (`placed` marks them, this rank's own first), else the job stops. Returns how many it sent.
+template <class Part>
+std::uint64_t unpack_held(Simulation::Impl& m, ByteReader& in, std::uint16_t from,
+                          std::vector<std::uint8_t>& placed, std::vector<VehicleSample>& out,
+                          Part part) {
+  std::uint64_t count = 0;
+  get_or_fail(m, in, count, from, "vehicle message");
+  for (std::uint64_t q = 0; q < count; ++q) {
+    std::uint32_t k = 0;
+    get_or_fail(m, in, k, from, "vehicle message");
+    if (k >= out.size() || placed[k] != 0U)
+      fail(m, "rank " + std::to_string(from) + " sent a vehicle another rank sent too");
+    placed[k] = 1;
+    get_or_fail(m, in, part(out[k]), from, "vehicle message");
+  }
+  return count;
+}
+
+}  // namespace
+
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
+                        std::vector<VehicleSample>& out) {
+  const auto position = [](VehicleSample& s) -> Vec3& { return s.position; };
+  std::vector<std::uint8_t> placed_by = mine;
+  std::uint64_t placed = count_held(mine);
+  swap_messages(m, pack_held(mine, out, position), "position exchange",
+                [&](std::uint16_t r, ByteReader& in) {
+                  placed += unpack_held(m, in, r, placed_by, out, position);
+                });
   // With a radius fewer than all (the far ones are at infinity on every rank).
   if (whole ? placed != out.size() : placed > out.size()) {
     fail(m, "the ranks placed " + std::to_string(placed) + " of " + std::to_string(out.size()) +
@@ -493,38 +525,18 @@ void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mi
 
 void gather_samples(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
                     std::vector<VehicleSample>& out) {
-  ByteWriter w;
-  std::uint64_t n = 0;
-  for (const std::uint8_t x : mine)
-    n += x;
-  w.reserve(sizeof n + n * (sizeof(std::uint32_t) + sizeof(VehicleSample)));
-  w.put(n);
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    if (mine[k] == 0U) continue;
-    w.put(static_cast<std::uint32_t>(k));
-    w.put(out[k]);
-  }
-  const std::vector<std::string> all = m.ranks->gather(w.bytes());
+  const auto whole = [](VehicleSample& s) -> VehicleSample& { return s; };
+  const std::vector<std::string> all = m.ranks->gather(pack_held(mine, out, whole));
   if (m.ranks->rank() != 0) {
     out.clear();
     return;
   }
   std::vector<std::uint8_t> placed_by = mine;
-  std::uint64_t placed = n;
+  std::uint64_t placed = count_held(mine);
   for (std::size_t r = 1; r < all.size(); ++r) {
     const auto from = static_cast<std::uint16_t>(r);
     read_message(m, all[r], from, "sample gather", [&](ByteReader& in) {
-      std::uint64_t count = 0;
-      get_or_fail(m, in, count, from, "sample message");
-      for (std::uint64_t q = 0; q < count; ++q) {
-        std::uint32_t k = 0;
-        get_or_fail(m, in, k, from, "sample message");
-        if (k >= out.size() || placed_by[k] != 0U)
-          fail(m, "rank " + std::to_string(r) + " sampled a vehicle another rank sampled too");
-        placed_by[k] = 1;
-        get_or_fail(m, in, out[k], from, "sample message");
-      }
-      placed += count;
+      placed += unpack_held(m, in, from, placed_by, out, whole);
     });
   }
   if (placed != out.size()) {
