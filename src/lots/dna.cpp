@@ -3,8 +3,11 @@
 // largest box that fits, a footprint shape by the wanted mix among those the style can build
 // (minimum wall length), three height layers and the massing of tall buildings.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
+#include "cityforge/core/polyline.hpp"
 #include "lots/detail.hpp"
 
 namespace cityforge::lots::detail {
@@ -71,6 +74,41 @@ void set_massing(BuildingDNA& dna, const StyleRule& style, Rng& rng) {
   dna.setback_m = setback;
 }
 
+// How far from a box side the parcel's edge may lie for the side to count as on it (a
+// street frame a degree off the side lot lines leaves the box short of them by a metre or two).
+constexpr double kPartyReachM = 2.0;
+
+// Whether the box side with its midpoint at local (x, y) lies on a lot line shared with
+// another parcel: the parcel edge nearest that point is within reach and not on a street.
+bool party_side(const Polygon& parcel, const std::vector<std::uint8_t>& frontage, Vec2 origin,
+                Vec2 u, Vec2 v, double x, double y) {
+  const Vec2 mid = origin + u * x + v * y;
+  const Ring& ring = parcel.outer;
+  double best = std::numeric_limits<double>::infinity();
+  std::size_t edge = 0;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const double d = segment_distance(ring[i], ring[(i + 1) % ring.size()], mid);
+    if (d < best) {
+      best = d;
+      edge = i;
+    }
+  }
+  return best <= kPartyReachM && (edge >= frontage.size() || frontage[edge] == 0);
+}
+
+// Whether the outline keeps one whole wall, size_y long, on the box side x = `x`.
+bool side_whole(const Polygon& outline, double x, double size_y) {
+  constexpr double kEps = 1e-6;
+  double along = 0.0;
+  const Ring& ring = outline.outer;
+  for (std::size_t i = 0; i < ring.size(); ++i) {
+    const Vec2 a = ring[i];
+    const Vec2 b = ring[(i + 1) % ring.size()];
+    if (std::fabs(a.x - x) < kEps && std::fabs(b.x - x) < kEps) along += std::fabs(b.y - a.y);
+  }
+  return along >= size_y - kEps;
+}
+
 }  // namespace
 
 bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
@@ -100,8 +138,21 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
   LocalBox box;
   if (!largest_box(*fit, origin, u, &box)) return false;
   if (req.depth_share < 1.0) box.y1 = box.y0 + box.h() * req.depth_share;
+  // Party walls (seeds/000, 29:14-30:30): a side of the box on a lot line another parcel
+  // shares keeps its wall whole and in place, so the neighbour's wall hides it. Only without
+  // gaps between lots: with them no two buildings touch.
+  const bool touching = config.building_gap_m <= 0.0 && config.lot_gap_m <= 0.0;
+  const double ym = 0.5 * (box.y0 + box.y1);
+  const bool party_left = touching && party_side(parcel, *req.frontage, origin, u, v, box.x0, ym);
+  const bool party_right = touching && party_side(parcel, *req.frontage, origin, u, v, box.x1, ym);
+  // Where the box is cut narrower it stays against its one party side.
+  auto x_anchor = [&](double width) {
+    if (party_left && !party_right) return box.x0 + width / 2;
+    if (party_right && !party_left) return box.x1 - width / 2;
+    return (box.x0 + box.x1) / 2;
+  };
   if (box.w() > req.max_box_aspect * box.h()) {
-    const double cx = (box.x0 + box.x1) / 2;
+    const double cx = x_anchor(req.max_box_aspect * box.h());
     box.x0 = cx - req.max_box_aspect * box.h() / 2;
     box.x1 = cx + req.max_box_aspect * box.h() / 2;
   } else if (box.h() > req.max_box_aspect * box.w()) {
@@ -119,12 +170,30 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
     dna.size_y_m = box.h() * shrink;
     if (std::min(dna.size_x_m, dna.size_y_m) < style.min_wall_m) return false;
     std::vector<double> mix(kFootprintShapeCount, 0.0);
+    std::array<bool, kFootprintShapeCount> mirror{};
     for (std::size_t s = 0; s < kFootprintShapeCount; ++s) {
       const auto shape = static_cast<FootprintShape>(s);
       if ((style.shape_mask & (1U << s)) == 0) continue;
       if (shape == FootprintShape::podium_tower && height <= 30.0) continue;
       if (shortest_wall_m(shape, dna.size_x_m, dna.size_y_m, dna.shape_param) < style.min_wall_m)
         continue;
+      if (party_left || party_right) {
+        // A shape whose notch, step or slant cuts a party side opens a gap to the neighbour;
+        // mirrored, its whole side may face it instead. Notches at the back stay: behind a
+        // building lie yards and light wells, not a party wall.
+        const double w = dna.size_x_m;
+        const double h = dna.size_y_m;
+        const Polygon outline = footprint_outline(shape, w, h, dna.shape_param);
+        const bool left = side_whole(outline, -w / 2, h);
+        const bool right = side_whole(outline, w / 2, h);
+        if ((!party_left || left) && (!party_right || right)) {
+          mirror[s] = false;
+        } else if ((!party_left || right) && (!party_right || left)) {
+          mirror[s] = true;
+        } else {
+          continue;
+        }
+      }
       mix[s] = std::max(0.0, config.footprint_mix[s]);
     }
     double total = 0.0;
@@ -140,8 +209,10 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
         r -= mix[s];
       }
     }
-    // Front edge stays on the street; shrinking pulls the back and the sides in.
-    const double cx = (box.x0 + box.x1) / 2;
+    dna.mirrored = mirror[static_cast<std::size_t>(dna.shape)];
+    // Front edge stays on the street; shrinking pulls the back and the sides in, a party
+    // side excepted.
+    const double cx = x_anchor(dna.size_x_m);
     const double cy = box.y0 + dna.size_y_m / 2;
     dna.centre = origin + u * cx + v * cy;
     // 5. Verify: the placed footprint lies inside the parcel.

@@ -279,6 +279,19 @@ Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m
   return out;
 }
 
+Polygon mirrored_outline(Polygon outline) {
+  // x -> -x turns every ring's winding; reversing the order turns it back.
+  auto flip = [](Ring& ring) {
+    for (Vec2& p : ring)
+      p.x = -p.x;
+    std::reverse(ring.begin(), ring.end());
+  };
+  flip(outline.outer);
+  for (Ring& hole : outline.holes)
+    flip(hole);
+  return outline;
+}
+
 Polygon footprint_polygon(const BuildingDNA& dna) {
   // Imported buildings: the mapped outline. One volume is the footprint itself; several
   // (building:part) give the outline of their union, largest piece first.
@@ -296,6 +309,7 @@ Polygon footprint_polygon(const BuildingDNA& dna) {
     return joined[best];
   }
   Polygon poly = footprint_outline(dna.shape, dna.size_x_m, dna.size_y_m, dna.shape_param);
+  if (dna.mirrored) poly = mirrored_outline(std::move(poly));
   const double c = std::cos(dna.angle_rad);
   const double s = std::sin(dna.angle_rad);
   auto place = [&](Ring& ring) {

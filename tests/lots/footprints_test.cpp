@@ -83,5 +83,41 @@ TEST(LotsFootprints, PolygonIsPlacedAndRotated) {
   EXPECT_GT(ring_signed_area(poly.outer), 0.0);
 }
 
+TEST(LotsFootprints, MirroredOutlineSwapsItsSidesAndKeepsItsWinding) {
+  for (std::size_t s = 0; s < kFootprintShapeCount; ++s) {
+    const auto shape = static_cast<FootprintShape>(s);
+    SCOPED_TRACE(to_string(shape));
+    const Polygon poly = footprint_outline(shape, 20.0, 14.0, 0.4);
+    const Polygon m = mirrored_outline(poly);
+    std::string why;
+    EXPECT_TRUE(polygon_is_valid(m, &why)) << why;
+    EXPECT_GT(ring_signed_area(m.outer), 0.0);
+    for (const Ring& hole : m.holes)
+      EXPECT_LT(ring_signed_area(hole), 0.0);
+    EXPECT_NEAR(polygon_area(m), polygon_area(poly), 1e-9);
+    // Every point of the mirror is a point of the original seen from behind its y axis.
+    ASSERT_EQ(m.outer.size(), poly.outer.size());
+    for (const Vec2& q : m.outer) {
+      EXPECT_TRUE(std::any_of(poly.outer.begin(), poly.outer.end(),
+                              [&](Vec2 p) { return p.x == -q.x && p.y == q.y; }));
+    }
+  }
+  // The L shape's notch (back right) opens on the left once mirrored.
+  const Polygon l = footprint_outline(FootprintShape::l_shape, 20.0, 20.0, 0.5);
+  EXPECT_TRUE(polygon_contains(l, {-8.0, 8.0}));
+  EXPECT_FALSE(polygon_contains(l, {8.0, 8.0}));
+  const Polygon ml = mirrored_outline(l);
+  EXPECT_FALSE(polygon_contains(ml, {-8.0, 8.0}));
+  EXPECT_TRUE(polygon_contains(ml, {8.0, 8.0}));
+  BuildingDNA dna;
+  dna.shape = FootprintShape::l_shape;
+  dna.size_x_m = 20;
+  dna.size_y_m = 20;
+  dna.mirrored = true;
+  dna.centre = {100, 50};
+  EXPECT_FALSE(polygon_contains(footprint_polygon(dna), {92.0, 58.0}));
+  EXPECT_TRUE(polygon_contains(footprint_polygon(dna), {108.0, 58.0}));
+}
+
 }  // namespace
 }  // namespace cityforge::lots

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "lots/detail.hpp"
 #include "lots_fixture.hpp"
 
 namespace cityforge::lots {
@@ -94,6 +95,114 @@ TEST(LotsRun, KeepOutIsCutFromTheBlock) {
       }
     }
   }
+}
+
+// Length of `poly`'s outer boundary lying on the segment a-b (within 1 cm of its line).
+double boundary_on(const Polygon& poly, Vec2 a, Vec2 b) {
+  const Vec2 d = normalize(b - a);
+  const double len = distance(a, b);
+  double on = 0.0;
+  const Ring& r = poly.outer;
+  for (std::size_t i = 0; i < r.size(); ++i) {
+    const Vec2 p = r[i];
+    const Vec2 q = r[(i + 1) % r.size()];
+    if (std::fabs(cross(d, p - a)) > 0.01 || std::fabs(cross(d, q - a)) > 0.01) continue;
+    const double t0 = std::clamp(std::min(dot(p - a, d), dot(q - a, d)), 0.0, len);
+    const double t1 = std::clamp(std::max(dot(p - a, d), dot(q - a, d)), 0.0, len);
+    on += t1 - t0;
+  }
+  return on;
+}
+
+// Party walls (seeds/000, 29:14): a building whose parcel shares a lot line with another
+// parcel keeps its whole wall on that line, whatever shape it draws (a notch, step or slant
+// goes to a street side or the back, mirrored if need be), so the neighbour's wall hides it.
+// The parcels here fill their lots (no rows), so every building's box is its parcel.
+TEST(LotsRun, BuildingsKeepWholeWallsOnLotLinesTheyShare) {
+  layout::Output city;
+  city.blocks.push_back(hand_block(0, rect(0, 0, 240, 24), 18));
+  std::vector<StyleRule> styles{StyleRule{"s", "styles/s.json", 3.0}};
+  Config cfg;
+  cfg.base_lot_area_m2 = 800;
+  cfg.area_per_height_m = 0;
+  cfg.narrow_share = 0.0;
+  cfg.footprint_mix = {};
+  cfg.footprint_mix[static_cast<std::size_t>(FootprintShape::l_shape)] = 1.0;
+  cfg.footprint_mix[static_cast<std::size_t>(FootprintShape::stepped)] = 1.0;
+  cfg.footprint_mix[static_cast<std::size_t>(FootprintShape::rectangle)] = 0.2;
+  std::size_t shared = 0;
+  std::size_t notched = 0;
+  for (Seed seed = 1; seed <= 6; ++seed) {
+    Result<Output> out = run(city, {}, styles, cfg, seed);
+    ASSERT_TRUE(out.ok()) << out.error().to_string();
+    ASSERT_GE(out->lots.size(), 4U) << "the block must be cut into a row of lots";
+    check_invariants(city, {}, styles, cfg, *out);
+    for (const Lot& lot : out->lots) {
+      for (const Parcel& p : lot.parcels) {
+        if (!p.has_building) continue;
+        const Polygon fp = footprint_polygon(p.dna);
+        notched += p.dna.shape != FootprintShape::rectangle ? 1 : 0;
+        const Ring& r = p.area.outer;
+        for (std::size_t i = 0; i < r.size(); ++i) {
+          const Vec2 a = r[i];
+          const Vec2 b = r[(i + 1) % r.size()];
+          // A lot line across the block (its long sides and ends are streets) on the left or
+          // right of the building, which faces a long side.
+          const Vec2 front{std::cos(p.dna.angle_rad), std::sin(p.dna.angle_rad)};
+          if (p.frontage[i] != 0 || std::fabs(a.x - b.x) > 1e-6 || a.x < 1e-6 || a.x > 240 - 1e-6 ||
+              std::fabs(front.y) > 1e-6)
+            continue;
+          ++shared;
+          EXPECT_NEAR(boundary_on(fp, a, b), distance(a, b), 0.01)  // the box keeps 1 mm off
+              << "seed " << seed << ", lot " << lot.id << ": a " << to_string(p.dna.shape)
+              << (p.dna.mirrored ? " (mirrored)" : "")
+              << " leaves a gap on the lot line x = " << a.x;
+        }
+      }
+    }
+  }
+  EXPECT_GT(shared, 20U);
+  EXPECT_GT(notched, 0U) << "the end lots, with a street side, may still draw L and stepped shapes";
+}
+
+// One parcel, 30 x 20 m, its front on the street (edge 0, along +x), one side on a street and
+// the other on a lot line: an L shape (notch at the back right) turns its notch to the street.
+TEST(LotsDna, AnLShapeTurnsItsNotchAwayFromTheLotLine) {
+  const Polygon parcel{{{0, 0}, {30, 0}, {30, 20}, {0, 20}}, {}};
+  const StyleRule style{"s", "styles/s.json", 3.0};
+  Config cfg;
+  cfg.footprint_mix = {};
+  cfg.footprint_mix[static_cast<std::size_t>(FootprintShape::l_shape)] = 1.0;
+  auto dna_with = [&](std::vector<std::uint8_t> frontage, const Config& c) {
+    detail::DnaRequest req;
+    req.parcel = &parcel;
+    req.frontage = &frontage;
+    req.target_height_m = 12.0;
+    Rng rng{7, Stage::lots, 1, 2};
+    BuildingDNA dna;
+    EXPECT_TRUE(detail::make_dna(req, {style}, {0}, c, rng, &dna));
+    return dna;
+  };
+  // Edges: 0 front, 1 right (x = 30), 2 back, 3 left (x = 0).
+  const BuildingDNA right_shared = dna_with({1, 0, 1, 1}, cfg);
+  EXPECT_EQ(right_shared.shape, FootprintShape::l_shape);
+  EXPECT_TRUE(right_shared.mirrored);
+  EXPECT_NEAR(boundary_on(footprint_polygon(right_shared), {30, 0}, {30, 20}), 20.0, 0.01);
+  const BuildingDNA left_shared = dna_with({1, 1, 1, 0}, cfg);
+  EXPECT_EQ(left_shared.shape, FootprintShape::l_shape);
+  EXPECT_FALSE(left_shared.mirrored);
+  EXPECT_NEAR(boundary_on(footprint_polygon(left_shared), {0, 20}, {0, 0}), 20.0, 0.01);
+  // Both sides shared: no L fits, the rectangle is left.
+  EXPECT_EQ(dna_with({1, 0, 1, 0}, cfg).shape, FootprintShape::rectangle);
+  // A street on every side: the L as drawn.
+  const BuildingDNA free = dna_with({1, 1, 1, 1}, cfg);
+  EXPECT_EQ(free.shape, FootprintShape::l_shape);
+  EXPECT_FALSE(free.mirrored);
+  // With a gap between lots no two buildings touch: nothing to keep whole.
+  Config gap = cfg;
+  gap.lot_gap_m = 1.0;
+  const BuildingDNA apart = dna_with({1, 0, 1, 0}, gap);
+  EXPECT_EQ(apart.shape, FootprintShape::l_shape);
 }
 
 TEST(LotsRun, StyleNoLotCanMeetIsAnError) {

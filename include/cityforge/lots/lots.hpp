@@ -81,9 +81,12 @@ struct BuildingDNA {
   double shape_param = 0.5;  ///< Shape-specific proportion in [0.2, 0.8] (notch, wing, cut...).
   Vec2 centre;               ///< Centre of the size_x x size_y box, engine metres.
   double angle_rad = 0.0;    ///< Local +x direction; local +y points away from the street.
-  double base_m = 4.0;       ///< Height of the base layer (ground floor / podium). [> 0]
-  double shaft_m = 0.0;      ///< Height of the shaft layer. [>= 0]
-  double crown_m = 0.0;      ///< Height of the crown layer. [>= 0]
+  /// The outline mirrored across its local y axis (x -> -x), so a notch or step on one side
+  /// opens on the other: the lots stage turns it away from a neighbour's party wall.
+  bool mirrored = false;
+  double base_m = 4.0;   ///< Height of the base layer (ground floor / podium). [> 0]
+  double shaft_m = 0.0;  ///< Height of the shaft layer. [>= 0]
+  double crown_m = 0.0;  ///< Height of the crown layer. [>= 0]
   Massing massing = Massing::plain;
   std::uint32_t setback_steps = 0;  ///< Staggered / cubified tiers in the shaft.
   double setback_m = 0.0;           ///< Inset per tier (staggered) or crown inset. [>= 0]
@@ -101,8 +104,12 @@ struct BuildingDNA {
 /// holes clockwise, no repeated or collinear points. Deterministic, no randomness.
 Polygon footprint_outline(FootprintShape shape, double size_x_m, double size_y_m,
                           double shape_param);
-/// The outline placed in engine coordinates (rotated by dna.angle_rad, moved to dna.centre).
+/// The outline placed in engine coordinates (mirrored when dna.mirrored, rotated by
+/// dna.angle_rad, moved to dna.centre).
 Polygon footprint_polygon(const BuildingDNA& dna);
+/// `outline` mirrored across its local y axis (x -> -x), rings kept counter-clockwise (outer)
+/// and clockwise (holes).
+Polygon mirrored_outline(Polygon outline);
 /// Length of the shortest edge of the outline (what the style's minimum wall length limits).
 double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m, double shape_param);
 
