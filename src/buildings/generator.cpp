@@ -54,7 +54,7 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
     works.push_back(std::move(w));
   }
   // Facades, fitted between the ends of other buildings' walls lying against them.
-  const std::vector<LotSolid> solids = lot_solids(works, neighbours);
+  const std::vector<LotSolid> solids = lot_solids(works, neighbours, config.occlusion_push_m);
   for (std::size_t k = 0; k < works.size(); ++k) {
     BuildingWork& w = works[k];
     const PartyWalls walls{&solids, static_cast<std::uint32_t>(k), w.imported,

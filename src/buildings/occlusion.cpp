@@ -46,7 +46,7 @@ bool lies_against(const Polygon& poly, Vec2 wall, Vec2 dir, double push_m) {
 }  // namespace
 
 std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
-                                 const std::vector<NeighbourSolid>& neighbours) {
+                                 const std::vector<NeighbourSolid>& neighbours, double push_m) {
   std::vector<LotSolid> solids;
   for (std::size_t b = 0; b < works.size(); ++b) {
     for (std::size_t vi = 0; vi < works[b].building.volumes.size(); ++vi) {
@@ -58,13 +58,14 @@ std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
       s.bounds = ring_bounds(v.footprint.outer);
       s.z0 = works[b].base_z_m + v.z0_m;
       s.z1 = works[b].base_z_m + v.z1_m;
+      s.parapet_m = parapet_hides_m(*works[b].style, v, push_m);
       solids.push_back(s);
     }
   }
   // Buildings of adjacent lots hide walls too (street walls share party walls across lots).
   const auto outside = static_cast<std::uint32_t>(works.size());
   for (const NeighbourSolid& n : neighbours) {
-    solids.push_back(LotSolid{outside, 0, &n.footprint, n.bounds, n.z0, n.z1});
+    solids.push_back(LotSolid{outside, 0, &n.footprint, n.bounds, n.z0, n.z1, n.parapet_m});
   }
   return solids;
 }
@@ -87,7 +88,7 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
     const Vec2 p = wall + f.normal * push_m;
     for (const LotSolid& s : solids) {
       const bool own = s.building == self && (!works[self].imported || s.volume == f.volume);
-      if (own || z < s.z0 || z > s.z1 || !s.bounds.contains(p)) {
+      if (own || z < s.z0 || z > s.z1 + s.parapet_m || !s.bounds.contains(p)) {
         continue;
       }
       if (polygon_contains(*s.footprint, p) && lies_against(*s.footprint, wall, f.dir, push_m)) {

@@ -30,7 +30,7 @@ std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t vol
   reach.max = reach.max + Vec2{push, push};
   for (const LotSolid& s : *walls.solids) {
     const bool own = s.building == walls.self && (!walls.imported || s.volume == volume);
-    if (own || s.z1 <= z0 || s.z0 >= z1 || !s.bounds.overlaps(reach)) {
+    if (own || s.z1 + s.parapet_m <= z0 || s.z0 >= z1 || !s.bounds.overlaps(reach)) {
       continue;
     }
     const Polygon& poly = *s.footprint;

@@ -62,6 +62,15 @@ bool on_boundary(const Polygon& poly, Vec2 p) {
 
 }  // namespace
 
+double parapet_hides_m(const Style& style, const Volume& volume, double push_m) {
+  // build_roofs: a shaped roof where one is asked for (no parapet), else a flat top with a
+  // parapet of the style's height and width along every edge of its exposed outline; where a
+  // volume stands flush on the edge instead, that volume's own wall rises above it.
+  const bool shaped = volume.roof != lots::RoofShape::flat && volume.roof_height_m > 1e-3;
+  if (shaped || style.parapet_height_m <= 0.0 || style.parapet_width_m < push_m) return 0.0;
+  return style.parapet_height_m;
+}
+
 std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes, const Style& style,
                                              std::size_t* triangles) {
   std::array<Mesh, kMaterialCount> parts;

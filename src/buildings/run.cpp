@@ -27,7 +27,8 @@ struct LotPrep {
 
 /// A lot's building volumes in absolute coordinates, from the DNA alone (a pure function), so
 /// each lot job can see its neighbours' walls without waiting for them.
-LotPrep prepare_lot(const lots::Lot& lot, const terrain::Heightfield& ground, bool has_ground) {
+LotPrep prepare_lot(const lots::Lot& lot, const terrain::Heightfield& ground, bool has_ground,
+                    const StyleLibrary& library, double push_m) {
   LotPrep prep;
   prep.box = ring_bounds(lot.area.outer);
   prep.base.assign(lot.parcels.size(), 0.0);
@@ -74,6 +75,9 @@ LotPrep prepare_lot(const lots::Lot& lot, const terrain::Heightfield& ground, bo
       solid.bounds = ring_bounds(v.footprint.outer);
       solid.z0 = prep.base[p] + v.z0_m;
       solid.z1 = prep.base[p] + v.z1_m;
+      if (dna.style < library.styles.size()) {
+        solid.parapet_m = detail::parapet_hides_m(library.styles[dna.style], v, push_m);
+      }
       solid.footprint = v.footprint;
       prep.solids.push_back(std::move(solid));
     }
@@ -127,7 +131,8 @@ struct BlockPrep {
 };
 
 BlockPrep prepare_block(const lots::Output& lots, std::size_t lot,
-                        const terrain::Heightfield& ground) {
+                        const terrain::Heightfield& ground, const StyleLibrary& library,
+                        double push_m) {
   const std::uint32_t block = lots.lots[lot].block;
   BlockPrep bp;
   bp.first = lot;
@@ -141,7 +146,7 @@ BlockPrep prepare_block(const lots::Output& lots, std::size_t lot,
   const bool ground_ok = has_heights(ground);
   bp.prep.reserve(last - bp.first);
   for (std::size_t j = bp.first; j < last; ++j) {
-    bp.prep.push_back(prepare_lot(lots.lots[j], ground, ground_ok));
+    bp.prep.push_back(prepare_lot(lots.lots[j], ground, ground_ok, library, push_m));
   }
   return bp;
 }
@@ -203,7 +208,8 @@ Result<std::vector<Instance>> instances_of(const Output& out, const std::vector<
     const std::uint32_t block = inputs->lots->lots[bd.lot].block;
     if (!have_block || block != prepared_block || bd.lot < bp.first ||
         bd.lot >= bp.first + bp.prep.size()) {
-      bp = prepare_block(*inputs->lots, bd.lot, *inputs->ground);
+      bp = prepare_block(*inputs->lots, bd.lot, *inputs->ground, *inputs->library,
+                         inputs->config.occlusion_push_m);
       prepared_block = block;
       have_block = true;
     }
@@ -240,7 +246,7 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
   const std::size_t n = lots.lots.size();
   std::vector<LotPrep> prep(n);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-    prep[i] = prepare_lot(lots.lots[i], ground, has_ground);
+    prep[i] = prepare_lot(lots.lots[i], ground, has_ground, library, config.occlusion_push_m);
   });
 
   // Lots come sorted by block.

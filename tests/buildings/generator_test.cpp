@@ -272,6 +272,32 @@ TEST(BuildingOcclusion, TallerNeighbourKeepsUpperModules) {
   EXPECT_GT(upper, 0U);
 }
 
+// A flat roof's parapet stands on the outline's edges (roofs.cpp): against a taller
+// neighbour it hides that neighbour's wall up to its own top, so a floor of the taller building
+// that ends within the parapet's height above the roof goes too, and only then.
+TEST(BuildingOcclusion, ANeighboursParapetHidesTheFloorBehindIt) {
+  const auto a = dna(lots::FootprintShape::rectangle, 10, 10, {5, 5}, 7.0);
+  const auto b = dna(lots::FootprintShape::rectangle, 10, 10, {15, 5}, 7.0, 9.0);
+  auto occluded = [&](double height_m, double width_m) {
+    Style style = test_style();
+    style.parapet_height_m = height_m;
+    style.parapet_width_m = width_m;
+    const Output both = generate(lot_of(0, {parcel_for(a), parcel_for(b)}), library_of(style));
+    return std::pair{both.stats.modules_occluded, both};
+  };
+  // b's floors above a's roof (at 7 m) are 3 m tall: 7-10 m, 10-13 m, 13-16 m.
+  const auto [with_parapet, both] = occluded(3.0, 0.3);
+  EXPECT_EQ(with_parapet, shared_wall_modules(both, 0, 1e9) + shared_wall_modules(both, 1, 10.0));
+  EXPECT_GT(shared_wall_modules(both, 1, 10.0), shared_wall_modules(both, 1, 7.0));
+  // Lower than the floor, or thinner than the push that counts as touching: the floor stays.
+  EXPECT_EQ(occluded(2.9, 0.3).first,
+            shared_wall_modules(both, 0, 1e9) + shared_wall_modules(both, 1, 7.0));
+  EXPECT_EQ(occluded(3.0, 0.02).first,
+            shared_wall_modules(both, 0, 1e9) + shared_wall_modules(both, 1, 7.0));
+  EXPECT_EQ(occluded(0.0, 0.3).first,
+            shared_wall_modules(both, 0, 1e9) + shared_wall_modules(both, 1, 7.0));
+}
+
 TEST(BuildingEntrances, EveryFrontageBuildingGetsAStreetDoor) {
   for (bool door_in_grammar : {false, true}) {
     const StyleLibrary lib =

@@ -3,9 +3,10 @@
 
 // Line-of-sight through a city's building shells, for the occlusion test: every facade module
 // left after occlusion as the opaque rectangle it covers in its wall plane (floor bottom to top,
-// its span along the edge), every roof triangle, in a uniform 2D grid walked cell by cell from
-// the target to the eye. Module meshes stand proud of the wall (sills, cornices) and the WFC
-// rooftops stand on the roofs; leaving them out only makes a removed module easier to see, so
+// its span along the edge), every roof triangle (flat tops and the parapets on their edges, which
+// hide the wall of a taller neighbour up to their own top), in a uniform 2D grid walked cell by
+// cell from the target to the eye. Module meshes stand proud of the wall (sills, cornices) and the
+// WFC rooftops stand on the roofs; leaving them out only makes a removed module easier to see, so
 // a test that passes against these shells passes against the real geometry too.
 
 #include <algorithm>

@@ -101,7 +101,13 @@ struct NeighbourSolid {
   Aabb2 bounds;
   double z0 = 0.0;
   double z1 = 0.0;
+  double parapet_m = 0.0;  ///< parapet_hides_m of the volume.
 };
+
+/// How far above `volume`'s top its parapet hides a wall lying against the volume's outline
+/// (roofs.cpp builds the parapets): the style's parapet height on a flat top whose parapet is
+/// at least `push_m` thick, else 0 (pitched tops, no parapet).
+double parapet_hides_m(const Style& style, const Volume& volume, double push_m);
 
 /// Two walls lie against each other when parallel within 1 degree (|sin| below this): party
 /// walls cut facades (party_walls.cpp) and occlusion hides walls (occlusion.cpp) by the same test.
@@ -116,11 +122,13 @@ struct LotSolid {
   Aabb2 bounds;
   double z0 = 0.0;  ///< Absolute heights.
   double z1 = 0.0;
+  double parapet_m = 0.0;  ///< Its parapet hides walls up to z1 + parapet_m (parapet_hides_m).
 };
 
-/// The volumes of every building of `works` and the `neighbours` (occlusion.cpp).
+/// The volumes of every building of `works` and the `neighbours` (occlusion.cpp); `push_m`
+/// decides which parapets hide (parapet_hides_m).
 std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
-                                 const std::vector<NeighbourSolid>& neighbours);
+                                 const std::vector<NeighbourSolid>& neighbours, double push_m);
 
 /// Another building's wall lying against a facade edge: the solids, the push that counts as
 /// touching and the shortest wall piece a party wall may leave (the style's minimum wall).
