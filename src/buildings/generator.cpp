@@ -15,7 +15,8 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
                                const std::vector<double>& base_z,
                                const std::vector<NeighbourSolid>& neighbours,
                                std::vector<std::vector<Volume>>* volumes,
-                               const std::vector<double>* footing) {
+                               const std::vector<double>* footing,
+                               const terrain::Heightfield* ground) {
   Output out;
   std::vector<BuildingWork> works;
   // 1. Volumes per building.
@@ -67,7 +68,7 @@ Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library
   for (const BuildingWork& w : works) {
     out.stats.modules_before_occlusion += w.placed.size();
   }
-  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m, solids);
+  out.stats.modules_occluded = occlude_lot(works, config.occlusion_push_m, solids, ground);
 
   // 3. Entrances, rooms, signage and overrides; then instances and roofs.
   for (BuildingWork& w : works) {

@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Occlusion of modules on walls touching other buildings of the same lot (seeds/000,
-// 29:14-30:30). Conservative: a module goes only if every sample point (corners of its bounds
-// in the facade plane, the centre, a 3 x 3 grid for corner pieces), pushed out of the wall,
-// lies inside another building of the lot or of an adjacent lot of the same block (whose
-// volumes come from its DNA, so lots stay independent jobs), and that building's wall lies
-// against this one: parallel within a degree, or the wall deeper inside it than the push.
+// 29:14-30:30). Conservative: a module goes only if, on the vertical lines through its ends
+// (and its middle for corner pieces) pushed out of the wall, every height from its bottom to
+// its top is hidden, and so is its centre: inside another building of the lot or of an
+// adjacent lot of the same block (whose volumes come from its DNA, so lots stay independent
+// jobs) whose wall lies against this one (parallel within a degree, or the wall deeper inside
+// it than the push), or within that building's parapet above its roof, or under the ground.
 // Walls meeting at an angle leave a wedge-shaped crack open to the street, and a module at
 // its narrow end is seen through it, however close the walls come.
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "buildings/detail/gen_internal.hpp"
 #include "cityforge/core/polyline.hpp"
@@ -19,6 +22,9 @@ namespace cityforge::buildings::detail {
 namespace {
 
 constexpr double kInsetM = 0.01;
+// A point this far under the ground counts as hidden by it (the street-level check casts its
+// lines a little way out of the wall before it asks the ground).
+constexpr double kBuriedM = 0.05;
 
 // Whether the wall through `wall` with direction `dir` lies against the boundary of `poly`
 // (which holds the point pushed `push_m` out of it): its nearest edge is parallel, or it is
@@ -71,7 +77,7 @@ std::vector<LotSolid> lot_solids(const std::vector<BuildingWork>& works,
 }
 
 std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
-                        const std::vector<LotSolid>& solids) {
+                        const std::vector<LotSolid>& solids, const terrain::Heightfield* ground) {
   bool parts = false;  // An imported building whose mapped parts may hide each other's walls.
   for (const BuildingWork& w : works) {
     parts = parts || (w.imported && w.building.volumes.size() > 1);
@@ -80,28 +86,42 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
   for (const LotSolid& s : solids) {
     others = others || s.building != solids.front().building;
   }
-  if ((!others && !parts) || works.empty()) {
+  if ((!others && !parts && ground == nullptr) || works.empty()) {
     return 0;
   }
-  // Walls inside another building hide; imported parts also hide walls of other parts.
-  auto inside_other = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z) {
+  // Whether every height from z0 to z1 on the vertical line through `wall`, pushed out of it,
+  // is hidden: under the ground, or inside another building lying against the wall (imported
+  // parts also hide walls of other parts) or its parapet.
+  std::vector<std::pair<double, double>> spans;
+  auto hidden = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z0, double z1) {
     const Vec2 p = wall + f.normal * push_m;
+    double up_to = z0;  // Hidden from z0 up to here.
+    if (ground != nullptr) {
+      up_to = std::max(up_to, ground->sample(p) - kBuriedM);
+    }
+    if (up_to >= z1) return true;
+    spans.clear();
     for (const LotSolid& s : solids) {
       const bool own = s.building == self && (!works[self].imported || s.volume == f.volume);
-      if (own || z < s.z0 || z > s.z1 + s.parapet_m || !s.bounds.contains(p)) {
+      if (own || z1 < s.z0 || z0 > s.z1 + s.parapet_m || !s.bounds.contains(p)) {
         continue;
       }
       if (polygon_contains(*s.footprint, p) && lies_against(*s.footprint, wall, f.dir, push_m)) {
-        return true;
+        spans.emplace_back(s.z0, s.z1 + s.parapet_m);
       }
+    }
+    std::sort(spans.begin(), spans.end());
+    for (const auto& [lo, hi] : spans) {
+      if (lo > up_to) return false;  // A gap: seen through it.
+      up_to = std::max(up_to, hi);
+      if (up_to >= z1) return true;
     }
     return false;
   };
 
-  // 2. Test the samples of every module.
+  // 2. Test every module.
   std::size_t removed = 0;
   std::vector<double> ts;
-  std::vector<double> zs;
   for (std::size_t b = 0; b < works.size(); ++b) {
     BuildingWork& w = works[b];
     const auto self = static_cast<std::uint32_t>(b);
@@ -116,20 +136,14 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
       const double za = std::min(z0 + kInsetM, zm);
       const double zb = std::max(z1 - kInsetM, zm);
       ts.clear();
-      zs.clear();
       if (p.corner) {
         ts = {ta, tm, tb};
-        zs = {za, zm, zb};
       } else {
         ts = {ta, tb};
-        zs = {za, zb};
       }
-      bool all = inside_other(self, f, f.a + f.dir * tm, zm);
+      bool all = hidden(self, f, f.a + f.dir * tm, zm, zm);
       for (std::size_t i = 0; all && i < ts.size(); ++i) {
-        const Vec2 q = f.a + f.dir * ts[i];
-        for (std::size_t j = 0; all && j < zs.size(); ++j) {
-          all = inside_other(self, f, q, zs[j]);
-        }
+        all = hidden(self, f, f.a + f.dir * ts[i], za, zb);
       }
       if (all) {
         p.removed = true;

@@ -96,7 +96,7 @@ bool has_heights(const terrain::Heightfield& ground) {
 Result<Output> generate_among(const lots::Output& lots, std::size_t i, std::size_t block_start,
                               std::vector<LotPrep>& prep, std::size_t first,
                               const StyleLibrary& library, const std::vector<TagVolume>& tags,
-                              const Config& config, Seed seed) {
+                              const Config& config, Seed seed, const terrain::Heightfield* ground) {
   constexpr double kTouchM = 0.1;
   const lots::Lot& lot = lots.lots[i];
   std::vector<detail::NeighbourSolid> neighbours;
@@ -117,7 +117,7 @@ Result<Output> generate_among(const lots::Output& lots, std::size_t i, std::size
   }
   LotPrep& mine = prep[i - first];
   return detail::generate_lot_at(lot, library, tags, config, seed, mine.base, neighbours,
-                                 &mine.volumes, &mine.footing);
+                                 &mine.volumes, &mine.footing, ground);
 }
 
 }  // namespace
@@ -128,6 +128,7 @@ namespace {
 struct BlockPrep {
   std::size_t first = 0;
   std::vector<LotPrep> prep;
+  const terrain::Heightfield* ground = nullptr;  ///< Null: no terrain.
 };
 
 BlockPrep prepare_block(const lots::Output& lots, std::size_t lot,
@@ -144,6 +145,7 @@ BlockPrep prepare_block(const lots::Output& lots, std::size_t lot,
     ++last;
   }
   const bool ground_ok = has_heights(ground);
+  bp.ground = ground_ok ? &ground : nullptr;
   bp.prep.reserve(last - bp.first);
   for (std::size_t j = bp.first; j < last; ++j) {
     bp.prep.push_back(prepare_lot(lots.lots[j], ground, ground_ok, library, push_m));
@@ -156,8 +158,8 @@ Result<std::vector<Instance>> instances_in_block(const lots::Output& lots, std::
                                                  const std::vector<TagVolume>& tags,
                                                  const Config& config, Seed seed,
                                                  BuildingId first_building) {
-  Result<Output> out =
-      generate_among(lots, lot, bp.first, bp.prep, bp.first, library, tags, config, seed);
+  Result<Output> out = generate_among(lots, lot, bp.first, bp.prep, bp.first, library, tags, config,
+                                      seed, bp.ground);
   if (!out) {
     return out.error();
   }
@@ -258,7 +260,8 @@ Result<Output> run(const lots::Output& lots, const StyleLibrary& library,
   // 2. One job per lot, each writing its own slot.
   std::vector<std::optional<Result<Output>>> slots(n);
   tbb::parallel_for(std::size_t{0}, n, [&](std::size_t i) {
-    slots[i].emplace(generate_among(lots, i, block_first[i], prep, 0, library, tags, config, seed));
+    slots[i].emplace(generate_among(lots, i, block_first[i], prep, 0, library, tags, config, seed,
+                                    has_ground ? &ground : nullptr));
   });
 
   // 3. Concatenate in lot order, renumbering building ids and instance ranges. Sized first and

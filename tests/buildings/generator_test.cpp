@@ -298,6 +298,41 @@ TEST(BuildingOcclusion, ANeighboursParapetHidesTheFloorBehindIt) {
             shared_wall_modules(both, 0, 1e9) + shared_wall_modules(both, 1, 7.0));
 }
 
+// Buildings stand on the lowest ground under them, so on a slope the one uphill stands higher:
+// the wall of the one below it is hidden by it above its base and by the ground below, and
+// only where the two meet without a gap.
+TEST(BuildingOcclusion, TheGroundHidesTheWallBelowAHigherNeighbour) {
+  const StyleLibrary lib = library_of(test_style());
+  const auto a = dna(lots::FootprintShape::rectangle, 10, 10, {5, 5}, 7.0);
+  const auto b = dna(lots::FootprintShape::rectangle, 10, 10, {15, 5}, 7.0, 9.0);
+  terrain::Heightfield ground;  // Flat at 1 m.
+  ground.origin = {-50, -50};
+  ground.nx = 12;
+  ground.ny = 12;
+  ground.heights.assign(144, 1.0F);
+  Config cfg;
+  cfg.keep_facade_spans = true;
+  auto occluded = [&](double b_base_m, const terrain::Heightfield* g) {
+    Result<Output> r = detail::generate_lot_at(lot_of(0, {parcel_for(a), parcel_for(b)}), lib, {},
+                                               cfg, 7, {0.0, b_base_m}, {}, nullptr, nullptr, g);
+    EXPECT_TRUE(r.ok());
+    return r.ok() ? std::move(r).value() : Output{};
+  };
+  // b from 0.9 m, the ground hides a's wall up to 0.95 m: all of it goes, as on flat ground.
+  const Output hidden = occluded(0.9, &ground);
+  const std::size_t a_wall = shared_wall_modules(hidden, 0, 1e9);
+  const std::size_t a_ground_floor = shared_wall_modules(hidden, 0, 4.0);
+  const std::size_t b_low = shared_wall_modules(hidden, 1, 7.0);  // Below a's parapet.
+  ASSERT_GT(a_ground_floor, 0U);
+  EXPECT_EQ(hidden.stats.modules_occluded, a_wall + b_low);
+  // Without the ground, a's ground floor is seen below b's base.
+  EXPECT_EQ(occluded(0.9, nullptr).stats.modules_occluded, a_wall - a_ground_floor + b_low);
+  // b from 1 m: between 0.95 m (what the ground hides, with its margin) and 1 m a gap is left;
+  // a's parapet (to 7.9 m) now ends below b's second floor (5-8 m), which stays.
+  const Output gap = occluded(1.0, &ground);
+  EXPECT_EQ(gap.stats.modules_occluded, a_wall - a_ground_floor + shared_wall_modules(gap, 1, 4.0));
+}
+
 TEST(BuildingEntrances, EveryFrontageBuildingGetsAStreetDoor) {
   for (bool door_in_grammar : {false, true}) {
     const StyleLibrary lib =

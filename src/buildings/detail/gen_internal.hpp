@@ -152,9 +152,10 @@ std::vector<double> party_wall_breaks(const PartyWalls& walls, std::uint32_t vol
 void place_facades(BuildingWork& work, const PartyWalls* walls);
 
 /// Removes modules on walls touching other buildings of the lot or of adjacent lots (`solids`
-/// from lot_solids) (occlusion.cpp). Returns the number removed.
+/// from lot_solids), where every point of the module is hidden by those buildings, their
+/// parapets or the `ground` (optional) (occlusion.cpp). Returns the number removed.
 std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
-                        const std::vector<LotSolid>& solids);
+                        const std::vector<LotSolid>& solids, const terrain::Heightfield* ground);
 /// Entrances on street facades (generator_entrances.cpp).
 void place_entrances(BuildingWork& work, const lots::Parcel& parcel, const Config& config);
 /// Rooms along window runs (rooms.cpp); returns the rooms made.
@@ -195,12 +196,14 @@ void build_plinth(const Polygon& footprint, double bottom_z, double top_z, Mesh&
 /// `footing` (optional, per parcel): the lowest ground under the walls where an imported
 /// building stands on sloped ground (NaN: none); a plinth then reaches down to it.
 /// `volumes` (optional): building_volumes of each parcel, already made; moved from.
+/// `ground` (optional): the terrain, which hides what lies under it (occlude_lot).
 Result<Output> generate_lot_at(const lots::Lot& lot, const StyleLibrary& library,
                                const std::vector<TagVolume>& tags, const Config& config, Seed seed,
                                const std::vector<double>& base_z,
                                const std::vector<NeighbourSolid>& neighbours,
                                std::vector<std::vector<Volume>>* volumes = nullptr,
-                               const std::vector<double>* footing = nullptr);
+                               const std::vector<double>* footing = nullptr,
+                               const terrain::Heightfield* ground = nullptr);
 
 /// Removes consecutive duplicate and collinear points from a ring.
 Ring simplify_ring(const Ring& ring);
