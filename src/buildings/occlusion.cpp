@@ -95,9 +95,10 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
   std::vector<std::pair<double, double>> spans;
   auto hidden = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z0, double z1) {
     const Vec2 p = wall + f.normal * push_m;
-    double up_to = z0;  // Hidden from z0 up to here.
+    // Hidden from below up to here (z0 itself needs cover too: a point is a line of no length).
+    double up_to = -std::numeric_limits<double>::infinity();
     if (ground != nullptr) {
-      up_to = std::max(up_to, ground->sample(p) - kBuriedM);
+      up_to = ground->sample(p) - kBuriedM;
     }
     if (up_to >= z1) return true;
     spans.clear();
@@ -112,7 +113,7 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
     }
     std::sort(spans.begin(), spans.end());
     for (const auto& [lo, hi] : spans) {
-      if (lo > up_to) return false;  // A gap: seen through it.
+      if (lo > std::max(up_to, z0)) return false;  // A gap: seen through it.
       up_to = std::max(up_to, hi);
       if (up_to >= z1) return true;
     }
