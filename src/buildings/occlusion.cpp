@@ -5,7 +5,8 @@
 // its top is hidden, and so is its centre: inside another building of the lot or of an
 // adjacent lot of the same block (whose volumes come from its DNA, so lots stay independent
 // jobs) whose wall lies against this one (parallel within a degree, or the wall deeper inside
-// it than the push), or within that building's parapet above its roof, or under the ground.
+// it than the push), or within that building's parapet above its roof, or under the ground
+// below such a building.
 // Walls meeting at an angle leave a wedge-shaped crack open to the street, and a module at
 // its narrow end is seen through it, however close the walls come.
 
@@ -86,21 +87,16 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
   for (const LotSolid& s : solids) {
     others = others || s.building != solids.front().building;
   }
-  if ((!others && !parts && ground == nullptr) || works.empty()) {
+  if ((!others && !parts) || works.empty()) {
     return 0;
   }
   // Whether every height from z0 to z1 on the vertical line through `wall`, pushed out of it,
-  // is hidden: under the ground, or inside another building lying against the wall (imported
-  // parts also hide walls of other parts) or its parapet.
+  // is hidden: inside another building lying against the wall (imported parts also hide walls
+  // of other parts) or its parapet, or under the ground below it. Only walls against another
+  // building: a wall the ground alone hides (on a steep slope) stays.
   std::vector<std::pair<double, double>> spans;
   auto hidden = [&](std::uint32_t self, const Facade& f, Vec2 wall, double z0, double z1) {
     const Vec2 p = wall + f.normal * push_m;
-    // Hidden from below up to here (z0 itself needs cover too: a point is a line of no length).
-    double up_to = -std::numeric_limits<double>::infinity();
-    if (ground != nullptr) {
-      up_to = ground->sample(p) - kBuriedM;
-    }
-    if (up_to >= z1) return true;
     spans.clear();
     for (const LotSolid& s : solids) {
       const bool own = s.building == self && (!works[self].imported || s.volume == f.volume);
@@ -110,6 +106,12 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
       if (polygon_contains(*s.footprint, p) && lies_against(*s.footprint, wall, f.dir, push_m)) {
         spans.emplace_back(s.z0, s.z1 + s.parapet_m);
       }
+    }
+    if (spans.empty()) return false;
+    // Hidden from below up to here (z0 itself needs cover too: a point is a line of no length).
+    double up_to = -std::numeric_limits<double>::infinity();
+    if (ground != nullptr) {
+      up_to = ground->sample(p) - kBuriedM;
     }
     std::sort(spans.begin(), spans.end());
     for (const auto& [lo, hi] : spans) {
