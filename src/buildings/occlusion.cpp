@@ -113,6 +113,7 @@ std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
     if (ground != nullptr) {
       up_to = ground->sample(p) - kBuriedM;
     }
+    if (up_to >= z1) return true;
     std::sort(spans.begin(), spans.end());
     for (const auto& [lo, hi] : spans) {
       if (lo > std::max(up_to, z0)) return false;  // A gap: seen through it.

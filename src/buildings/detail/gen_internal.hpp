@@ -153,7 +153,7 @@ void place_facades(BuildingWork& work, const PartyWalls* walls);
 
 /// Removes modules on walls touching other buildings of the lot or of adjacent lots (`solids`
 /// from lot_solids), where every point of the module is hidden by those buildings, their
-/// parapets or the `ground` (optional) (occlusion.cpp). Returns the number removed.
+/// parapets or the `ground` (optional) below them (occlusion.cpp). Returns the number removed.
 std::size_t occlude_lot(std::vector<BuildingWork>& works, double push_m,
                         const std::vector<LotSolid>& solids, const terrain::Heightfield* ground);
 /// Entrances on street facades (generator_entrances.cpp).
