@@ -351,7 +351,9 @@ const Table& table_of<lots::Config>() {
               "t_shape, h_shape, c_shape, courtyard, plus, z_shape, chamfered, rounded, wedge, "
               "trapezoid, stepped, e_shape, podium_tower, cylinder). Shapes not named get 0. A "
               "shape is only drawn where its shortest wall is at least the style's "
-              "`min_wall_m`."),
+              "`min_wall_m`, and, beside a lot line another parcel shares (with no "
+              "`lot_gap_m`), only if it keeps that side one whole wall, mirrored if need be "
+              "(docs/buildings.md)."),
       }};
   return t;
 }
