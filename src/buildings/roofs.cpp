@@ -60,14 +60,20 @@ bool on_boundary(const Polygon& poly, Vec2 p) {
   return false;
 }
 
+// Whether build_roofs tries a shaped (pitched) roof on the volume rather than a flat top.
+bool asks_shaped_roof(const Volume& vol) {
+  return vol.roof != lots::RoofShape::flat && vol.roof_height_m > 1e-3;
+}
+
 }  // namespace
 
 double parapet_hides_m(const Style& style, const Volume& volume, double push_m) {
   // build_roofs: a shaped roof where one is asked for (no parapet), else a flat top with a
   // parapet of the style's height and width along every edge of its exposed outline; where a
   // volume stands flush on the edge instead, that volume's own wall rises above it.
-  const bool shaped = volume.roof != lots::RoofShape::flat && volume.roof_height_m > 1e-3;
-  if (shaped || style.parapet_height_m <= 0.0 || style.parapet_width_m < push_m) return 0.0;
+  if (asks_shaped_roof(volume) || style.parapet_height_m <= 0.0 || style.parapet_width_m < push_m) {
+    return 0.0;
+  }
   return style.parapet_height_m;
 }
 
@@ -81,8 +87,7 @@ std::array<Mesh, kMaterialCount> build_roofs(const std::vector<Volume>& volumes,
   for (std::size_t v = 0; v < volumes.size(); ++v) {
     const Volume& vol = volumes[v];
     // Imported pitched roofs (roof_shapes.cpp); a flat roof where none could be built.
-    if (vol.roof != lots::RoofShape::flat && vol.roof_height_m > 1e-3 &&
-        build_shaped_roof(vol, parts)) {
+    if (asks_shaped_roof(vol) && build_shaped_roof(vol, parts)) {
       continue;
     }
     // 1. The exposed top: footprint minus the volumes standing on it.

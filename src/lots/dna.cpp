@@ -175,15 +175,14 @@ bool make_dna(const DnaRequest& req, const std::vector<StyleRule>& styles,
       const auto shape = static_cast<FootprintShape>(s);
       if ((style.shape_mask & (1U << s)) == 0) continue;
       if (shape == FootprintShape::podium_tower && height <= 30.0) continue;
-      if (shortest_wall_m(shape, dna.size_x_m, dna.size_y_m, dna.shape_param) < style.min_wall_m)
-        continue;
+      const double w = dna.size_x_m;
+      const double h = dna.size_y_m;
+      const Polygon outline = footprint_outline(shape, w, h, dna.shape_param);
+      if (shortest_wall_m(outline) < style.min_wall_m) continue;
       if (party_left || party_right) {
         // A shape whose notch, step or slant cuts a party side opens a gap to the neighbour;
         // mirrored, its whole side may face it instead. Notches at the back stay: behind a
         // building lie yards and light wells, not a party wall.
-        const double w = dna.size_x_m;
-        const double h = dna.size_y_m;
-        const Polygon outline = footprint_outline(shape, w, h, dna.shape_param);
         const bool left = side_whole(outline, -w / 2, h);
         const bool right = side_whole(outline, w / 2, h);
         if ((!party_left || left) && (!party_right || right)) {

@@ -323,7 +323,10 @@ Polygon footprint_polygon(const BuildingDNA& dna) {
 }
 
 double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m, double shape_param) {
-  const Polygon poly = footprint_outline(shape, size_x_m, size_y_m, shape_param);
+  return shortest_wall_m(footprint_outline(shape, size_x_m, size_y_m, shape_param));
+}
+
+double shortest_wall_m(const Polygon& poly) {
   double best = INFINITY;
   auto scan = [&](const Ring& ring) {
     for (std::size_t i = 0; i < ring.size(); ++i)

@@ -112,6 +112,8 @@ Polygon footprint_polygon(const BuildingDNA& dna);
 Polygon mirrored_outline(Polygon outline);
 /// Length of the shortest edge of the outline (what the style's minimum wall length limits).
 double shortest_wall_m(FootprintShape shape, double size_x_m, double size_y_m, double shape_param);
+/// Length of the shortest edge of an outline (its outer ring and holes).
+double shortest_wall_m(const Polygon& outline);
 
 /// What the lots stage knows of a building style (the buildings module owns the full BDF).
 struct StyleRule {
