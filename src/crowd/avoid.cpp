@@ -74,13 +74,13 @@ Vec2 avoidance(const Crowd::Impl& m, std::uint32_t id, const Agent& a, SlotState
   if ((m.tick + id) % kObstacleRefresh == 0 || st.near[0] == SlotState::kNoObstacle) {
     m.obstacles->query(p, 2.5f, hits);
     st.near.fill(SlotState::kNoObstacle);
-    if (hits.size() > st.near.size()) {  // Keep the nearest (ties by id: hits are by id).
-      std::stable_sort(hits.begin(), hits.end(), [&](const auto& x, const auto& y) {
+    if (hits.size() > st.near.size()) {  // Keep the nearest (ties by id).
+      std::sort(hits.begin(), hits.end(), [&](const auto& x, const auto& y) {
         const float dx = (x.x - static_cast<float>(p.x)) * (x.x - static_cast<float>(p.x)) +
                          (x.y - static_cast<float>(p.y)) * (x.y - static_cast<float>(p.y));
         const float dy = (y.x - static_cast<float>(p.x)) * (y.x - static_cast<float>(p.x)) +
                          (y.y - static_cast<float>(p.y)) * (y.y - static_cast<float>(p.y));
-        return dx < dy;
+        return dx < dy || (dx == dy && x.id < y.id);
       });
     }
     for (std::size_t i = 0; i < std::min(hits.size(), st.near.size()); ++i)

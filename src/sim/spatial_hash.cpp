@@ -5,20 +5,17 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <cmath>
-#include <cstring>
-#include <limits>
 
 #include "cityforge/core/assert.hpp"
 
 namespace cityforge::sim {
 namespace {
 
-// Results up to this many are gathered on the stack, up to kRankSort sorted by rank.
+// Results up to this many are gathered on the stack.
 constexpr std::uint32_t kLocal = 256;
-constexpr std::uint32_t kRankSort = 32;
-// Four ids, for the rank sort's comparisons (GCC and Clang vector extensions: SSE2 on x86-64).
-using U32x4 = std::uint32_t __attribute__((vector_size(16)));
 // Queries over at most this many rows of cells prefetch all their rows first.
 constexpr std::int64_t kPrefetchRows = 4;
 // Cell coordinates stay inside +-2^30 (a 1 m cell: a million kilometres), so the casts below are
@@ -47,6 +44,7 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_shift = 32 - bits;
   m_buckets = n;
   m_inserted = std::make_unique<Item[]>(max_items);
+  m_order = std::make_unique<std::uint64_t[]>(max_items);
   m_read.resize(1);
   allocate(m_read[0]);
   m_view = view_of(m_read[0]);
@@ -170,6 +168,15 @@ std::uint32_t SpatialHash::insert(std::span<const std::uint32_t> ids, std::span<
   return fit;
 }
 
+bool SpatialHash::before(const Item& a, const Item& b) {
+  const auto bits = [](const Item& it) {
+    return std::array<std::uint32_t, 4>{
+        std::bit_cast<std::uint32_t>(it.x), std::bit_cast<std::uint32_t>(it.y),
+        std::bit_cast<std::uint32_t>(it.vx), std::bit_cast<std::uint32_t>(it.vy)};
+  };
+  return bits(a) < bits(b);
+}
+
 void SpatialHash::swap() {
   // A counting sort of this tick's items by bucket. Counts go to start[b + 2], so that after
   // the prefix sums start[b + 1] is bucket b's first place; placing each item advances it to
@@ -177,18 +184,38 @@ void SpatialHash::swap() {
   const std::uint32_t n = std::min(m_count.load(std::memory_order_relaxed), m_max_items);
   ReadMap& map = m_read[0];
   std::uint32_t* start = map.start.get();
+  std::uint64_t* order = m_order.get();
   std::fill(start, start + m_buckets + 2, 0U);
   for (std::uint32_t i = 0; i < n; ++i)
     ++start[m_inserted[i].bucket + 2];
   for (std::uint32_t b = 2; b < m_buckets + 2; ++b)
     start[b] += start[b - 1];
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const Item& it = m_inserted[i];
-    const std::size_t k = start[it.bucket + 1]++;
-    map.xy[2 * k] = it.x;
-    map.xy[2 * k + 1] = it.y;
-    map.v[2 * k] = it.vx;
-    map.v[2 * k + 1] = it.vy;
+  // Each item as (id, slot), placed in its bucket's run.
+  for (std::uint32_t i = 0; i < n; ++i)
+    order[start[m_inserted[i].bucket + 1]++] = (std::uint64_t{m_inserted[i].id} << 32U) | i;
+  // Each bucket's items by id (an insertion sort: a few items a bucket), the same id twice by
+  // its bits (position, then velocity). Inserts come from any thread in any order; this makes
+  // the map, and so every query's answer, depend only on what was inserted.
+  const auto sooner = [&](std::uint64_t a, std::uint64_t b) {
+    if ((a >> 32U) != (b >> 32U)) return a < b;
+    return before(m_inserted[static_cast<std::uint32_t>(a)],
+                  m_inserted[static_cast<std::uint32_t>(b)]);
+  };
+  for (std::uint32_t b = 0; b < m_buckets; ++b) {
+    for (std::uint32_t k = start[b] + 1; k < start[b + 1]; ++k) {
+      const std::uint64_t item = order[k];
+      std::uint32_t j = k;
+      for (; j > start[b] && sooner(item, order[j - 1]); --j)
+        order[j] = order[j - 1];
+      order[j] = item;
+    }
+  }
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const Item& it = m_inserted[static_cast<std::uint32_t>(order[k])];
+    map.xy[2 * std::size_t{k}] = it.x;
+    map.xy[2 * std::size_t{k} + 1] = it.y;
+    map.v[2 * std::size_t{k}] = it.vx;
+    map.v[2 * std::size_t{k} + 1] = it.vy;
     map.ids[k] = it.id;
   }
   m_read_count = n;
@@ -197,8 +224,7 @@ void SpatialHash::swap() {
 }
 
 std::uint32_t SpatialHash::gather(const View& map, float px, float py, float radius,
-                                  std::uint32_t* ids, std::uint32_t* slots,
-                                  std::uint32_t cap) const {
+                                  std::uint32_t* slots, std::uint32_t cap) const {
   const CellRange c = cells_around(px, py, radius);
   const std::int64_t nx = std::int64_t{c.x1} - c.x0 + 1;
   const std::int64_t ny = std::int64_t{c.y1} - c.y0 + 1;
@@ -239,7 +265,6 @@ std::uint32_t SpatialHash::gather(const View& map, float px, float py, float rad
       if (((bases[j] - bases[i]) & m_mask) < len || ((bases[i] - bases[j]) & m_mask) < len)
         own_buckets = false;
   const float* xy = map.xy;
-  const std::uint32_t* item_ids = map.ids;
   for (std::int32_t cy = c.y0; cy <= c.y1; ++cy) {
     const std::uint32_t b0 = few_rows ? bases[cy - c.y0] : first_bucket(cy);
     const std::uint32_t b1 = b0 + len;  // One past the row's last bucket, unwrapped.
@@ -251,7 +276,6 @@ std::uint32_t SpatialHash::gather(const View& map, float px, float py, float rad
         for (std::uint32_t k = from; k < to; ++k) {
           const float dx = xy[2 * std::size_t{k}] - px;
           const float dy = xy[2 * std::size_t{k} + 1] - py;
-          ids[n] = item_ids[k];
           slots[n] = k;
           n += static_cast<std::uint32_t>(dx * dx + dy * dy <= r2);
           if (n == cap) return false;
@@ -266,7 +290,6 @@ std::uint32_t SpatialHash::gather(const View& map, float px, float py, float rad
         const std::int32_t icy = floor_cell(static_cast<double>(y) * m_inv_cell);
         const float dx = x - px;
         const float dy = y - py;
-        ids[n] = item_ids[k];
         slots[n] = k;
         n += static_cast<std::uint32_t>(
             (icy == cy) &
@@ -290,74 +313,29 @@ template <class Out, class Make>
 void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const {
   const auto px = static_cast<float>(p.x);
   const auto py = static_cast<float>(p.y);
-  std::uint32_t local_ids[kLocal];
-  std::uint32_t local_slots[kLocal];
+  std::uint32_t local[kLocal];
   std::vector<std::uint32_t> heap;  // Only for a query that finds more than kLocal items.
-  std::uint32_t* ids = local_ids;
-  std::uint32_t* slots = local_slots;
+  std::uint32_t* slots = local;
   const View map = read_view();
-  std::uint32_t n = gather(map, px, py, radius, ids, slots, kLocal);
+  std::uint32_t n = gather(map, px, py, radius, slots, kLocal);
   if (n > kLocal) {
-    heap.resize(2 * (std::size_t{size()} + 1));
-    ids = heap.data();
-    slots = heap.data() + size() + 1;
-    n = gather(map, px, py, radius, ids, slots, size() + 1);
+    heap.resize(std::size_t{size()} + 1);
+    slots = heap.data();
+    n = gather(map, px, py, radius, slots, size() + 1);
   }
   out.resize(n);
-  // Ascending by id, ties (the same id inserted twice) in gathering order.
-  if (n <= kRankSort) {
-    // Each item's place is the number of ids below its own: no data-dependent branches, unlike
-    // an insertion sort, whose every comparison is a coin toss for the branch predictor. The
-    // ids are padded to whole vectors of four with the largest id, and each item counts, four
-    // at a time, the ids below and equal to its own; when no id came twice (the equal count
-    // is the item itself), the count below is its place.
-    const std::uint32_t m = (n + 3U) & ~3U;
-    for (std::uint32_t j = n; j < m; ++j)
-      ids[j] = std::numeric_limits<std::uint32_t>::max();
-    bool twice = false;
-    for (std::uint32_t i = 0; i < n; ++i) {
-      const std::uint32_t id = ids[i];
-      const U32x4 own = {id, id, id, id};
-      U32x4 below = {0, 0, 0, 0};
-      U32x4 equal = {0, 0, 0, 0};
-      for (std::uint32_t j = 0; j < m; j += 4) {
-        U32x4 v;
-        std::memcpy(&v, ids + j, sizeof v);
-        below -= static_cast<U32x4>(v < own);  // A true lane is all ones: -1.
-        equal -= static_cast<U32x4>(v == own);
-      }
-      const std::uint32_t rank = below[0] + below[1] + below[2] + below[3];
-      twice |= equal[0] + equal[1] + equal[2] + equal[3] != 1;
-      if (!twice) out[rank] = make(map, id, slots[i]);
-    }
-    if (!twice) return;
-    // Some id came twice: places by ids below, then by the same id gathered before.
-    for (std::uint32_t i = 0; i < n; ++i) {
-      std::uint32_t rank = 0;
-      for (std::uint32_t j = 0; j < n; ++j)
-        rank += static_cast<std::uint32_t>(ids[j] < ids[i] || (ids[j] == ids[i] && j < i));
-      out[rank] = make(map, ids[i], slots[i]);
-    }
-    return;
-  }
-  std::vector<std::uint64_t> keys(n);  // (id, gathering order): distinct, so a plain sort.
   for (std::uint32_t i = 0; i < n; ++i)
-    keys[i] = (static_cast<std::uint64_t>(ids[i]) << 32U) | i;
-  std::sort(keys.begin(), keys.end());
-  for (std::uint32_t i = 0; i < n; ++i)
-    out[i] = make(map, static_cast<std::uint32_t>(keys[i] >> 32U),
-                  slots[static_cast<std::uint32_t>(keys[i])]);
+    out[i] = make(map, slots[i]);
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const {
-  collect(p, radius, out,
-          [](const View& /*map*/, std::uint32_t id, std::uint32_t /*slot*/) { return id; });
+  collect(p, radius, out, [](const View& map, std::uint32_t slot) { return map.ids[slot]; });
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<Hit>& out) const {
-  collect(p, radius, out, [](const View& map, std::uint32_t id, std::uint32_t slot) {
+  collect(p, radius, out, [](const View& map, std::uint32_t slot) {
     const std::size_t k = slot;
-    return Hit{id, map.xy[2 * k], map.xy[2 * k + 1], map.v[2 * k], map.v[2 * k + 1]};
+    return Hit{map.ids[k], map.xy[2 * k], map.xy[2 * k + 1], map.v[2 * k], map.v[2 * k + 1]};
   });
 }
 

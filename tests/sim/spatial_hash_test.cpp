@@ -6,6 +6,8 @@
 #include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <span>
@@ -25,13 +27,26 @@ std::vector<Vec2> random_points(std::uint32_t n, float extent_m, std::uint64_t s
   return pts;
 }
 
-std::vector<std::uint32_t> brute(const std::vector<Vec2>& pts, Vec2 c, float r) {
+// The cell of a point as the map computes it (its float position times the inverse cell).
+std::array<std::int64_t, 2> cell_of(Vec2 p, float cell) {
+  const double inv = 1.0 / static_cast<double>(cell);
+  return {
+      static_cast<std::int64_t>(std::floor(static_cast<double>(static_cast<float>(p.y)) * inv)),
+      static_cast<std::int64_t>(std::floor(static_cast<double>(static_cast<float>(p.x)) * inv))};
+}
+
+// Point ids within r of c (float distances, as the map tests them), in query order: by cell
+// (rows upwards, then along the row), by id within a cell.
+std::vector<std::uint32_t> brute(const std::vector<Vec2>& pts, Vec2 c, float r, float cell) {
   std::vector<std::uint32_t> out;
   for (std::uint32_t i = 0; i < pts.size(); ++i) {
     const auto dx = static_cast<float>(pts[i].x) - static_cast<float>(c.x);
     const auto dy = static_cast<float>(pts[i].y) - static_cast<float>(c.y);
     if (dx * dx + dy * dy <= r * r) out.push_back(i);
   }
+  std::stable_sort(out.begin(), out.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return cell_of(pts[a], cell) < cell_of(pts[b], cell);
+  });
   return out;
 }
 
@@ -49,7 +64,7 @@ TEST(SpatialHash, QueriesMatchBruteForceAfterParallelInserts) {
   for (const Vec2 c : centres) {
     for (const float r : {0.5f, 1.5f, 4.0f}) {
       hash.query(c, r, got);
-      EXPECT_EQ(got, brute(pts, c, r)) << c.x << "," << c.y << " r " << r;
+      EXPECT_EQ(got, brute(pts, c, r, 1.5f)) << c.x << "," << c.y << " r " << r;
     }
   }
 }
@@ -68,11 +83,11 @@ TEST(SpatialHash, InsertsDuringQueriesGoToTheNextTick) {
     hash.query(a[i], 3.0f, seen[i]);
   });
   for (std::uint32_t i = 0; i < a.size(); ++i)
-    EXPECT_EQ(seen[i], brute(a, a[i], 3.0f));
+    EXPECT_EQ(seen[i], brute(a, a[i], 3.0f, 2.0f));
   hash.swap();
   std::vector<std::uint32_t> got;
   hash.query(b[0], 3.0f, got);
-  std::vector<std::uint32_t> want = brute(b, b[0], 3.0f);
+  std::vector<std::uint32_t> want = brute(b, b[0], 3.0f, 2.0f);
   for (std::uint32_t& id : want)
     id += 1000;
   EXPECT_EQ(got, want) << "a is gone after the second swap";
@@ -97,9 +112,9 @@ TEST(SpatialHash, FullMapRefusesAndNegativeCoordinatesWork) {
 }
 
 std::vector<SpatialHash::Hit> brute_hits(const std::vector<Vec2>& pts, const std::vector<Vec2>& vel,
-                                         Vec2 c, float r) {
+                                         Vec2 c, float r, float cell) {
   std::vector<SpatialHash::Hit> out;
-  for (const std::uint32_t i : brute(pts, c, r)) {
+  for (const std::uint32_t i : brute(pts, c, r, cell)) {
     out.push_back({i, static_cast<float>(pts[i].x), static_cast<float>(pts[i].y),
                    static_cast<float>(vel[i].x), static_cast<float>(vel[i].y)});
   }
@@ -120,19 +135,22 @@ TEST(SpatialHash, HitQueryReturnsExactPositionsAndVelocities) {
   SpatialHash hash(1.5f, 8, 8);
   const std::vector<Vec2> pts = {{0.1, 0.2}, {-0.7, 1.1}, {0.3, -0.4}, {30.0, 30.0}};
   const std::vector<Vec2> vel = {{1.25, -0.5}, {0.0, 1.5}, {-2.0, 0.75}, {9.0, 9.0}};
-  // Inserted out of id order: the result is still ascending by id.
   for (const std::uint32_t i : {2U, 0U, 3U, 1U})
     ASSERT_TRUE(hash.insert(10 + i, pts[i], vel[i]));
   hash.swap();
   std::vector<SpatialHash::Hit> got;
   hash.query(Vec2{0.0, 0.0}, 2.0f, got);
   ASSERT_EQ(got.size(), 3U);
-  for (std::uint32_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(got[i].id, 10 + i);
-    EXPECT_EQ(got[i].x, static_cast<float>(pts[i].x));
-    EXPECT_EQ(got[i].y, static_cast<float>(pts[i].y));
-    EXPECT_EQ(got[i].vx, static_cast<float>(vel[i].x));
-    EXPECT_EQ(got[i].vy, static_cast<float>(vel[i].y));
+  // In query order: the row of cells below (item 2's), then the row of the centre, from the
+  // left: item 1's cell (-1, 0), then item 0's (0, 0).
+  const std::array<std::uint32_t, 3> order = {2, 1, 0};
+  for (std::uint32_t k = 0; k < 3; ++k) {
+    const std::uint32_t i = order[k];
+    EXPECT_EQ(got[k].id, 10 + i);
+    EXPECT_EQ(got[k].x, static_cast<float>(pts[i].x));
+    EXPECT_EQ(got[k].y, static_cast<float>(pts[i].y));
+    EXPECT_EQ(got[k].vx, static_cast<float>(vel[i].x));
+    EXPECT_EQ(got[k].vy, static_cast<float>(vel[i].y));
   }
   // The ids-only insert stores a zero velocity.
   SpatialHash still(1.0f, 2, 2);
@@ -172,10 +190,10 @@ TEST(SpatialHash, BothQueriesMatchBruteForceForManyCellsAndRadii) {
     for (const Vec2 c : centres) {
       for (const float r : {0.0f, 0.3f, cell * 0.5f, cell, 1.5f, cell * 1.7f, cell * 3.0f, 9.0f}) {
         hash.query(c, r, ids);
-        EXPECT_EQ(ids, brute(pts, c, r))
+        EXPECT_EQ(ids, brute(pts, c, r, cell))
             << "cell " << cell << " at " << c.x << "," << c.y << " r " << r;
         hash.query(c, r, hits);
-        EXPECT_TRUE(same_hits(hits, brute_hits(pts, vel, c, r)))
+        EXPECT_TRUE(same_hits(hits, brute_hits(pts, vel, c, r, cell)))
             << "cell " << cell << " at " << c.x << "," << c.y << " r " << r;
       }
     }
@@ -232,7 +250,7 @@ TEST(SpatialHash, ThreadsReadingTheirOwnCopiesSeeEveryTicksMap) {
                         std::vector<std::uint32_t> got;
                         for (std::uint32_t i = r.begin(); i != r.end(); ++i) {
                           hash.query(pts[i], 1.5f, got);
-                          if (got != brute(pts, pts[i], 1.5f)) wrong.fetch_add(1);
+                          if (got != brute(pts, pts[i], 1.5f, 1.5f)) wrong.fetch_add(1);
                           found.fetch_add(got.size());
                         }
                       });
@@ -257,29 +275,40 @@ TEST(SpatialHash, CrowdSizedMapMatchesBruteForce) {
   std::size_t found = 0;
   for (std::uint32_t i = 0; i < pts.size(); i += 3) {
     hash.query(pts[i], 1.5f, ids);
-    ASSERT_EQ(ids, brute(pts, pts[i], 1.5f)) << "agent " << i;
+    ASSERT_EQ(ids, brute(pts, pts[i], 1.5f, 1.5f)) << "agent " << i;
     found += ids.size();
   }
   EXPECT_GT(found, 8 * (pts.size() / 3)) << "about ten neighbours a query";
 }
 
-// An id inserted more than once comes back once per insert, in ascending order with the rest.
+// An id inserted more than once comes back once per insert, in query order: the same id twice in
+// a cell by its position's bits, whatever order the inserts came in.
 TEST(SpatialHash, RepeatedIdsComeBackOncePerInsert) {
-  SpatialHash hash(1.0f, 64, 64);
   const std::vector<std::pair<std::uint32_t, Vec2>> items = {
       {7, {0.1, 0.1}}, {3, {0.2, 0.3}},   {7, {0.4, -0.2}}, {9, {-0.3, 0.2}},
       {3, {0.0, 0.5}}, {1, {-0.5, -0.5}}, {8, {5.0, 5.0}}};
-  for (const auto& [id, p] : items)
-    ASSERT_TRUE(hash.insert(id, p));
-  hash.swap();
-  std::vector<std::uint32_t> ids;
-  hash.query(Vec2{0, 0}, 1.0f, ids);
-  EXPECT_EQ(ids, (std::vector<std::uint32_t>{1, 3, 3, 7, 7, 9}));
-  std::vector<SpatialHash::Hit> hits;
-  hash.query(Vec2{0, 0}, 1.0f, hits);
-  ASSERT_EQ(hits.size(), 6U);
-  for (std::size_t i = 0; i < hits.size(); ++i)
-    EXPECT_EQ(hits[i].id, ids[i]);
+  for (const bool reversed : {false, true}) {
+    SpatialHash hash(1.0f, 64, 64);
+    for (std::size_t k = 0; k < items.size(); ++k) {
+      const auto& [id, p] = items[reversed ? items.size() - 1 - k : k];
+      ASSERT_TRUE(hash.insert(id, p, Vec2{p.y, -p.x}));
+    }
+    hash.swap();
+    std::vector<std::uint32_t> ids;
+    hash.query(Vec2{0, 0}, 1.0f, ids);
+    // Row y -1: cells x -1 (id 1), 0 (id 7); row y 0: cells x -1 (id 9), 0 (3, 3, 7).
+    EXPECT_EQ(ids, (std::vector<std::uint32_t>{1, 7, 9, 3, 3, 7})) << "reversed " << reversed;
+    std::vector<SpatialHash::Hit> hits;
+    hash.query(Vec2{0, 0}, 1.0f, hits);
+    ASSERT_EQ(hits.size(), 6U);
+    for (std::size_t i = 0; i < hits.size(); ++i)
+      EXPECT_EQ(hits[i].id, ids[i]);
+    // The two 3s in cell (0, 0): x 0.0 before x 0.2 (their bits), in either insert order.
+    EXPECT_EQ(hits[3].x, 0.0f);
+    EXPECT_EQ(hits[3].vx, 0.5f);
+    EXPECT_EQ(hits[4].x, 0.2f);
+    EXPECT_EQ(hits[4].vy, -0.2f);
+  }
 }
 
 TEST(SpatialHash, SwapEmptiesTheOldMapEveryTick) {
@@ -295,12 +324,12 @@ TEST(SpatialHash, SwapEmptiesTheOldMapEveryTick) {
     // Still last tick's map until the swap.
     EXPECT_EQ(hash.size(), last.size());
     hash.query(Vec2{1.0, -2.0}, 4.0f, got);
-    EXPECT_EQ(got, brute(last, Vec2{1.0, -2.0}, 4.0f)) << "tick " << tick;
+    EXPECT_EQ(got, brute(last, Vec2{1.0, -2.0}, 4.0f, 1.5f)) << "tick " << tick;
     hash.swap();
     EXPECT_EQ(hash.size(), pts.size());
     for (const Vec2 c : random_points(20, 16.0f, 500 + tick)) {
       hash.query(c, 3.0f, got);
-      EXPECT_EQ(got, brute(pts, c, 3.0f)) << "tick " << tick;
+      EXPECT_EQ(got, brute(pts, c, 3.0f, 1.5f)) << "tick " << tick;
     }
     last = pts;
   }
@@ -317,6 +346,9 @@ TEST(SpatialHash, FullMapInsertReturnsFalseFromManyThreads) {
     if (accepted[i] != 0) kept_ids.push_back(i);
   }
   EXPECT_EQ(kept_ids.size(), 1000U) << "exactly max_items inserts succeed";
+  std::stable_sort(kept_ids.begin(), kept_ids.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return cell_of(pts[a], 1.0f) < cell_of(pts[b], 1.0f);  // Query order.
+  });
   EXPECT_FALSE(hash.insert(99999, Vec2{0, 0}));
   hash.swap();
   EXPECT_EQ(hash.size(), 1000U);
@@ -333,6 +365,8 @@ TEST(SpatialHash, FullMapInsertReturnsFalseFromManyThreads) {
   std::vector<SpatialHash::Hit> hits;
   hash.query(Vec2{0, 0}, 100.0f, hits);
   ASSERT_EQ(hits.size(), 1000U);
+  std::stable_sort(hits.begin(), hits.end(),
+                   [](const auto& a, const auto& b) { return a.id < b.id; });
   EXPECT_EQ(hits[0].id, 0U);
   for (std::uint32_t i = 1; i < 991; ++i) {
     EXPECT_EQ(hits[i].id, 10 + i - 1);

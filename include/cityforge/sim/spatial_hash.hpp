@@ -22,9 +22,10 @@ namespace cityforge::sim {
 /// through memory in insertion order. The map is stored as arrays (positions, velocities, ids),
 /// so the scan reads 12 bytes an item. Buckets hash the cell coordinates, so the map is
 /// unbounded in space; a query whose cells have buckets of their own (nearly all) tests
-/// distances only, else each item's cell as well. Results are returned sorted by id (a
-/// branch-free rank sort, four ids a compare), so they do not depend on the order (or thread)
-/// of insertion. A cell about the usual query radius is best (3 x 3 cells).
+/// distances only, else each item's cell as well. swap() also orders each bucket's items by id,
+/// so the map, and the order of every query's results (see query), depend only on what was
+/// inserted, not on the order (or thread) of insertion, and a query needs no sort of its own.
+/// A cell about the usual query radius is best (3 x 3 cells).
 class SpatialHash {
  public:
   /// cell_m: edge of a cell (about the usual query radius). max_items: per tick (inserts past
@@ -38,8 +39,12 @@ class SpatialHash {
   /// emptied for inserts. Not concurrent with insert or query.
   void swap();
 
-  /// Ids inserted last tick within `radius` of `p` (inclusive), ascending, into `out`
-  /// (cleared first). Thread-safe against inserts and other queries.
+  /// Ids inserted last tick within `radius` of `p` (inclusive), into `out` (cleared first), in
+  /// query order: by cell, rows of cells upwards (y) and cells along a row (x), and by id
+  /// within a cell (an id inserted twice in one cell: by its position's, then velocity's,
+  /// bits). A query wider than the bucket table (cells across > buckets) goes by bucket along
+  /// a row instead of by cell. The order is a function of the inserted items and the query
+  /// alone. Thread-safe against inserts and other queries.
   void query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const;
 
   /// An item with its position and velocity as inserted (the crowd's avoidance needs both).
@@ -52,8 +57,8 @@ class SpatialHash {
   };
   /// Thread-safe. Adds item `id` at `p` moving at `v`; false when the map is full.
   bool insert(std::uint32_t id, Vec2 p, Vec2 v);
-  /// Items inserted last tick within `radius` of `p` (inclusive), ascending by id, into `out`
-  /// (cleared first). Thread-safe against inserts and other queries.
+  /// Items inserted last tick within `radius` of `p` (inclusive), in query order (as the ids),
+  /// into `out` (cleared first). Thread-safe against inserts and other queries.
   void query(Vec2 p, float radius, std::vector<Hit>& out) const;
 
   /// Thread-safe. Adds items first_id, first_id + 1, ... at `p` moving at `v` (same length)
@@ -98,9 +103,11 @@ class SpatialHash {
   void put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
   /// Hands out n consecutive item slots with one atomic add: (first, how many fit).
   std::pair<std::uint32_t, std::uint32_t> reserve(std::uint32_t n);
-  // A map queries read: last tick's items ordered by bucket, bucket b's at
-  // [start[b], start[b + 1]), packed apart (structure of arrays): the scan reads only positions
-  // and ids, 12 bytes an item.
+  // The map's order among items of one id in one bucket: by their bits.
+  static bool before(const Item& a, const Item& b);
+  // A map queries read: last tick's items in the map's order (by bucket, then id), bucket b's
+  // at [start[b], start[b + 1]), packed apart (structure of arrays): the scan reads only
+  // positions, 8 bytes an item, and the rest only of the items it keeps.
   struct ReadMap {
     std::unique_ptr<float[]> xy;  // x, y
     std::unique_ptr<float[]> v;   // vx, vy
@@ -120,10 +127,10 @@ class SpatialHash {
   static View view_of(const ReadMap& map);
   // The map for a query on this thread: its own fresh copy, else the original.
   View read_view() const;
-  // Items of the read map within `radius` of (px, py), in no order: their ids into `ids` and
-  // their slots into `slots`; the count, or cap + 1 when `cap` entries were not enough.
-  std::uint32_t gather(const View& map, float px, float py, float radius, std::uint32_t* ids,
-                       std::uint32_t* slots, std::uint32_t cap) const;
+  // Items of the read map within `radius` of (px, py), in query order (see query): their slots
+  // into `slots`; the count, or cap + 1 when `cap` entries were not enough.
+  std::uint32_t gather(const View& map, float px, float py, float radius, std::uint32_t* slots,
+                       std::uint32_t cap) const;
   template <class Out, class Make>
   void collect(Vec2 p, float radius, std::vector<Out>& out, Make make) const;
 
@@ -135,6 +142,7 @@ class SpatialHash {
   std::uint32_t m_buckets;
   // This tick's inserts, in slot order.
   std::unique_ptr<Item[]> m_inserted;
+  std::unique_ptr<std::uint64_t[]> m_order;  // swap()'s work: (id, slot) in the map's order.
   alignas(64) std::atomic<std::uint32_t> m_count{0};
   char m_count_pad[60] = {};  // Nothing the queries read shares the counter's cache line.
   // The map queries read ([0], built by swap) and the threads' copies of it ([1..]).
