@@ -44,7 +44,7 @@ SpatialHash::SpatialHash(float cell_m, std::uint32_t max_items, std::uint32_t bu
   m_shift = 32 - bits;
   m_buckets = n;
   m_inserted = std::make_unique<Item[]>(max_items);
-  m_order = std::make_unique<std::uint64_t[]>(max_items);
+  m_bucket_of = std::make_unique<std::uint32_t[]>(max_items);
   m_read.resize(1);
   allocate(m_read[0]);
   m_view = view_of(m_read[0]);
@@ -169,12 +169,12 @@ std::uint32_t SpatialHash::insert(std::span<const std::uint32_t> ids, std::span<
 }
 
 bool SpatialHash::before(const Item& a, const Item& b) {
-  const auto bits = [](const Item& it) {
-    return std::array<std::uint32_t, 4>{
-        std::bit_cast<std::uint32_t>(it.x), std::bit_cast<std::uint32_t>(it.y),
+  const auto key = [](const Item& it) {
+    return std::array<std::uint32_t, 5>{
+        it.id, std::bit_cast<std::uint32_t>(it.x), std::bit_cast<std::uint32_t>(it.y),
         std::bit_cast<std::uint32_t>(it.vx), std::bit_cast<std::uint32_t>(it.vy)};
   };
-  return bits(a) < bits(b);
+  return key(a) < key(b);
 }
 
 void SpatialHash::swap() {
@@ -184,39 +184,39 @@ void SpatialHash::swap() {
   const std::uint32_t n = std::min(m_count.load(std::memory_order_relaxed), m_max_items);
   ReadMap& map = m_read[0];
   std::uint32_t* start = map.start.get();
-  std::uint64_t* order = m_order.get();
+  std::uint32_t* bucket = m_bucket_of.get();  // Of the map's items, while they are ordered.
   std::fill(start, start + m_buckets + 2, 0U);
   for (std::uint32_t i = 0; i < n; ++i)
     ++start[m_inserted[i].bucket + 2];
   for (std::uint32_t b = 2; b < m_buckets + 2; ++b)
     start[b] += start[b - 1];
-  // Each item as (id, slot), placed in its bucket's run.
-  for (std::uint32_t i = 0; i < n; ++i)
-    order[start[m_inserted[i].bucket + 1]++] = (std::uint64_t{m_inserted[i].id} << 32U) | i;
-  // Each bucket's items by id (an insertion sort: a few items a bucket), the same id twice by
-  // its bits (position, then velocity). Inserts come from any thread in any order; this makes
-  // the map, and so every query's answer, depend only on what was inserted.
-  const auto sooner = [&](std::uint64_t a, std::uint64_t b) {
-    if ((a >> 32U) != (b >> 32U)) return a < b;
-    return before(m_inserted[static_cast<std::uint32_t>(a)],
-                  m_inserted[static_cast<std::uint32_t>(b)]);
+  const auto get = [&](std::size_t k) {
+    return Item{map.xy[2 * k], map.xy[2 * k + 1], map.v[2 * k], map.v[2 * k + 1], map.ids[k], 0};
   };
-  for (std::uint32_t b = 0; b < m_buckets; ++b) {
-    for (std::uint32_t k = start[b] + 1; k < start[b + 1]; ++k) {
-      const std::uint64_t item = order[k];
-      std::uint32_t j = k;
-      for (; j > start[b] && sooner(item, order[j - 1]); --j)
-        order[j] = order[j - 1];
-      order[j] = item;
-    }
-  }
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const Item& it = m_inserted[static_cast<std::uint32_t>(order[k])];
-    map.xy[2 * std::size_t{k}] = it.x;
-    map.xy[2 * std::size_t{k} + 1] = it.y;
-    map.v[2 * std::size_t{k}] = it.vx;
-    map.v[2 * std::size_t{k} + 1] = it.vy;
+  const auto set = [&](std::size_t k, const Item& it) {
+    map.xy[2 * k] = it.x;
+    map.xy[2 * k + 1] = it.y;
+    map.v[2 * k] = it.vx;
+    map.v[2 * k + 1] = it.vy;
     map.ids[k] = it.id;
+  };
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const Item& it = m_inserted[i];
+    const std::size_t k = start[it.bucket + 1]++;
+    set(k, it);
+    bucket[k] = it.bucket;
+  }
+  // Each bucket's items by id, the same id twice by its bits (position, then velocity): an
+  // insertion sort within each bucket's run (a few items a bucket), in place. Inserts come from
+  // any thread in any order; this makes the map, and so every query's answer, depend only on
+  // what was inserted.
+  for (std::uint32_t k = 1; k < n; ++k) {
+    if (bucket[k] != bucket[k - 1] || map.ids[k] > map.ids[k - 1]) continue;  // In order.
+    const Item it = get(k);
+    std::uint32_t j = k;
+    for (; j > 0 && bucket[j - 1] == bucket[k] && before(it, get(j - 1)); --j)
+      set(j, get(j - 1));
+    if (j != k) set(j, it);
   }
   m_read_count = n;
   m_count.store(0, std::memory_order_relaxed);

@@ -103,7 +103,7 @@ class SpatialHash {
   void put(std::uint32_t k, std::uint32_t id, Vec2 p, Vec2 v);
   /// Hands out n consecutive item slots with one atomic add: (first, how many fit).
   std::pair<std::uint32_t, std::uint32_t> reserve(std::uint32_t n);
-  // The map's order among items of one id in one bucket: by their bits.
+  // The map's order within a bucket: by id, then by the item's bits.
   static bool before(const Item& a, const Item& b);
   // A map queries read: last tick's items in the map's order (by bucket, then id), bucket b's
   // at [start[b], start[b + 1]), packed apart (structure of arrays): the scan reads only
@@ -142,7 +142,7 @@ class SpatialHash {
   std::uint32_t m_buckets;
   // This tick's inserts, in slot order.
   std::unique_ptr<Item[]> m_inserted;
-  std::unique_ptr<std::uint64_t[]> m_order;  // swap()'s work: (id, slot) in the map's order.
+  std::unique_ptr<std::uint32_t[]> m_bucket_of;  // swap()'s work: each map item's bucket.
   alignas(64) std::atomic<std::uint32_t> m_count{0};
   char m_count_pad[60] = {};  // Nothing the queries read shares the counter's cache line.
   // The map queries read ([0], built by swap) and the threads' copies of it ([1..]).
