@@ -323,9 +323,9 @@ void SpatialHash::collect(Vec2 p, float radius, std::vector<Out>& out, Make make
     slots = heap.data();
     n = gather(map, px, py, radius, slots, size() + 1);
   }
-  out.resize(n);
+  out.clear();
   for (std::uint32_t i = 0; i < n; ++i)
-    out[i] = make(map, slots[i]);
+    out.push_back(make(map, slots[i]));
 }
 
 void SpatialHash::query(Vec2 p, float radius, std::vector<std::uint32_t>& out) const {
