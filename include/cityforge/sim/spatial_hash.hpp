@@ -20,12 +20,13 @@ namespace cityforge::sim {
 /// since the cells of one row map to consecutive buckets, a query reads one contiguous run of
 /// items per row of cells (3 runs for the usual 3 x 3 cells) instead of chasing a list per cell
 /// through memory in insertion order. The map is stored as arrays (positions, velocities, ids),
-/// so the scan reads 12 bytes an item. Buckets hash the cell coordinates, so the map is
-/// unbounded in space; a query whose cells have buckets of their own (nearly all) tests
-/// distances only, else each item's cell as well. swap() also orders each bucket's items by id,
-/// so the map, and the order of every query's results (see query), depend only on what was
-/// inserted, not on the order (or thread) of insertion, and a query needs no sort of its own.
-/// A cell about the usual query radius is best (3 x 3 cells).
+/// so the scan reads 8 bytes an item (its position) and the rest only of the items it keeps.
+/// Buckets hash the cell coordinates, so the map is unbounded in space; a query whose cells
+/// have buckets of their own (nearly all) tests distances only, else each item's cell as well.
+/// swap() also orders each bucket's items by id, so the map, and the order of every query's
+/// results (see query), depend only on what was inserted, not on the order (or thread) of
+/// insertion, and a query needs no sort of its own. A cell about the usual query radius is
+/// best (3 x 3 cells).
 class SpatialHash {
  public:
   /// cell_m: edge of a cell (about the usual query radius). max_items: per tick (inserts past
