@@ -48,13 +48,21 @@ std::vector<wfc::TileId> ReachCheck::watched() const {
   return out;
 }
 
+namespace {
+
+// The heights an undecided cell's ground may meet any side at: its floor, and half way up and
+// its ceiling when it may still become stairs.
+std::uint32_t undecided_heights(std::uint32_t layer, bool may_be_stairs) {
+  return (1U << (2U * layer)) | (may_be_stairs ? 6U << (2U * layer) : 0U);
+}
+
+}  // namespace
+
 std::uint32_t ReachCheck::heights(const wfc::SearchView& view, wfc::CellId cell, wfc::TileId tile,
                                   std::uint32_t slot) const {
   const std::uint32_t layer = cell / m_plane;
   if (tile != wfc::kNoTile) return 1U << nav_side_height(m_tiles->info[tile], layer, slot);
-  std::uint32_t h = 1U << (2U * layer);
-  if (view.may_hold_any(cell, m_stairs.data())) h |= 6U << (2U * layer);
-  return h;
+  return undecided_heights(layer, view.may_hold_any(cell, m_stairs.data()));
 }
 
 bool ReachCheck::operator()(const wfc::SearchView& view, std::span<const wfc::CellId>) {
@@ -81,18 +89,28 @@ bool ReachCheck::operator()(const wfc::SearchView& view, std::span<const wfc::Ce
     const wfc::CellId u = m_queue[qi];
     const wfc::TileId tu = view.tile(u);
     const std::uint32_t c = u % m_plane, layer = u / m_plane;
+    // An undecided cell's heights are the same on every side: found once.
+    const std::uint32_t hu_any = tu == wfc::kNoTile ? heights(view, u, tu, 0) : 0U;
     for (std::uint32_t k = 0; k < m_sides[c]; ++k) {
       const SideNeighbour a = m_side[std::size_t{c} * 4 + k];
       if (a.cell == kNoCell) continue;
-      const std::uint32_t hu = heights(view, u, tu, k);
+      const std::uint32_t hu = tu == wfc::kNoTile ? hu_any : heights(view, u, tu, k);
       const std::uint32_t lo = layer > 0 ? layer - 1 : 0;
       const std::uint32_t hi = std::min(layer + 1, m_layers - 1);
       for (std::uint32_t l2 = lo; l2 <= hi; ++l2) {
         const wfc::CellId w = a.cell + m_plane * l2;
         if (m_stamp[w] == m_run) continue;
         const wfc::TileId tw = view.tile(w);
-        if (tw != wfc::kNoTile ? !navigable(tw) : !view.may_hold_any(w, m_nav.data())) continue;
-        if ((hu & heights(view, w, tw, a.slot)) == 0) continue;
+        std::uint32_t hw = 0;
+        if (tw != wfc::kNoTile) {
+          if (!navigable(tw)) continue;
+          hw = heights(view, w, tw, a.slot);
+        } else {  // Whether it may be walkable, and stairs, in one look at its options.
+          const std::uint32_t may = view.may_hold_each(w, m_nav.data(), m_stairs.data());
+          if ((may & 1U) == 0) continue;
+          hw = undecided_heights(l2, (may & 2U) != 0);
+        }
+        if ((hu & hw) == 0) continue;
         m_stamp[w] = m_run;
         if (tw != wfc::kNoTile) ++reached;
         m_queue.push_back(w);

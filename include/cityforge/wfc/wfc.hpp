@@ -277,6 +277,17 @@ class SearchView {
     }
     return false;
   }
+  /// may_hold_any for two masks in one pass over the cell: bit 0 for `a`, bit 1 for `b`.
+  std::uint32_t may_hold_each(CellId cell, const std::uint64_t* a, const std::uint64_t* b) const {
+    const std::uint64_t* d = m_wave + std::size_t{cell} * m_words;
+    std::uint64_t in_a = 0;
+    std::uint64_t in_b = 0;
+    for (std::uint32_t i = 0; i < m_words; ++i) {
+      in_a |= d[i] & a[i];
+      in_b |= d[i] & b[i];
+    }
+    return (in_a != 0 ? 1U : 0U) | (in_b != 0 ? 2U : 0U);
+  }
 
  private:
   const std::uint64_t* m_wave;
