@@ -214,8 +214,11 @@ void SpatialHash::swap() {
     if (bucket[k] != bucket[k - 1] || map.ids[k] > map.ids[k - 1]) continue;  // In order.
     const Item it = get(k);
     std::uint32_t j = k;
-    for (; j > 0 && bucket[j - 1] == bucket[k] && before(it, get(j - 1)); --j)
-      set(j, get(j - 1));
+    for (; j > 0 && bucket[j - 1] == bucket[k]; --j) {
+      const Item prev = get(j - 1);
+      if (!before(it, prev)) break;
+      set(j, prev);
+    }
     if (j != k) set(j, it);
   }
   m_read_count = n;
