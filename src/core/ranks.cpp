@@ -3,6 +3,7 @@
 #include "cityforge/core/ranks.hpp"
 
 #include <tbb/parallel_for.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,13 @@
 #include <vector>
 
 namespace cityforge {
+
+double process_cpu_s() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 namespace {
 
 class SingleRank final : public Ranks {

@@ -266,20 +266,33 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   if (writer) {
     if (Status s = recorded(record()); !s) return s.error();
   }
+  // CPU seconds of the ticks (traffic, crowd, levels of detail; recording aside), and of those
+  // the ones inside the collectives: a rank's own work is the difference (per_rank `cpu_s`).
+  double tick_cpu_s = 0;
+  double tick_collective_cpu_s = 0;
+  const auto cpu_of = [&](auto&& run) {
+    const double c0 = process_cpu_s();
+    const double m0 = ranks.collective_time().cpu_s;
+    run();
+    tick_cpu_s += process_cpu_s() - c0;
+    tick_collective_cpu_s += ranks.collective_time().cpu_s - m0;
+  };
   for (std::uint64_t t = 0; t < ticks; ++t) {
     const auto t0 = Clock::now();
-    sim.tick();
+    cpu_of([&] { sim.tick(); });
     tick_s += seconds_since(t0);
     if (opt.after_tick) opt.after_tick(sim.stats().ticks);
     if (people) {
       const auto t1 = Clock::now();
-      people->set_viewer(viewer_at(*viewer, sim.time_s()));
-      people->tick(&sim);
+      cpu_of([&] {
+        people->set_viewer(viewer_at(*viewer, sim.time_s()));
+        people->tick(&sim);
+      });
       crowd_s += seconds_since(t1);
     }
     if (sim.time_s() + 1e-9 >= next_vlod_s) {
       const auto t1 = Clock::now();
-      update_vehicle_lod();
+      cpu_of([&] { update_vehicle_lod(); });
       next_vlod_s = sim.time_s() + 0.25;
       tick_s += seconds_since(t1);
     }
@@ -316,14 +329,16 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   sim.gather_state();
   // Per rank: exchange, its packing and its transfer, the whole tick (seconds), bytes sent,
   // vehicles handed over.
-  std::vector<std::array<double, 6>> rank_s(static_cast<std::size_t>(ranks.size()),
-                                            std::array<double, 6>{});
+  std::vector<std::array<double, 8>> rank_s(static_cast<std::size_t>(ranks.size()),
+                                            std::array<double, 8>{});
   rank_s[0] = {share.exchange_s,
                share.pack_s,
                share.transfer_s,
                tick_s,
                static_cast<double>(share.bytes[static_cast<std::size_t>(ranks.rank())]),
-               static_cast<double>(share.migrations)};
+               static_cast<double>(share.migrations),
+               tick_cpu_s,
+               tick_collective_cpu_s};
   // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds and tick seconds.
   const crowd::CrowdShareStats no_crowd;
   const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
@@ -413,7 +428,9 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"pedestrian_updates", static_cast<std::uint64_t>(rank_crowd[r][0])},
                      {"crowd_sent_bytes", static_cast<std::uint64_t>(rank_crowd[r][1])},
                      {"crowd_exchange_s", rank_crowd[r][2]},
-                     {"crowd_wall_s", rank_crowd[r][3]}});
+                     {"crowd_wall_s", rank_crowd[r][3]},
+                     {"cpu_s", rank_s[r][6]},
+                     {"collective_cpu_s", rank_s[r][7]}});
     }
     j["ranks"] = ranks.size();
     j["partition"] = {{"method", ranks.size() > 1 ? "METIS k-way" : "none"},

@@ -213,6 +213,16 @@ TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
     for (const auto& p : j["per_rank"]) {
       EXPECT_GT(p["vehicle_updates"].get<std::uint64_t>(), 0U) << "np " << np;
       updates += p["vehicle_updates"].get<std::uint64_t>();
+      // Each rank's CPU time over the ticks, and the part of it inside the collectives (only
+      // a launched run measures that; a rank that waits for the others spends some there).
+      const double cpu = p["cpu_s"].get<double>();
+      const double in_collectives = p["collective_cpu_s"].get<double>();
+      EXPECT_GT(cpu, 0.0) << "np " << np;
+      EXPECT_GE(in_collectives, 0.0) << "np " << np;
+      EXPECT_LT(in_collectives, cpu) << "np " << np;
+      if (np > 1) {
+        EXPECT_GT(in_collectives, 0.0) << "np " << np;
+      }
     }
     EXPECT_EQ(updates, ref["vehicle_updates"].get<std::uint64_t>()) << "np " << np;
     // The crowd's full-fidelity updates are dealt out too: each rank ran some, all ran them all.

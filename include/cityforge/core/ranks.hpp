@@ -45,7 +45,20 @@ class Ranks {
   /// the pipeline runs on a oneTBB worker. false: only the thread that made the group may call
   /// them, and share_jobs runs every job on every rank instead (the same result).
   virtual bool any_thread() const { return true; }
+  /// Time this process has spent inside the collectives so far, waits included (the wall
+  /// clock, and the process's CPU clock: an MPI library polls while it waits). Not collective.
+  /// What a rank's own work cost is its CPU time less `cpu_s`: the figure that stays
+  /// meaningful when a benchmark runs more ranks than the machine has cores. Zero for groups
+  /// that do not measure it (one rank, the tests' threads).
+  struct CollectiveTime {
+    double wall_s = 0;
+    double cpu_s = 0;
+  };
+  virtual CollectiveTime collective_time() const { return {}; }
 };
+
+/// This process's CPU time so far, all its threads (CLOCK_PROCESS_CPUTIME_ID), in seconds.
+double process_cpu_s();
 
 /// Whether an MPI launcher (mpirun, mpiexec, Slurm's srun) started this process: one of the
 /// variables Open MPI, MPICH/Hydra, PMI, PMIx or Slurm set for their tasks is in the

@@ -4,8 +4,10 @@
 #include "mpi/ranks/mpi_ranks.hpp"
 
 #include <mpi.h>
+#include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
@@ -36,7 +38,41 @@ std::string receive_bytes(int from) {
   return bytes;
 }
 
+// The process's CPU clock: core's process_cpu_s, which this module cannot call (it links MPI
+// alone, and leaves no symbol for the program to provide).
+double cpu_now() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
 }  // namespace
+
+/// Adds a collective's wall and CPU time to the group's (the outermost call only: the
+/// fallbacks through rank 0 call gather and broadcast).
+class Timed {
+ public:
+  explicit Timed(const MpiRanks& r) : m_r(r) {
+    if (m_r.m_depth++ == 0) {
+      m_wall = std::chrono::steady_clock::now();
+      m_cpu = cpu_now();
+    }
+  }
+  ~Timed() {
+    if (--m_r.m_depth == 0) {
+      m_r.m_time.wall_s +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wall).count();
+      m_r.m_time.cpu_s += cpu_now() - m_cpu;
+    }
+  }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  const MpiRanks& m_r;
+  std::chrono::steady_clock::time_point m_wall;
+  double m_cpu = 0;
+};
 
 MpiRanks::MpiRanks(int* argc, char*** argv) {
   int provided = 0;
@@ -53,6 +89,7 @@ MpiRanks::~MpiRanks() {
 }
 
 std::vector<std::string> MpiRanks::gather(const std::string& mine) const {
+  const Timed timed(*this);
   if (m_rank != 0) {
     send_bytes(mine, 0);
     return {};
@@ -65,6 +102,7 @@ std::vector<std::string> MpiRanks::gather(const std::string& mine) const {
 }
 
 std::string MpiRanks::broadcast(const std::string& value) const {
+  const Timed timed(*this);
   std::uint64_t n = value.size();
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
   std::string out = m_rank == 0 ? value : std::string(n, '\0');
@@ -76,6 +114,7 @@ std::string MpiRanks::broadcast(const std::string& value) const {
 }
 
 std::vector<std::string> MpiRanks::all_gather(const std::string& mine) const {
+  const Timed timed(*this);
   const auto size = static_cast<std::size_t>(m_size);
   std::vector<std::uint64_t> sizes(size);
   const std::uint64_t n = mine.size();
@@ -102,6 +141,7 @@ std::vector<std::string> MpiRanks::all_gather(const std::string& mine) const {
 }
 
 std::vector<std::string> MpiRanks::all_to_all(const std::vector<std::string>& to) const {
+  const Timed timed(*this);
   const auto size = static_cast<std::size_t>(m_size);
   if (to.size() != size) abort(3);
   std::vector<std::uint64_t> sizes(size);

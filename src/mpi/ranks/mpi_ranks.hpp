@@ -36,8 +36,12 @@ class MpiRanks final : public Ranks {
   /// The MPI library's own name and version (MPI_Get_library_version, first line).
   std::string library() const;
   bool any_thread() const override { return m_any_thread; }
+  CollectiveTime collective_time() const override { return m_time; }
 
  private:
+  friend class Timed;
+  mutable CollectiveTime m_time;
+  mutable int m_depth = 0;  ///< Collectives in progress (the fallbacks call others).
   bool m_any_thread = false;
   int m_rank = 0;
   int m_size = 1;

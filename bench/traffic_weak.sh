@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Weak scaling of the traffic over MPI ranks (issue 24, docs/traffic.md "Over MPI ranks"): for
+# each N in RANKS (each a square, k x k), the 4x5 km example scaled by k (4k x 5k km: k^2 times
+# its area at the same block sizes and zoning densities, the freeway deck raised 24 m per step
+# of k to clear the longer run of terrain) with N x VEHICLES moving vehicles, simulated on N
+# ranks of one thread each. The same work per rank at every N: what grows is what a rank
+# cannot keep to itself.
+#
+# Runs with more ranks than cores still measure what matters here: each rank's CPU time over
+# the ticks, less the CPU time it spent inside the MPI collectives (where it waits and polls;
+# sim_stats.json per_rank cpu_s and collective_cpu_s), is that rank's own work, whichever core
+# it ran on and whenever. The table gives it per tick for the busiest rank and on average,
+# with the efficiency (one rank's work per tick / the busiest rank's), the bytes each rank
+# sends per tick and the vehicles handed over. More ranks than cores also share caches and
+# memory bandwidth, which raises every rank's CPU time: the control ("alone") runs N independent
+# one-rank simulations of the 4x5 km example at once, and "vs alone" is their mean work per
+# tick / the busiest rank's, the efficiency with that contention taken out. Wall ticks per second are printed too but mean
+# something only while N <= cores. Never asserts on time; say whether the machine was quiet.
+#
+#   bash bench/traffic_weak.sh [BUILD_DIR] [VEHICLES] [SECONDS] [RANKS...]
+#   (defaults: build/release 40000 30 1 4)
+# WORK_DIR: where the scaled cities are generated and kept (unset: ${TMPDIR:-/tmp}/traffic_weak;
+# the 8 x 10 km city takes about 40 s and 1 GB to generate, 16 x 20 km about 16 times that).
+# Memory: every rank loads the whole city; a 4x scaled city on 16 ranks needs tens of GB.
+set -euo pipefail
+build=${1:-build/release}
+vehicles=${2:-40000}
+seconds=${3:-30}
+shift $(( $# < 3 ? $# : 3 ))
+ranks=("$@")
+[ ${#ranks[@]} -eq 0 ] && ranks=(1 4)
+here=$(cd "$(dirname "$0")/.." && pwd)
+exe="$build/cityforge"
+[ -x "$exe" ] || { echo "traffic_weak: $exe not found" >&2; exit 2; }
+work=${WORK_DIR:-${TMPDIR:-/tmp}/traffic_weak}
+mkdir -p "$work"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+over=()
+mpirun --version 2>/dev/null | grep -q "Open MPI" && over=(--oversubscribe)
+echo "traffic_weak: $vehicles vehicles per rank, $seconds s, ranks ${ranks[*]}, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for n in "${ranks[@]}"; do
+  k=$(python3 -c "import math,sys; n=int(sys.argv[1]); k=math.isqrt(n); print(k if k*k==n else 0)" "$n")
+  [ "$k" -gt 0 ] || { echo "traffic_weak: $n ranks is not a square (1, 4, 9, 16, ...)" >&2; exit 2; }
+  city="$work/x$k"
+  if [ ! -f "$city/lanes.json" ]; then
+    python3 - "$here/data/examples/metropolis-4x5km.json" "$k" "$work/x$k.json" <<'PY'
+import json, sys
+src, k, out = json.load(open(sys.argv[1])), int(sys.argv[2]), sys.argv[3]
+def xy(points):
+    return [[p[0] * k, p[1] * k] + list(p[2:]) for p in points]
+c = dict(src)
+c["name"] = f"metropolis-{4 * k}x{5 * k}km"
+c["description"] = f"bench/traffic_weak.sh: the 4x5 km example scaled by {k}"
+c["boundary"] = xy(src["boundary"])
+c["arteries"] = [dict(a, points=xy(a["points"])) for a in src["arteries"]]
+c["zones"] = [dict(z, polygon=xy(z["polygon"])) for z in src["zones"]]
+c["freeways"] = [dict(f, points=[[p[0] * k, p[1] * k, p[2] + 24 * (k - 1)] for p in f["points"]])
+                 for f in src["freeways"]]
+json.dump(c, open(out, "w"), indent=1)
+PY
+    echo "generating $((4 * k)) x $((5 * k)) km into $city ..." >&2
+    "$exe" generate "$work/x$k.json" -o "$city" --no-sumo --no-city-glb -q >&2
+  fi
+  args=(simulate "$city" --vehicles $((n * vehicles)) --seconds "$seconds" --threads 1 --no-record -q)
+  if [ "$n" -eq 1 ]; then "$exe" "${args[@]}" >/dev/null; else
+    mpirun "${over[@]}" -np "$n" "$exe" "${args[@]}" >/dev/null; fi
+  cp "$city/sim_stats.json" "$work/weak_$n.json"
+  if [ "$n" -gt 1 ]; then
+    # The control: N independent one-rank runs of the 4x5 km example at once, so that the
+    # baseline shares the cores and caches as the N ranks did (folders of links to its files).
+    for i in $(seq 1 "$n"); do
+      c="$work/alone_$i"
+      mkdir -p "$c"
+      for f in "$work"/x1/*; do ln -sfn "$f" "$c/$(basename "$f")"; done
+      rm -f "$c/sim_stats.json"
+      "$exe" simulate "$c" --vehicles "$vehicles" --seconds "$seconds" --threads 1 --no-record -q \
+        >/dev/null &
+    done
+    wait
+    python3 - "$work" "$n" <<'PY'
+import json, os, sys
+work, n = sys.argv[1], int(sys.argv[2])
+runs = [json.load(open(os.path.join(work, f"alone_{i}", "sim_stats.json"))) for i in range(1, n + 1)]
+json.dump({"own_ms_per_tick": [r["per_rank"][0]["cpu_s"] / max(1, r["ticks"]) * 1e3 for r in runs],
+           "ticks_per_wall_s": [r["ticks_per_wall_s"] for r in runs]},
+          open(os.path.join(work, f"alone_{n}.json"), "w"))
+PY
+  fi
+done
+python3 - "$work" "${ranks[@]}" <<'PY'
+import json, os, sys
+work, ranks = sys.argv[1], [int(x) for x in sys.argv[2:]]
+print(f'{"ranks":>5} {"city km":>8} {"moving":>7} {"ticks/s":>8} {"own ms/tick max":>15} {"mean":>6} '
+      f'{"efficiency":>10} {"alone ms/tick":>13} {"vs alone":>8} {"kB/tick/rank":>12} {"migr/s":>7} '
+      f'{"cut lanes":>9} {"halo lanes":>10}')
+base = None
+for n in ranks:
+    j = json.load(open(os.path.join(work, f"weak_{n}.json")))
+    ticks = max(1, j["ticks"])
+    own = [(p["cpu_s"] - p["collective_cpu_s"]) / ticks * 1e3 for p in j["per_rank"]]
+    busiest = max(own)
+    base = base or busiest
+    k = int(round(n ** 0.5))
+    kb = j["exchange_bytes_per_tick"] / n / 1e3
+    alone, vs = "-", "-"
+    if n > 1:
+        a = json.load(open(os.path.join(work, f"alone_{n}.json")))["own_ms_per_tick"]
+        alone = f"{sum(a) / len(a):.2f}"
+        vs = f"{sum(a) / len(a) / busiest:.2f}"
+    print(f'{n:>5} {f"{4 * k}x{5 * k}":>8} {j["vehicles_moving"]:>7} {j["ticks_per_wall_s"]:>8.1f} '
+          f'{busiest:>15.2f} {sum(own) / len(own):>6.2f} {base / busiest:>10.2f} {alone:>13} {vs:>8} '
+          f'{kb:>12.1f} {j["migrations_per_s"]:>7.1f} {j["partition"]["cut_lanes"]:>9} '
+          f'{j["halo_lanes"]:>10}')
+PY
