@@ -130,13 +130,16 @@ std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32
     const double d = fwd[v] + bwd[v];
     if (std::isfinite(d) && (next == first || d > fwd[next] + bwd[next])) next = v;
   }
+  // Each landmark's tables, whole, then laid out by lane (Landmarks::times).
+  std::vector<double> from;
+  std::vector<double> to;
   for (std::uint32_t k = 0; k < count; ++k) {
     if (std::find(lm->lanes.begin(), lm->lanes.end(), next) != lm->lanes.end()) break;
     lm->lanes.push_back(next);
-    lm->from.resize(lm->lanes.size() * n);
-    lm->to.resize(lm->lanes.size() * n);
-    double* f = lm->from.data() + k * n;
-    double* t = lm->to.data() + k * n;
+    from.resize(lm->lanes.size() * n);
+    to.resize(lm->lanes.size() * n);
+    double* f = from.data() + std::size_t{k} * n;
+    double* t = to.data() + std::size_t{k} * n;
     landmark_dijkstra(net, next, true, f);
     landmark_dijkstra(net, next, false, t);
     double best = -1.0;
@@ -147,6 +150,14 @@ std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32
         best = closest[v];
         next = v;
       }
+    }
+  }
+  const std::size_t kk = lm->lanes.size();
+  lm->times.resize(2 * kk * n);
+  for (std::size_t k = 0; k < kk; ++k) {
+    for (LaneId v = 0; v < n; ++v) {
+      lm->times[2 * (kk * v + k)] = from[k * n + v];
+      lm->times[2 * (kk * v + k) + 1] = to[k * n + v];
     }
   }
   return lm;
@@ -160,6 +171,12 @@ Router::Router(const Network& net, std::shared_ptr<const Landmarks> landmarks)
   m_parent.resize(n);
   m_parent_kind.resize(n);
   m_stamp.assign(n, 0);
+  // End points in one array by lane: the heuristic reads one per lane it reaches, and through
+  // the lane's run of points that is two dependent cache misses.
+  m_end.assign(n, Vec3{});
+  for (LaneId l = 0; l < n; ++l) {
+    if (net.is(l, roads::kVehicle)) m_end[l] = end_point(net, l);
+  }
   // Heuristic constants: the fastest lane, and how far a lane change can move a lane's end
   // point (so a cheap change step never drops the heuristic by more than it costs).
   for (LaneId l = 0; l < n; ++l) {
@@ -204,20 +221,22 @@ std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& c
   const Landmarks* lm =
       m_landmarks != nullptr && costs.lane_speed_mps.empty() &&
               costs.min_speed_mps <= m_min_speed_mps &&
-              m_landmarks->from.size() == m_landmarks->lanes.size() * net.lane_count()
+              m_landmarks->times.size() == 2 * m_landmarks->lanes.size() * net.lane_count()
           ? m_landmarks.get()
           : nullptr;
-  const std::uint32_t n = net.lane_count();
+  const std::size_t lk = lm != nullptr ? lm->lanes.size() : 0;
+  const double* goal_times = lm != nullptr ? lm->times.data() + 2 * lk * to : nullptr;
   auto heuristic = [&](LaneId lane) {
-    double h = std::isinf(v_h) ? 0.0 : length(end_point(net, lane) - goal) / v_h;
+    double h = std::isinf(v_h) ? 0.0 : length(m_end[lane] - goal) / v_h;
     if (lm == nullptr) return h;
-    for (std::size_t k = 0; k < lm->lanes.size(); ++k) {
+    const double* times = lm->times.data() + 2 * lk * lane;
+    for (std::size_t k = 0; k < lk; ++k) {
       // d(v, t) >= d(L, t) - d(L, v) and >= d(v, L) - d(t, L); unreachable terms give nothing.
-      const double lt = lm->from[k * n + to];
-      const double lv = lm->from[k * n + lane];
+      const double lt = goal_times[2 * k];
+      const double lv = times[2 * k];
       if (std::isfinite(lt) && std::isfinite(lv)) h = std::max(h, lt - lv);
-      const double vl = lm->to[k * n + lane];
-      const double tl = lm->to[k * n + to];
+      const double vl = times[2 * k + 1];
+      const double tl = goal_times[2 * k + 1];
       if (std::isfinite(vl) && std::isfinite(tl)) h = std::max(h, vl - tl);
     }
     return h;
