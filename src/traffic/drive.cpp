@@ -16,6 +16,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cityforge/core/assert.hpp"
 #include "traffic/detail/processors.hpp"
 
 namespace cityforge::traffic::detail {
@@ -125,12 +126,16 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
   Local local;
   sim::CommandWriter out = ctx.writer(chunk.ordinal());
   // Partitioned over ranks (share.cpp): only the vehicles on this rank's lanes are driven here
-  // (the others' rows are the halo, or out of date).
+  // (the others' rows are the halo, or out of date), from the queues' list of them.
   const bool shared = m.ranks != nullptr;
+  const std::vector<std::uint32_t>* own_rows =
+      shared ? &m.chunk_own_rows[chunk.ordinal()] : nullptr;
+  const std::size_t rows = shared ? own_rows->size() : ls.size();
   std::vector<std::uint32_t>& pooled = m.chunk_pooled[chunk.ordinal()];
   pooled.clear();
 
-  for (std::size_t i = 0; i < ls.size(); ++i) {
+  for (std::size_t k = 0; k < rows; ++k) {
+    const std::size_t i = shared ? (*own_rows)[k] : k;
     LaneState& st = ls[i];
     Driver& drv = dr[i];
     LaneChange& lc = lcs[i];
@@ -139,7 +144,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
     const std::uint32_t self = ents[i].index;
     const std::uint32_t row = base + static_cast<std::uint32_t>(i);
     const std::uint32_t slot = m.row_slot[row];
-    if (shared && m.lane_part[st.lane] != m.part) continue;
+    CF_ASSERT(!shared || m.lane_part[st.lane] == m.part, "drive: a row not on this rank's lanes");
     ++local.own;
     // Ticks this step covers (1 but for a vehicle driven at level off, or just raised from it).
     std::uint32_t behind = 1;

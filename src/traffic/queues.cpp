@@ -62,14 +62,19 @@ void build_queues(Simulation::Impl& m) {
   std::vector<std::uint32_t> cursor(m.lane_begin.begin(), m.lane_begin.end() - 1);
   m.row_slot.assign(rows, kNone);
   m.row_ghost.assign(rows, kNone);
+  if (shared) m.chunk_own_rows.resize(chunks.size());
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const auto ents = chunks[c].entities();
     const auto ls = chunks[c].read<LaneState>();
     const auto dr = chunks[c].read<Driver>();
     const auto lc = chunks[c].read<LaneChange>();
     const bool trip = chunks[c].has<Trip>();
+    if (shared) m.chunk_own_rows[c].clear();
     for (std::size_t i = 0; i < ls.size(); ++i) {
       if (!queued(ents[i].index, ls[i].lane)) continue;
+      // Nothing moves a vehicle to another lane before the drive (the halo came first).
+      if (shared && m.lane_part[ls[i].lane] == m.part)
+        m.chunk_own_rows[c].push_back(static_cast<std::uint32_t>(i));
       const std::uint32_t row = m.chunk_base[c] + static_cast<std::uint32_t>(i);
       const LaneState now = extrapolated(m, ents[i].index, ls[i]);
       QueueEntry e;

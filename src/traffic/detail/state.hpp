@@ -198,6 +198,9 @@ struct Simulation::Impl {
   std::vector<std::uint32_t> chunk_own;  ///< Rows on this rank's lanes (all without ranks).
   /// Per chunk: rows whose trip ended this tick (pooled at its end), this rank's.
   std::vector<std::vector<std::uint32_t>> chunk_pooled;
+  /// Over ranks: per moving chunk, its rows on this rank's lanes, ascending (build_queues);
+  /// drive_chunk drives those rather than passing over every row.
+  std::vector<std::vector<std::uint32_t>> chunk_own_rows;
   std::int64_t sum_distance = 0;
   std::int64_t sum_speed = 0;
   std::uint64_t sum_driven = 0;
