@@ -42,12 +42,16 @@ void build_queues(Simulation::Impl& m) {
     return !shared || m.lane_part[lane] == m.part || m.halo_tick[entity] == m.halo_stamp;
   };
   std::vector<std::uint32_t> count(lanes + 1, 0);
-  for (const sim::ChunkView& c : chunks) {
-    const auto ents = c.entities();
-    const auto ls = c.read<LaneState>();
-    const auto lc = c.read<LaneChange>();
+  // Over ranks, the queued rows (by chunk, ascending), so the scatter passes over those only.
+  if (shared) m.chunk_queued_rows.resize(chunks.size());
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const auto ents = chunks[c].entities();
+    const auto ls = chunks[c].read<LaneState>();
+    const auto lc = chunks[c].read<LaneChange>();
+    if (shared) m.chunk_queued_rows[c].clear();
     for (std::size_t i = 0; i < ls.size(); ++i) {
       if (!queued(ents[i].index, ls[i].lane)) continue;
+      if (shared) m.chunk_queued_rows[c].push_back(static_cast<std::uint32_t>(i));
       ++count[ls[i].lane];
       if (lc[i].target != kNoLane) ++count[lc[i].target];
     }
@@ -70,8 +74,9 @@ void build_queues(Simulation::Impl& m) {
     const auto lc = chunks[c].read<LaneChange>();
     const bool trip = chunks[c].has<Trip>();
     if (shared) m.chunk_own_rows[c].clear();
-    for (std::size_t i = 0; i < ls.size(); ++i) {
-      if (!queued(ents[i].index, ls[i].lane)) continue;
+    const std::size_t n = shared ? m.chunk_queued_rows[c].size() : ls.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = shared ? m.chunk_queued_rows[c][k] : k;
       // Nothing moves a vehicle to another lane before the drive (the halo came first).
       if (shared && m.lane_part[ls[i].lane] == m.part)
         m.chunk_own_rows[c].push_back(static_cast<std::uint32_t>(i));

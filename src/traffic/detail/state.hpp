@@ -201,6 +201,8 @@ struct Simulation::Impl {
   /// Over ranks: per moving chunk, its rows on this rank's lanes, ascending (build_queues);
   /// drive_chunk drives those rather than passing over every row.
   std::vector<std::vector<std::uint32_t>> chunk_own_rows;
+  /// Over ranks: per moving chunk, its rows this rank queues (its own and its halo's).
+  std::vector<std::vector<std::uint32_t>> chunk_queued_rows;
   std::int64_t sum_distance = 0;
   std::int64_t sum_speed = 0;
   std::uint64_t sum_driven = 0;
