@@ -63,8 +63,6 @@ struct Landmarks {
   /// [2K v + 2k + 1] from v to landmark k (inf: unreachable). A heuristic reads one lane's,
   /// so they share a cache line or two instead of lying K lanes' tables apart.
   std::vector<double> times;
-  double from(std::size_t k, LaneId v) const { return times[2 * (lanes.size() * v + k)]; }
-  double to(std::size_t k, LaneId v) const { return times[2 * (lanes.size() * v + k) + 1]; }
 };
 
 /// Picks `count` landmarks by farthest-point selection (deterministic) and computes their
