@@ -12,10 +12,11 @@
 # sim_stats.json per_rank cpu_s and collective_cpu_s), is that rank's own work, whichever core
 # it ran on and whenever. The table gives it per tick for the busiest rank and on average,
 # with the efficiency (one rank's work per tick / the busiest rank's), the bytes each rank
-# sends per tick and the vehicles handed over. More ranks than cores also share caches and
-# memory bandwidth, which raises every rank's CPU time: the control ("alone") runs N independent
-# one-rank simulations of the 4x5 km example at once, and "vs alone" is their mean work per
-# tick / the busiest rank's, the efficiency with that contention taken out. Wall ticks per second are printed too but mean
+# sends per tick, the vehicles handed over and the largest rank's peak memory. More ranks than
+# cores also share caches and memory bandwidth, which raises every rank's CPU time: the control
+# ("alone") runs N independent one-rank simulations of the 4x5 km example at once, and "vs
+# alone" is their mean work per tick / the busiest rank's, the efficiency with that contention
+# taken out. Wall ticks per second are printed too but mean
 # something only while N <= cores. Never asserts on time; say whether the machine was quiet.
 #
 #   bash bench/traffic_weak.sh [BUILD_DIR] [VEHICLES] [SECONDS] [RANKS...]
@@ -93,7 +94,7 @@ import json, os, sys
 work, ranks = sys.argv[1], [int(x) for x in sys.argv[2:]]
 print(f'{"ranks":>5} {"city km":>8} {"moving":>7} {"ticks/s":>8} {"own ms/tick max":>15} {"mean":>6} '
       f'{"efficiency":>10} {"alone ms/tick":>13} {"vs alone":>8} {"kB/tick/rank":>12} {"migr/s":>7} '
-      f'{"cut lanes":>9} {"halo lanes":>10}')
+      f'{"cut lanes":>9} {"halo lanes":>10} {"MiB/rank max":>12}')
 base = None
 for n in ranks:
     j = json.load(open(os.path.join(work, f"weak_{n}.json")))
@@ -111,5 +112,5 @@ for n in ranks:
     print(f'{n:>5} {f"{4 * k}x{5 * k}":>8} {j["vehicles_moving"]:>7} {j["ticks_per_wall_s"]:>8.1f} '
           f'{busiest:>15.2f} {sum(own) / len(own):>6.2f} {base / busiest:>10.2f} {alone:>13} {vs:>8} '
           f'{kb:>12.1f} {j["migrations_per_s"]:>7.1f} {j["partition"]["cut_lanes"]:>9} '
-          f'{j["halo_lanes"]:>10}')
+          f'{j["halo_lanes"]:>10} {max(p.get("peak_rss_mib", 0) for p in j["per_rank"]):>12.0f}')
 PY

@@ -22,6 +22,7 @@
 #include "cityforge/core/ranks.hpp"
 #include "cityforge/crowd/crowd.hpp"
 #include "cityforge/export/export.hpp"
+#include "cityforge/pipeline/stage_graph.hpp"
 #include "cityforge/server/city_sim.hpp"
 #include "cityforge/traffic/network.hpp"
 #include "cityforge/traffic/recording.hpp"
@@ -329,8 +330,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   sim.gather_state();
   // Per rank: exchange, its packing and its transfer, the whole tick (seconds), bytes sent,
   // vehicles handed over.
-  std::vector<std::array<double, 8>> rank_s(static_cast<std::size_t>(ranks.size()),
-                                            std::array<double, 8>{});
+  std::vector<std::array<double, 9>> rank_s(static_cast<std::size_t>(ranks.size()),
+                                            std::array<double, 9>{});
   rank_s[0] = {share.exchange_s,
                share.pack_s,
                share.transfer_s,
@@ -338,7 +339,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                static_cast<double>(share.bytes[static_cast<std::size_t>(ranks.rank())]),
                static_cast<double>(share.migrations),
                tick_cpu_s,
-               tick_collective_cpu_s};
+               tick_collective_cpu_s,
+               static_cast<double>(pipeline::peak_rss_kb()) / 1024.0};
   // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds and tick seconds.
   const crowd::CrowdShareStats no_crowd;
   const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
@@ -430,7 +432,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"crowd_exchange_s", rank_crowd[r][2]},
                      {"crowd_wall_s", rank_crowd[r][3]},
                      {"cpu_s", rank_s[r][6]},
-                     {"collective_cpu_s", rank_s[r][7]}});
+                     {"collective_cpu_s", rank_s[r][7]},
+                     {"peak_rss_mib", rank_s[r][8]}});
     }
     j["ranks"] = ranks.size();
     j["partition"] = {{"method", ranks.size() > 1 ? "METIS k-way" : "none"},

@@ -223,6 +223,7 @@ TEST(Mpi, SimulationIsTheSameOnOneToFourRanks) {
       if (np > 1) {
         EXPECT_GT(in_collectives, 0.0) << "np " << np;
       }
+      EXPECT_GT(p["peak_rss_mib"].get<double>(), 10.0) << "np " << np;  // Each rank's own.
     }
     EXPECT_EQ(updates, ref["vehicle_updates"].get<std::uint64_t>()) << "np " << np;
     // The crowd's full-fidelity updates are dealt out too: each rank ran some, all ran them all.
