@@ -45,13 +45,12 @@ class Ranks {
   /// the pipeline runs on a oneTBB worker. false: only the thread that made the group may call
   /// them, and share_jobs runs every job on every rank instead (the same result).
   virtual bool any_thread() const { return true; }
-  /// Time this process has spent inside the collectives so far, waits included (the wall
-  /// clock, and the process's CPU clock: an MPI library polls while it waits). Not collective.
-  /// What a rank's own work cost is its CPU time less `cpu_s`: the figure that stays
-  /// meaningful when a benchmark runs more ranks than the machine has cores. Zero for groups
-  /// that do not measure it (one rank, the tests' threads).
+  /// CPU time this process has spent inside the collectives so far, waits included (the
+  /// process's CPU clock: an MPI library polls while it waits). Not collective. What a rank's
+  /// own work cost is its CPU time less `cpu_s`: the figure that stays meaningful when a
+  /// benchmark runs more ranks than the machine has cores. Zero for groups that do not measure
+  /// it (one rank, the tests' threads).
   struct CollectiveTime {
-    double wall_s = 0;
     double cpu_s = 0;
   };
   virtual CollectiveTime collective_time() const { return {}; }

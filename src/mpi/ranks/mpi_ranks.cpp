@@ -7,7 +7,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 
@@ -48,29 +47,21 @@ double cpu_now() {
 
 }  // namespace
 
-/// Adds a collective's wall and CPU time to the group's (the outermost call only: the
-/// fallbacks through rank 0 call gather and broadcast).
+/// Adds a collective's CPU time to the group's (the outermost call only: the fallbacks through
+/// rank 0 call gather and broadcast).
 class Timed {
  public:
   explicit Timed(const MpiRanks& r) : m_r(r) {
-    if (m_r.m_depth++ == 0) {
-      m_wall = std::chrono::steady_clock::now();
-      m_cpu = cpu_now();
-    }
+    if (m_r.m_depth++ == 0) m_cpu = cpu_now();
   }
   ~Timed() {
-    if (--m_r.m_depth == 0) {
-      m_r.m_time.wall_s +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wall).count();
-      m_r.m_time.cpu_s += cpu_now() - m_cpu;
-    }
+    if (--m_r.m_depth == 0) m_r.m_time.cpu_s += cpu_now() - m_cpu;
   }
   Timed(const Timed&) = delete;
   Timed& operator=(const Timed&) = delete;
 
  private:
   const MpiRanks& m_r;
-  std::chrono::steady_clock::time_point m_wall;
   double m_cpu = 0;
 };
 
