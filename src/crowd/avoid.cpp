@@ -152,16 +152,24 @@ void tick_active(Crowd::Impl& m) {
   // share cache lines, and two threads writing one line make it cross cores every tick). Any
   // order gives the same result (each agent reads last tick's map, sorted by id, and writes
   // only itself); refreshed about once a second.
-  // Over ranks, this rank's run of ids only (owned_active).
-  const auto [first, last] = owned_active(m);
-  if (m.sweep.size() != last - first || m.tick % 32 == 0) {
-    m.sweep.assign(m.active.begin() + static_cast<std::ptrdiff_t>(first),
-                   m.active.begin() + static_cast<std::ptrdiff_t>(last));
+  // Over ranks, the agents on this rank's lanes only (owns_lane; the exchange keeps the sweep
+  // to them between re-sorts).
+  const bool shared = m.ranks != nullptr && m.ranks->size() > 1;
+  if (m.sweep_stale || m.tick % 32 == 0 || (!shared && m.sweep.size() != m.active.size())) {
+    m.sweep_stale = false;
+    if (shared) {
+      m.sweep.clear();
+      for (const auto& e : m.active) {
+        if (owns_lane(m, m.agents[e.first].lane)) m.sweep.push_back(e);
+      }
+    } else {
+      m.sweep = m.active;
+    }
     const std::uint32_t threads = ticking_threads();
-    const bool all = m.ranks == nullptr || m.ranks->size() == 1;
-    const std::uint32_t base = all || m.sweep.empty() ? 0 : m.active[first].first;
-    const auto n = static_cast<std::uint32_t>(
-        all || m.sweep.empty() ? m.agents.size() : m.active[last - 1].first + 1 - base);
+    const bool all = !shared || m.sweep.empty();
+    const std::uint32_t base = all ? 0 : m.sweep.front().first;  // Ascending by id here.
+    const auto n =
+        static_cast<std::uint32_t>(all ? m.agents.size() : m.sweep.back().first + 1 - base);
     const std::uint32_t per_group = std::max<std::uint32_t>(1, (n + threads - 1) / threads);
     std::sort(m.sweep.begin(), m.sweep.end(), [&](const auto& x, const auto& y) {
       const std::uint32_t gx = (x.first - base) / per_group;
@@ -183,7 +191,6 @@ void tick_active(Crowd::Impl& m) {
   std::vector<LaneId>& after = m.scratch_lane_after;
   after.resize(m.sweep.size());
   if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
-  const bool shared = m.ranks != nullptr && m.ranks->size() > 1;
   const std::uint64_t queries0 = m.queries.load(std::memory_order_relaxed);
   const std::uint64_t reached0 = m.goals_reached.load(std::memory_order_relaxed);
   if (shared && c.navigation == Navigation::goals) {
@@ -292,11 +299,11 @@ void tick_active(Crowd::Impl& m) {
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
     if (after[k] != before[k]) entered(m, m.agents[m.sweep[k].first], before[k]);
   }
+  m.share_stats.updated += m.sweep.size();
   if (shared) {
     exchange_active(m, m.queries.load(std::memory_order_relaxed) - queries0,
                     m.goals_reached.load(std::memory_order_relaxed) - reached0);
   }
-  m.share_stats.updated += m.sweep.size();
   m.stats.updates += m.active.size();
 }
 

@@ -331,6 +331,7 @@ void update_lod(Crowd::Impl& m) {
   }
   std::sort(m.active.begin(), m.active.end());
   m.sweep.clear();  // Re-sorted by the next tick.
+  m.sweep_stale = true;
   m.low.clear();
   for (std::uint32_t id = 0; id < n; ++id) {
     const Agent& a = m.agents[id];

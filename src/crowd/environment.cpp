@@ -148,6 +148,7 @@ void refresh_lists(Crowd::Impl& m) {
     }
   }
   m.sweep.clear();
+  m.sweep_stale = true;
   count_levels(m);
 }
 

@@ -232,7 +232,7 @@ Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std
   if (Status st = agree(ranks, cut_status); !st) return st.error();
   if (Status st = sim.share(ranks, partition); !st) return st.error();
   // The crowd's full-fidelity agents are dealt out too (docs/crowd.md).
-  if (city.crowd != nullptr && ranks.size() > 1) city.crowd->share(ranks);
+  if (city.crowd != nullptr && ranks.size() > 1) city.crowd->share(ranks, partition.lane_part);
   return partition;
 }
 

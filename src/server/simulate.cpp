@@ -341,13 +341,15 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                tick_cpu_s,
                tick_collective_cpu_s,
                static_cast<double>(pipeline::peak_rss_kb()) / 1024.0};
-  // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds and tick seconds.
+  // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds, tick seconds
+  // and agents handed over to it.
   const crowd::CrowdShareStats no_crowd;
   const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
-  std::vector<std::array<double, 4>> rank_crowd(static_cast<std::size_t>(ranks.size()),
-                                                std::array<double, 4>{});
+  std::vector<std::array<double, 5>> rank_crowd(static_cast<std::size_t>(ranks.size()),
+                                                std::array<double, 5>{});
   rank_crowd[0] = {static_cast<double>(crowd_share.updated),
-                   static_cast<double>(crowd_share.sent_bytes), crowd_share.exchange_s, crowd_s};
+                   static_cast<double>(crowd_share.sent_bytes), crowd_share.exchange_s, crowd_s,
+                   static_cast<double>(crowd_share.arrived)};
   if (ranks.size() > 1) {
     ByteWriter w;
     w.put(rank_s[0]);
@@ -431,6 +433,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"crowd_sent_bytes", static_cast<std::uint64_t>(rank_crowd[r][1])},
                      {"crowd_exchange_s", rank_crowd[r][2]},
                      {"crowd_wall_s", rank_crowd[r][3]},
+                     {"pedestrians_arrived", static_cast<std::uint64_t>(rank_crowd[r][4])},
                      {"cpu_s", rank_s[r][6]},
                      {"collective_cpu_s", rank_s[r][7]},
                      {"peak_rss_mib", rank_s[r][8]}});

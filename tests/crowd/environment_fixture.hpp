@@ -41,9 +41,10 @@ inline std::vector<Vec3> arc(Vec2 centre, double a0, double a1) {
   return p;
 }
 
-/// 3 x 3 blocks with sidewalks round each and crosswalks between neighbours (no signals).
-inline const traffic::Network& grid() {
-  static const traffic::Network* net = [] {
+/// 3 x 3 blocks with sidewalks round each and crosswalks between neighbours (no signals), a
+/// vehicle lane down the first road and, with `roads`, one down each of the other three.
+inline traffic::Network* make_grid(bool roads) {
+  {
     NetBuilder b;
     std::vector<LaneId> all;
     auto add = [&](std::vector<Vec3> pts, std::uint32_t tags) {
@@ -86,12 +87,28 @@ inline const traffic::Network& grid() {
       }
     }
     b.add_straight({70, -10, 0}, {70, 250, 0});  // A vehicle lane down the first road.
+    if (roads) {
+      b.add_straight({150, -10, 0}, {150, 250, 0});
+      b.add_straight({-10, 70, 0}, {250, 70, 0});
+      b.add_straight({-10, 150, 0}, {250, 150, 0});
+    }
     auto* out = new traffic::Network(b.finish());
     const std::uint32_t n = out->lane_count();
     out->width_m.assign(n, 3.0f);
     out->pedestrian_density.assign(n, 0.5f);
     return out;
-  }();
+  }
+}
+
+inline const traffic::Network& grid() {
+  static const traffic::Network* net = make_grid(false);
+  return *net;
+}
+
+/// The grid with a vehicle lane down each of its four roads (the crowd over ranks: blocks
+/// take the rank of the roads round them).
+inline const traffic::Network& grid_with_roads() {
+  static const traffic::Network* net = make_grid(true);
   return *net;
 }
 

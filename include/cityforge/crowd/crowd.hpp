@@ -197,8 +197,20 @@ struct CrowdShareStats {
   std::uint64_t exchanges = 0;   ///< Ticks that exchanged.
   std::uint64_t updated = 0;     ///< Full-fidelity agent updates this rank ran.
   std::uint64_t sent_bytes = 0;  ///< Bytes this rank sent.
+  std::uint64_t arrived = 0;     ///< Agents another rank handed to this one (lane changes).
   double exchange_s = 0;         ///< Packing, the all-gather (waits included), writing back.
 };
+
+/// The rank of each lane for the crowd shared over ranks (Crowd::share): the pedestrian lanes
+/// follow their block's rank. A block is the sidewalks joined end to end without crossing a
+/// road (walk's exits, crosswalks left out); its rank is the part (of `lane_part`, the traffic's
+/// partition) of the vehicle lanes nearest its sidewalks, the most sidewalk length deciding
+/// (ties: the lower part). A crosswalk keeps its junction's part (the partition joins
+/// crosswalks to their junction). Other lanes keep `lane_part`'s. A network without vehicle
+/// lanes keeps `lane_part` throughout. Deterministic; lane_part.size() must be the lane count.
+std::vector<std::uint16_t> pedestrian_lane_ranks(const traffic::Network& net,
+                                                 const WalkNetwork& walk,
+                                                 std::span<const std::uint16_t> lane_part);
 
 class Crowd {
  public:
@@ -252,10 +264,12 @@ class Crowd {
   /// Shares the full-fidelity agents' updates over `ranks` (`mpirun cityforge simulate`;
   /// docs/crowd.md "Over MPI ranks"): every rank holds the whole crowd and runs the tick's
   /// other steps itself; the agents updated at full fidelity (the tick's costly part: the
-  /// avoidance queries) are dealt out by runs of ids, and each rank sends the agents it updated
-  /// to the others, so the state is the same as one process's, bit for bit. From then on tick()
-  /// is collective: every rank must call it in step. `ranks` must outlive the crowd.
-  void share(const Ranks& ranks);
+  /// avoidance queries) are dealt out by geography: each is updated by the rank of the
+  /// pedestrian lane it is on (pedestrian_lane_ranks of `lane_part`, the traffic's partition),
+  /// and each rank sends the agents it updated to the others, so the state is the same as one
+  /// process's, bit for bit. From then on tick() is collective: every rank must call it in
+  /// step. `ranks` must outlive the crowd; `lane_part` has a part below ranks.size() per lane.
+  void share(const Ranks& ranks, std::span<const std::uint16_t> lane_part);
   const CrowdShareStats& share_stats() const;
 
   const WalkNetwork& walk_network() const;

@@ -142,8 +142,10 @@ struct Crowd::Impl {
   /// High and medium agents with their pool slot, ascending by agent (no per-agent slot array:
   /// an off agent costs its Agent record and one scheduled event, nothing else).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> active;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> sweep;  ///< `active` in update order.
-  std::vector<std::uint32_t> low;                              ///< Low agents, ascending.
+  /// `active` in update order (over ranks: the ones on this rank's lanes).
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sweep;
+  bool sweep_stale = true;         ///< `active` changed: the next tick builds the sweep again.
+  std::vector<std::uint32_t> low;  ///< Low agents, ascending.
   std::vector<double> local_mix;
   double next_lod_s = 0;
   static constexpr std::uint32_t kNoSlot = 0xffffffffU;
@@ -176,6 +178,11 @@ struct Crowd::Impl {
   // drawn and the route's length before this tick's update (a route sent whole only when
   // redrawn); per agent, the last tick whose exchange brought it (each once a tick).
   const Ranks* ranks = nullptr;
+  /// Per network lane: the rank whose full-fidelity update takes the agents on it
+  /// (pedestrian_lane_ranks); empty alone.
+  std::vector<std::uint16_t> lane_rank;
+  /// This tick's agents another rank handed over (their new lane is this rank's), with slots.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> share_arrivals;
   CrowdShareStats share_stats;
   std::vector<std::uint32_t> share_drawn;
   std::vector<std::uint32_t> share_route;
@@ -300,12 +307,15 @@ void count_levels(Crowd::Impl& m);
 // -- avoid.cpp ------------------------------------------------------------------------------
 /// The full-fidelity tick of the active (high, medium) agents, parallel.
 void tick_active(Crowd::Impl& m);
-/// The stretch of `active` this rank updates at full fidelity, [first, last): all of it alone,
-/// else a run of ids per rank (share.cpp).
-std::pair<std::size_t, std::size_t> owned_active(const Crowd::Impl& m);
+/// Shared over ranks: whether this rank updates the agents on `lane` at full fidelity.
+inline bool owns_lane(const Crowd::Impl& m, LaneId lane) {
+  return m.ranks == nullptr || m.ranks->size() == 1 ||
+         static_cast<int>(m.lane_rank[lane]) == m.ranks->rank();
+}
 /// Shared over ranks, after tick_active: sends the agents this rank updated (records, pool
-/// slots, goals, routes, what they inserted into the neighbour map) and this tick's query and
-/// goal counts, and writes every other rank's into this rank's crowd (share.cpp).
+/// slot states, what they inserted into this tick's map, goals and routes) with the query and
+/// goal counts, writes every other rank's into this rank's crowd, and keeps the sweep to the
+/// agents on this rank's lanes (those that left dropped, those handed over appended) (share.cpp).
 void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached);
 /// Threads a tick's parallel loops may run on now (TBB's arena and global_control limit): the
 /// sweep's runs of ids and the neighbour map's copies are one per thread.
