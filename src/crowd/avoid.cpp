@@ -301,8 +301,8 @@ void tick_active(Crowd::Impl& m) {
   }
   m.share_stats.updated += m.sweep.size();
   if (shared) {
-    exchange_active(m, m.queries.load(std::memory_order_relaxed) - queries0,
-                    m.goals_reached.load(std::memory_order_relaxed) - reached0);
+    exchange_halo(m, m.queries.load(std::memory_order_relaxed) - queries0,
+                  m.goals_reached.load(std::memory_order_relaxed) - reached0);
   }
   m.stats.updates += m.active.size();
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <numeric>
 
+#include "cityforge/core/assert.hpp"
 #include "cityforge/traffic/traffic.hpp"
 #include "crowd/detail/state.hpp"
 
@@ -376,6 +377,15 @@ void Crowd::add_event(const Event& event) {
 
 void Crowd::tick(traffic::Simulation* traffic) {
   Impl& m = *m_impl;
+  // Over ranks: a tick that runs steps on every agent's record (or the whole map) starts from
+  // the crowd made whole; then last tick's map is swapped in (a whole exchange adds to it).
+  if (!m.whole && whole_needed(m)) sync_whole(m);
+  if (m.swap_pending) {
+    // A copy of the neighbour map per thread that ticks the agents (spatial_hash.hpp).
+    m.hash.set_read_copies(ticking_threads());
+    m.hash.swap();
+    m.swap_pending = false;
+  }
   m.tick += 1;
   m.time_s = static_cast<double>(m.tick) * m.config.dt_s;
   if (traffic != nullptr) {
@@ -392,9 +402,7 @@ void Crowd::tick(traffic::Simulation* traffic) {
   }
   tick_active(m);
   insert_low(m);
-  // A copy of the neighbour map per thread that ticks the agents (spatial_hash.hpp).
-  m.hash.set_read_copies(ticking_threads());
-  m.hash.swap();
+  m.swap_pending = true;
   if (traffic != nullptr) {
     for (const LaneId l : m.crosswalks) {
       if (m.occupancy[l] != m.occupancy_sent[l]) {
@@ -407,6 +415,12 @@ void Crowd::tick(traffic::Simulation* traffic) {
   m.stats.neighbour_queries = m.queries.load(std::memory_order_relaxed);
   m.stats.goals_reached = m.goals_reached.load(std::memory_order_relaxed);
 }
+
+void Crowd::gather() {
+  if (!m_impl->whole) sync_whole(*m_impl);
+}
+
+bool Crowd::whole() const { return m_impl->whole; }
 
 double Crowd::time_s() const { return m_impl->time_s; }
 const WalkNetwork& Crowd::walk_network() const { return m_impl->walk; }
@@ -433,6 +447,7 @@ std::vector<double> Crowd::local_mix() const {
 
 std::uint64_t Crowd::state_hash() const {
   const Impl& m = *m_impl;
+  CF_ASSERT(m.whole, "over ranks, gather() before reading the agents");
   std::uint64_t h = hash_combine(m.tick, m.agents.size());
   for (std::uint32_t id = 0; id < m.agents.size(); ++id) {
     const Agent& a = m.agents[id];
@@ -460,6 +475,7 @@ std::uint64_t Crowd::state_hash() const {
 
 PedestrianView Crowd::view(std::uint32_t id) const {
   const Impl& m = *m_impl;
+  CF_ASSERT(m.whole, "over ranks, gather() before reading the agents");
   Agent a = m.agents[id];
   if (wandering(a)) wander_sync(m, a, m.time_s);  // The copy: a function of time.
   const bool active = a.lod == Lod::high || a.lod == Lod::medium;
@@ -498,6 +514,7 @@ std::vector<PedestrianView> Crowd::views() const {
 
 std::vector<traffic::VehicleSample> Crowd::samples() const {
   const Impl& m = *m_impl;
+  CF_ASSERT(m.whole, "over ranks, gather() before reading the agents");
   const auto n = static_cast<std::uint32_t>(m.agents.size());
   // Each agent's sample depends on it alone (view() only reads): made in parallel, then the
   // shown ones moved up in id order.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cityforge/core/assert.hpp"
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
@@ -54,12 +55,6 @@ namespace {
 constexpr double kOnPathM = 0.25;  // Closer to a hazard's path centre line counts as on it.
 
 bool active(const Agent& a) { return a.lod == Lod::high || a.lod == Lod::medium; }
-
-std::uint32_t outdoor_target(const Crowd::Impl& m) {
-  const std::uint32_t n = std::min(m.active_count, m.config.pedestrians);
-  const double share = std::clamp(static_cast<double>(m.weather.outdoor_share), 0.0, 1.0);
-  return static_cast<std::uint32_t>(std::llround(n * share));
-}
 
 void go_indoors(Crowd::Impl& m, std::uint32_t id) {
   Agent& a = m.agents[id];
@@ -109,6 +104,12 @@ void count_levels(Crowd::Impl& m) {
   }
   for (std::size_t k = 0; k < kLods; ++k)
     m.stats.per_lod_max[k] = std::max(m.stats.per_lod_max[k], m.stats.per_lod[k]);
+}
+
+std::uint32_t outdoor_target(const Crowd::Impl& m) {
+  const std::uint32_t n = std::min(m.active_count, m.config.pedestrians);
+  const double share = std::clamp(static_cast<double>(m.weather.outdoor_share), 0.0, 1.0);
+  return static_cast<std::uint32_t>(std::llround(n * share));
 }
 
 void update_outdoors(Crowd::Impl& m) {
@@ -270,6 +271,7 @@ void Crowd::set_hazards(std::span<const Hazard> hazards) {
 
 bool Crowd::knock_down(std::uint32_t id) {
   Impl& m = *m_impl;
+  CF_ASSERT(m.whole, "over ranks, gather() before knocking a pedestrian down");
   if (id >= m.agents.size() || indoors(m.agents[id])) return false;
   Agent& a = m.agents[id];
   if (wandering(a)) wander_sync(m, a, m.time_s);  // Its record at its path's point now.

@@ -54,102 +54,183 @@ struct GoalRecord {
 
 }  // namespace
 
-void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached) {
+namespace {
+
+void add_count(Crowd::Impl& m, std::uint64_t queries, std::uint64_t reached) {
+  m.queries.fetch_add(queries, std::memory_order_relaxed);
+  m.goals_reached.fetch_add(reached, std::memory_order_relaxed);
+}
+
+/// A lane change another rank's agent made: the counts and crosswalk occupancy entered() keeps.
+void entered_lane(Crowd::Impl& m, LaneId from, LaneId to, bool jaywalker) {
+  m.stats.lane_transitions += 1;
+  if (from != kNoLane && m.walk.crosswalk(from) && m.occupancy[from] > 0) m.occupancy[from] -= 1;
+  if (m.walk.crosswalk(to)) {
+    m.occupancy[to] += 1;
+    m.stats.crossings += 1;
+    if (jaywalker) m.stats.jaywalks += 1;
+  }
+}
+
+/// Writes a received agent's record (and with goals its goal and route) into this rank's crowd.
+void write_record(Crowd::Impl& m, const AgentRecord& rec) {
+  m.agents[rec.id] = rec.agent;
+  m.slots[rec.slot] = rec.state;
+  m.share_point[rec.id] = {rec.x, rec.y};
+}
+
+void read_goal(Crowd::Impl& m, ByteReader& in, std::uint32_t id, int from,
+               std::vector<WalkStep>& steps) {
+  GoalRecord g;
+  if (!in.get(g)) fail(m, "a short goal record from rank " + std::to_string(from));
+  m.goals[id] = g.goal;
+  m.goals_drawn[id] = g.drawn;
+  std::vector<WalkStep>& route = m.routes[id];
+  if (g.whole != 0U) {
+    if (!in.get_vector(steps)) fail(m, "a short route from rank " + std::to_string(from));
+    route = steps;
+  } else if (g.route_size <= route.size()) {
+    route.erase(route.begin(),
+                route.begin() + static_cast<std::ptrdiff_t>(route.size() - g.route_size));
+  } else {
+    fail(m, "agent " + std::to_string(id) + "'s route is longer on rank " + std::to_string(from) +
+                " without a goal drawn");
+  }
+}
+
+void check_record(const Crowd::Impl& m, const AgentRecord& rec, int from, int lane_rank) {
+  if (rec.id >= m.agents.size() || rec.slot >= m.slots.size() ||
+      rec.agent.lane >= m.lane_rank.size() || m.pool.slot_of(rec.id) != rec.slot ||
+      m.lane_rank[rec.agent.lane] != lane_rank) {
+    fail(m, "agent " + std::to_string(rec.id) + " from rank " + std::to_string(from) +
+                " is not an active agent on rank " + std::to_string(lane_rank) + "'s lanes");
+  }
+}
+
+}  // namespace
+
+void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached) {
   const auto t0 = std::chrono::steady_clock::now();
   const bool goals = m.config.navigation == Navigation::goals;
-  ByteWriter w;
-  w.reserve(3 * sizeof(std::uint64_t) +
-            m.sweep.size() * (sizeof(AgentRecord) + (goals ? sizeof(GoalRecord) : 0)));
-  w.put<std::uint64_t>(queries);
-  w.put<std::uint64_t>(goals_reached);
-  w.put<std::uint64_t>(m.sweep.size());
+  const int me = m.ranks->rank();
+  const auto ranks = static_cast<std::size_t>(m.ranks->size());
+  const std::vector<LaneId>& before = m.scratch_lane;
+  const std::vector<LaneId>& after = m.scratch_lane_after;
+  // What every rank gets: the counts and this rank's lane changes (entered() ran for them here).
+  m.share_transitions.clear();
+  std::vector<std::uint64_t> migrants(ranks, 0);
+  for (std::size_t k = 0; k < m.sweep.size(); ++k) {
+    const std::uint32_t id = m.sweep[k].first;
+    if (after[k] != before[k]) {
+      const bool jay = (m.agents[id].flags & kPedJaywalker) != 0U;
+      m.share_transitions.push_back({before[k], after[k], jay ? 1U : 0U});
+    }
+    const int owner = m.lane_rank[after[k]];
+    if (owner != me) migrants[static_cast<std::size_t>(owner)] += 1;
+  }
+  std::vector<ByteWriter> to(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (static_cast<int>(r) == me) continue;
+    to[r].put<std::uint64_t>(queries);
+    to[r].put<std::uint64_t>(goals_reached);
+    to[r].put<std::uint64_t>(m.sweep.size());
+    to[r].put_vector(m.share_transitions);
+    to[r].put<std::uint64_t>(migrants[r]);
+  }
+  // Migrants whole to their new rank; every update's point to the ranks that may query it.
+  std::vector<std::vector<HaloItem>>& items = m.share_items;
+  items.resize(ranks);
+  for (std::vector<HaloItem>& v : items)
+    v.clear();
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
     const auto [id, slot] = m.sweep[k];
-    const Crowd::Impl::FrameCache& fc = m.frame_cache[k];  // Where it was inserted.
-    AgentRecord rec{id,
-                    slot,
-                    m.agents[id],
-                    m.slots[slot],
-                    static_cast<float>(fc.frame.p.x),
-                    static_cast<float>(fc.frame.p.y)};
-    // A wanderer was inserted at its path's point, which the frame cache does not keep (events
-    // and hazards end wandering before the update, never during it).
-    if (wandering(m.agents[id])) {
-      const Agent& a = m.agents[id];
-      const Frame g = frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral);
-      rec.x = static_cast<float>(g.p.x);
-      rec.y = static_cast<float>(g.p.y);
+    const Agent& a = m.agents[id];
+    // Where it was inserted: the frame cache's point, or a wanderer's path point (which the
+    // cache does not keep; events and hazards end wandering before the update, never during).
+    Vec2 p = m.frame_cache[k].frame.p;
+    if (wandering(a)) p = frame_at(m.frames, a.lane, a.s0, a.dir > 0 ? a.lateral : -a.lateral).p;
+    const Crowd::Impl::Point point{static_cast<float>(p.x), static_cast<float>(p.y)};
+    m.share_point[id] = point;
+    const LaneId lane = after[k];
+    const int owner = m.lane_rank[lane];
+    if (owner != me) {
+      ByteWriter& w = to[static_cast<std::size_t>(owner)];
+      w.put(AgentRecord{id, slot, a, m.slots[slot], point.x, point.y});
+      if (goals) {
+        const std::vector<WalkStep>& route = m.routes[id];
+        w.put(GoalRecord{m.goals[id], m.goals_drawn[id], static_cast<std::uint32_t>(route.size()),
+                         1U});
+        w.put_vector(route);
+      }
     }
-    w.put(rec);
-    if (!goals) continue;
-    const std::vector<WalkStep>& route = m.routes[id];
-    GoalRecord g{m.goals[id], m.goals_drawn[id], static_cast<std::uint32_t>(route.size()),
-                 m.goals_drawn[id] != m.share_drawn[k] ? 1U : 0U};
-    if (g.whole == 0 && route.size() > m.share_route[k])
-      fail(m, "a route grew without a goal drawn");
-    w.put(g);
-    if (g.whole != 0U) w.put_vector(route);
+    const SlotState& st = m.slots[slot];
+    for (std::uint32_t h = m.halo_begin[lane]; h < m.halo_begin[lane + 1]; ++h) {
+      const int q = m.halo_ranks[h];
+      if (q != me && q != owner) {
+        items[static_cast<std::size_t>(q)].push_back({id, point.x, point.y, st.vx, st.vy});
+      }
+    }
   }
-  m.share_stats.sent_bytes += w.bytes().size();
-  const std::vector<std::string> all = m.ranks->all_gather(w.bytes());
-  std::size_t updated = 0;
-  std::vector<WalkStep> steps;
-  InsertBatch& batch = m.share_batch;  // The others' agents, into this tick's map at once.
-  // Each agent comes once a tick, from the rank whose lane it was on (own ones included).
+  std::uint64_t sent = 0;
+  std::vector<std::string> out(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    if (static_cast<int>(r) == me) continue;
+    to[r].put_vector(items[r]);
+    m.share_stats.halo_items += items[r].size();
+    out[r] = to[r].take();
+    sent += out[r].size();
+  }
+  m.share_stats.sent_bytes += sent;
+  const std::vector<std::string> all = m.ranks->all_to_all(out);
+  // Each agent once a tick: this rank's own, then what the others sent.
   m.share_seen.resize(m.agents.size(), 0);
   for (const auto& [id, slot] : m.sweep)
     m.share_seen[id] = m.tick;
+  const auto seen_once = [&](std::uint32_t id, std::size_t r) {
+    if (id >= m.agents.size() || m.share_seen[id] == m.tick)
+      fail(m, "agent " + std::to_string(id) + " from rank " + std::to_string(r) +
+                  " came twice this tick or is no agent");
+    m.share_seen[id] = m.tick;
+  };
+  std::size_t updated = m.sweep.size();
   const std::size_t active = m.active.size();
   m.share_arrivals.clear();
+  InsertBatch& batch = m.share_batch;
+  std::vector<WalkStep> steps;
+  std::vector<std::array<std::uint32_t, 3>> transitions;
+  std::vector<HaloItem> got;
   for (std::size_t r = 0; r < all.size(); ++r) {
+    if (static_cast<int>(r) == me) continue;
     ByteReader in(all[r], "crowd exchange");
     std::uint64_t q = 0;
     std::uint64_t reached = 0;
     std::uint64_t n = 0;
-    if (!in.get(q) || !in.get(reached) || !in.get(n)) fail(m, "a short message");
+    std::uint64_t n_migrants = 0;
+    if (!in.get(q) || !in.get(reached) || !in.get(n) || !in.get_vector(transitions) ||
+        !in.get(n_migrants) || n > active || n_migrants > n) {
+      fail(m, "a short or impossible message from rank " + std::to_string(r));
+    }
     updated += n;
-    if (static_cast<int>(r) == m.ranks->rank()) continue;
-    if (n > active)
-      fail(m, "rank " + std::to_string(r) + " updated " + std::to_string(n) + " agents, " +
-                  std::to_string(active) + " are active");
-    m.queries.fetch_add(q, std::memory_order_relaxed);
-    m.goals_reached.fetch_add(reached, std::memory_order_relaxed);
-    for (std::uint64_t i = 0; i < n; ++i) {
+    add_count(m, q, reached);
+    for (const auto& [from, lane, jay] : transitions) {
+      if (from >= m.lane_rank.size() || lane >= m.lane_rank.size())
+        fail(m, "a lane change from rank " + std::to_string(r) + " names no lane");
+      entered_lane(m, from, lane, jay != 0U);
+    }
+    for (std::uint64_t i = 0; i < n_migrants; ++i) {
       AgentRecord rec;
       if (!in.get(rec)) fail(m, "a short agent record from rank " + std::to_string(r));
-      if (rec.id >= m.agents.size() || rec.slot >= m.slots.size() ||
-          m.lane_rank[m.agents[rec.id].lane] != r || m.pool.slot_of(rec.id) != rec.slot)
-        fail(m, "agent " + std::to_string(rec.id) + " from rank " + std::to_string(r) +
-                    " is not an active agent on that rank's lanes");
-      if (m.share_seen[rec.id] == m.tick)
-        fail(m, "agent " + std::to_string(rec.id) + " updated twice (again by rank " +
-                    std::to_string(r) + ")");
-      m.share_seen[rec.id] = m.tick;
-      const LaneId from = m.agents[rec.id].lane;
-      m.agents[rec.id] = rec.agent;
-      m.slots[rec.slot] = rec.state;
+      check_record(m, rec, static_cast<int>(r), me);
+      seen_once(rec.id, r);
+      write_record(m, rec);
+      if (goals) read_goal(m, in, rec.id, static_cast<int>(r), steps);
       batch.add(rec.id, Vec2{rec.x, rec.y}, Vec2{rec.state.vx, rec.state.vy});
-      if (goals) {
-        GoalRecord g;
-        if (!in.get(g)) fail(m, "a short goal record from rank " + std::to_string(r));
-        m.goals[rec.id] = g.goal;
-        m.goals_drawn[rec.id] = g.drawn;
-        std::vector<WalkStep>& route = m.routes[rec.id];
-        if (g.whole != 0U) {
-          if (!in.get_vector(steps)) fail(m, "a short route from rank " + std::to_string(r));
-          route = steps;
-        } else if (g.route_size <= route.size()) {
-          route.erase(route.begin(),
-                      route.begin() + static_cast<std::ptrdiff_t>(route.size() - g.route_size));
-        } else {
-          fail(m, "agent " + std::to_string(rec.id) + "'s route is longer on rank " +
-                      std::to_string(r) + " without a goal drawn");
-        }
-      }
-      if (rec.agent.lane != from) {
-        entered(m, rec.agent, from);
-        if (owns_lane(m, rec.agent.lane)) m.share_arrivals.emplace_back(rec.id, rec.slot);
-      }
+      m.share_arrivals.emplace_back(rec.id, rec.slot);
+    }
+    if (!in.get_vector(got)) fail(m, "a short list of points from rank " + std::to_string(r));
+    for (const HaloItem& h : got) {
+      seen_once(h.id, r);
+      batch.add(h.id, Vec2{h.x, h.y}, Vec2{h.vx, h.vy});
     }
     if (!in.done())
       fail(m, "a message from rank " + std::to_string(r) + " is longer than its agents");
@@ -159,13 +240,11 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
   batch.ids.clear();
   batch.p.clear();
   batch.v.clear();
-  // Every active agent updated by exactly one rank: each from a lane of its sender's, none
-  // twice, as many as are active.
+  // Every active agent updated by exactly one rank.
   if (updated != active)
     fail(m, std::to_string(updated) + " agents updated, " + std::to_string(active) + " active");
   // The sweep keeps the agents still on this rank's lanes (with their frame cache entries, in
   // order) and takes those handed over at its end, until the next re-sort.
-  const std::vector<LaneId>& after = m.scratch_lane_after;
   std::size_t kept = 0;
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
     if (!owns_lane(m, after[k])) continue;
@@ -179,9 +258,85 @@ void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_
   m.sweep.insert(m.sweep.end(), m.share_arrivals.begin(), m.share_arrivals.end());
   if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
   m.share_stats.arrived += m.share_arrivals.size();
+  m.whole = false;
   m.share_stats.exchanges += 1;
   m.share_stats.exchange_s +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void sync_whole(Crowd::Impl& m) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool goals = m.config.navigation == Navigation::goals;
+  const int me = m.ranks->rank();
+  // This rank's agents (the sweep: the active ones on its lanes), with the points they last
+  // inserted; a route redrawn since the last whole exchange goes whole, else its length.
+  ByteWriter w;
+  w.put<std::uint64_t>(m.sweep.size());
+  for (const auto& [id, slot] : m.sweep) {
+    const Crowd::Impl::Point p = m.share_point[id];
+    w.put(AgentRecord{id, slot, m.agents[id], m.slots[slot], p.x, p.y});
+    if (!goals) continue;
+    const std::vector<WalkStep>& route = m.routes[id];
+    const bool redrawn = m.goals_drawn[id] != m.sync_drawn[id];
+    w.put(GoalRecord{m.goals[id], m.goals_drawn[id], static_cast<std::uint32_t>(route.size()),
+                     redrawn ? 1U : 0U});
+    if (redrawn) w.put_vector(route);
+  }
+  m.share_stats.sent_bytes += w.bytes().size();
+  const std::vector<std::string> all = m.ranks->all_gather(w.bytes());
+  m.syncs += 1;
+  m.sync_seen.resize(m.agents.size(), 0);
+  for (const auto& [id, slot] : m.sweep)
+    m.sync_seen[id] = m.syncs;
+  std::size_t total = m.sweep.size();
+  InsertBatch& batch = m.share_batch;
+  std::vector<WalkStep> steps;
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    if (static_cast<int>(r) == me) continue;
+    ByteReader in(all[r], "crowd exchange");
+    std::uint64_t n = 0;
+    if (!in.get(n) || n > m.active.size())
+      fail(m, "a short message from rank " + std::to_string(r));
+    total += n;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      AgentRecord rec;
+      if (!in.get(rec)) fail(m, "a short agent record from rank " + std::to_string(r));
+      check_record(m, rec, static_cast<int>(r), static_cast<int>(r));
+      if (m.sync_seen[rec.id] == m.syncs)
+        fail(m, "agent " + std::to_string(rec.id) + " sent twice (again by rank " +
+                    std::to_string(r) + ")");
+      m.sync_seen[rec.id] = m.syncs;
+      write_record(m, rec);
+      if (goals) read_goal(m, in, rec.id, static_cast<int>(r), steps);
+      // Into the map not yet swapped in, unless this rank got it this tick.
+      if (m.share_seen[rec.id] != m.tick) {
+        m.share_seen[rec.id] = m.tick;
+        batch.add(rec.id, Vec2{rec.x, rec.y}, Vec2{rec.state.vx, rec.state.vy});
+      }
+    }
+    if (!in.done())
+      fail(m, "a message from rank " + std::to_string(r) + " is longer than its agents");
+  }
+  const std::size_t inserted = batch.ids.size();
+  if (m.hash.insert(batch.ids, batch.p, batch.v) != inserted) fail(m, "the neighbour map is full");
+  batch.ids.clear();
+  batch.p.clear();
+  batch.v.clear();
+  if (total != m.active.size())
+    fail(m, std::to_string(total) + " agents sent whole, " + std::to_string(m.active.size()) +
+                " active");
+  if (goals) m.sync_drawn = m.goals_drawn;
+  m.whole = true;
+  m.share_stats.syncs += 1;
+  m.share_stats.exchange_s +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+bool whole_needed(const Crowd::Impl& m) {
+  const double next = static_cast<double>(m.tick + 1) * m.config.dt_s;
+  return (m.config.lod.enabled && next + 1e-9 >= m.next_lod_s) ||
+         (m.next_event < m.events.size() && m.events[m.next_event].time_s <= next) ||
+         !m.hazards.empty() || outdoor_target(m) != m.outdoors;
 }
 
 namespace {
@@ -315,6 +470,94 @@ std::vector<std::uint16_t> pedestrian_lane_ranks(const traffic::Network& net,
   return out;
 }
 
+namespace {
+
+/// Distance between segments ab and cd (0 when they cross).
+double segments_distance(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
+  const auto side = [](Vec2 p, Vec2 q, Vec2 r) { return cross(q - p, r - p); };
+  const double d1 = side(a, b, c);
+  const double d2 = side(a, b, d);
+  const double d3 = side(c, d, a);
+  const double d4 = side(c, d, b);
+  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+    return 0.0;
+  return std::sqrt(std::min({segment_distance2(a, c, d), segment_distance2(b, c, d),
+                             segment_distance2(c, a, b), segment_distance2(d, a, b)}));
+}
+
+/// The halo of every pedestrian lane (Crowd::Impl::halo_begin): the ranks owning a pedestrian
+/// lane whose bodies may come within the avoidance radius of a body on it. A body's centre
+/// keeps within its lane's half width (the walking band lies inside it) plus a margin.
+void halo_of_lanes(Crowd::Impl& m) {
+  const traffic::Network& net = m.net;
+  const std::uint32_t lanes = net.lane_count();
+  constexpr double kMarginM = 1.0;
+  constexpr double kCellM = 16.0;
+  const auto reach = [&](LaneId l) {
+    return std::max({0.5 * static_cast<double>(net.width_m[l]), std::abs(double{m.walk.band_lo[l]}),
+                     std::abs(double{m.walk.band_hi[l]})}) +
+           kMarginM;
+  };
+  const auto pedestrian = [&](LaneId l) {
+    return net.is(l, roads::kSidewalk) || net.is(l, roads::kCrosswalk);
+  };
+  double widest = 0;
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;  // -> point index k.
+  std::vector<LaneId> point_lane(net.points.size(), traffic::kNoLane);
+  for (LaneId l = 0; l < lanes; ++l) {
+    if (!pedestrian(l)) continue;
+    widest = std::max(widest, reach(l));
+    for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
+      point_lane[k] = l;
+      const Vec3 a = net.points[k];
+      const Vec3 b = net.points[k + 1];
+      for (auto x = static_cast<std::int64_t>(std::floor(std::min(a.x, b.x) / kCellM));
+           x <= static_cast<std::int64_t>(std::floor(std::max(a.x, b.x) / kCellM)); ++x) {
+        for (auto y = static_cast<std::int64_t>(std::floor(std::min(a.y, b.y) / kCellM));
+             y <= static_cast<std::int64_t>(std::floor(std::max(a.y, b.y) / kCellM)); ++y) {
+          cells[SegmentGrid::key(x, y)].push_back(k);
+        }
+      }
+    }
+  }
+  const double radius = m.config.avoid_radius_m;
+  m.halo_begin.assign(lanes + 1, 0);
+  m.halo_ranks.clear();
+  std::vector<std::uint16_t> found;
+  for (LaneId l = 0; l < lanes; ++l) {
+    m.halo_begin[l] = static_cast<std::uint32_t>(m.halo_ranks.size());
+    if (!pedestrian(l)) continue;
+    found.clear();
+    const double grow = radius + reach(l) + widest;
+    for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
+      const Vec2 a{net.points[k].x, net.points[k].y};
+      const Vec2 b{net.points[k + 1].x, net.points[k + 1].y};
+      for (auto x = static_cast<std::int64_t>(std::floor((std::min(a.x, b.x) - grow) / kCellM));
+           x <= static_cast<std::int64_t>(std::floor((std::max(a.x, b.x) + grow) / kCellM)); ++x) {
+        for (auto y = static_cast<std::int64_t>(std::floor((std::min(a.y, b.y) - grow) / kCellM));
+             y <= static_cast<std::int64_t>(std::floor((std::max(a.y, b.y) + grow) / kCellM));
+             ++y) {
+          const auto it = cells.find(SegmentGrid::key(x, y));
+          if (it == cells.end()) continue;
+          for (const std::uint32_t j : it->second) {
+            const LaneId o = point_lane[j];
+            const std::uint16_t q = m.lane_rank[o];
+            if (std::find(found.begin(), found.end(), q) != found.end()) continue;
+            const Vec2 c{net.points[j].x, net.points[j].y};
+            const Vec2 d{net.points[j + 1].x, net.points[j + 1].y};
+            if (segments_distance(a, b, c, d) <= radius + reach(l) + reach(o)) found.push_back(q);
+          }
+        }
+      }
+    }
+    std::sort(found.begin(), found.end());
+    m.halo_ranks.insert(m.halo_ranks.end(), found.begin(), found.end());
+  }
+  m.halo_begin[lanes] = static_cast<std::uint32_t>(m.halo_ranks.size());
+}
+
+}  // namespace
+
 void Crowd::share(const Ranks& ranks, std::span<const std::uint16_t> lane_part) {
   Impl& m = *m_impl;
   m.ranks = &ranks;
@@ -325,6 +568,11 @@ void Crowd::share(const Ranks& ranks, std::span<const std::uint16_t> lane_part) 
                   std::to_string(ranks.size()) + " ranks");
     }
   }
+  halo_of_lanes(m);
+  m.share_point.assign(m.agents.size(), {});
+  m.sync_drawn = m.goals_drawn;
+  m.share_seen.assign(m.agents.size(), 0);
+  m.whole = true;
   m.sweep.clear();  // This rank's agents only, from the next tick.
   m.sweep_stale = true;
 }

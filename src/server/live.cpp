@@ -433,6 +433,7 @@ void LiveSim::Impl::step(double ticks_per_s) {
   if (people) {
     people->set_viewer(viewer);
     people->tick(&sim);
+    people->gather();  // Over ranks: every pedestrian current on every rank (frames, players).
   }
   // 2. Every moving vehicle, each sampled by the rank that holds it, on rank 0 (which alone
   // streams); their levels of detail from the latest viewer, from the positions within the

@@ -299,7 +299,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
     }
     if (opt.record && sim.stats().ticks % every == 0) {
       const auto t1 = Clock::now();
-      sim.gather_state();  // Over ranks: every vehicle as it is, for rank 0 to record.
+      sim.gather_state();            // Over ranks: every vehicle as it is, for rank 0 to record.
+      if (people) people->gather();  // And every pedestrian.
       if (writer) {
         if (Status s = recorded(record()); !s) return s.error();
       }
@@ -328,6 +329,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   // counted in them), then every rank's exchange time, on rank 0 (collectives).
   const traffic::ShareStats share = sim.share_stats();
   sim.gather_state();
+  if (people) people->gather();
   // Per rank: exchange, its packing and its transfer, the whole tick (seconds), bytes sent,
   // vehicles handed over.
   std::vector<std::array<double, 9>> rank_s(static_cast<std::size_t>(ranks.size()),
@@ -341,15 +343,19 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                tick_cpu_s,
                tick_collective_cpu_s,
                static_cast<double>(pipeline::peak_rss_kb()) / 1024.0};
-  // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds, tick seconds
-  // and agents handed over to it.
+  // Per rank: the crowd's full-fidelity updates, bytes sent, exchange seconds, tick seconds,
+  // agents handed over to it, map points sent to other ranks' halos, whole exchanges.
   const crowd::CrowdShareStats no_crowd;
   const crowd::CrowdShareStats& crowd_share = people != nullptr ? people->share_stats() : no_crowd;
-  std::vector<std::array<double, 5>> rank_crowd(static_cast<std::size_t>(ranks.size()),
-                                                std::array<double, 5>{});
+  std::vector<std::array<double, 7>> rank_crowd(static_cast<std::size_t>(ranks.size()),
+                                                std::array<double, 7>{});
   rank_crowd[0] = {static_cast<double>(crowd_share.updated),
-                   static_cast<double>(crowd_share.sent_bytes), crowd_share.exchange_s, crowd_s,
-                   static_cast<double>(crowd_share.arrived)};
+                   static_cast<double>(crowd_share.sent_bytes),
+                   crowd_share.exchange_s,
+                   crowd_s,
+                   static_cast<double>(crowd_share.arrived),
+                   static_cast<double>(crowd_share.halo_items),
+                   static_cast<double>(crowd_share.syncs)};
   if (ranks.size() > 1) {
     ByteWriter w;
     w.put(rank_s[0]);
@@ -434,6 +440,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                      {"crowd_exchange_s", rank_crowd[r][2]},
                      {"crowd_wall_s", rank_crowd[r][3]},
                      {"pedestrians_arrived", static_cast<std::uint64_t>(rank_crowd[r][4])},
+                     {"crowd_halo_items", static_cast<std::uint64_t>(rank_crowd[r][5])},
+                     {"crowd_syncs", static_cast<std::uint64_t>(rank_crowd[r][6])},
                      {"cpu_s", rank_s[r][6]},
                      {"collective_cpu_s", rank_s[r][7]},
                      {"peak_rss_mib", rank_s[r][8]}});

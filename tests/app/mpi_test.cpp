@@ -277,6 +277,13 @@ TEST(Mpi, CrowdWithoutLevelsOfDetailIsSplitByGeography) {
   }
   EXPECT_EQ(ped, ref["per_rank"][0]["pedestrian_updates"].get<std::uint64_t>());
   EXPECT_GT(arrived, 0U);
+  // Between the recording's frames (one a second) each rank sends its agents only to the ranks
+  // whose agents may meet them; a frame makes the crowd whole.
+  for (const auto& p : j["per_rank"]) {
+    EXPECT_GT(p["crowd_halo_items"].get<std::uint64_t>(), 0U) << p.dump();
+    EXPECT_GE(p["crowd_syncs"].get<std::uint64_t>(), 60U) << p.dump();
+    EXPECT_LT(p["crowd_syncs"].get<std::uint64_t>(), 100U) << p.dump();
+  }
   EXPECT_TRUE(slurp(dir / "a" / "t.cfrec") == slurp(dir / "b" / "t.cfrec")) << "recordings differ";
   fs::remove_all(dir);
 }

@@ -23,9 +23,12 @@ using cityforge::testing::ThreadRanks;
 struct RunSetup {
   bool lod = false;
   Navigation navigation = Navigation::roam;
+  /// Over ranks, gather() (and compare the state) every this many ticks: 1, the crowd whole
+  /// after every tick; more, ticks between that send each agent's update only to its halo.
+  int gather_every = 1;
 };
 
-/// What a run ends with, and the state hash after every tick.
+/// What a run ends with, and the state hash after every gathered tick.
 struct RunResult {
   std::vector<std::uint64_t> hashes;
   Stats stats;
@@ -46,7 +49,7 @@ std::unique_ptr<Crowd> make_crowd(const RunSetup& s) {
 
 /// Ticks with what changes the active set and the agents' behaviour on the way: a viewer that
 /// walks across the grid (levels of detail), a flee event, a car on the pavement.
-void run(Crowd& c, RunResult& out) {
+void run(Crowd& c, int gather_every, RunResult& out) {
   c.add_event(Event{.position = Vec2{140, 70}, .time_s = 8.0, .radius_m = 40.0f});
   for (int t = 0; t < kTicks; ++t) {
     Viewer viewer;
@@ -60,7 +63,10 @@ void run(Crowd& c, RunResult& out) {
     }
     if (t == 160) c.set_hazards({});
     c.tick();
-    out.hashes.push_back(c.state_hash());
+    if ((t + 1) % gather_every == 0 || t + 1 == kTicks) {
+      c.gather();
+      out.hashes.push_back(c.state_hash());
+    }
   }
   out.stats = c.stats();
   out.share = c.share_stats();
@@ -91,7 +97,7 @@ std::vector<std::uint16_t> lane_parts(int np) {
 
 RunResult run_alone(const RunSetup& s) {
   RunResult out;
-  run(*make_crowd(s), out);
+  run(*make_crowd(s), s.gather_every, out);
   return out;
 }
 
@@ -104,7 +110,7 @@ std::vector<RunResult> run_shared(int np, const RunSetup& s) {
       const ThreadRanks ranks(job, r);
       std::unique_ptr<Crowd> c = make_crowd(s);
       c->share(ranks, lane_parts(np));
-      run(*c, runs[static_cast<std::size_t>(r)]);
+      run(*c, s.gather_every, runs[static_cast<std::size_t>(r)]);
     });
   }
   for (std::thread& t : threads)
@@ -113,10 +119,17 @@ std::vector<RunResult> run_shared(int np, const RunSetup& s) {
 }
 
 TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
-  for (const RunSetup s : {RunSetup{false, Navigation::roam}, RunSetup{true, Navigation::roam},
-                           RunSetup{false, Navigation::goals}, RunSetup{true, Navigation::goals}}) {
+  std::vector<RunSetup> setups;
+  for (const int every : {1, 10}) {
+    for (const bool lod : {false, true}) {
+      for (const Navigation nav : {Navigation::roam, Navigation::goals})
+        setups.push_back(RunSetup{lod, nav, every});
+    }
+  }
+  for (const RunSetup& s : setups) {
     SCOPED_TRACE(::testing::Message()
-                 << "lod " << s.lod << ", goals " << (s.navigation == Navigation::goals));
+                 << "lod " << s.lod << ", goals " << (s.navigation == Navigation::goals)
+                 << ", gathered every " << s.gather_every << " ticks");
     const RunResult alone = run_alone(s);
     EXPECT_GT(alone.stats.lane_transitions, 100U);
     EXPECT_GT(alone.stats.neighbour_queries, 1000U);
@@ -128,6 +141,7 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
       const std::vector<RunResult> runs = run_shared(np, s);
       std::uint64_t updated = 0;
       std::uint64_t arrived = 0;
+      std::uint64_t halo = 0;
       for (int r = 0; r < np; ++r) {
         const RunResult& got = runs[static_cast<std::size_t>(r)];
         ASSERT_EQ(got.hashes.size(), alone.hashes.size());
@@ -139,22 +153,62 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
         EXPECT_EQ(got.stats.goals_reached, alone.stats.goals_reached);
         EXPECT_EQ(got.stats.lane_transitions, alone.stats.lane_transitions);
         EXPECT_EQ(got.stats.crossings, alone.stats.crossings);
+        EXPECT_EQ(got.stats.jaywalks, alone.stats.jaywalks);
+        EXPECT_EQ(got.stats.hazard_reactions, alone.stats.hazard_reactions);
+        EXPECT_EQ(got.stats.flee_reactions, alone.stats.flee_reactions);
         EXPECT_EQ(got.share.exchanges, np > 1 ? static_cast<std::uint64_t>(kTicks) : 0U);
         if (np > 1) {  // Each rank updates the agents on its blocks.
           EXPECT_GT(got.share.updated, 0U) << "rank " << r;
           EXPECT_GT(got.share.sent_bytes, 0U);
+          // Gathered every tick: a whole exchange after each; else fewer (the ticks with
+          // levels of detail, the event, the hazard and the gathers need them).
+          if (s.gather_every == 1) {
+            EXPECT_EQ(got.share.syncs, static_cast<std::uint64_t>(kTicks));
+          } else {
+            EXPECT_LT(got.share.syncs, static_cast<std::uint64_t>(kTicks) / 2);
+            EXPECT_GT(got.share.syncs, static_cast<std::uint64_t>(kTicks) / s.gather_every - 1);
+          }
         }
         updated += got.share.updated;
         arrived += got.share.arrived;
+        halo += got.share.halo_items;
       }
       EXPECT_EQ(updated, alone.share.updated) << np << " ranks";
       // Some walk from one rank's lanes onto another's (and are updated there from then on);
       // with levels of detail only the few near the viewer are updated this way.
       if (np > 1 && !s.lod) {
         EXPECT_GT(arrived, 0U) << np << " ranks";
+        EXPECT_GT(halo, 0U) << np << " ranks";  // Agents near another rank's blocks.
       }
     }
   }
+}
+
+// The halo (which ranks get an agent's map point) counts on every body's centre keeping within
+// its lane's half width (plus a margin): checked on every agent after every tick, through the
+// flee event and the hazard that push them aside.
+TEST(CrowdShare, BodiesKeepWithinTheirLanesHalfWidth) {
+  std::unique_ptr<Crowd> c = make_crowd(RunSetup{});
+  const traffic::Network& net = grid_with_roads();
+  c->add_event(Event{.position = Vec2{140, 70}, .time_s = 8.0, .radius_m = 40.0f});
+  double widest = 0;
+  for (int t = 0; t < kTicks; ++t) {
+    if (t >= 100 && t < 160) {
+      Hazard h;
+      h.position = Vec3{60, -10 + (t - 100) * 0.5, 0};
+      h.velocity = Vec2{0, 12};
+      c->set_hazards(std::span<const Hazard>(&h, 1));
+    }
+    if (t == 160) c->set_hazards({});
+    c->tick();
+    for (const PedestrianView& v : c->views()) {
+      if (v.lane == kNoLane) continue;
+      const double half = 0.5 * net.width_m[v.lane];
+      widest = std::max(widest, std::abs(static_cast<double>(v.lateral_m)) / half);
+      ASSERT_LE(std::abs(v.lateral_m), half) << "pedestrian " << v.id << " after tick " << t;
+    }
+  }
+  EXPECT_GT(widest, 0.3);  // They do use the width.
 }
 
 TEST(CrowdShare, PedestrianLanesFollowTheirBlocksRank) {

@@ -198,6 +198,8 @@ struct CrowdShareStats {
   std::uint64_t updated = 0;     ///< Full-fidelity agent updates this rank ran.
   std::uint64_t sent_bytes = 0;  ///< Bytes this rank sent.
   std::uint64_t arrived = 0;     ///< Agents another rank handed to this one (lane changes).
+  std::uint64_t halo_items = 0;  ///< Agents' map points sent to the ranks that may query them.
+  std::uint64_t syncs = 0;       ///< Whole exchanges (every agent's record to every rank).
   double exchange_s = 0;         ///< Packing, the all-gather (waits included), writing back.
 };
 
@@ -266,10 +268,21 @@ class Crowd {
   /// other steps itself; the agents updated at full fidelity (the tick's costly part: the
   /// avoidance queries) are dealt out by geography: each is updated by the rank of the
   /// pedestrian lane it is on (pedestrian_lane_ranks of `lane_part`, the traffic's partition),
-  /// and each rank sends the agents it updated to the others, so the state is the same as one
-  /// process's, bit for bit. From then on tick() is collective: every rank must call it in
-  /// step. `ranks` must outlive the crowd; `lane_part` has a part below ranks.size() per lane.
+  /// and each rank sends the agents it updated to the ranks that need them (see gather), so the
+  /// state is the same as one process's, bit for bit. From then on tick() is collective: every rank
+  /// must call it in step. `ranks` must outlive the crowd; `lane_part` has a part below
+  /// ranks.size() per lane.
   void share(const Ranks& ranks, std::span<const std::uint16_t> lane_part);
+  /// Shared over ranks, collective: makes every rank's copy of every agent current (a whole
+  /// exchange). Between whole exchanges each rank sends an agent's update only to the ranks
+  /// whose agents may meet it (its halo) and, when it walks onto another rank's lane, to that
+  /// rank; a tick that needs every agent (levels of detail, events, hazards, people going in or
+  /// coming out) makes the crowd whole itself first. Call it before reading agents from
+  /// outside (samples, views, view, state_hash, knock_down): a recording frame, the end of a
+  /// run. Alone, or already whole: nothing to do.
+  void gather();
+  /// Whether every agent's record on this rank is current (always, alone).
+  bool whole() const;
   const CrowdShareStats& share_stats() const;
 
   const WalkNetwork& walk_network() const;

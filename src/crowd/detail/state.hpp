@@ -53,6 +53,16 @@ struct Scheduled {
   }
 };
 
+/// An agent's point and velocity as it inserted them into a tick's neighbour map (the crowd
+/// over ranks sends them to the ranks whose agents may query them).
+struct HaloItem {
+  std::uint32_t id = 0;
+  float x = 0;
+  float y = 0;
+  float vx = 0;
+  float vy = 0;
+};
+
 /// Full-fidelity state of a pool slot (high and medium agents).
 struct SlotState {
   float vx = 0, vy = 0;    ///< Velocity.
@@ -183,6 +193,29 @@ struct Crowd::Impl {
   std::vector<std::uint16_t> lane_rank;
   /// This tick's agents another rank handed over (their new lane is this rank's), with slots.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> share_arrivals;
+  /// Per network lane: the ranks with a pedestrian lane within the avoidance radius of it
+  /// (bodies' reach included), halo_ranks[halo_begin[l] .. halo_begin[l + 1]): an agent
+  /// inserted on lane l goes into those ranks' maps.
+  std::vector<std::uint32_t> halo_begin;
+  std::vector<std::uint16_t> halo_ranks;
+  /// Whether every rank's copy of every agent is current (after a whole exchange, sync_whole);
+  /// between them each rank's copies of the others' agents are as they last saw them.
+  bool whole = true;
+  bool swap_pending = false;  ///< This tick's map is swapped in at the next tick's start.
+  struct Point {
+    float x = 0;
+    float y = 0;
+  };
+  /// Per agent: the point it inserted into the map at its last update this rank saw.
+  std::vector<Point> share_point;
+  /// Per agent: goals_drawn at the last whole exchange (a route redrawn since goes whole).
+  std::vector<std::uint32_t> sync_drawn;
+  std::vector<std::uint64_t> sync_seen;  ///< Per agent: the last whole exchange that brought it.
+  std::uint64_t syncs = 0;
+  /// This tick's lane changes of this rank's agents: from, to, jaywalker (for the others'
+  /// crosswalk occupancy and counts).
+  std::vector<std::array<std::uint32_t, 3>> share_transitions;
+  std::vector<std::vector<HaloItem>> share_items;  ///< Per rank: this tick's points for it.
   CrowdShareStats share_stats;
   std::vector<std::uint32_t> share_drawn;
   std::vector<std::uint32_t> share_route;
@@ -312,11 +345,24 @@ inline bool owns_lane(const Crowd::Impl& m, LaneId lane) {
   return m.ranks == nullptr || m.ranks->size() == 1 ||
          static_cast<int>(m.lane_rank[lane]) == m.ranks->rank();
 }
-/// Shared over ranks, after tick_active: sends the agents this rank updated (records, pool
-/// slot states, what they inserted into this tick's map, goals and routes) with the query and
-/// goal counts, writes every other rank's into this rank's crowd, and keeps the sweep to the
-/// agents on this rank's lanes (those that left dropped, those handed over appended) (share.cpp).
-void exchange_active(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached);
+/// Shared over ranks, after tick_active, one personalised exchange (share.cpp): every agent this
+/// rank updated goes, as the point and velocity it inserted into this tick's map, to the ranks
+/// whose agents may query it (the halo of its lane); one that walked onto another rank's lane
+/// goes to that rank whole (record, slot state, goal and route); every rank's lane changes and
+/// counts go to all. Each rank inserts what it got into its map, counts the others' crosswalk
+/// entries and keeps the sweep to the agents on its lanes (those that left dropped, those
+/// handed over appended). The others' records are then no longer current (`whole` false).
+void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached);
+/// Shared over ranks, collective: every rank sends its agents' records to all (a whole
+/// exchange), inserts into the map not yet swapped in those it had not got this tick, and the
+/// crowd is one process's on every rank again (`whole`).
+void sync_whole(Crowd::Impl& m);
+/// Whether the next tick runs a step on every agent's record or the whole map (levels of
+/// detail, an event starting, hazards, people going in or coming out): then the crowd is made
+/// whole first. The same on every rank (replicated inputs only).
+bool whole_needed(const Crowd::Impl& m);
+/// The outdoor count the active count and weather ask for (environment.cpp).
+std::uint32_t outdoor_target(const Crowd::Impl& m);
 /// Threads a tick's parallel loops may run on now (TBB's arena and global_control limit): the
 /// sweep's runs of ids and the neighbour map's copies are one per thread.
 std::uint32_t ticking_threads();
