@@ -5,22 +5,25 @@
 // hazards, levels of detail, the low agents, the neighbour map's swap), from the same state, so
 // they agree. The full-fidelity update (behaviour, avoidance queries, motion: the tick's costly
 // part) is split by geography: each agent is updated by the rank of the pedestrian lane it is
-// on, and the pedestrian lanes follow their block's rank (pedestrian_lane_ranks). Each agent's
+// on, and the pedestrian lanes follow their block's rank (traffic::partition_network). Each agent's
 // update reads last tick's neighbour map and writes only its own record, pool slot, goal and
-// route, so a rank needs nothing from the others during it. Then every rank sends what its
-// agents wrote (and what they inserted into this tick's map) and writes the others' into its
-// own crowd; an agent whose update took it onto another rank's lane is that rank's from the next
-// tick. The map sorts every query's answer by id, so the order in which a rank inserted the
-// items changes nothing: the state is the same for any rank count, bit for bit.
+// route, so a rank needs nothing from the others during it. Then each rank sends each agent it
+// updated, as the point it inserted into this tick's map, to the ranks whose agents may meet it
+// (the halo of its lane), and an agent that walked onto another rank's lane whole to that rank,
+// which updates it from the next tick. The others' records are made current on every rank (a
+// whole exchange, sync_whole) only before a tick that needs every agent, or when the caller
+// gathers (a recording frame). The map sorts every query's answer by id, so the order in which
+// a rank inserted the items changes nothing: the state is the same for any rank count, bit for
+// bit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <limits>
 #include <string>
 #include <unordered_map>
 
+#include "cityforge/core/polyline.hpp"
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
@@ -341,148 +344,20 @@ bool whole_needed(const Crowd::Impl& m) {
 
 namespace {
 
-/// Lane segments of the vehicle lanes in a grid of `kCellM` cells: each segment in every cell
-/// its bounding box (grown by nothing) touches.
-struct SegmentGrid {
-  static constexpr double kCellM = 40.0;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;  // -> point index k.
-  static std::uint64_t key(std::int64_t x, std::int64_t y) {
-    return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
-  }
-  static std::int64_t cell(double v) { return static_cast<std::int64_t>(std::floor(v / kCellM)); }
-};
-
-double segment_distance2(Vec2 p, Vec2 a, Vec2 b) {
-  const Vec2 ab = b - a;
-  const double len2 = dot(ab, ab);
-  const double t = len2 > 0 ? std::clamp(dot(p - a, ab) / len2, 0.0, 1.0) : 0.0;
-  const Vec2 d = p - (a + ab * t);
-  return dot(d, d);
-}
-
-/// The point half way along `lane`.
-Vec2 middle(const traffic::Network& net, LaneId lane) {
-  const std::uint32_t b = net.point_begin[lane];
-  const std::uint32_t e = net.point_begin[lane + 1];
-  const float half = 0.5f * net.point_s[e - 1];
-  for (std::uint32_t k = b; k + 1 < e; ++k) {
-    if (net.point_s[k + 1] < half) continue;
-    const float span = net.point_s[k + 1] - net.point_s[k];
-    const double t = span > 0 ? (half - net.point_s[k]) / span : 0.0;
-    const Vec3 p = net.points[k] + (net.points[k + 1] - net.points[k]) * t;
-    return Vec2{p.x, p.y};
-  }
-  return Vec2{net.points[b].x, net.points[b].y};
+std::uint64_t cell_key(std::int64_t x, std::int64_t y) {
+  return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
 }
 
 }  // namespace
 
-std::vector<std::uint16_t> pedestrian_lane_ranks(const traffic::Network& net,
-                                                 const WalkNetwork& walk,
-                                                 std::span<const std::uint16_t> lane_part) {
-  std::vector<std::uint16_t> out(lane_part.begin(), lane_part.end());
-  const std::uint32_t lanes = net.lane_count();
-  out.resize(lanes, 0);
-  // The vehicle lanes' segments, by cell; the part of the nearest to a sidewalk's middle.
-  SegmentGrid grid;
-  std::vector<LaneId> point_lane(net.points.size(), traffic::kNoLane);
-  for (LaneId l = 0; l < lanes; ++l) {
-    if (!net.is(l, roads::kVehicle)) continue;
-    for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
-      point_lane[k] = l;
-      const Vec3 a = net.points[k];
-      const Vec3 b = net.points[k + 1];
-      for (std::int64_t x = SegmentGrid::cell(std::min(a.x, b.x));
-           x <= SegmentGrid::cell(std::max(a.x, b.x)); ++x) {
-        for (std::int64_t y = SegmentGrid::cell(std::min(a.y, b.y));
-             y <= SegmentGrid::cell(std::max(a.y, b.y)); ++y) {
-          grid.cells[SegmentGrid::key(x, y)].push_back(k);
-        }
-      }
-    }
-  }
-  if (grid.cells.empty()) return out;
-  const auto nearest_part = [&](Vec2 p) -> std::uint16_t {
-    const std::int64_t cx = SegmentGrid::cell(p.x);
-    const std::int64_t cy = SegmentGrid::cell(p.y);
-    double best = std::numeric_limits<double>::infinity();
-    LaneId best_lane = traffic::kNoLane;
-    // Rings of cells outwards until the nearest found cannot be beaten by the next ring.
-    for (std::int64_t ring = 0; ring < 64; ++ring) {
-      for (std::int64_t x = cx - ring; x <= cx + ring; ++x) {
-        for (std::int64_t y = cy - ring; y <= cy + ring; ++y) {
-          if (std::max(std::abs(x - cx), std::abs(y - cy)) != ring) continue;
-          const auto it = grid.cells.find(SegmentGrid::key(x, y));
-          if (it == grid.cells.end()) continue;
-          for (const std::uint32_t k : it->second) {
-            const double d = segment_distance2(p, Vec2{net.points[k].x, net.points[k].y},
-                                               Vec2{net.points[k + 1].x, net.points[k + 1].y});
-            if (d < best || (d == best && point_lane[k] < best_lane)) {
-              best = d;
-              best_lane = point_lane[k];
-            }
-          }
-        }
-      }
-      const double reach = static_cast<double>(ring) * SegmentGrid::kCellM;
-      if (best_lane != traffic::kNoLane && best <= reach * reach) break;
-    }
-    return best_lane == traffic::kNoLane ? 0 : out[best_lane];
-  };
-  // Blocks: sidewalks joined end to end, crosswalks left out (union-find, smallest roots).
-  const auto n = static_cast<std::uint32_t>(walk.lanes.size());
-  std::vector<std::uint32_t> root(n);
-  for (std::uint32_t i = 0; i < n; ++i)
-    root[i] = i;
-  const auto find = [&](std::uint32_t x) {
-    while (root[x] != x)
-      x = root[x] = root[root[x]];
-    return x;
-  };
-  for (std::uint32_t i = 0; i < n; ++i) {
-    if (walk.crosswalk(walk.lanes[i])) continue;
-    for (std::uint32_t q = walk.exit_begin[2 * i]; q < walk.exit_begin[2 * i + 2]; ++q) {
-      const LaneId to = walk.exits[q].lane;
-      if (walk.crosswalk(to) || !walk.walkable(to)) continue;
-      const std::uint32_t a = find(i);
-      const std::uint32_t b = find(walk.index[to]);
-      root[std::max(a, b)] = std::min(a, b);
-    }
-  }
-  // Each block's sidewalk length by the part of the vehicle lane nearest each sidewalk.
-  std::unordered_map<std::uint32_t, std::vector<double>> length_by_part;
-  const std::size_t parts =
-      1 + (lane_part.empty() ? 0 : *std::max_element(lane_part.begin(), lane_part.end()));
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const LaneId l = walk.lanes[i];
-    if (walk.crosswalk(l)) continue;
-    std::vector<double>& by_part = length_by_part[find(i)];
-    by_part.resize(parts, 0.0);
-    by_part[std::min<std::size_t>(nearest_part(middle(net, l)), parts - 1)] += net.length_m[l];
-  }
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const LaneId l = walk.lanes[i];
-    if (walk.crosswalk(l)) continue;
-    const std::vector<double>& by_part = length_by_part[find(i)];
-    out[l] = static_cast<std::uint16_t>(std::max_element(by_part.begin(), by_part.end()) -
-                                        by_part.begin());  // The first of equal ones.
-  }
-  return out;
-}
-
 namespace {
 
-/// Distance between segments ab and cd (0 when they cross).
+/// Distance between segments ab and cd (0 when they meet).
 double segments_distance(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
-  const auto side = [](Vec2 p, Vec2 q, Vec2 r) { return cross(q - p, r - p); };
-  const double d1 = side(a, b, c);
-  const double d2 = side(a, b, d);
-  const double d3 = side(c, d, a);
-  const double d4 = side(c, d, b);
-  if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
-    return 0.0;
-  return std::sqrt(std::min({segment_distance2(a, c, d), segment_distance2(b, c, d),
-                             segment_distance2(c, a, b), segment_distance2(d, a, b)}));
+  Vec2 at;
+  if (segment_intersection(a, b, c, d, &at)) return 0.0;
+  return std::min({segment_distance(c, d, a), segment_distance(c, d, b), segment_distance(a, b, c),
+                   segment_distance(a, b, d)});
 }
 
 /// The halo of every pedestrian lane (Crowd::Impl::halo_begin): the ranks owning a pedestrian
@@ -515,7 +390,7 @@ void halo_of_lanes(Crowd::Impl& m) {
            x <= static_cast<std::int64_t>(std::floor(std::max(a.x, b.x) / kCellM)); ++x) {
         for (auto y = static_cast<std::int64_t>(std::floor(std::min(a.y, b.y) / kCellM));
              y <= static_cast<std::int64_t>(std::floor(std::max(a.y, b.y) / kCellM)); ++y) {
-          cells[SegmentGrid::key(x, y)].push_back(k);
+          cells[cell_key(x, y)].push_back(k);
         }
       }
     }
@@ -537,7 +412,7 @@ void halo_of_lanes(Crowd::Impl& m) {
         for (auto y = static_cast<std::int64_t>(std::floor((std::min(a.y, b.y) - grow) / kCellM));
              y <= static_cast<std::int64_t>(std::floor((std::max(a.y, b.y) + grow) / kCellM));
              ++y) {
-          const auto it = cells.find(SegmentGrid::key(x, y));
+          const auto it = cells.find(cell_key(x, y));
           if (it == cells.end()) continue;
           for (const std::uint32_t j : it->second) {
             const LaneId o = point_lane[j];
@@ -561,7 +436,11 @@ void halo_of_lanes(Crowd::Impl& m) {
 void Crowd::share(const Ranks& ranks, std::span<const std::uint16_t> lane_part) {
   Impl& m = *m_impl;
   m.ranks = &ranks;
-  m.lane_rank = pedestrian_lane_ranks(m.net, m.walk, lane_part);
+  m.lane_rank.assign(lane_part.begin(), lane_part.end());
+  if (m.lane_rank.size() != m.net.lane_count()) {
+    fail(m, "the partition has " + std::to_string(m.lane_rank.size()) + " lanes, the network " +
+                std::to_string(m.net.lane_count()));
+  }
   for (const std::uint16_t r : m.lane_rank) {
     if (static_cast<int>(r) >= ranks.size()) {
       fail(m, "the partition has a part " + std::to_string(r) + " for " +

@@ -212,6 +212,7 @@ Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std
       w.put(cut->parts);
       w.put_vector(cut->lane_part);
       w.put_vector(cut->part_weight);
+      w.put_vector(cut->part_pedestrians);
       w.put(cut->units);
       w.put(cut->cut_links);
       w.put(cut->cut_lanes);
@@ -224,8 +225,8 @@ Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std
   if (cut_status) {
     ByteReader r(cut_bytes, "partition");
     if (cut_bytes.empty() || !r.get(partition.parts) || !r.get_vector(partition.lane_part) ||
-        !r.get_vector(partition.part_weight) || !r.get(partition.units) ||
-        !r.get(partition.cut_links) || !r.get(partition.cut_lanes)) {
+        !r.get_vector(partition.part_weight) || !r.get_vector(partition.part_pedestrians) ||
+        !r.get(partition.units) || !r.get(partition.cut_links) || !r.get(partition.cut_lanes)) {
       cut_status = Error::internal("partition", "rank 0 sent no partition of the lane graph");
     }
   }

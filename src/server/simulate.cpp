@@ -429,6 +429,8 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
       bytes += sent;
       per.push_back({{"rank", r},
                      {"expected_vehicles", partition.part_weight[r]},
+                     {"expected_pedestrians",
+                      r < partition.part_pedestrians.size() ? partition.part_pedestrians[r] : 0.0},
                      {"vehicle_updates", updates},
                      {"sent_bytes", sent},
                      {"wall_s", rank_s[r][3]},

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The lane graph cut for MPI ranks (cityforge/traffic/partition.hpp): lanes joined into units by
 // union-find (junction + connectors + crosswalks + approaches; same-direction neighbours; a
-// merge lane with its feeders and theirs), the
-// unit graph weighted and cut by METIS_PartGraphKway with a fixed seed.
+// merge lane with its feeders and theirs; a block's sidewalks joined end to end), the unit
+// graph weighted by expected vehicles and pedestrians (two constraints; a block linked to the
+// units of its sidewalks' nearest vehicle lanes) and cut by METIS_PartGraphKway with a fixed
+// seed.
 // Based on: Karypis, Kumar (1998), "A fast and high quality multilevel scheme for partitioning
 // irregular graphs", SIAM J. Sci. Comput. 20(1).
 #include "cityforge/traffic/partition.hpp"
@@ -12,11 +14,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 
 #include "cityforge/core/loadable.hpp"
+#include "cityforge/core/polyline.hpp"
 
 namespace cityforge::traffic {
 
@@ -79,6 +84,78 @@ double lane_weight(const Network& net, LaneId lane) {
   return static_cast<double>(net.length_m[lane]) * (0.25 + net.traffic_density[lane]);
 }
 
+double pedestrian_weight(const Network& net, LaneId lane) {
+  if (!net.is(lane, roads::kSidewalk) || lane >= net.pedestrian_density.size()) return 0.0;
+  return static_cast<double>(net.length_m[lane]) * net.pedestrian_density[lane];
+}
+
+std::vector<LaneId> nearest_vehicle_lanes(const Network& net) {
+  const std::uint32_t lanes = net.lane_count();
+  std::vector<LaneId> out(lanes, kNoLane);
+  // The vehicle lanes' segments by cell (each in every cell its bounding box touches).
+  constexpr double kCellM = 40.0;
+  const auto cell = [](double v) { return static_cast<std::int64_t>(std::floor(v / kCellM)); };
+  const auto key = [](std::int64_t x, std::int64_t y) {
+    return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
+  };
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;  // -> point index k.
+  std::vector<LaneId> point_lane(net.points.size(), kNoLane);
+  for (LaneId l = 0; l < lanes; ++l) {
+    if (!net.is(l, roads::kVehicle)) continue;
+    for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
+      point_lane[k] = l;
+      const Vec3 a = net.points[k];
+      const Vec3 b = net.points[k + 1];
+      for (std::int64_t x = cell(std::min(a.x, b.x)); x <= cell(std::max(a.x, b.x)); ++x) {
+        for (std::int64_t y = cell(std::min(a.y, b.y)); y <= cell(std::max(a.y, b.y)); ++y)
+          cells[key(x, y)].push_back(k);
+      }
+    }
+  }
+  if (cells.empty()) return out;
+  for (LaneId l = 0; l < lanes; ++l) {
+    if (!net.is(l, roads::kSidewalk) || net.is(l, roads::kVehicle)) continue;
+    // The point half way along the sidewalk.
+    const std::uint32_t b = net.point_begin[l];
+    const std::uint32_t e = net.point_begin[l + 1];
+    Vec2 p{net.points[b].x, net.points[b].y};
+    const float half = 0.5f * net.point_s[e - 1];
+    for (std::uint32_t k = b; k + 1 < e; ++k) {
+      if (net.point_s[k + 1] < half) continue;
+      const float span = net.point_s[k + 1] - net.point_s[k];
+      const double t = span > 0 ? (half - net.point_s[k]) / span : 0.0;
+      const Vec3 q = net.points[k] + (net.points[k + 1] - net.points[k]) * t;
+      p = Vec2{q.x, q.y};
+      break;
+    }
+    // Rings of cells outwards until the next ring cannot hold a nearer segment.
+    const std::int64_t cx = cell(p.x);
+    const std::int64_t cy = cell(p.y);
+    double best = std::numeric_limits<double>::infinity();
+    LaneId best_lane = kNoLane;
+    for (std::int64_t ring = 0; ring < 64; ++ring) {
+      for (std::int64_t x = cx - ring; x <= cx + ring; ++x) {
+        for (std::int64_t y = cy - ring; y <= cy + ring; ++y) {
+          if (std::max(std::abs(x - cx), std::abs(y - cy)) != ring) continue;
+          const auto it = cells.find(key(x, y));
+          if (it == cells.end()) continue;
+          for (const std::uint32_t k : it->second) {
+            const double d = segment_distance(Vec2{net.points[k].x, net.points[k].y},
+                                              Vec2{net.points[k + 1].x, net.points[k + 1].y}, p);
+            if (d < best || (d == best && point_lane[k] < best_lane)) {
+              best = d;
+              best_lane = point_lane[k];
+            }
+          }
+        }
+      }
+      if (best_lane != kNoLane && best <= static_cast<double>(ring) * kCellM) break;
+    }
+    out[l] = best_lane;
+  }
+  return out;
+}
+
 double Partition::imbalance() const {
   if (part_weight.empty()) return 1.0;
   const double total = std::accumulate(part_weight.begin(), part_weight.end(), 0.0);
@@ -97,12 +174,17 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
   out.parts = parts;
   out.lane_part.assign(lanes, 0);
   out.part_weight.assign(parts, 0.0);
+  out.part_pedestrians.assign(parts, 0.0);
 
   // Units: lanes lanes + one node per junction.
   UnionFind uf(lanes + junctions);
+  const auto sidewalk = [&](LaneId l) {
+    return net.is(l, roads::kSidewalk) && !net.is(l, roads::kCrosswalk) &&
+           !net.is(l, roads::kVehicle);
+  };
   for (LaneId l = 0; l < lanes; ++l) {
     const std::int32_t j = net.intersection[l];
-    if (j >= 0 && static_cast<std::uint32_t>(j) < junctions) {
+    if (j >= 0 && static_cast<std::uint32_t>(j) < junctions && !sidewalk(l)) {
       uf.join(l, lanes + static_cast<std::uint32_t>(j));
       if (net.is(l, roads::kVehicle)) {
         for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
@@ -128,12 +210,58 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     if (net.right[l] != kNoLane) uf.join(l, net.right[l]);
     // A merge is served like a junction by one rank: the merge lane with the lanes that feed it
     // and theirs (the coordinator weighs the fronts of both, docs/traffic.md "Over MPI ranks").
-    if (net.merge[l] != 0U) {
+    if (net.merge[l] != 0U && net.is(l, roads::kVehicle)) {
       for (std::uint32_t q = net.pred_begin[l]; q < net.pred_begin[l + 1]; ++q) {
         const LaneId p = net.pred[q];
         uf.join(l, p);
         for (std::uint32_t q2 = net.pred_begin[p]; q2 < net.pred_begin[p + 1]; ++q2)
           uf.join(l, net.pred[q2]);
+      }
+    }
+  }
+  // Blocks: the sidewalks joined end to end (ends within 5 cm, as the crowd's walk network
+  // joins them), each block one unit, so its pedestrian lanes go to one rank together. Where
+  // sidewalks run on across side streets without a crosswalk they join up across whole
+  // districts (one component of 17 km in the default city, 23 km and more in the 4x5 km): a
+  // block stops growing at kBlockM of sidewalk (joins in lane order, so the same blocks on every
+  // rank), which keeps a city block whole and cuts those runs into pieces of about that length.
+  {
+    constexpr double kBlockM = 1500.0;
+    std::vector<double> block_m(lanes + junctions, 0.0);  // By union-find root.
+    for (LaneId l = 0; l < lanes; ++l) {
+      if (sidewalk(l)) block_m[uf.find(l)] += net.length_m[l];
+    }
+    constexpr double kJoinM = 0.05;
+    const auto key = [](std::int64_t x, std::int64_t y) {
+      return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
+    };
+    const auto cell = [&](double v) { return static_cast<std::int64_t>(std::floor(v / kJoinM)); };
+    std::unordered_map<std::uint64_t, std::vector<std::pair<LaneId, Vec2>>> ends;
+    for (LaneId l = 0; l < lanes; ++l) {
+      if (!sidewalk(l) || net.point_begin[l + 1] == net.point_begin[l]) continue;
+      for (const std::uint32_t k : {net.point_begin[l], net.point_begin[l + 1] - 1}) {
+        const Vec2 p{net.points[k].x, net.points[k].y};
+        ends[key(cell(p.x), cell(p.y))].emplace_back(l, p);
+      }
+    }
+    for (LaneId l = 0; l < lanes; ++l) {
+      if (!sidewalk(l) || net.point_begin[l + 1] == net.point_begin[l]) continue;
+      for (const std::uint32_t k : {net.point_begin[l], net.point_begin[l + 1] - 1}) {
+        const Vec2 p{net.points[k].x, net.points[k].y};
+        for (std::int64_t x = cell(p.x) - 1; x <= cell(p.x) + 1; ++x) {
+          for (std::int64_t y = cell(p.y) - 1; y <= cell(p.y) + 1; ++y) {
+            const auto it = ends.find(key(x, y));
+            if (it == ends.end()) continue;
+            for (const auto& [o, q] : it->second) {
+              if (o == l || distance(p, q) > kJoinM) continue;
+              const std::uint32_t a = uf.find(l);
+              const std::uint32_t b = uf.find(o);
+              if (a == b || block_m[a] + block_m[b] > kBlockM) continue;
+              uf.join(a, b);
+              block_m[uf.find(a)] = block_m[a] + block_m[b];
+            }
+          }
+        }
       }
     }
   }
@@ -152,6 +280,16 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
   std::vector<double> unit_weight(units, 0.0);
   for (LaneId l = 0; l < lanes; ++l)
     unit_weight[unit_of[l]] += lane_weight(net, l);
+  // A block's pedestrians are its unit's second weight (both balanced), and each of its
+  // sidewalks links it to the unit of the vehicle lane nearest that sidewalk.
+  const std::vector<LaneId> nearest = nearest_vehicle_lanes(net);
+  std::vector<double> unit_pedestrians(units, 0.0);
+  double pedestrians = 0;
+  for (LaneId l = 0; l < lanes; ++l) {
+    unit_pedestrians[unit_of[l]] += pedestrian_weight(net, l);
+    pedestrians += pedestrian_weight(net, l);
+  }
+  const idx_t constraints = pedestrians > 0 ? 2 : 1;
   std::vector<std::map<std::uint32_t, idx_t>> adjacent(units);
   for (LaneId l = 0; l < lanes; ++l) {
     for (std::uint32_t q = net.succ_begin[l]; q < net.succ_begin[l + 1]; ++q) {
@@ -160,6 +298,10 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
       if (a == b) continue;
       ++adjacent[a][b];
       ++adjacent[b][a];
+    }
+    if (nearest[l] != kNoLane && unit_of[l] != unit_of[nearest[l]]) {
+      ++adjacent[unit_of[l]][unit_of[nearest[l]]];
+      ++adjacent[unit_of[nearest[l]]][unit_of[l]];
     }
   }
 
@@ -171,9 +313,12 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     std::vector<idx_t> xadj{0};
     std::vector<idx_t> adjncy;
     std::vector<idx_t> adjwgt;
-    std::vector<idx_t> vwgt(units);
+    std::vector<idx_t> vwgt(static_cast<std::size_t>(units) * constraints);
     for (std::uint32_t u = 0; u < units; ++u) {
-      vwgt[u] = 1 + static_cast<idx_t>(std::lround(std::min(unit_weight[u] * 100.0, 1e8)));
+      const std::size_t at = static_cast<std::size_t>(u) * constraints;
+      vwgt[at] = 1 + static_cast<idx_t>(std::lround(std::min(unit_weight[u] * 100.0, 1e8)));
+      if (constraints == 2)
+        vwgt[at + 1] = static_cast<idx_t>(std::lround(std::min(unit_pedestrians[u] * 100.0, 1e8)));
       for (const auto& [v, w] : adjacent[u]) {
         adjncy.push_back(static_cast<idx_t>(v));
         adjwgt.push_back(w);
@@ -187,13 +332,16 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     options[METIS_OPTION_SEED] = static_cast<idx_t>(seed % 1000003U);
     options[METIS_OPTION_NUMBERING] = 0;
     idx_t nvtxs = static_cast<idx_t>(units);
-    idx_t ncon = 1;
+    idx_t ncon = constraints;
     idx_t nparts = static_cast<idx_t>(parts);
     idx_t edgecut = 0;
     std::vector<idx_t> part(units, 0);
-    const int rc = api.part_graph_kway(&nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(),
-                                       nullptr, adjwgt.data(), &nparts, nullptr, nullptr, options,
-                                       &edgecut, part.data());
+    // Allowed imbalance per constraint: the vehicles as tight as METIS's default for one
+    // constraint, the pedestrians a little looser (whole blocks are coarser units than lanes).
+    real_t ubvec[2] = {static_cast<real_t>(1.03), static_cast<real_t>(1.04)};
+    const int rc = api.part_graph_kway(
+        &nvtxs, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(), &nparts,
+        nullptr, constraints == 2 ? ubvec : nullptr, options, &edgecut, part.data());
     if (rc != METIS_OK) {
       return Error::internal("partition", "METIS_PartGraphKway failed (code " + std::to_string(rc) +
                                               ") on " + std::to_string(units) + " units");
@@ -206,6 +354,8 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     out.lane_part[l] = static_cast<std::uint16_t>(unit_part[unit_of[l]]);
     out.part_weight[out.lane_part[l]] += lane_weight(net, l);
   }
+  for (LaneId l = 0; l < lanes; ++l)
+    out.part_pedestrians[out.lane_part[l]] += pedestrian_weight(net, l);
   for (LaneId l = 0; l < lanes; ++l) {
     bool cut = false;
     for (std::uint32_t q = net.succ_begin[l]; q < net.succ_begin[l + 1]; ++q) {

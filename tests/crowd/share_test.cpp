@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cityforge/traffic/partition.hpp"
 #include "crowd/environment_fixture.hpp"
 #include "thread_ranks.hpp"
 
@@ -72,27 +73,12 @@ void run(Crowd& c, int gather_every, RunResult& out) {
   out.share = c.share_stats();
 }
 
-/// The traffic's partition as the tests give it: the grid's four vehicle lanes dealt to `np`
-/// parts in turn, every other lane the part of the road line nearest its first point.
+/// The traffic's partition of the grid for `np` ranks (METIS: a block's sidewalks on one rank).
 std::vector<std::uint16_t> lane_parts(int np) {
-  const traffic::Network& net = grid_with_roads();
-  std::vector<LaneId> roads;
-  for (LaneId l = 0; l < net.lane_count(); ++l) {
-    if (net.is(l, roads::kVehicle)) roads.push_back(l);
-  }
-  EXPECT_EQ(roads.size(), 4U);
-  std::vector<std::uint16_t> part(net.lane_count(), 0);
-  for (LaneId l = 0; l < net.lane_count(); ++l) {
-    const Vec3 p = net.points[net.point_begin[l]];
-    // The roads: x = 70, x = 150, y = 70, y = 150, in the order the fixture adds them.
-    const double d[4] = {std::abs(p.x - 70), std::abs(p.x - 150), std::abs(p.y - 70),
-                         std::abs(p.y - 150)};
-    const auto k = static_cast<int>(std::min_element(d, d + 4) - d);
-    part[l] = static_cast<std::uint16_t>(k % np);
-  }
-  for (std::size_t k = 0; k < roads.size(); ++k)
-    part[roads[k]] = static_cast<std::uint16_t>(static_cast<int>(k) % np);
-  return part;
+  Result<traffic::Partition> cut =
+      traffic::partition_network(grid_with_roads(), static_cast<std::uint32_t>(np), 5);
+  EXPECT_TRUE(cut.ok()) << cut.error().to_string();
+  return cut->lane_part;
 }
 
 RunResult run_alone(const RunSetup& s) {
@@ -104,12 +90,15 @@ RunResult run_alone(const RunSetup& s) {
 std::vector<RunResult> run_shared(int np, const RunSetup& s) {
   ThreadJob job(np);
   std::vector<RunResult> runs(static_cast<std::size_t>(np));
+  // Cut once: METIS keeps its random state in globals, so threads must not cut at once (ranks
+  // are processes, each cutting alone).
+  const std::vector<std::uint16_t> parts = lane_parts(np);
   std::vector<std::thread> threads;
   for (int r = 0; r < np; ++r) {
     threads.emplace_back([&, r] {
       const ThreadRanks ranks(job, r);
       std::unique_ptr<Crowd> c = make_crowd(s);
-      c->share(ranks, lane_parts(np));
+      c->share(ranks, parts);
       run(*c, s.gather_every, runs[static_cast<std::size_t>(r)]);
     });
   }
@@ -157,8 +146,12 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
         EXPECT_EQ(got.stats.hazard_reactions, alone.stats.hazard_reactions);
         EXPECT_EQ(got.stats.flee_reactions, alone.stats.flee_reactions);
         EXPECT_EQ(got.share.exchanges, np > 1 ? static_cast<std::uint64_t>(kTicks) : 0U);
-        if (np > 1) {  // Each rank updates the agents on its blocks.
-          EXPECT_GT(got.share.updated, 0U) << "rank " << r;
+        if (np > 1) {
+          // Each rank updates the agents on its blocks (with levels of detail only those near
+          // the viewer, whose path may miss a rank's blocks).
+          if (!s.lod) {
+            EXPECT_GT(got.share.updated, 0U) << "rank " << r;
+          }
           EXPECT_GT(got.share.sent_bytes, 0U);
           // Gathered every tick: a whole exchange after each; else fewer (the ticks with
           // levels of detail, the event, the hazard and the gathers need them).
@@ -213,33 +206,26 @@ TEST(CrowdShare, BodiesKeepWithinTheirLanesHalfWidth) {
 
 TEST(CrowdShare, PedestrianLanesFollowTheirBlocksRank) {
   const traffic::Network& net = grid_with_roads();
-  const std::vector<std::uint16_t> given = lane_parts(4);
-  std::unique_ptr<Crowd> c = make_crowd(RunSetup{});
-  const WalkNetwork& walk = c->walk_network();
-  const std::vector<std::uint16_t> got = pedestrian_lane_ranks(net, walk, given);
-  ASSERT_EQ(got.size(), net.lane_count());
-  // Each block's eight sidewalks (the fixture adds them block by block) on one rank; the
-  // crosswalks and the vehicle lanes keep the partition's.
-  std::vector<int> block_rank;
-  for (int b = 0; b < kBlocks * kBlocks; ++b) {
-    const auto first = static_cast<LaneId>(8 * b);
-    for (LaneId l = first; l < first + 8; ++l) {
-      ASSERT_TRUE(net.is(l, roads::kSidewalk));
-      EXPECT_EQ(got[l], got[first]) << "block " << b << ", lane " << l;
+  for (const std::uint32_t np : {2U, 3U, 4U}) {
+    Result<traffic::Partition> cut = traffic::partition_network(net, np, 5);
+    ASSERT_TRUE(cut.ok()) << cut.error().to_string();
+    const std::vector<std::uint16_t>& part = cut->lane_part;
+    // Each block's eight sidewalks (the fixture adds them block by block) on one rank, and
+    // every rank with a block (the grid's four roads leave METIS little room to balance).
+    std::vector<int> blocks(np, 0);
+    for (int b = 0; b < kBlocks * kBlocks; ++b) {
+      const auto first = static_cast<LaneId>(8 * b);
+      for (LaneId l = first; l < first + 8; ++l) {
+        ASSERT_TRUE(net.is(l, roads::kSidewalk));
+        EXPECT_EQ(part[l], part[first]) << np << " ranks, block " << b << ", lane " << l;
+      }
+      blocks[part[first]] += 1;
     }
-    block_rank.push_back(got[first]);
-  }
-  for (LaneId l = 0; l < net.lane_count(); ++l) {
-    if (!net.is(l, roads::kSidewalk)) {
-      EXPECT_EQ(got[l], given[l]) << "lane " << l;
+    for (std::uint32_t r = 0; r < np; ++r) {
+      EXPECT_GE(blocks[r], 1) << np << " ranks: rank " << r << " has " << blocks[r] << " blocks";
+      EXPECT_GT(cut->part_pedestrians[r], 0.0);
     }
   }
-  // The block in the middle lies between all four roads, the corner ones between two: more
-  // than one rank among the blocks, and the bottom-left block (nearest the roads x = 70 and
-  // y = 70, parts 0 and 2, equally long) on the lower of the two.
-  std::sort(block_rank.begin(), block_rank.end());
-  EXPECT_GT(std::unique(block_rank.begin(), block_rank.end()) - block_rank.begin(), 1);
-  EXPECT_EQ(got[0], 0);
 }
 
 }  // namespace

@@ -203,17 +203,6 @@ struct CrowdShareStats {
   double exchange_s = 0;         ///< Packing, the all-gather (waits included), writing back.
 };
 
-/// The rank of each lane for the crowd shared over ranks (Crowd::share): the pedestrian lanes
-/// follow their block's rank. A block is the sidewalks joined end to end without crossing a
-/// road (walk's exits, crosswalks left out); its rank is the part (of `lane_part`, the traffic's
-/// partition) of the vehicle lanes nearest its sidewalks, the most sidewalk length deciding
-/// (ties: the lower part). A crosswalk keeps its junction's part (the partition joins
-/// crosswalks to their junction). Other lanes keep `lane_part`'s. A network without vehicle
-/// lanes keeps `lane_part` throughout. Deterministic; lane_part.size() must be the lane count.
-std::vector<std::uint16_t> pedestrian_lane_ranks(const traffic::Network& net,
-                                                 const WalkNetwork& walk,
-                                                 std::span<const std::uint16_t> lane_part);
-
 class Crowd {
  public:
   /// Spawns config.pedestrians on sidewalk lanes by pedestrian density. `net` must outlive the
@@ -267,7 +256,8 @@ class Crowd {
   /// docs/crowd.md "Over MPI ranks"): every rank holds the whole crowd and runs the tick's
   /// other steps itself; the agents updated at full fidelity (the tick's costly part: the
   /// avoidance queries) are dealt out by geography: each is updated by the rank of the
-  /// pedestrian lane it is on (pedestrian_lane_ranks of `lane_part`, the traffic's partition),
+  /// pedestrian lane it is on (its part in `lane_part`, the traffic's partition, which puts a
+  /// block's sidewalks on one rank and a crosswalk with its junction),
   /// and each rank sends the agents it updated to the ranks that need them (see gather), so the
   /// state is the same as one process's, bit for bit. From then on tick() is collective: every rank
   /// must call it in step. `ranks` must outlive the crowd; `lane_part` has a part below
