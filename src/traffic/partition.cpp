@@ -282,7 +282,8 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
     unit_weight[unit_of[l]] += lane_weight(net, l);
   // A block's pedestrians are its unit's second weight (both balanced), and each of its
   // sidewalks links it to the unit of the vehicle lane nearest that sidewalk.
-  const std::vector<LaneId> nearest = nearest_vehicle_lanes(net);
+  const std::vector<LaneId> nearest =
+      parts > 1 ? nearest_vehicle_lanes(net) : std::vector<LaneId>(lanes, kNoLane);
   std::vector<double> unit_pedestrians(units, 0.0);
   double pedestrians = 0;
   for (LaneId l = 0; l < lanes; ++l) {
