@@ -193,14 +193,6 @@ void tick_active(Crowd::Impl& m) {
   if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
   const std::uint64_t queries0 = m.queries.load(std::memory_order_relaxed);
   const std::uint64_t reached0 = m.goals_reached.load(std::memory_order_relaxed);
-  if (shared && c.navigation == Navigation::goals) {
-    m.share_drawn.resize(m.sweep.size());
-    m.share_route.resize(m.sweep.size());
-    for (std::size_t k = 0; k < m.sweep.size(); ++k) {
-      m.share_drawn[k] = m.goals_drawn[m.sweep[k].first];
-      m.share_route[k] = static_cast<std::uint32_t>(m.routes[m.sweep[k].first].size());
-    }
-  }
   tbb::parallel_for(
       tbb::blocked_range<std::size_t>(0, m.sweep.size(), 64),
       [&](const tbb::blocked_range<std::size_t>& range) {

@@ -184,9 +184,8 @@ struct Crowd::Impl {
   // Shepherds: the file, and per wandering agent (flag kPedWandering) its walker index in
   // Agent::step.
   ShepherdsFile shepherds;
-  // Shared over ranks (Crowd::share; share.cpp): null alone. Per sweep position, the goals
-  // drawn and the route's length before this tick's update (a route sent whole only when
-  // redrawn); per agent, the last tick whose exchange brought it (each once a tick).
+  // Shared over ranks (Crowd::share; share.cpp): null alone. share_seen: per agent, the last
+  // tick whose update or exchange put it into this rank's map (each once a tick).
   const Ranks* ranks = nullptr;
   /// Per network lane: the rank whose full-fidelity update takes the agents on it
   /// (pedestrian_lane_ranks); empty alone.
@@ -217,8 +216,6 @@ struct Crowd::Impl {
   std::vector<std::array<std::uint32_t, 3>> share_transitions;
   std::vector<std::vector<HaloItem>> share_items;  ///< Per rank: this tick's points for it.
   CrowdShareStats share_stats;
-  std::vector<std::uint32_t> share_drawn;
-  std::vector<std::uint32_t> share_route;
   std::vector<std::uint64_t> share_seen;
   InsertBatch share_batch;
   // Counters written from parallel loops.
