@@ -13,8 +13,8 @@
 # exchange of its full-fidelity agents, each rank's share of them, and the crowd's state hash);
 # NO_LOD=1: every vehicle and pedestrian at full fidelity (`--no-lod`); WORK_DIR (unset: a new
 # ${TMPDIR:-/tmp} folder, removed at the end); OLD_BUILD: another build run in turn with this one
-# (each of its runs right after this build's), its table printed first, its traffic state hashes
-# checked against this build's (the crowd's figures are this build's only).
+# (each of its runs right after this build's), its tables printed first, its traffic and crowd
+# state hashes checked against this build's.
 set -euo pipefail
 build=${1:-build/release}
 vehicles=${2:-40000}
@@ -81,13 +81,16 @@ for prefix, name in ([("o", f"OLD_BUILD {old}")] if old else []) + [("r", "this 
 if len(hashes) != 1:
     sys.exit(f"traffic_ranks: the state hashes differ between rank counts: {sorted(hashes)}")
 print(f"state hash {hashes.pop()} for every rank count")
-first = json.load(open(os.path.join(work, "r1_1.json")))
-if first.get("crowd") and first["per_rank"][0].get("pedestrian_updates", 0) > 0:
+first = json.load(open(os.path.join(work, f"r{ranks[0]}_1.json")))
+crowd_hashes = set()
+for prefix, name in ([("o", f"OLD_BUILD {old}")] if old else []) + [("r", "this build")]:
+    if not (first.get("crowd") and first["per_rank"][0].get("pedestrian_updates", 0) > 0):
+        break
+    print(f"crowd, {name}")
     print(f'{"ranks":>5} {"crowd ticks/s":>13} {"vs 1":>6} {"kB/tick":>8} {"us/tick":>8}  full-fidelity pedestrians per rank (share)')
-    crowd_hashes = set()
     base = None
     for n in ranks:
-        js = [json.load(open(os.path.join(work, f"r{n}_{i}.json"))) for i in range(1, runs + 1)]
+        js = [json.load(open(os.path.join(work, f"{prefix}{n}_{i}.json"))) for i in range(1, runs + 1)]
         crowd_hashes.update(j["crowd"]["state_hash"] for j in js)
         tps = med([j["crowd"]["ticks_per_wall_s"] for j in js])
         base = base or tps
@@ -97,7 +100,8 @@ if first.get("crowd") and first["per_rank"][0].get("pedestrian_updates", 0) > 0:
         total = sum(p["pedestrian_updates"] for p in js[0]["per_rank"])
         shares = " ".join(f'{p["pedestrian_updates"] / total:.3f}' for p in js[0]["per_rank"])
         print(f'{n:>5} {tps:>13.1f} {tps / base:>6.2f} {kb:>8.1f} {us:>8.0f}  {shares}')
-    if len(crowd_hashes) != 1:
-        sys.exit(f"traffic_ranks: the crowd's state hashes differ between rank counts: {sorted(crowd_hashes)}")
-    print(f"crowd state hash {crowd_hashes.pop()} for every rank count")
+if len(crowd_hashes) > 1:
+    sys.exit(f"traffic_ranks: the crowd's state hashes differ between rank counts or builds: {sorted(crowd_hashes)}")
+if crowd_hashes:
+    print(f"crowd state hash {crowd_hashes.pop()} for every rank count (and build)")
 PY
