@@ -21,10 +21,16 @@
 #
 #   bash bench/traffic_weak.sh [BUILD_DIR] [VEHICLES] [SECONDS] [RANKS...]
 #   (defaults: build/release 40000 30 1 4)
+# PEDESTRIANS: N x PEDESTRIANS pedestrians (unset: simulate's default, 2,000 at every N);
+# NO_LOD=1: every vehicle and pedestrian at full fidelity (`--no-lod`). With pedestrians the
+# table adds the busiest rank's share of the full-fidelity pedestrian updates (x the mean) and
+# the crowd's bytes per rank.
 # WORK_DIR: where the scaled cities are generated and kept (unset: ${TMPDIR:-/tmp}/traffic_weak;
 # the 8 x 10 km city takes about 40 s and 1 GB to generate, 16 x 20 km about 16 times that).
 # Memory: every rank loads the whole city; a 4x scaled city on 16 ranks needs tens of GB.
 set -euo pipefail
+extra=()
+if [ "${NO_LOD:-0}" = 1 ]; then extra+=(--no-lod); fi
 build=${1:-build/release}
 vehicles=${2:-40000}
 seconds=${3:-30}
@@ -63,7 +69,14 @@ PY
     echo "generating $((4 * k)) x $((5 * k)) km into $city ..." >&2
     "$exe" generate "$work/x$k.json" -o "$city" --no-sumo --no-city-glb -q >&2
   fi
-  args=(simulate "$city" --vehicles $((n * vehicles)) --seconds "$seconds" --threads 1 --no-record -q)
+  peds=()
+  alone_peds=()
+  if [ -n "${PEDESTRIANS:-}" ]; then
+    peds=(--pedestrians $((n * PEDESTRIANS)))
+    alone_peds=(--pedestrians "$PEDESTRIANS")
+  fi
+  args=(simulate "$city" --vehicles $((n * vehicles)) "${peds[@]}" "${extra[@]}"
+        --seconds "$seconds" --threads 1 --no-record -q)
   if [ "$n" -eq 1 ]; then "$exe" "${args[@]}" >/dev/null; else
     mpirun "${over[@]}" -np "$n" "$exe" "${args[@]}" >/dev/null; fi
   cp "$city/sim_stats.json" "$work/weak_$n.json"
@@ -75,8 +88,8 @@ PY
       mkdir -p "$c"
       for f in "$work"/x1/*; do ln -sfn "$f" "$c/$(basename "$f")"; done
       rm -f "$c/sim_stats.json"
-      "$exe" simulate "$c" --vehicles "$vehicles" --seconds "$seconds" --threads 1 --no-record -q \
-        >/dev/null &
+      "$exe" simulate "$c" --vehicles "$vehicles" "${alone_peds[@]}" "${extra[@]}" \
+        --seconds "$seconds" --threads 1 --no-record -q >/dev/null &
     done
     wait
     python3 - "$work" "$n" <<'PY'
@@ -113,4 +126,9 @@ for n in ranks:
           f'{busiest:>15.2f} {sum(own) / len(own):>6.2f} {base / busiest:>10.2f} {alone:>13} {vs:>8} '
           f'{kb:>12.1f} {j["migrations_per_s"]:>7.1f} {j["partition"]["cut_lanes"]:>9} '
           f'{j["halo_lanes"]:>10} {max(p.get("peak_rss_mib", 0) for p in j["per_rank"]):>12.0f}')
+    peds = [p.get("pedestrian_updates", 0) for p in j["per_rank"]]
+    if sum(peds) > 0:
+        crowd_kb = sum(p.get("crowd_sent_bytes", 0) for p in j["per_rank"]) / ticks / n / 1e3
+        print(f'{"":>5} pedestrians: busiest rank {max(peds) / (sum(peds) / n):.2f} x the mean '
+              f'of the full-fidelity updates, crowd {crowd_kb:.1f} kB/tick/rank')
 PY

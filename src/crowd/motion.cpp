@@ -407,14 +407,18 @@ LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t) {
   return from;
 }
 
-void entered(Crowd::Impl& m, const Agent& a, LaneId from) {
+void entered_lane(Crowd::Impl& m, LaneId from, LaneId to, bool jaywalker) {
   m.stats.lane_transitions += 1;
   if (from != kNoLane && m.walk.crosswalk(from) && m.occupancy[from] > 0) m.occupancy[from] -= 1;
-  if (m.walk.crosswalk(a.lane)) {
-    m.occupancy[a.lane] += 1;
+  if (m.walk.crosswalk(to)) {
+    m.occupancy[to] += 1;
     m.stats.crossings += 1;
-    if ((a.flags & kPedJaywalker) != 0U) m.stats.jaywalks += 1;
+    if (jaywalker) m.stats.jaywalks += 1;
   }
+}
+
+void entered(Crowd::Impl& m, const Agent& a, LaneId from) {
+  entered_lane(m, from, a.lane, (a.flags & kPedJaywalker) != 0U);
 }
 
 void schedule(Crowd::Impl& m, std::uint32_t id) {

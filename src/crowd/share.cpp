@@ -55,24 +55,9 @@ struct GoalRecord {
   std::abort();  // Not reached: Ranks::abort ends the job.
 }
 
-}  // namespace
-
-namespace {
-
 void add_count(Crowd::Impl& m, std::uint64_t queries, std::uint64_t reached) {
   m.queries.fetch_add(queries, std::memory_order_relaxed);
   m.goals_reached.fetch_add(reached, std::memory_order_relaxed);
-}
-
-/// A lane change another rank's agent made: the counts and crosswalk occupancy entered() keeps.
-void entered_lane(Crowd::Impl& m, LaneId from, LaneId to, bool jaywalker) {
-  m.stats.lane_transitions += 1;
-  if (from != kNoLane && m.walk.crosswalk(from) && m.occupancy[from] > 0) m.occupancy[from] -= 1;
-  if (m.walk.crosswalk(to)) {
-    m.occupancy[to] += 1;
-    m.stats.crossings += 1;
-    if (jaywalker) m.stats.jaywalks += 1;
-  }
 }
 
 /// Writes a received agent's record (and with goals its goal and route) into this rank's crowd.

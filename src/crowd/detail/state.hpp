@@ -283,6 +283,8 @@ WalkStep choose_exit(Crowd::Impl& m, std::uint32_t id, const Agent& a);
 LaneId at_lane_end(Crowd::Impl& m, std::uint32_t id, Agent& a, double t);
 /// Lane entered: occupancy, counters (serial).
 void entered(Crowd::Impl& m, const Agent& a, LaneId from);
+/// The same for a lane change known by its lanes (another rank's agent, over ranks).
+void entered_lane(Crowd::Impl& m, LaneId from, LaneId to, bool jaywalker);
 /// Advances a low / off agent's event-driven lane following to time t (processing every event
 /// up to t) and schedules its next event. Serial.
 void advance(Crowd::Impl& m, std::uint32_t id, double t);
