@@ -55,6 +55,16 @@ struct GoalRecord {
   std::abort();  // Not reached: Ranks::abort ends the job.
 }
 
+/// The received agents (share_batch) into this tick's map.
+void insert_received(Crowd::Impl& m) {
+  InsertBatch& batch = m.share_batch;
+  if (m.hash.insert(batch.ids, batch.p, batch.v) != batch.ids.size())
+    fail(m, "the neighbour map is full");
+  batch.ids.clear();
+  batch.p.clear();
+  batch.v.clear();
+}
+
 void add_count(Crowd::Impl& m, std::uint64_t queries, std::uint64_t reached) {
   m.queries.fetch_add(queries, std::memory_order_relaxed);
   m.goals_reached.fetch_add(reached, std::memory_order_relaxed);
@@ -126,9 +136,9 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
     to[r].put<std::uint64_t>(migrants[r]);
   }
   // Migrants whole to their new rank; every update's point to the ranks that may query it.
-  std::vector<std::vector<HaloItem>>& items = m.share_items;
+  std::vector<std::vector<sim::SpatialHash::Hit>>& items = m.share_items;
   items.resize(ranks);
-  for (std::vector<HaloItem>& v : items)
+  for (std::vector<sim::SpatialHash::Hit>& v : items)
     v.clear();
   for (std::size_t k = 0; k < m.sweep.size(); ++k) {
     const auto [id, slot] = m.sweep[k];
@@ -186,7 +196,7 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
   InsertBatch& batch = m.share_batch;
   std::vector<WalkStep> steps;
   std::vector<std::array<std::uint32_t, 3>> transitions;
-  std::vector<HaloItem> got;
+  std::vector<sim::SpatialHash::Hit> got;
   for (std::size_t r = 0; r < all.size(); ++r) {
     if (static_cast<int>(r) == me) continue;
     ByteReader in(all[r], "crowd exchange");
@@ -216,18 +226,14 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
       m.share_arrivals.emplace_back(rec.id, rec.slot);
     }
     if (!in.get_vector(got)) fail(m, "a short list of points from rank " + std::to_string(r));
-    for (const HaloItem& h : got) {
+    for (const sim::SpatialHash::Hit& h : got) {
       seen_once(h.id, r);
       batch.add(h.id, Vec2{h.x, h.y}, Vec2{h.vx, h.vy});
     }
     if (!in.done())
       fail(m, "a message from rank " + std::to_string(r) + " is longer than its agents");
   }
-  const std::size_t inserted = batch.ids.size();
-  if (m.hash.insert(batch.ids, batch.p, batch.v) != inserted) fail(m, "the neighbour map is full");
-  batch.ids.clear();
-  batch.p.clear();
-  batch.v.clear();
+  insert_received(m);
   // Every active agent updated by exactly one rank.
   if (updated != active)
     fail(m, std::to_string(updated) + " agents updated, " + std::to_string(active) + " active");
@@ -305,11 +311,7 @@ void sync_whole(Crowd::Impl& m) {
     if (!in.done())
       fail(m, "a message from rank " + std::to_string(r) + " is longer than its agents");
   }
-  const std::size_t inserted = batch.ids.size();
-  if (m.hash.insert(batch.ids, batch.p, batch.v) != inserted) fail(m, "the neighbour map is full");
-  batch.ids.clear();
-  batch.p.clear();
-  batch.v.clear();
+  insert_received(m);
   if (total != m.active.size())
     fail(m, std::to_string(total) + " agents sent whole, " + std::to_string(m.active.size()) +
                 " active");

@@ -53,16 +53,6 @@ struct Scheduled {
   }
 };
 
-/// An agent's point and velocity as it inserted them into a tick's neighbour map (the crowd
-/// over ranks sends them to the ranks whose agents may query them).
-struct HaloItem {
-  std::uint32_t id = 0;
-  float x = 0;
-  float y = 0;
-  float vx = 0;
-  float vy = 0;
-};
-
 /// Full-fidelity state of a pool slot (high and medium agents).
 struct SlotState {
   float vx = 0, vy = 0;    ///< Velocity.
@@ -214,7 +204,8 @@ struct Crowd::Impl {
   /// This tick's lane changes of this rank's agents: from, to, jaywalker (for the others'
   /// crosswalk occupancy and counts).
   std::vector<std::array<std::uint32_t, 3>> share_transitions;
-  std::vector<std::vector<HaloItem>> share_items;  ///< Per rank: this tick's points for it.
+  /// Per rank: this tick's map items (id, point, velocity, as inserted) for it.
+  std::vector<std::vector<sim::SpatialHash::Hit>> share_items;
   CrowdShareStats share_stats;
   std::vector<std::uint64_t> share_seen;
   InsertBatch share_batch;
