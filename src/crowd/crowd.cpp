@@ -422,6 +422,8 @@ void Crowd::gather() {
 
 bool Crowd::whole() const { return m_impl->whole; }
 
+void Crowd::keep_whole(bool on) { m_impl->keep_whole = on; }
+
 double Crowd::time_s() const { return m_impl->time_s; }
 const WalkNetwork& Crowd::walk_network() const { return m_impl->walk; }
 const Config& Crowd::config() const { return m_impl->config; }

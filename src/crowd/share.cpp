@@ -126,6 +126,7 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
     const int owner = m.lane_rank[after[k]];
     if (owner != me) migrants[static_cast<std::size_t>(owner)] += 1;
   }
+  if (m.keep_whole) std::fill(migrants.begin(), migrants.end(), m.sweep.size());
   std::vector<ByteWriter> to(ranks);
   for (std::size_t r = 0; r < ranks; ++r) {
     if (static_cast<int>(r) == me) continue;
@@ -151,16 +152,25 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
     m.share_point[id] = point;
     const LaneId lane = after[k];
     const int owner = m.lane_rank[lane];
-    if (owner != me) {
-      ByteWriter& w = to[static_cast<std::size_t>(owner)];
+    // A record whole: to its new rank (a hand-over, with its whole route), or with keep_whole to
+    // every rank (the route whole only when redrawn since the last exchange, else its length).
+    const auto put_record = [&](ByteWriter& w, bool whole_route) {
       w.put(AgentRecord{id, slot, a, m.slots[slot], point.x, point.y});
-      if (goals) {
-        const std::vector<WalkStep>& route = m.routes[id];
-        w.put(GoalRecord{m.goals[id], m.goals_drawn[id], static_cast<std::uint32_t>(route.size()),
-                         1U});
-        w.put_vector(route);
+      if (!goals) return;
+      const std::vector<WalkStep>& route = m.routes[id];
+      w.put(GoalRecord{m.goals[id], m.goals_drawn[id], static_cast<std::uint32_t>(route.size()),
+                       whole_route ? 1U : 0U});
+      if (whole_route) w.put_vector(route);
+    };
+    if (m.keep_whole) {
+      const bool redrawn = goals && m.goals_drawn[id] != m.sync_drawn[id];
+      for (std::size_t r = 0; r < ranks; ++r) {
+        if (static_cast<int>(r) != me) put_record(to[r], redrawn);
       }
+      if (goals) m.sync_drawn[id] = m.goals_drawn[id];
+      continue;  // Every rank has its point in the record.
     }
+    if (owner != me) put_record(to[static_cast<std::size_t>(owner)], true);
     const SlotState& st = m.slots[slot];
     for (std::uint32_t h = m.halo_begin[lane]; h < m.halo_begin[lane + 1]; ++h) {
       const int q = m.halo_ranks[h];
@@ -218,12 +228,23 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
     for (std::uint64_t i = 0; i < n_migrants; ++i) {
       AgentRecord rec;
       if (!in.get(rec)) fail(m, "a short agent record from rank " + std::to_string(r));
-      check_record(m, rec, static_cast<int>(r), me);
+      if (m.keep_whole) {
+        // Every update: it was on the sender's lanes (this rank's copy is last tick's).
+        if (rec.id >= m.agents.size() || m.lane_rank[m.agents[rec.id].lane] != r)
+          fail(m, "agent " + std::to_string(rec.id) + " from rank " + std::to_string(r) +
+                      " was not on that rank's lanes");
+        check_record(m, rec, static_cast<int>(r), m.lane_rank[rec.agent.lane]);
+      } else {
+        check_record(m, rec, static_cast<int>(r), me);  // A hand-over to this rank.
+      }
       seen_once(rec.id, r);
       write_record(m, rec);
-      if (goals) read_goal(m, in, rec.id, static_cast<int>(r), steps);
+      if (goals) {
+        read_goal(m, in, rec.id, static_cast<int>(r), steps);
+        if (m.keep_whole) m.sync_drawn[rec.id] = m.goals_drawn[rec.id];
+      }
       batch.add(rec.id, Vec2{rec.x, rec.y}, Vec2{rec.state.vx, rec.state.vy});
-      m.share_arrivals.emplace_back(rec.id, rec.slot);
+      if (owns_lane(m, rec.agent.lane)) m.share_arrivals.emplace_back(rec.id, rec.slot);
     }
     if (!in.get_vector(got)) fail(m, "a short list of points from rank " + std::to_string(r));
     for (const sim::SpatialHash::Hit& h : got) {
@@ -252,7 +273,7 @@ void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_re
   m.sweep.insert(m.sweep.end(), m.share_arrivals.begin(), m.share_arrivals.end());
   if (m.frame_cache.size() < m.sweep.size()) m.frame_cache.resize(m.sweep.size());
   m.share_stats.arrived += m.share_arrivals.size();
-  m.whole = false;
+  m.whole = m.keep_whole;
   m.share_stats.exchanges += 1;
   m.share_stats.exchange_s +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

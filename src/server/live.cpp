@@ -261,6 +261,8 @@ Result<std::unique_ptr<LiveSim>> LiveSim::create(const LiveOptions& options) {
   impl->city = std::move(*city);
   if (Result<traffic::Partition> shared = share_city_sim(impl->city, ranks, options.seed); !shared)
     return shared.error();
+  // Every frame shows every pedestrian: each tick's crowd exchange sends every update whole.
+  if (impl->city.crowd) impl->city.crowd->keep_whole(true);
   traffic::Simulation& sim = *impl->city.traffic;
   impl->info = sim.recording_info(options.seed);
   traffic::StreamConfig sc;
@@ -433,7 +435,7 @@ void LiveSim::Impl::step(double ticks_per_s) {
   if (people) {
     people->set_viewer(viewer);
     people->tick(&sim);
-    people->gather();  // Over ranks: every pedestrian current on every rank (frames, players).
+    people->gather();  // Whole already (keep_whole); kept so the frame's read is safe anyway.
   }
   // 2. Every moving vehicle, each sampled by the rank that holds it, on rank 0 (which alone
   // streams); their levels of detail from the latest viewer, from the positions within the

@@ -27,6 +27,7 @@ struct RunSetup {
   /// Over ranks, gather() (and compare the state) every this many ticks: 1, the crowd whole
   /// after every tick; more, ticks between that send each agent's update only to its halo.
   int gather_every = 1;
+  bool keep_whole = false;  ///< Crowd::keep_whole: every update whole to every rank.
 };
 
 /// What a run ends with, and the state hash after every gathered tick.
@@ -99,6 +100,7 @@ std::vector<RunResult> run_shared(int np, const RunSetup& s) {
       const ThreadRanks ranks(job, r);
       std::unique_ptr<Crowd> c = make_crowd(s);
       c->share(ranks, parts);
+      c->keep_whole(s.keep_whole);
       run(*c, s.gather_every, runs[static_cast<std::size_t>(r)]);
     });
   }
@@ -111,14 +113,16 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
   std::vector<RunSetup> setups;
   for (const int every : {1, 10}) {
     for (const bool lod : {false, true}) {
-      for (const Navigation nav : {Navigation::roam, Navigation::goals})
-        setups.push_back(RunSetup{lod, nav, every});
+      for (const Navigation nav : {Navigation::roam, Navigation::goals}) {
+        setups.push_back(RunSetup{lod, nav, every, false});
+        if (every == 1) setups.push_back(RunSetup{lod, nav, every, true});
+      }
     }
   }
   for (const RunSetup& s : setups) {
     SCOPED_TRACE(::testing::Message()
                  << "lod " << s.lod << ", goals " << (s.navigation == Navigation::goals)
-                 << ", gathered every " << s.gather_every << " ticks");
+                 << ", gathered every " << s.gather_every << " ticks, keep whole " << s.keep_whole);
     const RunResult alone = run_alone(s);
     EXPECT_GT(alone.stats.lane_transitions, 100U);
     EXPECT_GT(alone.stats.neighbour_queries, 1000U);
@@ -155,7 +159,10 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
           EXPECT_GT(got.share.sent_bytes, 0U);
           // Gathered every tick: a whole exchange after each; else fewer (the ticks with
           // levels of detail, the event, the hazard and the gathers need them).
-          if (s.gather_every == 1) {
+          if (s.keep_whole) {
+            EXPECT_EQ(got.share.syncs, 0U);  // Whole after every tick's one exchange.
+            EXPECT_EQ(got.share.halo_items, 0U);
+          } else if (s.gather_every == 1) {
             EXPECT_EQ(got.share.syncs, static_cast<std::uint64_t>(kTicks));
           } else {
             EXPECT_LT(got.share.syncs, static_cast<std::uint64_t>(kTicks) / 2);
@@ -171,7 +178,9 @@ TEST(CrowdShare, SameStateEveryTickOnOneToThreeRanks) {
       // with levels of detail only the few near the viewer are updated this way.
       if (np > 1 && !s.lod) {
         EXPECT_GT(arrived, 0U) << np << " ranks";
-        EXPECT_GT(halo, 0U) << np << " ranks";  // Agents near another rank's blocks.
+        if (!s.keep_whole) {
+          EXPECT_GT(halo, 0U) << np << " ranks";  // Agents near another rank's blocks.
+        }
       }
     }
   }

@@ -273,6 +273,10 @@ class Crowd {
   void gather();
   /// Whether every agent's record on this rank is current (always, alone).
   bool whole() const;
+  /// Shared over ranks: true sends every update whole to every rank in each tick's one
+  /// exchange, so the crowd is whole after every tick without a second collective (for a caller
+  /// that reads every agent every tick: the live server). False (the default): halo exchanges.
+  void keep_whole(bool on);
   const CrowdShareStats& share_stats() const;
 
   const WalkNetwork& walk_network() const;

@@ -191,6 +191,7 @@ struct Crowd::Impl {
   /// between them each rank's copies of the others' agents are as they last saw them.
   bool whole = true;
   bool swap_pending = false;  ///< This tick's map is swapped in at the next tick's start.
+  bool keep_whole = false;    ///< Every update whole to every rank (Crowd::keep_whole).
   struct Point {
     float x = 0;
     float y = 0;
@@ -342,6 +343,7 @@ inline bool owns_lane(const Crowd::Impl& m, LaneId lane) {
 /// counts go to all. Each rank inserts what it got into its map, counts the others' crosswalk
 /// entries and keeps the sweep to the agents on its lanes (those that left dropped, those
 /// handed over appended). The others' records are then no longer current (`whole` false).
+/// With keep_whole every update goes whole to every rank instead, and the crowd stays whole.
 void exchange_halo(Crowd::Impl& m, std::uint64_t queries, std::uint64_t goals_reached);
 /// Shared over ranks, collective: every rank sends its agents' records to all (a whole
 /// exchange), inserts into the map not yet swapped in those it had not got this tick, and the
