@@ -21,9 +21,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unordered_map>
 
 #include "cityforge/core/polyline.hpp"
+#include "cityforge/core/spatial_hash.hpp"
 #include "crowd/detail/state.hpp"
 
 namespace cityforge::crowd {
@@ -352,14 +352,6 @@ bool whole_needed(const Crowd::Impl& m) {
 
 namespace {
 
-std::uint64_t cell_key(std::int64_t x, std::int64_t y) {
-  return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
-}
-
-}  // namespace
-
-namespace {
-
 /// Distance between segments ab and cd (0 when they meet).
 double segments_distance(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
   Vec2 at;
@@ -385,52 +377,42 @@ void halo_of_lanes(Crowd::Impl& m) {
     return net.is(l, roads::kSidewalk) || net.is(l, roads::kCrosswalk);
   };
   double widest = 0;
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;  // -> point index k.
+  BoxIndex segments(kCellM);  // The pedestrian lanes' segments, by their first point's index.
   std::vector<LaneId> point_lane(net.points.size(), traffic::kNoLane);
+  const auto segment_box = [&](std::uint32_t k, double grow) {
+    Aabb2 box;
+    box.add(Vec2{net.points[k].x, net.points[k].y});
+    box.add(Vec2{net.points[k + 1].x, net.points[k + 1].y});
+    return Aabb2{{box.min.x - grow, box.min.y - grow}, {box.max.x + grow, box.max.y + grow}};
+  };
   for (LaneId l = 0; l < lanes; ++l) {
     if (!pedestrian(l)) continue;
     widest = std::max(widest, reach(l));
     for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
       point_lane[k] = l;
-      const Vec3 a = net.points[k];
-      const Vec3 b = net.points[k + 1];
-      for (auto x = static_cast<std::int64_t>(std::floor(std::min(a.x, b.x) / kCellM));
-           x <= static_cast<std::int64_t>(std::floor(std::max(a.x, b.x) / kCellM)); ++x) {
-        for (auto y = static_cast<std::int64_t>(std::floor(std::min(a.y, b.y) / kCellM));
-             y <= static_cast<std::int64_t>(std::floor(std::max(a.y, b.y) / kCellM)); ++y) {
-          cells[cell_key(x, y)].push_back(k);
-        }
-      }
+      segments.insert(k, segment_box(k, 0));
     }
   }
   const double radius = m.config.avoid_radius_m;
   m.halo_begin.assign(lanes + 1, 0);
   m.halo_ranks.clear();
   std::vector<std::uint16_t> found;
+  std::vector<std::uint32_t> near;
   for (LaneId l = 0; l < lanes; ++l) {
     m.halo_begin[l] = static_cast<std::uint32_t>(m.halo_ranks.size());
     if (!pedestrian(l)) continue;
     found.clear();
-    const double grow = radius + reach(l) + widest;
     for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
       const Vec2 a{net.points[k].x, net.points[k].y};
       const Vec2 b{net.points[k + 1].x, net.points[k + 1].y};
-      for (auto x = static_cast<std::int64_t>(std::floor((std::min(a.x, b.x) - grow) / kCellM));
-           x <= static_cast<std::int64_t>(std::floor((std::max(a.x, b.x) + grow) / kCellM)); ++x) {
-        for (auto y = static_cast<std::int64_t>(std::floor((std::min(a.y, b.y) - grow) / kCellM));
-             y <= static_cast<std::int64_t>(std::floor((std::max(a.y, b.y) + grow) / kCellM));
-             ++y) {
-          const auto it = cells.find(cell_key(x, y));
-          if (it == cells.end()) continue;
-          for (const std::uint32_t j : it->second) {
-            const LaneId o = point_lane[j];
-            const std::uint16_t q = m.lane_rank[o];
-            if (std::find(found.begin(), found.end(), q) != found.end()) continue;
-            const Vec2 c{net.points[j].x, net.points[j].y};
-            const Vec2 d{net.points[j + 1].x, net.points[j + 1].y};
-            if (segments_distance(a, b, c, d) <= radius + reach(l) + reach(o)) found.push_back(q);
-          }
-        }
+      segments.query(segment_box(k, radius + reach(l) + widest), near);
+      for (const std::uint32_t j : near) {
+        const LaneId o = point_lane[j];
+        const std::uint16_t q = m.lane_rank[o];
+        if (std::find(found.begin(), found.end(), q) != found.end()) continue;
+        const Vec2 c{net.points[j].x, net.points[j].y};
+        const Vec2 d{net.points[j + 1].x, net.points[j + 1].y};
+        if (segments_distance(a, b, c, d) <= radius + reach(l) + reach(o)) found.push_back(q);
       }
     }
     std::sort(found.begin(), found.end());

@@ -18,10 +18,10 @@
 #include <map>
 #include <numeric>
 #include <string>
-#include <unordered_map>
 
 #include "cityforge/core/loadable.hpp"
 #include "cityforge/core/polyline.hpp"
+#include "cityforge/core/spatial_hash.hpp"
 
 namespace cityforge::traffic {
 
@@ -92,27 +92,24 @@ double pedestrian_weight(const Network& net, LaneId lane) {
 std::vector<LaneId> nearest_vehicle_lanes(const Network& net) {
   const std::uint32_t lanes = net.lane_count();
   std::vector<LaneId> out(lanes, kNoLane);
-  // The vehicle lanes' segments by cell (each in every cell its bounding box touches).
+  // The vehicle lanes' segments (by their first point's index), indexed by box.
   constexpr double kCellM = 40.0;
-  const auto cell = [](double v) { return static_cast<std::int64_t>(std::floor(v / kCellM)); };
-  const auto key = [](std::int64_t x, std::int64_t y) {
-    return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
-  };
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> cells;  // -> point index k.
+  BoxIndex segments(kCellM);
   std::vector<LaneId> point_lane(net.points.size(), kNoLane);
+  bool any = false;
   for (LaneId l = 0; l < lanes; ++l) {
     if (!net.is(l, roads::kVehicle)) continue;
     for (std::uint32_t k = net.point_begin[l]; k + 1 < net.point_begin[l + 1]; ++k) {
       point_lane[k] = l;
-      const Vec3 a = net.points[k];
-      const Vec3 b = net.points[k + 1];
-      for (std::int64_t x = cell(std::min(a.x, b.x)); x <= cell(std::max(a.x, b.x)); ++x) {
-        for (std::int64_t y = cell(std::min(a.y, b.y)); y <= cell(std::max(a.y, b.y)); ++y)
-          cells[key(x, y)].push_back(k);
-      }
+      Aabb2 box;
+      box.add(Vec2{net.points[k].x, net.points[k].y});
+      box.add(Vec2{net.points[k + 1].x, net.points[k + 1].y});
+      segments.insert(k, box);
+      any = true;
     }
   }
-  if (cells.empty()) return out;
+  if (!any) return out;
+  std::vector<std::uint32_t> found;
   for (LaneId l = 0; l < lanes; ++l) {
     if (!net.is(l, roads::kSidewalk) || net.is(l, roads::kVehicle)) continue;
     // The point half way along the sidewalk.
@@ -128,28 +125,21 @@ std::vector<LaneId> nearest_vehicle_lanes(const Network& net) {
       p = Vec2{q.x, q.y};
       break;
     }
-    // Rings of cells outwards until the next ring cannot hold a nearer segment.
-    const std::int64_t cx = cell(p.x);
-    const std::int64_t cy = cell(p.y);
+    // Wider squares round it until the nearest segment found lies within the square's reach
+    // (then no segment outside it is nearer).
     double best = std::numeric_limits<double>::infinity();
     LaneId best_lane = kNoLane;
-    for (std::int64_t ring = 0; ring < 64; ++ring) {
-      for (std::int64_t x = cx - ring; x <= cx + ring; ++x) {
-        for (std::int64_t y = cy - ring; y <= cy + ring; ++y) {
-          if (std::max(std::abs(x - cx), std::abs(y - cy)) != ring) continue;
-          const auto it = cells.find(key(x, y));
-          if (it == cells.end()) continue;
-          for (const std::uint32_t k : it->second) {
-            const double d = segment_distance(Vec2{net.points[k].x, net.points[k].y},
-                                              Vec2{net.points[k + 1].x, net.points[k + 1].y}, p);
-            if (d < best || (d == best && point_lane[k] < best_lane)) {
-              best = d;
-              best_lane = point_lane[k];
-            }
-          }
+    for (double reach = kCellM; reach < 1e6; reach *= 2) {
+      segments.query_radius(p, reach, found);
+      for (const std::uint32_t k : found) {
+        const double d = segment_distance(Vec2{net.points[k].x, net.points[k].y},
+                                          Vec2{net.points[k + 1].x, net.points[k + 1].y}, p);
+        if (d < best || (d == best && point_lane[k] < best_lane)) {
+          best = d;
+          best_lane = point_lane[k];
         }
       }
-      if (best_lane != kNoLane && best <= static_cast<double>(ring) * kCellM) break;
+      if (best <= reach) break;
     }
     out[l] = best_lane;
   }
@@ -232,38 +222,32 @@ Result<Partition> partition_network(const Network& net, std::uint32_t parts, std
       if (sidewalk(l)) block_m[uf.find(l)] += net.length_m[l];
     }
     constexpr double kJoinM = 0.05;
-    const auto key = [](std::int64_t x, std::int64_t y) {
-      return (static_cast<std::uint64_t>(x) << 32U) ^ (static_cast<std::uint64_t>(y) & 0xffffffffU);
+    SpatialHash ends(kJoinM);  // The sidewalks' end points, by their index in net.points.
+    std::vector<LaneId> end_lane(net.points.size(), kNoLane);
+    const auto each_end = [&](auto&& f) {
+      for (LaneId l = 0; l < lanes; ++l) {
+        if (!sidewalk(l) || net.point_begin[l + 1] == net.point_begin[l]) continue;
+        for (const std::uint32_t k : {net.point_begin[l], net.point_begin[l + 1] - 1})
+          f(l, k, Vec2{net.points[k].x, net.points[k].y});
+      }
     };
-    const auto cell = [&](double v) { return static_cast<std::int64_t>(std::floor(v / kJoinM)); };
-    std::unordered_map<std::uint64_t, std::vector<std::pair<LaneId, Vec2>>> ends;
-    for (LaneId l = 0; l < lanes; ++l) {
-      if (!sidewalk(l) || net.point_begin[l + 1] == net.point_begin[l]) continue;
-      for (const std::uint32_t k : {net.point_begin[l], net.point_begin[l + 1] - 1}) {
-        const Vec2 p{net.points[k].x, net.points[k].y};
-        ends[key(cell(p.x), cell(p.y))].emplace_back(l, p);
+    each_end([&](LaneId l, std::uint32_t k, Vec2 p) {
+      ends.insert(k, p);
+      end_lane[k] = l;
+    });
+    std::vector<std::uint32_t> near;
+    each_end([&](LaneId l, std::uint32_t, Vec2 p) {
+      ends.query_radius(p, kJoinM, near);
+      for (const std::uint32_t k : near) {
+        const LaneId o = end_lane[k];
+        if (o == l || distance(p, Vec2{net.points[k].x, net.points[k].y}) > kJoinM) continue;
+        const std::uint32_t a = uf.find(l);
+        const std::uint32_t b = uf.find(o);
+        if (a == b || block_m[a] + block_m[b] > kBlockM) continue;
+        uf.join(a, b);
+        block_m[uf.find(a)] = block_m[a] + block_m[b];
       }
-    }
-    for (LaneId l = 0; l < lanes; ++l) {
-      if (!sidewalk(l) || net.point_begin[l + 1] == net.point_begin[l]) continue;
-      for (const std::uint32_t k : {net.point_begin[l], net.point_begin[l + 1] - 1}) {
-        const Vec2 p{net.points[k].x, net.points[k].y};
-        for (std::int64_t x = cell(p.x) - 1; x <= cell(p.x) + 1; ++x) {
-          for (std::int64_t y = cell(p.y) - 1; y <= cell(p.y) + 1; ++y) {
-            const auto it = ends.find(key(x, y));
-            if (it == ends.end()) continue;
-            for (const auto& [o, q] : it->second) {
-              if (o == l || distance(p, q) > kJoinM) continue;
-              const std::uint32_t a = uf.find(l);
-              const std::uint32_t b = uf.find(o);
-              if (a == b || block_m[a] + block_m[b] > kBlockM) continue;
-              uf.join(a, b);
-              block_m[uf.find(a)] = block_m[a] + block_m[b];
-            }
-          }
-        }
-      }
-    }
+    });
   }
   std::vector<std::uint32_t> unit_of(lanes);
   std::map<std::uint32_t, std::uint32_t> unit_index;  // Root -> unit, in ascending root order.
