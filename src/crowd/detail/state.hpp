@@ -177,8 +177,8 @@ struct Crowd::Impl {
   // Shared over ranks (Crowd::share; share.cpp): null alone. share_seen: per agent, the last
   // tick whose update or exchange put it into this rank's map (each once a tick).
   const Ranks* ranks = nullptr;
-  /// Per network lane: the rank whose full-fidelity update takes the agents on it
-  /// (pedestrian_lane_ranks); empty alone.
+  /// Per network lane: the rank whose full-fidelity update takes the agents on it (the
+  /// traffic partition's part, which keeps a block's sidewalks together); empty alone.
   std::vector<std::uint16_t> lane_rank;
   /// This tick's agents another rank handed over (their new lane is this rank's), with slots.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> share_arrivals;
