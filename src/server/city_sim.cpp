@@ -151,6 +151,7 @@ Result<CitySim> build_city_sim(const CitySimOptions& opt) {
   Result<traffic::Network> net = traffic::build_network(file->graph, file->controls);
   if (!net)
     return Error{net.error().code, lanes_path + ": " + net.error().where, net.error().message};
+  *file = traffic::LanesFile{};  // Its lanes are in the network now: their memory is given back.
   Result<std::vector<traffic::ParkedVehicle>> parked = read_parking(
       (fs::path(opt.dir) / "points" / "parking_spots.ply").string(), opt.parked_share, opt.seed);
   if (!parked) return parked.error();

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <vector>
 
 #include "cityforge/traffic/network.hpp"
 
@@ -115,6 +119,95 @@ TEST(TrafficLanesJson, MissingFieldsAndWrongHeader) {
   expect_error(replaced(kLanes, R"({"id":2,)", R"({"id":5,)"), "t.json: lanes[2].id",
                "expected the lane's index 2, found 5");
   expect_error("[1, 2]", "t.json: (document)", "expected an object");
+}
+
+// The lanes are read one at a time as the text is parsed (LanesEvents): what a reader of the
+// whole document would report, in the same order, must still come out.
+TEST(TrafficLanesJson, LanesReadAsParsedKeepTheDocumentsErrorsAndOrder) {
+  // A number beyond double range is named by its JSON pointer, inside a lane or as one.
+  expect_error(replaced(kLanes, "[0,0,1.5],[10,0,1.5]]", "[0,0,1.5],[1e400,0,1.5]]"),
+               "t.json: /lanes/1/points/2/0", "beyond the range of a double");
+  expect_error(replaced(kLanes, R"({"id":2,)", R"(1e999,{"id":2,)"), "t.json: /lanes/2",
+               "beyond the range of a double");
+  expect_error(replaced(kLanes, R"("width_m":3,)", R"("width_m":-1e500,)"),
+               "t.json: /lanes/3/width_m", "beyond the range of a double");
+  // The document's own checks come first, then the first bad lane, then the junctions.
+  const std::string bad_lane = replaced(kLanes, R"("turn":"through")", R"("turn":"straight")");
+  expect_error(replaced(bad_lane, "cityforge-lanes", "other"), "t.json: format",
+               "expected \"cityforge-lanes\"");
+  expect_error(replaced(bad_lane, R"("signals":[)", R"("signalz":[)"), "t.json: signals",
+               "expected field \"signals\"");
+  expect_error(replaced(replaced(bad_lane, R"("forward":false)", R"("forward":0)"),
+                        R"("control":"signal")", R"("control":"lights")"),
+               "t.json: lanes[1].turn", "found \"straight\"");
+  // Not an array of objects: an array inside a "lanes" object is no lane.
+  expect_error(replaced(kLanes, R"("lanes":[)", R"("lanes":{"x":[)") + "}", "t.json: lanes",
+               "expected an array");
+  expect_error(
+      R"({"format":"cityforge-lanes","version":1,"lanes":{},"intersections":[],"signals":[]})",
+      "t.json: lanes", "expected an array");
+  expect_error(
+      R"({"format":"cityforge-lanes","version":1,"lanes":[7],"intersections":[],"signals":[]})",
+      "t.json: lanes[0]", "expected an object, found 7");
+  // A syntax error after a bad lane is still the error.
+  expect_error(replaced(bad_lane, R"("cycle_s":28.5,)", R"("cycle_s":28.5,,)"), "t.json:10:47",
+               "syntax error");
+}
+
+TEST(TrafficLanesJson, OnlyTheTopLevelLanesArrayIsReadAsLanes) {
+  // A "lanes" key elsewhere is an ordinary value; a repeated top-level one counts last, as in a
+  // document (the first, bad, is forgotten).
+  std::string text = replaced(kLanes, R"("legs":[])", R"("legs":[],"lanes":[[1,2],{"id":9}])");
+  text = replaced(text, R"("version":1,)",
+                  R"("version":1,"notes":{"lanes":[{"id":"x"}]},"lanes":[{"id":"bad"}],)");
+  const Result<LanesFile> file = parse_lanes_json(text, "t.json");
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  ASSERT_EQ(file->graph.lanes.size(), 4U);
+  EXPECT_EQ(file->graph.lanes[3].tags, roads::kCrosswalk);
+  EXPECT_EQ(file->controls.size(), 2U);
+  // The other way round: the last "lanes" is the bad one.
+  expect_error(
+      replaced(kLanes, R"("intersections":[)", R"("lanes":[{"id":"bad"}],"intersections":[)"),
+      "t.json: lanes[0].id", "expected an integer");
+}
+
+// load_lanes_json reads the file in pieces (parse_json_file_events): the same lanes and the
+// same errors as the text read whole.
+TEST(TrafficLanesJson, AFileReadInPiecesGivesWhatItsTextGives) {
+  namespace fs = std::filesystem;
+  const fs::path path =
+      fs::temp_directory_path() / ("cityforge-lanes-" + std::to_string(::getpid()) + ".json");
+  const std::vector<std::string> texts = {
+      kLanes,
+      "\xEF\xBB\xBF" + kLanes,
+      replaced(kLanes, "[0,0,1.5],[10,0,1.5]]", "[0,0,1.5],[1e400,0,1.5]]"),
+      replaced(kLanes, R"("turn":"through")", R"("turn":"straight")"),
+      replaced(kLanes, R"({"id":1,)", R"({"id"=1,)"),
+      replaced(kLanes, R"("control":"signal")", "\"control\":\"sign\xC3\""),
+      replaced(kLanes, "cityforge-lanes", "other")};
+  for (const std::string& text : texts) {
+    {
+      std::ofstream f(path, std::ios::binary);
+      f << text;
+    }
+    const Result<LanesFile> whole = parse_lanes_json(text, path.string());
+    const Result<LanesFile> read = load_lanes_json(path.string());
+    ASSERT_EQ(read.ok(), whole.ok()) << text.substr(0, 60);
+    if (!whole) {
+      EXPECT_EQ(read.error().where, whole.error().where);
+      EXPECT_EQ(read.error().message, whole.error().message);
+      continue;
+    }
+    ASSERT_EQ(read->graph.lanes.size(), whole->graph.lanes.size());
+    for (std::size_t i = 0; i < whole->graph.lanes.size(); ++i) {
+      EXPECT_EQ(read->graph.lanes[i].points, whole->graph.lanes[i].points);
+      EXPECT_EQ(read->graph.lanes[i].successors, whole->graph.lanes[i].successors);
+      EXPECT_EQ(read->graph.lanes[i].tags, whole->graph.lanes[i].tags);
+    }
+    EXPECT_EQ(read->controls, whole->controls);
+    EXPECT_EQ(read->graph.signals.size(), whole->graph.signals.size());
+  }
+  fs::remove(path);
 }
 
 TEST(TrafficLanesJson, MissingFileIsAnIoError) {

@@ -13,7 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,48 +77,113 @@ inline std::size_t utf8_length(std::string_view text, std::size_t i) {
   return 0;
 }
 
-/// One pass before parsing: invalid UTF-8 anywhere, or arrays and objects nested deeper than
-/// the limit (counted outside strings), as an Error at the byte where it happens.
-inline Status prescan(std::string_view text, std::size_t offset, const std::string& source,
-                      std::string_view whole, std::size_t max_depth) {
-  std::size_t depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size();) {
-    const char c = text[i];
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      const std::size_t n = utf8_length(text, i);
-      if (n == 0) {
-        char hex[8];
-        std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(c));
-        return Error::invalid_input(source + ":" + line_col(whole, offset + i),
-                                    std::string("invalid UTF-8: byte ") + hex +
-                                        " does not begin a well-formed UTF-8 character; "
-                                        "expected a UTF-8 text");
-      }
-      i += n;
-      continue;
-    }
-    if (in_string) {
-      if (c == '\\') {
-        i += 2;
+/// The checks made before parsing: invalid UTF-8 anywhere, or arrays and objects nested deeper
+/// than the limit (counted outside strings), as an Error at "<source>:<line>:<column>" of the
+/// byte where it happens. Takes the text piece by piece (a file read in chunks) or whole:
+/// `feed` the pieces in order, each cut where no UTF-8 character is split (utf8_cut).
+class Prescan {
+ public:
+  /// `before`: bytes of the text ahead of what will be fed (a byte order mark), counted in
+  /// line and column numbers.
+  Prescan(const std::string& source, std::size_t max_depth, std::string_view before = {})
+      : m_source(source), m_max_depth(max_depth) {
+    count_lines(before);
+  }
+
+  Status feed(std::string_view piece) {
+    std::size_t i = m_skip;
+    m_skip = 0;
+    while (i < piece.size()) {
+      const char c = piece[i];
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        const std::size_t n = utf8_length(piece, i);
+        if (n == 0) {
+          char hex[8];
+          std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(c));
+          return Error::invalid_input(m_source + ":" + line_col(piece, i),
+                                      std::string("invalid UTF-8: byte ") + hex +
+                                          " does not begin a well-formed UTF-8 character; "
+                                          "expected a UTF-8 text");
+        }
+        i += n;
         continue;
       }
-      if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) {
-        return Error::invalid_input(source + ":" + line_col(whole, offset + i),
-                                    "arrays and objects nested deeper than " +
-                                        std::to_string(max_depth) +
-                                        " levels; expected at most that many");
+      if (m_in_string) {
+        if (c == '\\') {
+          i += 2;  // The escaped character may be the next piece's first.
+          continue;
+        }
+        if (c == '"') m_in_string = false;
+      } else if (c == '"') {
+        m_in_string = true;
+      } else if (c == '[' || c == '{') {
+        if (++m_depth > m_max_depth) {
+          return Error::invalid_input(m_source + ":" + line_col(piece, i),
+                                      "arrays and objects nested deeper than " +
+                                          std::to_string(m_max_depth) +
+                                          " levels; expected at most that many");
+        }
+      } else if ((c == ']' || c == '}') && m_depth > 0) {
+        --m_depth;
       }
-    } else if ((c == ']' || c == '}') && depth > 0) {
-      --depth;
+      ++i;
     }
-    ++i;
+    m_skip = i - piece.size();
+    count_lines(piece);
+    return Ok{};
   }
-  return Ok{};
+
+ private:
+  void count_lines(std::string_view piece) {
+    for (std::size_t k = 0; k < piece.size(); ++k) {
+      if (piece[k] == '\n') {
+        ++m_line;
+        m_line_start = m_offset + k + 1;
+      }
+    }
+    m_offset += piece.size();
+  }
+  /// "12:7" for byte i of the piece being fed (line_col's numbers for the whole text).
+  std::string line_col(std::string_view piece, std::size_t i) const {
+    std::size_t line = m_line;
+    std::size_t start = m_line_start;
+    for (std::size_t k = 0; k < i && k < piece.size(); ++k) {
+      if (piece[k] == '\n') {
+        ++line;
+        start = m_offset + k + 1;
+      }
+    }
+    return std::to_string(line) + ":" + std::to_string(m_offset + i - start + 1);
+  }
+
+  std::string m_source;
+  std::size_t m_max_depth;
+  std::size_t m_depth = 0;
+  bool m_in_string = false;
+  std::size_t m_skip = 0;        ///< Bytes of the next piece already stepped over (an escape).
+  std::size_t m_offset = 0;      ///< Bytes before the piece being fed.
+  std::size_t m_line = 1;        ///< Line of the piece's first byte.
+  std::size_t m_line_start = 0;  ///< Offset of that line's first byte.
+};
+
+/// The length of the longest start of `piece` that does not end inside a UTF-8 character (its
+/// last bytes, a lead byte and fewer continuation bytes than it calls for, left for the next
+/// piece). Text that is not UTF-8 is cut anywhere: Prescan reports it.
+inline std::size_t utf8_cut(std::string_view piece) {
+  for (std::size_t back = 1; back <= 4 && back <= piece.size(); ++back) {
+    const auto b = static_cast<unsigned char>(piece[piece.size() - back]);
+    if ((b & 0xC0) == 0x80) continue;  // A continuation byte: look further back.
+    const std::size_t need = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    return need > back ? piece.size() - back : piece.size();
+  }
+  return piece.size();
+}
+
+/// One pass before parsing (Prescan) over `text`, which is `whole` from byte `offset` on.
+inline Status prescan(std::string_view text, std::size_t offset, const std::string& source,
+                      std::string_view whole, std::size_t max_depth) {
+  Prescan scan(source, max_depth, whole.substr(0, offset));
+  return scan.feed(text);
 }
 
 /// JSON pointer escaping of one reference token (RFC 6901).
@@ -240,12 +308,40 @@ class DomBuilder {
 
 }  // namespace json_detail
 
-/// Parses `text` (named `source` in errors) under `limits`. Errors (invalid_input): too long;
-/// invalid UTF-8, too deep or malformed, at "<source>:<line>:<column>"; a number beyond double
-/// range ("1e400"), at "<source>: <JSON pointer>". Never throws.
-template <class Json = nlohmann::json>
-Result<Json> parse_json(std::string_view text, const std::string& source,
-                        const JsonLimits& limits = {}) {
+namespace json_detail {
+
+/// The Error for a parse `handler` stopped (see parse_json_events), `line_col(at)` giving
+/// "<line>:<column>" of byte `at` of the whole text (byte order mark included: `offset`).
+template <class Handler, class LineCol>
+Error parse_failure(const std::string& source, const Handler& handler, std::size_t offset,
+                    LineCol&& line_col) {
+  const std::size_t at = handler.error_position() > 0 ? handler.error_position() - 1 : 0;
+  if (handler.error_id() == 406) {  // out_of_range: a number beyond double range.
+    const std::size_t start =
+        handler.error_position() - std::min(handler.error_position(), handler.error_token().size());
+    return Error::invalid_input(source + ": " + handler.pointer(),
+                                "the number " + handler.error_token() + " (at " +
+                                    line_col(offset + start) +
+                                    ") is beyond the range of a double; expected a finite number "
+                                    "within +-1.7976931348623157e308");
+  }
+  std::string what = handler.error_what();
+  if (const auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
+  if (const auto p = what.find("] "); p != std::string::npos && what.starts_with("[json"))
+    what = what.substr(p + 2);
+  return Error::invalid_input(source + ":" + line_col(offset + at), "malformed JSON: " + what);
+}
+
+}  // namespace json_detail
+
+/// Runs the parser's events for `text` (named `source` in errors) under `limits` into
+/// `handler`: a SAX handler for `Json` (as nlohmann::json::sax_parse takes) that also keeps its
+/// parse error as DomBuilder does (error_position, error_token, error_id, error_what) and can
+/// give the JSON pointer of where parsing stopped (pointer()). For readers that build part of
+/// a document at a time (lanes.json's lanes, one after another). Errors as parse_json's.
+template <class Json, class Handler>
+Status parse_json_events(std::string_view text, const std::string& source, const JsonLimits& limits,
+                         Handler& handler) {
   if (text.size() > limits.max_bytes) {
     return Error::invalid_input(
         source, "the text is " + std::to_string(text.size()) + " bytes long; expected at most " +
@@ -257,31 +353,114 @@ Result<Json> parse_json(std::string_view text, const std::string& source,
   text.remove_prefix(offset);
   if (Status s = json_detail::prescan(text, offset, source, whole, limits.max_depth); !s)
     return s.error();
-  Json doc;
-  json_detail::DomBuilder<Json> builder(doc);
   bool parsed = false;
   try {
-    parsed = Json::sax_parse(text.begin(), text.end(), &builder, Json::input_format_t::json, true);
+    parsed = Json::sax_parse(text.begin(), text.end(), &handler, Json::input_format_t::json, true);
   } catch (const std::exception& e) {  // Allocation failure: reported, never escaping.
     return Error::invalid_input(source, std::string("cannot parse the JSON: ") + e.what());
   }
-  if (parsed) return doc;
-  const std::size_t at = builder.error_position() > 0 ? builder.error_position() - 1 : 0;
-  if (builder.error_id() == 406) {  // out_of_range: a number beyond double range.
-    const std::size_t start =
-        builder.error_position() - std::min(builder.error_position(), builder.error_token().size());
-    return Error::invalid_input(source + ": " + builder.pointer(),
-                                "the number " + builder.error_token() + " (at " +
-                                    json_detail::line_col(whole, offset + start) +
-                                    ") is beyond the range of a double; expected a finite number "
-                                    "within +-1.7976931348623157e308");
+  if (parsed) return Ok{};
+  return json_detail::parse_failure(
+      source, handler, offset, [&](std::size_t at) { return json_detail::line_col(whole, at); });
+}
+
+/// parse_json_events on the file at `path` (named by its path in errors), read in pieces of
+/// `piece_bytes` instead of whole: twice, once for Prescan's checks and once for the parser,
+/// so that reading a file takes no memory for its text (lanes.json: a region's is gigabytes).
+/// The same results and errors as parse_json_events on the file's text, and read_file_text's
+/// for a file that is missing, a folder or longer than limits.max_bytes.
+template <class Json, class Handler>
+Status parse_json_file_events(const std::string& path, const JsonLimits& limits, Handler& handler,
+                              std::size_t piece_bytes = std::size_t{1} << 20) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st))
+    return Error::io(path, "cannot open the file for reading: no such file");
+  if (fs::is_directory(st)) return Error::io(path, "cannot read a folder as a file");
+  const std::uintmax_t size = fs::is_regular_file(st) ? fs::file_size(path, ec) : 0;
+  if (!ec && size > limits.max_bytes) {
+    return Error::invalid_input(
+        path, "the file is " + std::to_string(size) + " bytes; expected at most " +
+                  std::to_string(limits.max_bytes) + " bytes for this kind of file");
   }
-  std::string what = builder.error_what();
-  if (const auto p = what.find("syntax error"); p != std::string::npos) what = what.substr(p);
-  if (const auto p = what.find("] "); p != std::string::npos && what.starts_with("[json"))
-    what = what.substr(p + 2);
-  return Error::invalid_input(source + ":" + json_detail::line_col(whole, offset + at),
-                              "malformed JSON: " + what);
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Error::io(path, "cannot open the file for reading");
+  piece_bytes = std::max<std::size_t>(piece_bytes, 1);
+  // 1. The checks, piece by piece; a piece ends where no UTF-8 character is cut.
+  std::string buffer;
+  std::size_t offset = 0;
+  std::uint64_t total = 0;
+  std::optional<json_detail::Prescan> scan;
+  for (;;) {
+    const std::size_t kept = buffer.size();
+    buffer.resize(kept + piece_bytes);
+    f.read(buffer.data() + kept, static_cast<std::streamsize>(piece_bytes));
+    const auto got = static_cast<std::size_t>(f.gcount());
+    buffer.resize(kept + got);
+    total += got;
+    if (total > limits.max_bytes) {  // Not a regular file, or one that grew.
+      return Error::invalid_input(path, "the file is longer; expected at most " +
+                                            std::to_string(limits.max_bytes) +
+                                            " bytes for this kind of file");
+    }
+    const bool end = got < piece_bytes;
+    std::string_view piece = buffer;
+    if (!scan) {
+      // A UTF-8 byte order mark (the first piece may be shorter than it: read on).
+      if (!end && piece.size() < 3) continue;
+      if (piece.starts_with("\xEF\xBB\xBF")) offset = 3;
+      scan.emplace(path, limits.max_depth, piece.substr(0, offset));
+      piece.remove_prefix(offset);
+    }
+    const std::size_t cut = end ? piece.size() : json_detail::utf8_cut(piece);
+    if (Status s = scan->feed(piece.substr(0, cut)); !s) return s.error();
+    buffer.erase(0, buffer.size() - (piece.size() - cut));
+    if (end) break;
+  }
+  if (f.bad()) return Error::io(path, "read failed");
+  // 2. The parse, from the file again.
+  f.clear();
+  f.seekg(static_cast<std::streamoff>(offset));
+  bool parsed = false;
+  try {
+    parsed = Json::sax_parse(f, &handler, Json::input_format_t::json, true);
+  } catch (const std::exception& e) {  // Allocation failure: reported, never escaping.
+    return Error::invalid_input(path, std::string("cannot parse the JSON: ") + e.what());
+  }
+  if (parsed) return Ok{};
+  if (f.bad()) return Error::io(path, "read failed");
+  return json_detail::parse_failure(path, handler, offset, [&](std::size_t at) {
+    // Line and column of byte `at`, counted on a third read of the file up to it.
+    std::ifstream again(path, std::ios::binary);
+    std::string head(at, '\0');
+    again.read(head.data(), static_cast<std::streamsize>(at));
+    head.resize(static_cast<std::size_t>(again.gcount()));
+    return json_detail::line_col(head, at);
+  });
+}
+
+/// Parses `text` (named `source` in errors) under `limits`. Errors (invalid_input): too long;
+/// invalid UTF-8, too deep or malformed, at "<source>:<line>:<column>"; a number beyond double
+/// range ("1e400"), at "<source>: <JSON pointer>". Never throws.
+template <class Json = nlohmann::json>
+Result<Json> parse_json(std::string_view text, const std::string& source,
+                        const JsonLimits& limits = {}) {
+  Json doc;
+  json_detail::DomBuilder<Json> builder(doc);
+  if (Status st = parse_json_events<Json>(text, source, limits, builder); !st) return st.error();
+  return doc;
+}
+
+/// parse_json on the file at `path`, read in pieces (parse_json_file_events).
+template <class Json = nlohmann::json>
+Result<Json> parse_json_file(const std::string& path, const JsonLimits& limits = {},
+                             std::size_t piece_bytes = std::size_t{1} << 20) {
+  Json doc;
+  json_detail::DomBuilder<Json> builder(doc);
+  if (Status st = parse_json_file_events<Json>(path, limits, builder, piece_bytes); !st)
+    return st.error();
+  return doc;
 }
 
 }  // namespace cityforge
