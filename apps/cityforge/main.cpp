@@ -816,6 +816,7 @@ int main(int argc, char** argv) {
   server::SimulateOptions so;
   int sim_threads = 0;
   bool sim_quiet = false;
+  double trip_reach_km = 0;
   CLI::App* sc = app.add_subcommand(
       "simulate",
       "Run the traffic of a generated city headless (vehicles on lanes.json, signals, lane\n"
@@ -840,6 +841,11 @@ int main(int argc, char** argv) {
                  "Share of vehicles on A* trips to destinations (the rest roam by density)")
       ->check(CLI::Range(0.0, 1.0))
       ->default_val(so.trip_share);
+  sc->add_option("--trip-reach-km", trip_reach_km,
+                 "Trips go to destinations within this distance of their start (0: anywhere; "
+                 "a region's trips are mostly local)")
+      ->check(CLI::Range(0.0, 1e4))
+      ->default_val(0.0);
   sc->add_option("--parked-share", so.parked_share, "Share of parking spots holding a car")
       ->check(CLI::Range(0.0, 1.0))
       ->default_val(so.parked_share);
@@ -968,6 +974,7 @@ int main(int argc, char** argv) {
   if (sc->parsed()) {
     so.record = !no_record;
     so.lod = !no_lod;
+    so.trip_reach_m = trip_reach_km * 1000.0;
     if (g_mpi) so.ranks = g_mpi.get();
     return simulate(so, sim_threads, sim_quiet);
   }

@@ -161,6 +161,7 @@ Result<CitySim> build_city_sim(const CitySimOptions& opt) {
   cfg.dt_s = static_cast<float>(opt.dt_s);
   cfg.vehicles = opt.vehicles;
   cfg.trip_share = static_cast<float>(opt.trip_share);
+  cfg.trip_reach_m = static_cast<float>(opt.trip_reach_m);
   cfg.record_interval_s = static_cast<float>(1.0 / opt.record_hz);
   cfg.off_step_s = static_cast<float>(opt.off_step_s);
   cfg.route_trips_later = opt.route_trips_later;
@@ -244,6 +245,13 @@ VehicleLod::VehicleLod(bool enabled)
         c.enabled = enabled;
         return c;
       }()) {}
+
+void VehicleLod::all_high(std::uint32_t moving) {
+  m_per_lod = {};
+  m_per_lod[static_cast<std::size_t>(crowd::Lod::high)] = moving;
+  for (std::size_t k = 0; k < crowd::kLods; ++k)
+    m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
+}
 
 void VehicleLod::update(traffic::Simulation& sim, std::span<const traffic::VehicleSample> vs,
                         const crowd::Viewer& viewer) {

@@ -159,6 +159,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   copt.dt_s = opt.dt_s;
   copt.vehicles = opt.vehicles;
   copt.trip_share = opt.trip_share;
+  copt.trip_reach_m = opt.trip_reach_m;
   copt.parked_share = opt.parked_share;
   copt.record_hz = opt.record_hz;
   copt.seed = opt.seed;
@@ -206,6 +207,10 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   // Levels from the positions within the farthest level's reach (the others are off whatever
   // their place; over ranks only the near ones are exchanged).
   const auto update_vehicle_lod = [&]() {
+    if (!opt.lod) {  // Every vehicle high, the simulation's own default: no pass over them.
+      vehicle_lod.all_high(sim.stats().vehicles_moving);
+      return;
+    }
     const crowd::Viewer v = viewer_at(*viewer, sim.time_s());
     vehicle_lod.update(sim, sim.positions(v.position, vehicle_lod.reach_m()), v);
   };
@@ -398,6 +403,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   j["vehicle_updates_per_s"] = updates_per_s;
   j["vehicles_driven"] = s.vehicles_driven;
   j["off_step_s"] = cfg.off_step_s;
+  j["trip_reach_m"] = cfg.trip_reach_m;
   j["vehicles_requested"] = s.vehicles_requested;
   j["capacity"] = s.capacity;
   j["vehicles_moving"] = s.vehicles_moving;

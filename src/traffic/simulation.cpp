@@ -69,6 +69,9 @@ Status check_config(const Config& c) {
   }
   if (!(share > 0)) return bad("type_share", "expected at least one share > 0");
   if (!(c.trip_share >= 0 && c.trip_share <= 1)) return bad("trip_share", "expected 0..1");
+  if (!(c.trip_reach_m >= 0 && std::isfinite(c.trip_reach_m))) {
+    return bad("trip_reach_m", "expected a distance >= 0 metres");
+  }
   if (!(c.max_fill > 0 && c.max_fill <= 1)) return bad("max_fill", "expected (0, 1]");
   for (std::size_t t = 0; t < kVehicleTypes; ++t) {
     const VehicleParams& p = c.params[t];
@@ -457,8 +460,10 @@ std::vector<VehicleView> Simulation::vehicles() const {
     const auto dr = c.read<Driver>();
     const auto lc = c.read<LaneChange>();
     const bool trip = c.has<Trip>();
+    const auto trips = trip ? c.read<Trip>() : std::span<const Trip>{};
     for (std::size_t i = 0; i < ents.size(); ++i) {
       VehicleView v;
+      if (trip) v.destination = trips[i].destination;
       v.entity = ents[i];
       v.type = static_cast<VehicleType>(dr[i].type);
       v.lane = ls[i].lane;

@@ -305,6 +305,39 @@ TEST_F(SimulateCli, WritesARecordingAndSimStats) {
   EXPECT_EQ(stats1["crowd"]["state_hash"], stats["crowd"]["state_hash"]);
 }
 
+// --no-lod: every vehicle high, driven every tick and recorded so, those that leave the pool
+// between two updates of the levels too (they used to be off, driven once a second, until the
+// next update).
+// Short trips (--trip-reach-km) so that many end and their vehicles start again.
+TEST_F(SimulateCli, WithoutLevelsOfDetailEveryVehicleIsHighFromItsFirstFrame) {
+  const fs::path out = clitest::temp_dir("nolod");
+  const auto r = run_cli("simulate " + s_dir->string() +
+                         " --seconds 60 --vehicles 600 --trip-share 1 --trip-reach-km 0.4 "
+                         "--pedestrians 0 --no-lod -q -o " +
+                         (out / "t.cfrec").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto stats = nlohmann::json::parse(clitest::slurp(out / "sim_stats.json"));
+  EXPECT_EQ(stats["trip_reach_m"].get<double>(), 400.0);
+  EXPECT_GT(stats["trips_completed"].get<int>(), 50);
+  // Every vehicle driven every tick (an off vehicle is driven once a second).
+  EXPECT_EQ(stats["vehicles_driven"].get<std::uint64_t>(),
+            stats["vehicle_updates"].get<std::uint64_t>());
+  EXPECT_EQ(stats["vehicles_per_lod_max"]["off"].get<int>(), 0);
+  EXPECT_EQ(stats["vehicles_per_lod_max"]["high"].get<int>(), 600);
+  Result<Recording> rec = read_recording((out / "t.cfrec").string());
+  ASSERT_TRUE(rec.ok()) << rec.error().to_string();
+  std::size_t samples = 0;
+  for (const auto& frame : rec->frames) {
+    for (const VehicleSample& v : frame.vehicles) {
+      if (v.kind == EntityKind::pedestrian) continue;
+      ++samples;
+      ASSERT_EQ(v.lod, 0) << "vehicle " << v.id << " not high at " << frame.time_s << " s";
+    }
+  }
+  EXPECT_GT(samples, 600U * 600U);
+  fs::remove_all(out);
+}
+
 TEST_F(SimulateCli, ClampsRequestsAboveTheLaneCapacity) {
   const auto r =
       run_cli("simulate " + s_dir->string() + " --seconds 1 --vehicles 1000000 --no-record -q");

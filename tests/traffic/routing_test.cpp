@@ -5,12 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <queue>
 #include <vector>
 
 #include "cityforge/core/rng.hpp"
+#include "cityforge/traffic/traffic.hpp"
 #include "traffic/net_fixture.hpp"
 
 namespace cityforge::traffic {
@@ -149,6 +151,43 @@ TEST(Routing, FromEqualsTo) {
   EXPECT_EQ(r[0].lane, g.l);
   EXPECT_EQ(r[0].kind, StepKind::start);
   EXPECT_NEAR(route_time_s(g.net, r), 100.0 / 13.9, 1e-4);
+}
+
+// Config::trip_reach_m: every trip goes to a destination within reach of where it starts (a
+// region's trips are mostly local); without it, trips cross the whole grid.
+TEST(Routing, TripsStayWithinTheirReach) {
+  testing::GridSpec spec;
+  spec.nx = 12;
+  spec.ny = 12;  // 1.1 km square, 80 m streets.
+  const Network net = make_grid(spec).net;
+  const auto end_of = [&](LaneId l) { return net.points[net.point_begin[l + 1] - 1]; };
+  const auto farthest = [&](float reach_m, std::size_t& trips) {
+    Config cfg;
+    cfg.vehicles = 400;
+    cfg.trip_share = 1.0f;
+    cfg.trip_reach_m = reach_m;
+    Result<std::unique_ptr<Simulation>> sim = Simulation::create(net, cfg, {}, 11);
+    EXPECT_TRUE(sim.ok()) << sim.error().to_string();
+    double far = 0;
+    trips = 0;
+    if (!sim) return far;
+    for (const VehicleView& v : (*sim)->vehicles()) {
+      if (!v.on_trip) continue;
+      ++trips;
+      const Vec3 d = end_of(v.destination) - end_of(v.lane);  // Trips start where they are.
+      far = std::max(far, std::hypot(d.x, d.y));
+    }
+    return far;
+  };
+  std::size_t trips = 0;
+  EXPECT_LE(farthest(250.0f, trips), 250.0);
+  EXPECT_GT(trips, 300U);
+  EXPECT_GT(farthest(0.0f, trips), 700.0);
+  EXPECT_GT(trips, 300U);
+  // A reach is a distance.
+  Config bad;
+  bad.trip_reach_m = -1.0f;
+  EXPECT_FALSE(Simulation::create(net, bad, {}, 11).ok());
 }
 
 TEST(Routing, ConnectorExtraIsCharged) {

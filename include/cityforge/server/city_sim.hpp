@@ -23,6 +23,7 @@ struct CitySimOptions {
   double dt_s = 0.1;
   std::uint32_t vehicles = 2000;
   double trip_share = 0.3;
+  double trip_reach_m = 0;     ///< traffic::Config::trip_reach_m (0: anywhere).
   double parked_share = 0.75;  ///< Share of parking spots with a parked car.
   double record_hz = 10;
   std::uint64_t seed = 1;
@@ -68,8 +69,14 @@ class VehicleLod {
   /// them to `sim` (Simulation::set_lod).
   void update(traffic::Simulation& sim, std::span<const traffic::VehicleSample> samples,
               const crowd::Viewer& viewer);
-  /// The level of an entity (off when never assigned).
+  /// Without levels (disabled): counts `moving` vehicles high and passes nothing to the
+  /// simulation, whose vehicles are all high until it is given levels. (update() would pass
+  /// levels for the vehicles it was shown, and off for the others, such as pooled ones that
+  /// start moving before the next update.)
+  void all_high(std::uint32_t moving);
+  /// The level of an entity (off when never assigned; high when disabled).
   std::uint8_t level(std::uint32_t id) const {
+    if (!config().enabled) return static_cast<std::uint8_t>(crowd::Lod::high);
     return static_cast<std::uint8_t>(id < m_levels.size() ? m_levels[id] : crowd::Lod::off);
   }
   const std::array<std::uint32_t, crowd::kLods>& per_lod() const { return m_per_lod; }

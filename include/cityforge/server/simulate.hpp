@@ -27,6 +27,7 @@ struct SimulateOptions {
   std::uint64_t seed = 1;
   double dt_s = 0.1;
   double trip_share = 0.3;
+  double trip_reach_m = 0;     ///< traffic::Config::trip_reach_m (0: anywhere in the city).
   double parked_share = 0.75;  ///< Share of parking spots with a parked car.
   double record_hz = 10;
   bool record = true;  ///< false: no recording; sim_stats.json goes to DIR.

@@ -56,6 +56,12 @@ struct Config {
   /// drive indefinitely). A vehicle finishing its trip goes back to the pool and a pooled one
   /// starts a new trip elsewhere, so the count stays. [0..1]
   float trip_share = 0.3f;
+  /// Trips go to destinations within this straight-line distance of where they start (the
+  /// end of the lane they start on to the end of the destination lane), drawn by density among
+  /// the spawn lanes there as anywhere else. 0: anywhere in the city, as for one town; a
+  /// region's trips are mostly local (see docs/traffic.md, "Over MPI ranks"). Metres.
+  /// [Limit: >= 0, finite]
+  float trip_reach_m = 0.0f;
   /// Vehicles requested beyond this share of the spawn lanes' capacity are clamped (with a
   /// warning in Stats), so the network is never packed bumper to bumper. [(0, 1]]
   float max_fill = 0.45f;
@@ -196,6 +202,7 @@ struct VehicleView {
   float length_m = 0;
   float stopped_s = 0;  ///< Time stopped without interruption.
   bool on_trip = false;
+  LaneId destination = kNoLane;  ///< The trip's destination lane (on_trip), else kNoLane.
 };
 
 /// Bits of QueueEntry::flags.
