@@ -35,7 +35,7 @@
 # table adds the busiest rank's share of the full-fidelity pedestrian updates (x the mean) and
 # the crowd's bytes per rank.
 # WORK_DIR: where the scaled cities are generated and kept (unset: ${TMPDIR:-/tmp}/traffic_weak;
-# the 8 x 10 km city takes about 40 s and 1 GB to generate, 16 x 20 km about 16 times that).
+# the 8 x 10 km city takes about 60 s and 1.1 GB to generate, 16 x 20 km 196 s and 4.1 GB).
 # Memory: every rank loads the whole city and holds every vehicle's row: about 75 MB per
 # 4x5 km of city with the traffic alone (PEDESTRIANS=0), so 16 ranks of the 16 x 20 km city take
 # about 19 GB; the crowd (any pedestrians: it reads the buildings' footprints and builds its
