@@ -335,17 +335,13 @@ class LanesEvents {
   }
   bool parse_error(std::size_t position, const std::string& token,
                    const nlohmann::detail::exception& e) {
-    m_error_position = position;
-    m_error_token = token;
-    m_error_id = e.id;
-    m_error_what = e.what();
-    return false;
+    return m_doc.parse_error(position, token, e);  // Kept by the document's builder.
   }
 
-  std::size_t error_position() const { return m_error_position; }
-  const std::string& error_token() const { return m_error_token; }
-  int error_id() const { return m_error_id; }
-  const std::string& error_what() const { return m_error_what; }
+  std::size_t error_position() const { return m_doc.error_position(); }
+  const std::string& error_token() const { return m_doc.error_token(); }
+  int error_id() const { return m_doc.error_id(); }
+  const std::string& error_what() const { return m_doc.error_what(); }
   /// The JSON pointer of the value being read when parsing stopped.
   std::string pointer() const {
     if (!m_element && !element_starts()) return m_doc.pointer();
@@ -416,10 +412,6 @@ class LanesEvents {
   bool m_in_lanes = false;    ///< Inside the top-level lanes array.
   json m_element_doc;         ///< The lane being built.
   std::optional<Builder> m_element;
-  std::size_t m_error_position = 0;
-  std::string m_error_token;
-  int m_error_id = 0;
-  std::string m_error_what;
 };
 
 bool read_document(Reader& r, const json& doc, LanesEvents& events, LanesFile& out) {

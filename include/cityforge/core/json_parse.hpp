@@ -422,6 +422,7 @@ Status parse_json_file_events(const std::string& path, const JsonLimits& limits,
   // 2. The parse, from the file again.
   f.clear();
   f.seekg(static_cast<std::streamoff>(offset));
+  if (!f) return Error::io(path, "cannot read the file a second time (expected a regular file)");
   bool parsed = false;
   try {
     parsed = Json::sax_parse(f, &handler, Json::input_format_t::json, true);
