@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -23,6 +22,7 @@
 #include <vector>
 
 #include "cityforge/core/result.hpp"
+#include "cityforge/core/text_file.hpp"
 
 namespace cityforge {
 
@@ -372,18 +372,8 @@ Status parse_json_events(std::string_view text, const std::string& source, const
 template <class Json, class Handler>
 Status parse_json_file_events(const std::string& path, const JsonLimits& limits, Handler& handler,
                               std::size_t piece_bytes = std::size_t{1} << 20) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st))
-    return Error::io(path, "cannot open the file for reading: no such file");
-  if (fs::is_directory(st)) return Error::io(path, "cannot read a folder as a file");
-  const std::uintmax_t size = fs::is_regular_file(st) ? fs::file_size(path, ec) : 0;
-  if (!ec && size > limits.max_bytes) {
-    return Error::invalid_input(
-        path, "the file is " + std::to_string(size) + " bytes; expected at most " +
-                  std::to_string(limits.max_bytes) + " bytes for this kind of file");
-  }
+  if (Result<std::uintmax_t> size = check_file_to_read(path, limits.max_bytes); !size)
+    return size.error();
   std::ifstream f(path, std::ios::binary);
   if (!f) return Error::io(path, "cannot open the file for reading");
   piece_bytes = std::max<std::size_t>(piece_bytes, 1);
@@ -399,11 +389,8 @@ Status parse_json_file_events(const std::string& path, const JsonLimits& limits,
     const auto got = static_cast<std::size_t>(f.gcount());
     buffer.resize(kept + got);
     total += got;
-    if (total > limits.max_bytes) {  // Not a regular file, or one that grew.
-      return Error::invalid_input(path, "the file is longer; expected at most " +
-                                            std::to_string(limits.max_bytes) +
-                                            " bytes for this kind of file");
-    }
+    // Not a regular file, or one that grew since it was checked.
+    if (total > limits.max_bytes) return file_too_long(path, limits.max_bytes);
     const bool end = got < piece_bytes;
     std::string_view piece = buffer;
     if (!scan) {
