@@ -188,7 +188,7 @@ int main(int argc, char** argv) {
     }
     agents = sim.samples(false);
     if (sim.time_s() + 1e-9 >= next_lod_s) {
-      vehicle_lod.update(sim, agents, viewer);
+      vehicle_lod.update(sim, viewer);
       next_lod_s = sim.time_s() + 0.25;
     }
     for (traffic::VehicleSample& v : agents)

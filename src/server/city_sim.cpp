@@ -246,15 +246,15 @@ VehicleLod::VehicleLod(bool enabled)
         return c;
       }()) {}
 
-void VehicleLod::all_high(std::uint32_t moving) {
-  m_per_lod = {};
-  m_per_lod[static_cast<std::size_t>(crowd::Lod::high)] = moving;
-  for (std::size_t k = 0; k < crowd::kLods; ++k)
-    m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
-}
-
-void VehicleLod::update(traffic::Simulation& sim, std::span<const traffic::VehicleSample> vs,
-                        const crowd::Viewer& viewer) {
+void VehicleLod::update(traffic::Simulation& sim, const crowd::Viewer& viewer) {
+  if (!config().enabled) {
+    m_per_lod = {};
+    m_per_lod[static_cast<std::size_t>(crowd::Lod::high)] = sim.stats().vehicles_moving;
+    for (std::size_t k = 0; k < crowd::kLods; ++k)
+      m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
+    return;
+  }
+  const std::vector<traffic::VehicleSample> vs = sim.positions(viewer.position, reach_m());
   m_pos.resize(vs.size());
   m_lv.resize(vs.size());
   for (std::size_t i = 0; i < vs.size(); ++i) {

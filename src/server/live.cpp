@@ -442,7 +442,7 @@ void LiveSim::Impl::step(double ticks_per_s) {
   // farthest level's reach (over ranks only those are exchanged).
   std::vector<traffic::VehicleSample> moving = sim.samples_on_rank0();
   if (sim.time_s() + 1e-9 >= next_vehicle_lod_s) {
-    vehicle_lod.update(sim, sim.positions(viewer.position, vehicle_lod.reach_m()), viewer);
+    vehicle_lod.update(sim, viewer);
     next_vehicle_lod_s = sim.time_s() + kVehicleLodEveryS;
   }
   if (!lead()) return;

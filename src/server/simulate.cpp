@@ -207,12 +207,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
   // Levels from the positions within the farthest level's reach (the others are off whatever
   // their place; over ranks only the near ones are exchanged).
   const auto update_vehicle_lod = [&]() {
-    if (!opt.lod) {  // Every vehicle high, the simulation's own default: no pass over them.
-      vehicle_lod.all_high(sim.stats().vehicles_moving);
-      return;
-    }
-    const crowd::Viewer v = viewer_at(*viewer, sim.time_s());
-    vehicle_lod.update(sim, sim.positions(v.position, vehicle_lod.reach_m()), v);
+    vehicle_lod.update(sim, viewer_at(*viewer, sim.time_s()));
   };
   double crowd_s = 0;
   const double setup_s = seconds_since(t_start);

@@ -22,10 +22,6 @@ bool is_vehicle(const Network& net, LaneId lane) {
   return lane < net.lane_count() && net.is(lane, roads::kVehicle);
 }
 
-Vec3 end_point(const Network& net, LaneId lane) {
-  return net.points[net.point_begin[lane + 1] - 1];
-}
-
 double lane_speed(const Network& net, LaneId lane, const RouteCosts& costs) {
   if (lane < costs.lane_speed_mps.size()) {
     // std::max(min, NaN) keeps min, so a NaN speed counts as jammed, not as free.
@@ -175,7 +171,7 @@ Router::Router(const Network& net, std::shared_ptr<const Landmarks> landmarks)
   // the lane's run of points that is two dependent cache misses.
   m_end.assign(n, Vec3{});
   for (LaneId l = 0; l < n; ++l) {
-    if (net.is(l, roads::kVehicle)) m_end[l] = end_point(net, l);
+    if (net.is(l, roads::kVehicle)) m_end[l] = lane_end_point(net, l);
   }
   // Heuristic constants: the fastest lane, and how far a lane change can move a lane's end
   // point (so a cheap change step never drops the heuristic by more than it costs).
@@ -187,7 +183,8 @@ Router::Router(const Network& net, std::shared_ptr<const Landmarks> landmarks)
     m_min_speed_mps = std::min(m_min_speed_mps, static_cast<double>(net.speed_limit_mps[l]));
     for (LaneId nb : {net.left[l], net.right[l]}) {
       if (is_vehicle(net, nb)) {
-        m_max_change_m = std::max(m_max_change_m, length(end_point(net, l) - end_point(net, nb)));
+        m_max_change_m =
+            std::max(m_max_change_m, length(lane_end_point(net, l) - lane_end_point(net, nb)));
       }
     }
   }
@@ -216,7 +213,7 @@ std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& c
     v_h = costs.lane_change_s > 0.0 ? std::max(v_h, m_max_change_m / costs.lane_change_s)
                                     : std::numeric_limits<double>::infinity();
   }
-  const Vec3 goal = end_point(net, to);
+  const Vec3 goal = lane_end_point(net, to);
   // Landmarks bound the costs when no lane is faster than its limit in this query.
   const Landmarks* lm =
       m_landmarks != nullptr && costs.lane_speed_mps.empty() &&

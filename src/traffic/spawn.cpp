@@ -111,12 +111,11 @@ bool plan_trip(Simulation::Impl& m, Router& router, std::uint32_t entity, LaneId
                std::uint64_t salt, Trip& trip) {
   Rng rng(m.seed, Stage::sim, hash_combine(entity, salt), 2);
   const Network& net = m.net;
-  const auto end_of = [&](LaneId l) { return net.points[net.point_begin[l + 1] - 1]; };
   const double reach = m.config.trip_reach_m;
-  const Vec3 start = end_of(from);
+  const Vec3 start = lane_end_point(net, from);
   const auto beyond_reach = [&](LaneId to) {
     if (reach <= 0) return false;
-    const Vec3 d = end_of(to) - start;
+    const Vec3 d = lane_end_point(net, to) - start;
     return d.x * d.x + d.y * d.y > reach * reach;
   };
   // Within reach, the density draw is repeated until a lane is (rejection keeps the density

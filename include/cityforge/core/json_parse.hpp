@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -135,11 +136,14 @@ class Prescan {
 
  private:
   void count_lines(std::string_view piece) {
-    for (std::size_t k = 0; k < piece.size(); ++k) {
-      if (piece[k] == '\n') {
-        ++m_line;
-        m_line_start = m_offset + k + 1;
-      }
+    const char* p = piece.data();
+    const char* end = p + piece.size();
+    while (p != end) {
+      const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+      if (nl == nullptr) break;
+      ++m_line;
+      p = static_cast<const char*>(nl) + 1;
+      m_line_start = m_offset + static_cast<std::size_t>(p - piece.data());
     }
     m_offset += piece.size();
   }

@@ -64,16 +64,13 @@ Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std
 class VehicleLod {
  public:
   explicit VehicleLod(bool enabled);
-  /// Assigns levels to the moving vehicles `samples` (Simulation::samples(false) or positions(),
-  /// only their ids and positions are read) and passes
-  /// them to `sim` (Simulation::set_lod).
-  void update(traffic::Simulation& sim, std::span<const traffic::VehicleSample> samples,
-              const crowd::Viewer& viewer);
-  /// Without levels (disabled): counts `moving` vehicles high and passes nothing to the
-  /// simulation, whose vehicles are all high until it is given levels. (update() would pass
-  /// levels for the vehicles it was shown, and off for the others, such as pooled ones that
-  /// start moving before the next update.)
-  void all_high(std::uint32_t moving);
+  /// Assigns levels to the moving vehicles from their positions within reach_m() of the viewer
+  /// (Simulation::positions(viewer.position, reach_m()): over ranks a collective call, made by
+  /// every rank alike) and passes them to `sim` (Simulation::set_lod). Disabled: counts the
+  /// moving vehicles high and passes nothing, reading no position: the simulation's vehicles
+  /// are all high until it is given levels (levels passed would make those not shown, such as
+  /// pooled ones that start moving before the next update, off).
+  void update(traffic::Simulation& sim, const crowd::Viewer& viewer);
   /// The level of an entity (off when never assigned; high when disabled).
   std::uint8_t level(std::uint32_t id) const {
     if (!config().enabled) return static_cast<std::uint8_t>(crowd::Lod::high);

@@ -129,6 +129,10 @@ Result<LanesFile> parse_lanes_json(const std::string& text, const std::string& n
 LanePose lane_pose(const Network& net, LaneId lane, double s_m, double lateral_m = 0.0);
 /// lane_pose(net, lane, s_m).position, without the heading.
 Vec3 lane_point(const Network& net, LaneId lane, double s_m);
+/// The last point of a lane's centre line.
+inline Vec3 lane_end_point(const Network& net, LaneId lane) {
+  return net.points[net.point_begin[lane + 1] - 1];
+}
 
 /// How many vehicles of the given length (plus min_gap_m) fit end to end on the spawn lanes.
 std::uint64_t lane_capacity(const Network& net, double vehicle_length_m, double min_gap_m);
