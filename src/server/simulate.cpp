@@ -458,6 +458,7 @@ Result<SimulateReport> run_simulation(const SimulateOptions& opt) {
                       {"seconds", partition_s}};
     j["per_rank"] = per;
     j["halo_lanes"] = share.halo_lanes;
+    j["row_passes"] = share.row_passes;
     std::uint64_t migrations = 0;
     for (const auto& r : rank_s)
       migrations += static_cast<std::uint64_t>(r[5]);

@@ -143,6 +143,22 @@ std::size_t World::count(const Query& q) const {
   return n;
 }
 
+World::Place World::place(std::uint32_t index) const {
+  if (index >= m_slots.size() || !m_slots[index].alive) return Place{};
+  return Place{m_slots[index].archetype, m_slots[index].row};
+}
+
+std::vector<std::uint32_t> World::first_rows(const Query& q) const {
+  std::vector<std::uint32_t> out(m_archetypes.size(), kNowhere);
+  std::uint32_t n = 0;
+  for (std::size_t a = 0; a < m_archetypes.size(); ++a) {
+    if (!q.matches(m_archetypes[a]->mask())) continue;
+    out[a] = n;
+    n += m_archetypes[a]->size();
+  }
+  return out;
+}
+
 void World::tick() {
   CF_ASSERT(!m_in_tick, "tick() is not reentrant");
   m_in_tick = true;

@@ -34,24 +34,29 @@ void build_queues(Simulation::Impl& m) {
     m.chunk_base[c + 1] = m.chunk_base[c] + static_cast<std::uint32_t>(chunks[c].size());
   }
   const std::uint32_t rows = m.chunk_base.back();
-  // Over ranks, only this rank's vehicles and its halo's (share.cpp): the other rows are out of
-  // date, and no queue this rank reads holds them.
+  // Over ranks, only this rank's vehicles and its halo's, the rows the halo exchange listed
+  // (share.cpp): the other rows are out of date, and no queue this rank reads holds them.
   const bool shared = m.ranks != nullptr;
   m.own_aborted = 0;
-  const auto queued = [&](std::uint32_t entity, LaneId lane) {
-    return !shared || m.lane_part[lane] == m.part || m.halo_tick[entity] == m.halo_stamp;
-  };
   std::vector<std::uint32_t> count(lanes + 1, 0);
-  // Over ranks, the queued rows (by chunk, ascending), so the scatter passes over those only.
-  if (shared) m.chunk_queued_rows.resize(chunks.size());
+  // Over ranks, the queued rows by chunk (ascending), so the scatter passes over those only.
+  if (shared) {
+    m.chunk_queued_rows.resize(chunks.size());
+    for (auto& q : m.chunk_queued_rows)
+      q.clear();
+    std::size_t c = 0;
+    for (const std::uint32_t row : m.queued_rows) {
+      while (m.chunk_base[c + 1] <= row)
+        ++c;
+      m.chunk_queued_rows[c].push_back(row - m.chunk_base[c]);
+    }
+  }
   for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const auto ents = chunks[c].entities();
     const auto ls = chunks[c].read<LaneState>();
     const auto lc = chunks[c].read<LaneChange>();
-    if (shared) m.chunk_queued_rows[c].clear();
-    for (std::size_t i = 0; i < ls.size(); ++i) {
-      if (!queued(ents[i].index, ls[i].lane)) continue;
-      if (shared) m.chunk_queued_rows[c].push_back(static_cast<std::uint32_t>(i));
+    const std::size_t n = shared ? m.chunk_queued_rows[c].size() : ls.size();
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = shared ? m.chunk_queued_rows[c][k] : k;
       ++count[ls[i].lane];
       if (lc[i].target != kNoLane) ++count[lc[i].target];
     }
@@ -64,8 +69,15 @@ void build_queues(Simulation::Impl& m) {
   m.entries.resize(m.lane_begin.back());
   std::vector<std::uint32_t> entry_row(m.entries.size());
   std::vector<std::uint32_t> cursor(m.lane_begin.begin(), m.lane_begin.end() - 1);
-  m.row_slot.assign(rows, kNone);
-  m.row_ghost.assign(rows, kNone);
+  // Every queued row's slot is written below (over ranks, only those are read: the others'
+  // are left as they were rather than all reset).
+  if (shared) {
+    m.row_slot.resize(rows);
+    m.row_ghost.resize(rows);
+  } else {
+    m.row_slot.assign(rows, kNone);
+    m.row_ghost.assign(rows, kNone);
+  }
   if (shared) m.chunk_own_rows.resize(chunks.size());
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const auto ents = chunks[c].entities();
@@ -81,6 +93,7 @@ void build_queues(Simulation::Impl& m) {
       if (shared && m.lane_part[ls[i].lane] == m.part)
         m.chunk_own_rows[c].push_back(static_cast<std::uint32_t>(i));
       const std::uint32_t row = m.chunk_base[c] + static_cast<std::uint32_t>(i);
+      if (shared) m.row_ghost[row] = kNone;
       const LaneState now = extrapolated(m, ents[i].index, ls[i]);
       QueueEntry e;
       e.s_m = now.s_m;

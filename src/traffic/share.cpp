@@ -12,6 +12,7 @@
 // rank, so the whole state reads as one process holds it, bit for bit, for any rank count.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -182,6 +183,25 @@ struct Rows {
   }
 };
 
+/// A set of rows, each marked once or more, read back ascending (a bit per row: clearing and
+/// reading it costs 1/64 of a pass over the rows).
+class RowMarks {
+ public:
+  explicit RowMarks(std::uint32_t rows) : m_bits((rows + 63) / 64, 0) {}
+  void mark(std::uint32_t row) { m_bits[row >> 6U] |= std::uint64_t{1} << (row & 63U); }
+  template <class F>
+  void each(F&& f) const {
+    for (std::size_t w = 0; w < m_bits.size(); ++w) {
+      for (std::uint64_t x = m_bits[w]; x != 0; x &= x - 1) {
+        f(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(x))));
+      }
+    }
+  }
+
+ private:
+  std::vector<std::uint64_t> m_bits;
+};
+
 /// What one rank sent this one, read whole (a short or long message stops the job).
 template <class Read>
 void read_message(Simulation::Impl& m, const std::string& bytes, std::uint16_t from,
@@ -220,63 +240,102 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
   const Rows rows(m.world);
   const auto size = static_cast<std::size_t>(m.ranks->size());
-  const auto stamp = static_cast<std::uint32_t>(ctx.tick + 1);
-  m.halo_stamp = stamp;
+  m.halo_stamp = static_cast<std::uint32_t>(ctx.tick + 1);
   std::vector<ByteWriter> to(size);
   std::vector<std::uint64_t> count(size, 0);
-  // 1. Per rank, a count, then records (kind, then the record); the count is put in front at
+  // 1. The rows this rank holds: those of the vehicles it drove last tick and placed since,
+  // found by their ids (a vehicle pooled since is no longer a row); after share() and
+  // gather_state(), which change rows wholesale, every row's (then the moving vehicles' ids
+  // are summed afresh too).
+  RowMarks candidates(rows.size());
+  if (m.held_known) {
+    m.moving_ids += m.moving_ids_change;
+    const std::vector<std::uint32_t> first = m.world.first_rows(moving_query(m.world));
+    const auto mark = [&](std::uint32_t e) {
+      const sim::World::Place at = m.world.place(e);
+      if (at.archetype == sim::World::kNowhere || first[at.archetype] == sim::World::kNowhere)
+        return;
+      candidates.mark(first[at.archetype] + at.row);
+    };
+    for (const std::uint32_t e : m.held)
+      mark(e);
+    for (const std::uint32_t e : m.placed_here)
+      mark(e);
+  } else {
+    ++m.share_stats.row_passes;
+    m.moving_ids = 0;
+    for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+      const Rows::Columns& col = rows.cols[c];
+      for (std::size_t i = 0; i < col.ents.size(); ++i) {
+        const std::uint32_t e = col.ents[i].index;
+        m.moving_ids += held_id(e);
+        if (holds(m, e, col.lane[i].lane))
+          candidates.mark(rows.base[c] + static_cast<std::uint32_t>(i));
+      }
+    }
+  }
+  m.moving_ids_change = 0;
+  m.held_known = true;
+  m.held.clear();
+  m.placed_here.clear();
+  RowMarks queued(rows.size());  // This rank's rows and its halo's.
+  // 2. Per rank, a count, then records (kind, then the record); the count is put in front at
   // the end.
   std::uint64_t migrated = 0;
   const bool coarse = !m.moved_tick.empty();
   const auto last = static_cast<std::uint32_t>(ctx.tick);  // moved_tick of one driven last tick
-  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+  std::size_t c = 0;
+  candidates.each([&](std::uint32_t row) {
+    while (rows.base[c + 1] <= row)
+      ++c;
+    const std::size_t i = row - rows.base[c];
     const Rows::Columns& col = rows.cols[c];
-    for (std::size_t i = 0; i < col.ents.size(); ++i) {
-      const std::uint32_t e = col.ents[i].index;
-      const LaneId lane = col.lane[i].lane;
-      const bool migrant = m.migrant[e] != 0U;
-      if (m.lane_part[lane] != m.part && !migrant) continue;  // Not this rank's to send.
-      const std::uint32_t row = rows.base[c] + static_cast<std::uint32_t>(i);
-      if (migrant) {
-        m.migrant[e] = 0;
-        ++migrated;
-        const std::uint16_t r = m.lane_part[lane];
-        to[r].put(kHandedOver);
-        to[r].put(rows.record(m, c, i));
-        if (!col.trip.empty()) to[r].put_vector(m.routes[e]);
-        ++count[r];
-      }
-      if (m.halo_begin[lane] == m.halo_begin[lane + 1]) continue;
-      // A vehicle neither driven nor touched by the queues last tick is where it was: it sat
-      // on this lane then too, held by this rank, and went to the same halos (an `off` vehicle
-      // between its steps). Its row number says it is still there.
-      const bool still = coarse && !migrant && m.moved_tick[e] != last && m.touched[e] != last;
-      HaloRecord h;
-      if (!still) {
-        h.row = row;
-        h.entity = e;
-        h.lane = col.lane[i];
-        h.change = col.change[i];
-        h.stopped_s = col.driver[i].stopped_s;
-        if (coarse) h.moved_tick = m.moved_tick[e];
-      }
-      for (std::uint32_t q = m.halo_begin[lane]; q < m.halo_begin[lane + 1]; ++q) {
-        const std::uint16_t r = m.halo_ranks[q];
-        if (r == m.part) {
-          m.halo_tick[e] = stamp;  // Driven here onto a lane of this rank's halo.
-          continue;
-        }
-        if (still) {
-          to[r].put(kStillHere);
-          to[r].put(row);
-        } else {
-          to[r].put(kHalo);
-          to[r].put(h);
-        }
-        ++count[r];
-      }
+    const std::uint32_t e = col.ents[i].index;
+    const LaneId lane = col.lane[i].lane;
+    const bool migrant = m.migrant[e] != 0U;
+    if (m.lane_part[lane] != m.part && !migrant) return;  // Not this rank's to send.
+    if (migrant) {
+      m.migrant[e] = 0;
+      ++migrated;
+      const std::uint16_t r = m.lane_part[lane];
+      to[r].put(kHandedOver);
+      to[r].put(rows.record(m, c, i));
+      if (!col.trip.empty()) to[r].put_vector(m.routes[e]);
+      ++count[r];
+    } else {
+      m.held.push_back(e);
+      queued.mark(row);
     }
-  }
+    if (m.halo_begin[lane] == m.halo_begin[lane + 1]) return;
+    // A vehicle neither driven nor touched by the queues last tick is where it was: it sat
+    // on this lane then too, held by this rank, and went to the same halos (an `off` vehicle
+    // between its steps). Its row number says it is still there.
+    const bool still = coarse && !migrant && m.moved_tick[e] != last && m.touched[e] != last;
+    HaloRecord h;
+    if (!still) {
+      h.row = row;
+      h.entity = e;
+      h.lane = col.lane[i];
+      h.change = col.change[i];
+      h.stopped_s = col.driver[i].stopped_s;
+      if (coarse) h.moved_tick = m.moved_tick[e];
+    }
+    for (std::uint32_t q = m.halo_begin[lane]; q < m.halo_begin[lane + 1]; ++q) {
+      const std::uint16_t r = m.halo_ranks[q];
+      if (r == m.part) {
+        queued.mark(row);  // Driven here onto a lane of this rank's halo.
+        continue;
+      }
+      if (still) {
+        to[r].put(kStillHere);
+        to[r].put(row);
+      } else {
+        to[r].put(kHalo);
+        to[r].put(h);
+      }
+      ++count[r];
+    }
+  });
   std::vector<std::string> out(size);
   std::uint64_t sent = 0;
   for (std::size_t r = 0; r < size; ++r) {
@@ -304,34 +363,38 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
         if (kind == kStillHere) {
           std::uint32_t row = 0;
           get_or_fail(m, in, row, from, "halo row");
-          const auto [c, i] = rows.locate(m, row, kNone, kNone, from);
-          m.halo_tick[rows.cols[c].ents[i].index] = stamp;
+          rows.locate(m, row, kNone, kNone, from);
+          queued.mark(row);
         } else if (kind == kHalo) {
           HaloRecord h;
           get_or_fail(m, in, h, from, "halo row");
-          const auto [c, i] = rows.locate(m, h.row, h.entity, h.lane.lane, from);
-          const Rows::Columns& col = rows.cols[c];
-          col.lane[i] = h.lane;
-          col.change[i] = h.change;
-          col.driver[i].stopped_s = h.stopped_s;
+          const auto [hc, hi] = rows.locate(m, h.row, h.entity, h.lane.lane, from);
+          const Rows::Columns& col = rows.cols[hc];
+          col.lane[hi] = h.lane;
+          col.change[hi] = h.change;
+          col.driver[hi].stopped_s = h.stopped_s;
           if (!m.moved_tick.empty()) m.moved_tick[h.entity] = h.moved_tick;
-          m.halo_tick[h.entity] = stamp;
+          queued.mark(h.row);
         } else if (kind == kHandedOver) {
           RowRecord rec;
           get_or_fail(m, in, rec, from, "handed-over vehicle");
-          const std::size_t c = rows.write(m, rec, from);
+          const std::size_t hc = rows.write(m, rec, from);
           if (m.lane_part[rec.lane.lane] != m.part) {
             fail(m, "rank " + std::to_string(r) + " handed over a vehicle on another's lane");
           }
-          if (!rows.cols[c].trip.empty() && !in.get_vector(m.routes[rec.entity])) {
+          if (!rows.cols[hc].trip.empty() && !in.get_vector(m.routes[rec.entity])) {
             fail(m, "short route from rank " + std::to_string(r));
           }
+          m.held.push_back(rec.entity);
+          queued.mark(rec.row);
         } else {
           fail(m, "rank " + std::to_string(r) + " sent a halo record of unknown kind");
         }
       }
     });
   }
+  m.queued_rows.clear();
+  queued.each([&](std::uint32_t row) { m.queued_rows.push_back(row); });
   ShareStats& st = m.share_stats;
   st.migrations += migrated;
   st.bytes[m.part] += sent;
@@ -360,16 +423,12 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
     own += n;
   // A sum of the hashed ids of the vehicles this rank held (those it drove, wherever they
   // ended: one driven onto another rank's lane is this rank's until handed over): with the
-  // count, it shows a vehicle lost or held by two ranks, whatever the order of the sums.
+  // count, it shows a vehicle lost or held by two ranks, whatever the order of the sums. The
+  // sum over every moving vehicle is kept as vehicles are pooled and placed (moving_ids).
   std::uint64_t ids = 0;
-  std::uint64_t all_ids = 0;  // The same over every moving vehicle.
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
-    const Rows::Columns& col = rows.cols[c];
-    for (std::size_t i = 0; i < col.ents.size(); ++i) {
-      const std::uint64_t h = hash_combine(0x5eed, col.ents[i].index);
-      all_ids += h;
-      if (holds(m, col.ents[i].index, col.lane[i].lane)) ids += h;
-    }
+    for (const std::uint32_t i : m.chunk_own_rows[rows.chunks[c].ordinal()])
+      ids += held_id(rows.cols[c].ents[i].index);
   }
   TickSums mine{delta, m.own_aborted, m.sum_distance, m.sum_speed, m.sum_driven, own, ids, 0};
   for (const auto& p : m.chunk_pooled)
@@ -378,8 +437,10 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
   for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
     const std::uint32_t o = rows.chunks[c].ordinal();
     for (const std::uint32_t row : m.chunk_pooled[o]) {
+      const std::uint32_t e = rows.cols[c].ents[row - rows.base[c]].index;
       w.put(rows.record(m, c, row - rows.base[c]));
-      m.migrant[rows.cols[c].ents[row - rows.base[c]].index] = 0;
+      m.migrant[e] = 0;
+      m.moving_ids_change -= held_id(e);
     }
   }
   m.counters.lane_changes_aborted += m.own_aborted;
@@ -406,10 +467,11 @@ void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
       get_or_fail(m, in, rec, r, "pooled vehicle");
       const std::size_t c = rows.write(m, rec, r);
       out.add(rows.cols[c].ents[rec.row - rows.base[c]], Pooled{});
+      m.moving_ids_change -= held_id(rec.entity);
     }
   });
   // Every moving vehicle driven by exactly one rank: none lost, none held twice.
-  if (total_own != rows.size() || total_ids != all_ids) {
+  if (total_own != rows.size() || total_ids != m.moving_ids) {
     fail(m, std::to_string(total_own) + " vehicles were held by the ranks this tick, of " +
                 std::to_string(rows.size()) + " moving" +
                 (total_own == rows.size() ? " (the same count, but not the same vehicles)" : "") +
@@ -607,6 +669,7 @@ void gather_state(Simulation::Impl& m) {
     fail(m, "the ranks hold " + std::to_string(total) + " of " + std::to_string(rows.size()) +
                 " moving vehicles");
   }
+  m.held_known = false;  // Vehicles handed over here: the next tick finds its rows afresh.
 }
 
 }  // namespace detail
@@ -712,8 +775,8 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
     if (!holders[l].empty()) ++st.halo_lanes;
   }
   m.migrant.assign(m.routes.size(), 0);
-  m.halo_tick.assign(m.routes.size(), 0);
   m.touched.assign(m.routes.size(), 0);
+  m.held_known = false;
   finish_populate(m);  // The initial trips, each routed by the rank of its lane.
   // The exchange figures are the ticks': the set-up's exchange (and the waits in it for the
   // slowest rank's routing) is not theirs.

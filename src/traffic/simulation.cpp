@@ -569,7 +569,6 @@ void Simulation::set_vehicle_count(std::uint32_t n) {
   m.routes.resize(m.world.entity_count() + 1);
   if (m.ranks != nullptr) {
     m.migrant.resize(m.routes.size(), 0);
-    m.halo_tick.resize(m.routes.size(), 0);
     m.touched.resize(m.routes.size(), 0);
   }
   if (!m.moved_tick.empty()) {

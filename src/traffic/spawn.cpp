@@ -450,6 +450,10 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
     out.remove<Pooled>(ent);
     // Its state is new at the end of this tick.
     if (!m.moved_tick.empty()) m.moved_tick[ent.index] = static_cast<std::uint32_t>(ctx.tick + 1);
+    if (shared) {  // Moving from this tick's end; the rank of its lane holds it (share.cpp).
+      m.moving_ids_change += held_id(ent.index);
+      if (here) m.placed_here.push_back(ent.index);
+    }
   }
 }
 

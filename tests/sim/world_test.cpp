@@ -130,6 +130,43 @@ TEST(SimWorld, QueryVisitsExactlyMatchingEntities) {
   EXPECT_EQ(world.count(world.query<Velocity>()), 3750U);
 }
 
+// place() and first_rows() give an entity's row among a query's rows in chunks() order, after
+// removals (swap-and-pop) and moves between archetypes; a dead index has no place.
+TEST(SimWorld, PlacesAreTheRowsOfTheQuerysChunks) {
+  World world;
+  test::register_all(world);
+  std::vector<Entity> all;
+  for (std::uint32_t i = 0; i < 3000; ++i) {
+    all.push_back(i % 3 == 0   ? world.spawn(Position{}, Velocity{}, Tag{i})
+                  : i % 3 == 1 ? world.spawn(Position{}, Velocity{})
+                               : world.spawn(Position{}));
+  }
+  for (std::uint32_t i = 0; i < 3000; i += 7)
+    world.despawn(all[i]);
+  for (std::uint32_t i = 1; i < 3000; i += 11)
+    world.add(all[i], Tag{i});  // Moved to the tagged archetype (where it matches).
+  const Query q = world.query<Position, Velocity>();
+  const std::vector<std::uint32_t> first = world.first_rows(q);
+  std::uint32_t row = 0;
+  std::size_t seen = 0;
+  for (const ChunkView& c : world.chunks(q)) {
+    for (const Entity e : c.entities()) {
+      const World::Place at = world.place(e.index);
+      ASSERT_NE(at.archetype, World::kNowhere);
+      ASSERT_LT(at.archetype, first.size());
+      EXPECT_EQ(first[at.archetype] + at.row, row) << "entity " << e.index;
+      ++row;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, world.count(q));
+  EXPECT_EQ(world.place(all[7].index).archetype, World::kNowhere) << "despawned";
+  EXPECT_EQ(world.place(99999).archetype, World::kNowhere) << "never spawned";
+  const World::Place only_position = world.place(all[2].index);
+  ASSERT_NE(only_position.archetype, World::kNowhere);
+  EXPECT_EQ(first[only_position.archetype], World::kNowhere) << "its archetype does not match";
+}
+
 TEST(SimWorld, ChunkColumnsAreWritable) {
   World world;
   test::register_all(world);

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -131,7 +132,11 @@ void after_tick(Simulation& sim, int t, RunResult& out, int gather_every = kGath
 
 /// One process; `later` with `share_one`: the initial trips routed by share() over one rank,
 /// without it by the first tick.
-RunResult run_alone(std::uint32_t vehicles, int ticks, bool later = false, bool share_one = false) {
+/// What a run does before each tick (e.g. change the vehicle count), on every rank alike.
+using BeforeTick = std::function<void(Simulation&, int)>;
+
+RunResult run_alone(std::uint32_t vehicles, int ticks, bool later = false, bool share_one = false,
+                    const BeforeTick& before = {}) {
   const Network net = traffic::testing::make_grid(spec()).net;
   Result<std::unique_ptr<Simulation>> sim = Simulation::create(net, config(vehicles, later), {}, 5);
   EXPECT_TRUE(sim.ok());
@@ -142,6 +147,7 @@ RunResult run_alone(std::uint32_t vehicles, int ticks, bool later = false, bool 
   set_levels(**sim);
   RunResult out;
   for (int t = 0; t < ticks; ++t) {
+    if (before) before(**sim, t);
     (*sim)->tick();
     after_tick(**sim, t, out);
   }
@@ -151,7 +157,8 @@ RunResult run_alone(std::uint32_t vehicles, int ticks, bool later = false, bool 
 
 /// The same run on `np` thread ranks: every rank's result.
 std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks,
-                                  int gather_every = kGatherEvery, bool later = false) {
+                                  int gather_every = kGatherEvery, bool later = false,
+                                  const BeforeTick& before = {}) {
   ThreadJob job(np);
   std::vector<RunResult> runs(static_cast<std::size_t>(np));
   // One partition for all (METIS keeps global state: it is not called from several threads).
@@ -169,6 +176,7 @@ std::vector<RunResult> run_shared(int np, std::uint32_t vehicles, int ticks,
       set_levels(**sim);
       RunResult& out = runs[static_cast<std::size_t>(r)];
       for (int t = 0; t < ticks; ++t) {
+        if (before) before(**sim, t);
         (*sim)->tick();
         after_tick(**sim, t, out, gather_every);
       }
@@ -295,6 +303,9 @@ TEST(TrafficShare, SameStateEveryTickOnOneToThreeRanks) {
     EXPECT_EQ(updates, alone.stats.vehicle_updates);
     EXPECT_GT(s.migrations, 0U);
     EXPECT_EQ(s.exchanges, static_cast<std::uint64_t>(kTicks));
+    // A rank found the rows it holds by passing over every row only at the first tick and after
+    // each gather (at ticks 99, 199 and 299); in the other ticks from the vehicles it drove.
+    EXPECT_EQ(s.row_passes, static_cast<std::uint64_t>(kTicks / kGatherEvery));
     EXPECT_EQ(runs[1].share.updates, s.updates);
   }
 }
@@ -315,6 +326,39 @@ TEST(TrafficShare, GatheringEveryTickHandsTheSameVehiclesOver) {
   EXPECT_EQ(handed(every), handed(sparse));
   EXPECT_EQ(every[0].figures, sparse[0].figures);
   EXPECT_EQ(every[0].hashes.back(), sparse[1].hashes.back());
+  EXPECT_EQ(every[0].share.row_passes, static_cast<std::uint64_t>(kTicks));
+  EXPECT_EQ(sparse[0].share.row_passes, 2U);
+}
+
+// The rows a rank holds are kept from tick to tick as vehicles are pooled (trips ended, or too
+// many: the count lowered) and placed (the count raised, in large batches): the same every tick
+// as one process, and a vehicle lost from them or kept twice would stop the job.
+TEST(TrafficShare, ChangingTheVehicleCountKeepsEveryTickTheSame) {
+  constexpr int kTicks = 300;
+  const BeforeTick change = [](Simulation& sim, int t) {
+    if (t == 40) sim.set_vehicle_count(250);
+    if (t == 90) sim.set_vehicle_count(900);
+    if (t == 160) sim.set_vehicle_count(500);
+  };
+  const RunResult alone = run_alone(600, kTicks, false, false, change);
+  EXPECT_LT(alone.stats.vehicles_moving, 600U) << "the last change took effect";
+  for (int np = 2; np <= 3; ++np) {
+    const std::vector<RunResult> runs = run_shared(np, 600, kTicks, kGatherEvery, false, change);
+    for (int r = 0; r < np; ++r) {
+      const RunResult& run = runs[static_cast<std::size_t>(r)];
+      ASSERT_EQ(run.figures.size(), alone.figures.size());
+      for (std::size_t t = 0; t < alone.figures.size(); ++t) {
+        ASSERT_EQ(run.figures[t], alone.figures[t])
+            << "np " << np << " rank " << r << " tick " << t;
+      }
+      EXPECT_EQ(run.hashes, alone.hashes) << "np " << np << " rank " << r;
+      EXPECT_EQ(run.placed, alone.placed) << "np " << np << " rank " << r;
+    }
+    // Lowering the count pools the surplus from a gathered state (twice), and the ticks after
+    // those and the gathers at 99 and 199 pass over every row; the others do not (the gather
+    // after tick 299 has no tick after it).
+    EXPECT_EQ(runs[0].share.row_passes, 5U) << "np " << np;
+  }
 }
 
 TEST(TrafficShare, APartitionMustFitTheRanksAndTheNetwork) {

@@ -116,6 +116,20 @@ class World {
   void parallel_for_each_chunk(const Query& q, const std::function<void(const ChunkView&)>& f);
   /// Entities matching q.
   [[nodiscard]] std::size_t count(const Query& q) const;
+  /// Where a live entity is stored: its archetype (in creation order) and its row there.
+  struct Place {
+    std::uint32_t archetype = kNowhere;  ///< kNowhere: no live entity has the index.
+    std::uint32_t row = 0;
+  };
+  static constexpr std::uint32_t kNowhere = 0xffffffffU;
+  /// The place of the live entity with this index (generations aside), in O(1): a tool to find
+  /// a few known entities' rows without passing over every chunk. Valid until the next
+  /// structural change.
+  [[nodiscard]] Place place(std::uint32_t index) const;
+  /// Per archetype (creation order): the position of its first row among the rows of `q`'s
+  /// chunks taken in chunks() order, or kNowhere when it does not match q. An entity at `place`
+  /// is then row first_rows[archetype] + row of the query.
+  [[nodiscard]] std::vector<std::uint32_t> first_rows(const Query& q) const;
 
   // -- Ticking -------------------------------------------------------------------------------
   Schedule& schedule() { return m_schedule; }

@@ -177,11 +177,15 @@ struct ShareStats {
   std::vector<std::uint64_t> bytes;    ///< [this rank]: bytes it sent, summed over ticks.
   std::uint64_t migrations = 0;        ///< Vehicles this rank handed over to another (whole).
   std::uint64_t exchanges = 0;         ///< Ticks exchanged.
-  std::uint32_t halo_lanes = 0;        ///< Lanes in some other rank's halo.
-  std::uint64_t halo_bytes = 0;        ///< This rank's bytes of halo and handed-over vehicles.
-  double exchange_s = 0;               ///< This rank's wall time in exchanges (waits included).
-  double pack_s = 0;                   ///< Of exchange_s: writing this rank's messages.
-  double transfer_s = 0;               ///< Of exchange_s: the halo's all-to-all (waits included).
+  /// Ticks whose halo exchange passed over every moving vehicle's row to find this rank's (the
+  /// first, and the first after each gather_state()); the others find them from the vehicles
+  /// the rank drove in the tick before and placed since.
+  std::uint64_t row_passes = 0;
+  std::uint32_t halo_lanes = 0;  ///< Lanes in some other rank's halo.
+  std::uint64_t halo_bytes = 0;  ///< This rank's bytes of halo and handed-over vehicles.
+  double exchange_s = 0;         ///< This rank's wall time in exchanges (waits included).
+  double pack_s = 0;             ///< Of exchange_s: writing this rank's messages.
+  double transfer_s = 0;         ///< Of exchange_s: the halo's all-to-all (waits included).
 };
 
 /// Per-vehicle view for tests, tools and recordings.

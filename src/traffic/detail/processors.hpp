@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "cityforge/core/rng.hpp"
 #include "traffic/detail/state.hpp"
 
 namespace cityforge::traffic::detail {
@@ -26,6 +27,9 @@ inline float mapped_s(const Network& net, LaneId from, LaneId to, float s) {
 inline bool holds(const Simulation::Impl& m, std::uint32_t entity, LaneId lane) {
   return m.lane_part[lane] == m.part || m.migrant[entity] != 0U;
 }
+
+/// A vehicle's id hashed, for the sums that show every moving vehicle held by one rank.
+inline std::uint64_t held_id(std::uint32_t entity) { return hash_combine(0x5eed, entity); }
 
 /// Number of queue entries of a lane.
 inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
@@ -78,7 +82,7 @@ inline float waited_s(const Simulation::Impl& m, std::uint32_t entity, const Lan
 
 /// 0. Partitioned over ranks (share.cpp): this rank's vehicles go to the ranks whose halo holds
 /// their lane, and the vehicles it drove onto another rank's lanes to that rank, whole; the
-/// others' are written into place (halo_tick marks the halo's rows).
+/// others' are written into place, and the rows this tick's queues hold listed (queued_rows).
 void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx);
 /// 1. Lane queues from the components (queues.cpp). Writes LaneChange (refused ghosts). Over
 /// ranks, only this rank's vehicles and its halo's are queued.

@@ -221,15 +221,27 @@ struct Simulation::Impl {
   /// (their halo): its vehicles go to them at every tick's start.
   std::vector<std::uint32_t> halo_begin;
   std::vector<std::uint16_t> halo_ranks;
-  /// Per entity: 1 + the tick whose halo message carried it here (its row is current and in
-  /// this tick's queues though its lane is another rank's); 0: never.
-  std::vector<std::uint32_t> halo_tick;
   /// Per entity: driven here last tick onto another rank's lane (sent to it at the next start).
   std::vector<std::uint8_t> migrant;
   /// Per entity: 1 + the tick whose queues called its lane change off (a change to its row
   /// besides driving, which its halo's holders must be sent).
   std::vector<std::uint32_t> touched;
-  std::uint32_t halo_stamp = 0;   ///< This tick's halo_tick value.
+  /// Entity indices: the vehicles this rank drove in the last tick (on its lanes at its
+  /// queues), and those the last respawn placed on its lanes. The next halo exchange finds the
+  /// rows this rank holds from these instead of passing over every vehicle's row.
+  std::vector<std::uint32_t> held;
+  std::vector<std::uint32_t> placed_here;
+  /// Whether `held` and `placed_here` are known (not after share() or gather_state(), which
+  /// change rows wholesale: the next halo exchange then passes over every row once).
+  bool held_known = false;
+  /// This tick's queued rows (global, ascending): this rank's vehicles and its halo's.
+  std::vector<std::uint32_t> queued_rows;
+  /// The hashed ids of the moving vehicles at this tick's start, summed (what the ids of the
+  /// vehicles the ranks held must add up to), and what this tick's pools and respawns change
+  /// that by (applied at the next tick's start).
+  std::uint64_t moving_ids = 0;
+  std::uint64_t moving_ids_change = 0;
+  std::uint32_t halo_stamp = 0;   ///< 1 + this tick (`touched`'s value for it).
   std::uint64_t own_aborted = 0;  ///< Lane changes called off this tick on this rank's rows.
   ShareStats share_stats;
 
