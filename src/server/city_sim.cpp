@@ -254,6 +254,8 @@ void VehicleLod::update(traffic::Simulation& sim, const crowd::Viewer& viewer) {
       m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
     return;
   }
+  // The vehicles within reach only (every other one is off, whatever the assigner would say,
+  // so the levels are those of assigning them all): the work of those, not of every vehicle.
   const std::vector<traffic::VehicleSample> vs = sim.positions(viewer.position, reach_m());
   m_pos.resize(vs.size());
   m_lv.resize(vs.size());
@@ -263,16 +265,22 @@ void VehicleLod::update(traffic::Simulation& sim, const crowd::Viewer& viewer) {
     m_lv[i] = m_levels[vs[i].id];
   }
   m_assigner.assign(m_pos, viewer, m_lv);
-  for (std::size_t i = 0; i < vs.size(); ++i)
+  for (const std::uint32_t id : m_ids)  // Near last time: off unless near now.
+    m_levels[id] = crowd::Lod::off;
+  m_ids.resize(vs.size());
+  m_bytes.resize(vs.size());
+  for (std::size_t i = 0; i < vs.size(); ++i) {
     m_levels[vs[i].id] = m_lv[i];
-  m_bytes.resize(m_levels.size());
-  for (std::size_t i = 0; i < m_levels.size(); ++i)
-    m_bytes[i] = static_cast<std::uint8_t>(m_levels[i]);
-  sim.set_lod(m_bytes);
-  for (std::size_t k = 0; k < crowd::kLods; ++k) {
-    m_per_lod[k] = m_assigner.counts()[k];
-    m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
+    m_ids[i] = vs[i].id;
+    m_bytes[i] = static_cast<std::uint8_t>(m_lv[i]);
   }
+  sim.set_lod_near(m_ids, m_bytes);
+  std::copy_n(m_assigner.counts(), crowd::kLods, m_per_lod.begin());
+  const std::uint32_t moving = sim.stats().vehicles_moving;
+  m_per_lod[static_cast<std::size_t>(crowd::Lod::off)] +=
+      moving - std::min<std::uint32_t>(moving, static_cast<std::uint32_t>(vs.size()));
+  for (std::size_t k = 0; k < crowd::kLods; ++k)
+    m_per_lod_max[k] = std::max(m_per_lod_max[k], m_per_lod[k]);
 }
 
 }  // namespace cityforge::server

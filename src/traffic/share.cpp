@@ -232,9 +232,74 @@ void swap_messages(Simulation::Impl& m, const std::string& mine, const char* wha
   st.exchange_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Marks the rows of the vehicles this rank may hold: those it drove in the last tick and
+/// placed since, found by their ids (a vehicle pooled since is no longer a row), when known;
+/// else (after share() and gather_state(), which change rows wholesale) every row it holds.
+void mark_held(Simulation::Impl& m, const Rows& rows, RowMarks& marks) {
+  if (m.held_known) {
+    const std::vector<std::uint32_t> first = m.world.first_rows(moving_query(m.world));
+    const auto mark = [&](std::uint32_t e) {
+      const sim::World::Place at = m.world.place(e);
+      if (at.archetype == sim::World::kNowhere || first[at.archetype] == sim::World::kNowhere)
+        return;
+      marks.mark(first[at.archetype] + at.row);
+    };
+    for (const std::uint32_t e : m.held)
+      mark(e);
+    for (const std::uint32_t e : m.placed_here)
+      mark(e);
+    return;
+  }
+  for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
+    const Rows::Columns& col = rows.cols[c];
+    for (std::size_t i = 0; i < col.ents.size(); ++i) {
+      if (holds(m, col.ents[i].index, col.lane[i].lane))
+        marks.mark(rows.base[c] + static_cast<std::uint32_t>(i));
+    }
+  }
+}
+
 }  // namespace
 
 namespace detail {
+
+std::vector<std::uint32_t> held_rows(Simulation::Impl& m) {
+  const Rows rows(m.world);
+  RowMarks marks(rows.size());
+  mark_held(m, rows, marks);
+  std::vector<std::uint32_t> out;
+  std::size_t c = 0;
+  marks.each([&](std::uint32_t row) {
+    while (rows.base[c + 1] <= row)
+      ++c;
+    const std::size_t i = row - rows.base[c];
+    if (holds(m, rows.cols[c].ents[i].index, rows.cols[c].lane[i].lane)) out.push_back(row);
+  });
+  return out;
+}
+
+void gather_near(Simulation::Impl& m, std::vector<VehicleSample>& near) {
+  ByteWriter w;
+  w.reserve(sizeof(std::uint64_t) + near.size() * sizeof(VehicleSample));
+  w.put(static_cast<std::uint64_t>(near.size()));
+  for (const VehicleSample& s : near)
+    w.put(s);
+  swap_messages(m, w.bytes(), "position exchange", [&](std::uint16_t r, ByteReader& in) {
+    std::uint64_t n = 0;
+    get_or_fail(m, in, n, r, "position message");
+    for (std::uint64_t k = 0; k < n; ++k) {
+      VehicleSample s;
+      get_or_fail(m, in, s, r, "position message");
+      near.push_back(s);
+    }
+  });
+  std::sort(near.begin(), near.end(),
+            [](const VehicleSample& a, const VehicleSample& b) { return a.id < b.id; });
+  for (std::size_t k = 1; k < near.size(); ++k) {
+    if (near[k].id == near[k - 1].id)
+      fail(m, "two ranks placed vehicle " + std::to_string(near[k].id));
+  }
+}
 
 void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -243,35 +308,18 @@ void exchange_halo(Simulation::Impl& m, const sim::TickContext& ctx) {
   m.halo_stamp = static_cast<std::uint32_t>(ctx.tick + 1);
   std::vector<ByteWriter> to(size);
   std::vector<std::uint64_t> count(size, 0);
-  // 1. The rows this rank holds: those of the vehicles it drove last tick and placed since,
-  // found by their ids (a vehicle pooled since is no longer a row); after share() and
-  // gather_state(), which change rows wholesale, every row's (then the moving vehicles' ids
-  // are summed afresh too).
+  // 1. The rows this rank holds (when the lists are not known, after every row was passed
+  // over: the moving vehicles' ids are summed afresh too).
   RowMarks candidates(rows.size());
+  mark_held(m, rows, candidates);
   if (m.held_known) {
     m.moving_ids += m.moving_ids_change;
-    const std::vector<std::uint32_t> first = m.world.first_rows(moving_query(m.world));
-    const auto mark = [&](std::uint32_t e) {
-      const sim::World::Place at = m.world.place(e);
-      if (at.archetype == sim::World::kNowhere || first[at.archetype] == sim::World::kNowhere)
-        return;
-      candidates.mark(first[at.archetype] + at.row);
-    };
-    for (const std::uint32_t e : m.held)
-      mark(e);
-    for (const std::uint32_t e : m.placed_here)
-      mark(e);
   } else {
     ++m.share_stats.row_passes;
     m.moving_ids = 0;
-    for (std::size_t c = 0; c < rows.chunks.size(); ++c) {
-      const Rows::Columns& col = rows.cols[c];
-      for (std::size_t i = 0; i < col.ents.size(); ++i) {
-        const std::uint32_t e = col.ents[i].index;
-        m.moving_ids += held_id(e);
-        if (holds(m, e, col.lane[i].lane))
-          candidates.mark(rows.base[c] + static_cast<std::uint32_t>(i));
-      }
+    for (const Rows::Columns& col : rows.cols) {
+      for (const sim::Entity e : col.ents)
+        m.moving_ids += held_id(e.index);
     }
   }
   m.moving_ids_change = 0;
@@ -569,7 +617,7 @@ std::uint64_t unpack_held(Simulation::Impl& m, ByteReader& in, std::uint16_t fro
 
 }  // namespace
 
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
                         std::vector<VehicleSample>& out) {
   const auto position = [](VehicleSample& s) -> Vec3& { return s.position; };
   std::vector<std::uint8_t> placed_by = mine;
@@ -578,8 +626,7 @@ void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mi
                 [&](std::uint16_t r, ByteReader& in) {
                   placed += unpack_held(m, in, r, placed_by, out, position);
                 });
-  // With a radius fewer than all (the far ones are at infinity on every rank).
-  if (whole ? placed != out.size() : placed > out.size()) {
+  if (placed != out.size()) {
     fail(m, "the ranks placed " + std::to_string(placed) + " of " + std::to_string(out.size()) +
                 " vehicles");
   }

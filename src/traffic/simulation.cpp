@@ -501,14 +501,45 @@ WalkState Simulation::walk(LaneId crosswalk) const {
   return crosswalk < m_impl->walk.size() ? m_impl->walk[crosswalk] : WalkState::off;
 }
 
-void Simulation::set_lod(std::span<const std::uint8_t> levels) {
-  Impl& m = *m_impl;
-  m.lod.assign(levels.begin(), levels.end());
-  // From the first levels on, every vehicle's last driven tick is kept: its state covers up
-  // to the coming tick now.
+namespace {
+
+/// From the first levels on, every vehicle's last driven tick is kept: its state covers up to
+/// the coming tick now.
+void keep_moved_ticks(Simulation::Impl& m) {
   if (m.moved_tick.empty() && m.off_every > 1) {
     m.moved_tick.assign(m.world.entity_count() + 1, static_cast<std::uint32_t>(m.tick));
   }
+}
+
+}  // namespace
+
+void Simulation::set_lod(std::span<const std::uint8_t> levels) {
+  Impl& m = *m_impl;
+  m.lod.assign(levels.begin(), levels.end());
+  m.lod_near = false;
+  keep_moved_ticks(m);
+}
+
+void Simulation::set_lod_near(std::span<const std::uint32_t> ids,
+                              std::span<const std::uint8_t> levels) {
+  Impl& m = *m_impl;
+  constexpr std::uint8_t kOff = 3;
+  const std::size_t n = m.world.entity_count() + 1;
+  if (!m.lod_near) {  // Levels from set_lod before: every one off to start from.
+    m.lod.assign(n, kOff);
+    m.lod_listed.clear();
+    m.lod_near = true;
+  }
+  if (m.lod.size() < n) m.lod.resize(n, kOff);
+  for (const std::uint32_t e : m.lod_listed)
+    m.lod[e] = kOff;
+  m.lod_listed.clear();
+  for (std::size_t k = 0; k < ids.size() && k < levels.size(); ++k) {
+    if (ids[k] >= m.lod.size()) continue;
+    m.lod[ids[k]] = levels[k];
+    if (levels[k] != kOff) m.lod_listed.push_back(ids[k]);
+  }
+  keep_moved_ticks(m);
 }
 
 void Simulation::set_crosswalk_occupancy(LaneId crosswalk, std::uint32_t pedestrians) {
@@ -581,12 +612,24 @@ namespace {
 /// Where positions() puts the vehicles beyond its radius.
 constexpr double kFar = std::numeric_limits<double>::infinity();
 
-/// The moving vehicles' samples in id order; without `full`, id, kind and position only, and
-/// with `near` those farther than radius_m from it at infinity (not exchanged over ranks).
+/// Where a vehicle's sample is (its centre on its lane, between two lanes while changing),
+/// `centre_s` its centre's arc length (< 0: still on the lane it came from).
+Vec3 sample_point(const Network& net, const LaneState& st, const LaneChange& lc, double centre_s) {
+  Vec3 p = centre_s < 0 && st.prev != kNoLane
+               ? lane_point(net, st.prev, net.length_m[st.prev] + centre_s)
+               : lane_point(net, st.lane, std::max(centre_s, 0.0));
+  if (lc.target != kNoLane) {
+    const Vec3 b =
+        lane_point(net, lc.target,
+                   mapped_s(net, st.lane, lc.target, static_cast<float>(std::max(centre_s, 0.0))));
+    p = p + (b - p) * smoothstep(lc.progress);
+  }
+  return p;
+}
+
+/// The moving vehicles' samples in id order; without `full`, id, kind and position only.
 /// `on_rank0` (with `full`): over ranks, each rank samples the vehicles it holds, for rank 0.
-std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
-                                          const Vec3* near = nullptr, double radius_m = 0,
-                                          bool on_rank0 = false) {
+std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full, bool on_rank0 = false) {
   const Network& net = m.net;
   const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
   // Each vehicle's place in id order (ids are distinct entity indices): counted, not sorted,
@@ -609,40 +652,6 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
   // Positions shared over ranks: each rank places the vehicles on its lanes (share.cpp).
   const bool shared = (!full || on_rank0) && m.ranks != nullptr;
   std::vector<std::uint8_t> mine(shared ? rows : 0);
-  // Near a point only: a lane whose points' box is farther than the radius (and a margin for
-  // rounding) holds no near vehicle, so its vehicles need no lane point (a point between two
-  // of a lane's points, or between two lanes' such points, lies in their boxes).
-  std::vector<std::uint8_t> far_lane;
-  if (near != nullptr) {
-    if (m.lane_box_lo.empty()) {
-      const std::uint32_t lanes = net.lane_count();
-      m.lane_box_lo.assign(lanes, Vec3{});
-      m.lane_box_hi.assign(lanes, Vec3{});
-      for (LaneId l = 0; l < lanes; ++l) {
-        const std::uint32_t b = net.point_begin[l];
-        const std::uint32_t e = net.point_begin[l + 1];
-        Vec3 lo{kFar, kFar, kFar};
-        Vec3 hi{-kFar, -kFar, -kFar};
-        for (std::uint32_t q = b; q < e; ++q) {
-          const Vec3 p = net.points[q];
-          lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
-          hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
-        }
-        if (e == b) lo = hi = Vec3{};  // lane_point gives the origin for a lane without points
-        m.lane_box_lo[l] = lo;
-        m.lane_box_hi[l] = hi;
-      }
-    }
-    far_lane.assign(net.lane_count(), 0);
-    for (LaneId l = 0; l < net.lane_count(); ++l) {
-      const Vec3 lo = m.lane_box_lo[l];
-      const Vec3 hi = m.lane_box_hi[l];
-      const Vec3 d{std::max({lo.x - near->x, 0.0, near->x - hi.x}),
-                   std::max({lo.y - near->y, 0.0, near->y - hi.y}),
-                   std::max({lo.z - near->z, 0.0, near->z - hi.z})};
-      far_lane[l] = length(d) > radius_m + 1.0 ? 1 : 0;
-    }
-  }
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
     const sim::ChunkView& c = chunks[k];
     const auto ents = c.entities();
@@ -660,34 +669,13 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
         }
       } else if (shared) {
         if (!holds(m, ents[i].index, ls[i].lane)) continue;  // Its rank sends it to rank 0.
-        mine[place[ents[i].index]] = 1;
       }
+      if (shared) mine[place[ents[i].index]] = 1;
       const LaneState st = extrapolated(m, ents[i].index, ls[i]);
       const float len = m.length_of(dr[i].type);
       const double centre = st.s_m - 0.5 * len;
-      if (!far_lane.empty()) {
-        const LaneId on = centre < 0 && st.prev != kNoLane ? st.prev : st.lane;
-        if (far_lane[on] != 0U && (lc[i].target == kNoLane || far_lane[lc[i].target] != 0U)) {
-          out[place[ents[i].index]].position = Vec3{kFar, kFar, kFar};
-          continue;
-        }
-      }
       if (!full) {
-        VehicleSample& s = out[place[ents[i].index]];
-        s.position = centre < 0 && st.prev != kNoLane
-                         ? lane_point(net, st.prev, net.length_m[st.prev] + centre)
-                         : lane_point(net, st.lane, std::max(centre, 0.0));
-        if (lc[i].target != kNoLane) {
-          const Vec3 b = lane_point(
-              net, lc[i].target,
-              mapped_s(net, st.lane, lc[i].target, static_cast<float>(std::max(centre, 0.0))));
-          s.position = s.position + (b - s.position) * smoothstep(lc[i].progress);
-        }
-        if (near != nullptr && length(s.position - *near) > radius_m) {
-          s.position = Vec3{kFar, kFar, kFar};
-        } else if (shared) {
-          mine[place[ents[i].index]] = 1;
-        }
+        out[place[ents[i].index]].position = sample_point(net, st, lc[i], centre);
         continue;
       }
       LanePose pose = centre < 0 && st.prev != kNoLane
@@ -723,8 +711,97 @@ std::vector<VehicleSample> moving_samples(Simulation::Impl& m, bool full,
   if (shared && full) {
     gather_samples(m, mine, out);
   } else if (shared) {
-    exchange_positions(m, mine, near == nullptr, out);
+    exchange_positions(m, mine, out);
   }
+  return out;
+}
+
+/// The moving vehicles within radius_m of `centre`, id order, with id, kind and position (as
+/// moving_samples places them). Only the lanes near it are looked at (an index of the lanes'
+/// boxes), and over ranks only the rows this rank holds (held_rows), so the work is that of
+/// this rank's vehicles, not of the region's.
+std::vector<VehicleSample> near_samples(Simulation::Impl& m, const Vec3& centre, double radius_m) {
+  const Network& net = m.net;
+  const std::uint32_t lanes = net.lane_count();
+  if (m.lane_index == nullptr) {
+    m.lane_box_lo.assign(lanes, Vec3{});
+    m.lane_box_hi.assign(lanes, Vec3{});
+    m.lane_index = std::make_unique<BoxIndex>(64.0);
+    for (LaneId l = 0; l < lanes; ++l) {
+      const std::uint32_t b = net.point_begin[l];
+      const std::uint32_t e = net.point_begin[l + 1];
+      Vec3 lo{kFar, kFar, kFar};
+      Vec3 hi{-kFar, -kFar, -kFar};
+      for (std::uint32_t q = b; q < e; ++q) {
+        const Vec3 p = net.points[q];
+        lo = Vec3{std::min(lo.x, p.x), std::min(lo.y, p.y), std::min(lo.z, p.z)};
+        hi = Vec3{std::max(hi.x, p.x), std::max(hi.y, p.y), std::max(hi.z, p.z)};
+      }
+      if (e == b) lo = hi = Vec3{};  // lane_point gives the origin for a lane without points
+      m.lane_box_lo[l] = lo;
+      m.lane_box_hi[l] = hi;
+      m.lane_index->insert(l, Aabb2{{lo.x, lo.y}, {hi.x, hi.y}});
+    }
+    m.near_lane.assign(lanes, 0);
+  }
+  // A lane whose points' box is farther than the radius (and a margin for rounding) holds no
+  // near vehicle (a point between two of a lane's points, or between two lanes' such points,
+  // lies in their boxes).
+  std::vector<std::uint32_t> candidates;
+  m.lane_index->query_radius(Vec2{centre.x, centre.y}, radius_m + 1.0, candidates);
+  for (const std::uint32_t l : candidates) {
+    const Vec3 lo = m.lane_box_lo[l];
+    const Vec3 hi = m.lane_box_hi[l];
+    const Vec3 d{std::max({lo.x - centre.x, 0.0, centre.x - hi.x}),
+                 std::max({lo.y - centre.y, 0.0, centre.y - hi.y}),
+                 std::max({lo.z - centre.z, 0.0, centre.z - hi.z})};
+    m.near_lane[l] = length(d) > radius_m + 1.0 ? 0 : 1;
+  }
+  const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
+  const bool shared = m.ranks != nullptr;
+  // Over ranks, the rows this rank holds, by chunk.
+  std::vector<std::vector<std::uint32_t>> chunk_rows(shared ? chunks.size() : 0);
+  if (shared) {
+    std::size_t c = 0;
+    std::uint32_t first = 0;  // Chunk c's first row.
+    for (const std::uint32_t row : held_rows(m)) {
+      while (row >= first + chunks[c].size())
+        first += static_cast<std::uint32_t>(chunks[c++].size());
+      chunk_rows[c].push_back(row - first);
+    }
+  }
+  std::vector<std::vector<VehicleSample>> found(chunks.size());
+  tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {
+    const sim::ChunkView& c = chunks[k];
+    const auto ents = c.entities();
+    const auto ls = c.read<LaneState>();
+    const auto dr = c.read<Driver>();
+    const auto lc = c.read<LaneChange>();
+    const std::size_t n = shared ? chunk_rows[k].size() : ents.size();
+    for (std::size_t q = 0; q < n; ++q) {
+      const std::size_t i = shared ? chunk_rows[k][q] : q;
+      const LaneState st = extrapolated(m, ents[i].index, ls[i]);
+      const double centre_s = st.s_m - 0.5 * m.length_of(dr[i].type);
+      const LaneId on = centre_s < 0 && st.prev != kNoLane ? st.prev : st.lane;
+      if (m.near_lane[on] == 0U && (lc[i].target == kNoLane || m.near_lane[lc[i].target] == 0U))
+        continue;
+      const Vec3 p = sample_point(net, st, lc[i], centre_s);
+      if (length(p - centre) > radius_m) continue;
+      VehicleSample s;
+      s.id = ents[i].index;
+      s.kind = static_cast<EntityKind>(dr[i].type);
+      s.position = p;
+      found[k].push_back(s);
+    }
+  });
+  for (const std::uint32_t l : candidates)
+    m.near_lane[l] = 0;
+  std::vector<VehicleSample> out;
+  for (const auto& f : found)
+    out.insert(out.end(), f.begin(), f.end());
+  std::sort(out.begin(), out.end(),
+            [](const VehicleSample& a, const VehicleSample& b) { return a.id < b.id; });
+  if (shared) gather_near(m, out);
   return out;
 }
 
@@ -737,13 +814,13 @@ std::vector<VehicleSample> Simulation::samples(bool parked) const {
 }
 
 std::vector<VehicleSample> Simulation::samples_on_rank0() const {
-  return moving_samples(*m_impl, true, nullptr, 0, true);
+  return moving_samples(*m_impl, true, true);
 }
 
 std::vector<VehicleSample> Simulation::positions() const { return moving_samples(*m_impl, false); }
 
 std::vector<VehicleSample> Simulation::positions(const Vec3& centre, double radius_m) const {
-  return moving_samples(*m_impl, false, &centre, radius_m);
+  return near_samples(*m_impl, centre, radius_m);
 }
 
 RecordingInfo Simulation::recording_info(std::uint64_t seed) const {

@@ -99,21 +99,23 @@ void after_tick(Simulation& sim, int t, RunResult& out, int gather_every = kGath
   out.figures.push_back(hash_figures(sim.stats()));
   if (t % 10 == 0) {
     out.placed.push_back(hash_positions(sim.positions()));
-    // Near a point only: the far vehicles at infinity, the near ones as positions() has them.
+    // Near a point only: exactly the vehicles within the radius, as positions() has them.
     const Vec3 centre{200.0, 150.0, 0.0};
     const std::vector<VehicleSample> all = sim.positions();
     const std::vector<VehicleSample> near = sim.positions(centre, 120.0);
-    EXPECT_EQ(near.size(), all.size());
-    std::size_t shown = 0;
-    for (std::size_t k = 0; k < near.size() && k < all.size(); ++k) {
-      if (length(all[k].position - centre) > 120.0) {
-        EXPECT_TRUE(std::isinf(near[k].position.x)) << "vehicle " << all[k].id << " is far";
-      } else {
-        EXPECT_EQ(near[k].position, all[k].position) << "vehicle " << all[k].id;
-        ++shown;
-      }
+    std::vector<VehicleSample> within;
+    for (const VehicleSample& v : all) {
+      if (length(v.position - centre) <= 120.0) within.push_back(v);
     }
-    out.placed.push_back(hash_positions(near) ^ shown);
+    EXPECT_GT(within.size(), 0U);
+    EXPECT_LT(within.size(), all.size());
+    EXPECT_EQ(near.size(), within.size());
+    for (std::size_t k = 0; k < near.size() && k < within.size(); ++k) {
+      EXPECT_EQ(near[k].id, within[k].id);
+      EXPECT_EQ(near[k].kind, within[k].kind);
+      EXPECT_EQ(near[k].position, within[k].position) << "vehicle " << within[k].id;
+    }
+    out.placed.push_back(hash_positions(near));
     std::uint64_t h = 0;
     for (const VehicleSample& v : sim.samples_on_rank0()) {
       for (const std::uint64_t x :

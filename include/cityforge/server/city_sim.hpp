@@ -64,9 +64,10 @@ Result<traffic::Partition> share_city_sim(CitySim& city, const Ranks& ranks, std
 class VehicleLod {
  public:
   explicit VehicleLod(bool enabled);
-  /// Assigns levels to the moving vehicles from their positions within reach_m() of the viewer
+  /// Assigns levels to the moving vehicles within reach_m() of the viewer from their positions
   /// (Simulation::positions(viewer.position, reach_m()): over ranks a collective call, made by
-  /// every rank alike) and passes them to `sim` (Simulation::set_lod). Disabled: counts the
+  /// every rank alike), every other vehicle off, and passes them to `sim`
+  /// (Simulation::set_lod_near): work of the vehicles within reach only. Disabled: counts the
   /// moving vehicles high and passes nothing, reading no position: the simulation's vehicles
   /// are all high until it is given levels (levels passed would make those not shown, such as
   /// pooled ones that start moving before the next update, off).
@@ -92,6 +93,7 @@ class VehicleLod {
   std::vector<crowd::Lod> m_levels;  // By entity index.
   std::array<std::uint32_t, crowd::kLods> m_per_lod{};
   std::array<std::uint32_t, crowd::kLods> m_per_lod_max{};
+  std::vector<std::uint32_t> m_ids;   // The vehicles within reach at the last update.
   std::vector<Vec3> m_pos;            // Scratch.
   std::vector<crowd::Lod> m_lv;       // Scratch.
   std::vector<std::uint8_t> m_bytes;  // Scratch.

@@ -305,6 +305,10 @@ class Simulation {
   /// level rises is driven at once over the time it is behind, so none gains or loses time).
   /// Indices beyond the span are high.
   void set_lod(std::span<const std::uint8_t> levels);
+  /// Levels of detail for a few vehicles (ids[k] at levels[k]), every other vehicle off (those
+  /// spawned since, with indices past the entities, high until the next call): what a viewer's
+  /// levels need, in work of the vehicles listed and the last call's, not of every vehicle.
+  void set_lod_near(std::span<const std::uint32_t> ids, std::span<const std::uint8_t> levels);
   /// Changes the number of moving vehicles (spawned from / returned to the pool).
   void set_vehicle_count(std::uint32_t n);
 
@@ -321,9 +325,10 @@ class Simulation {
   /// vehicles on its lanes and the ranks exchange them: then a collective call (every rank
   /// calls it after the same tick).
   std::vector<VehicleSample> positions() const;
-  /// positions() with the vehicles farther than radius_m from `centre` at infinity (each
-  /// coordinate): what levels of detail whose farthest distance is within radius_m need, for
-  /// any rank count the same; over ranks only the near ones are exchanged.
+  /// The moving vehicles within radius_m of `centre` (id order, as positions() has them): what
+  /// levels of detail whose farthest distance is within radius_m need, for any rank count the
+  /// same. Only the lanes near `centre` are looked at and, over ranks (collective), each rank
+  /// passes over the vehicles it holds only; only the near ones are exchanged.
   std::vector<VehicleSample> positions(const Vec3& centre, double radius_m) const;
   /// Recording set-up (quantisation box over the network, signal and crosswalk lanes).
   RecordingInfo recording_info(std::uint64_t seed) const;

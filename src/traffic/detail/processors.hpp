@@ -106,10 +106,17 @@ std::array<std::uint64_t, kCounters> begin_shared_drive(Simulation::Impl& m);
 void exchange_driven(Simulation::Impl& m, const sim::TickContext& ctx,
                      const std::array<std::uint64_t, kCounters>& before);
 /// Positions over ranks (share.cpp): `out` holds this rank's vehicles' positions where
-/// mine[k] != 0 (in id order); sends them, writes the other ranks' into place. `whole`: every
-/// vehicle must have come from some rank (else the far ones were left at infinity).
-void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine, bool whole,
+/// mine[k] != 0 (in id order); sends them, writes the other ranks' into place (every vehicle
+/// must come from exactly one rank).
+void exchange_positions(Simulation::Impl& m, const std::vector<std::uint8_t>& mine,
                         std::vector<VehicleSample>& out);
+/// Over ranks, between ticks (share.cpp): the global rows (moving_query's chunks in order) of
+/// the vehicles this rank holds, ascending; found from the vehicles it drove in the last tick
+/// and placed since, or by a pass over every row when those are not known.
+std::vector<std::uint32_t> held_rows(Simulation::Impl& m);
+/// Over ranks (share.cpp): every rank's `near` (samples of vehicles it holds) on every rank,
+/// in id order; a vehicle sent by two ranks stops the job.
+void gather_near(Simulation::Impl& m, std::vector<VehicleSample>& near);
 /// Samples over ranks (share.cpp): `out` holds this rank's vehicles' full samples where
 /// mine[k] != 0 (in id order); sends them to rank 0, which writes the others' into place and
 /// checks that every vehicle came from exactly one rank. The other ranks' `out` is emptied.

@@ -7,10 +7,12 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "cityforge/core/ranks.hpp"
+#include "cityforge/core/spatial_hash.hpp"
 #include "cityforge/traffic/routing.hpp"
 #include "cityforge/traffic/traffic.hpp"
 
@@ -167,6 +169,9 @@ struct Simulation::Impl {
   /// discretionary lane changes are weighed every interval x 1, 2, 4, 8 at high, medium, low,
   /// off. Empty: every vehicle high.
   std::vector<std::uint8_t> lod;
+  /// With set_lod_near(): the entities it gave a level (the others are off).
+  std::vector<std::uint32_t> lod_listed;
+  bool lod_near = false;  ///< The last levels came from set_lod_near().
   /// Per entity index, once levels of detail were set: the first tick its state does not yet
   /// cover (the tick after it was last driven). Empty: every vehicle is driven every tick.
   std::vector<std::uint32_t> moved_tick;
@@ -208,9 +213,12 @@ struct Simulation::Impl {
   std::uint64_t sum_driven = 0;
 
   std::vector<detail::Obstacle> obstacles;
-  /// Per lane, once positions(centre, radius) was asked: the box of its points.
+  /// Per lane, once positions(centre, radius) was asked: the box of its points, an index of
+  /// those boxes, and scratch flags (all 0 between calls).
   std::vector<Vec3> lane_box_lo;
   std::vector<Vec3> lane_box_hi;
+  std::unique_ptr<BoxIndex> lane_index;
+  std::vector<std::uint8_t> near_lane;
 
   // Partitioned over ranks (share.cpp); null: every vehicle is driven here.
   const Ranks* ranks = nullptr;
