@@ -46,7 +46,7 @@ const QueueEntry* front(const Simulation::Impl& m, LaneId lane) {
 float free_at_start(const Simulation::Impl& m, LaneId lane) {
   const std::uint32_t n = queue_size(m, lane);
   if (n == 0) return m.net.length_m[lane];
-  const QueueEntry& tail = m.entries[m.lane_begin[lane + 1] - 1];
+  const QueueEntry& tail = m.entries[m.lane_end[lane] - 1];
   return tail.s_m - tail.length_m;
 }
 
@@ -172,7 +172,7 @@ class Cluster {
     for (const std::uint32_t j : junctions) {
       for (std::uint32_t k = net_.connector_begin[j]; k < net_.connector_begin[j + 1]; ++k) {
         const LaneId c = net_.connectors[k];
-        for (std::uint32_t q = m_.lane_begin[c]; q < m_.lane_begin[c + 1]; ++q) {
+        for (std::uint32_t q = m_.lane_begin[c]; q < m_.lane_end[c]; ++q) {
           m_.reserved_m[exit_of(c)] += need(m_.entries[q]);
         }
       }
@@ -209,7 +209,7 @@ class Cluster {
     Grant& h = m_.hanger[k_];
     if (h.entity == 0) return;
     const auto on = [&](LaneId l) {
-      for (std::uint32_t q = m_.lane_begin[l]; q < m_.lane_begin[l + 1]; ++q) {
+      for (std::uint32_t q = m_.lane_begin[l]; q < m_.lane_end[l]; ++q) {
         if (m_.entries[q].entity + 1 == h.entity) return true;
       }
       return false;
@@ -320,11 +320,11 @@ class Cluster {
     const float cross = conflict_point(net_, c2, c) + kClearM;
     if (!m_.obstacles.empty() && obstacle_on(c2, cross)) return true;
     if (queue_size(m_, c2) > 0) {
-      const QueueEntry& last = m_.entries[m_.lane_begin[c2 + 1] - 1];
+      const QueueEntry& last = m_.entries[m_.lane_end[c2] - 1];
       if (last.s_m - last.length_m < cross) return true;
     }
     const LaneId d2 = exit_of(c2);
-    for (std::uint32_t q = m_.lane_begin[d2 + 1]; q > m_.lane_begin[d2]; --q) {
+    for (std::uint32_t q = m_.lane_end[d2]; q > m_.lane_begin[d2]; --q) {
       const QueueEntry& e = m_.entries[q - 1];
       const float rear = e.s_m - e.length_m;
       if (rear >= 0) break;

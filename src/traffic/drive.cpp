@@ -225,7 +225,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
             }
           }
           if (queue_size(m, cur) > 0) {
-            const QueueEntry& tail = m.entries[m.lane_begin[cur + 1] - 1];
+            const QueueEntry& tail = m.entries[m.lane_end[cur] - 1];
             const float rear = off + tail.s_m - tail.length_m;
             cons.leader(rear - s, tail.speed_mps, rear);
             break;
@@ -453,7 +453,7 @@ void drive_chunk(Simulation::Impl& m, const sim::TickContext& ctx, const sim::Ch
       const float sb = mapped_s(net, lane, cand, s_new);
       if (sb > net.length_m[cand] - 1.0f) continue;
       const std::uint32_t b = m.lane_begin[cand];
-      const std::uint32_t e = m.lane_begin[cand + 1];
+      const std::uint32_t e = m.lane_end[cand];
       const QueueEntry* first = m.entries.data() + b;
       const QueueEntry* last = m.entries.data() + e;
       const QueueEntry* pos =

@@ -38,7 +38,14 @@ void build_queues(Simulation::Impl& m) {
   // (share.cpp): the other rows are out of date, and no queue this rank reads holds them.
   const bool shared = m.ranks != nullptr;
   m.own_aborted = 0;
-  std::vector<std::uint32_t> count(lanes + 1, 0);
+  // The lanes whose queues are built: over ranks this rank's and its halo's (share()), whose
+  // count, order and placing cost that many, not the region's lanes; else every lane.
+  const auto listed = shared ? static_cast<std::uint32_t>(m.queue_lanes.size()) : lanes;
+  const auto lane_at = [&](std::uint32_t k) { return shared ? m.queue_lanes[k] : k; };
+  if (m.lane_end.size() != lanes) {
+    m.lane_begin.assign(lanes, 0);
+    m.lane_end.assign(lanes, 0);
+  }
   // Over ranks, the queued rows by chunk (ascending), so the scatter passes over those only.
   if (shared) {
     m.chunk_queued_rows.resize(chunks.size());
@@ -51,24 +58,37 @@ void build_queues(Simulation::Impl& m) {
       m.chunk_queued_rows[c].push_back(row - m.chunk_base[c]);
     }
   }
+  // Per-lane counts (in lane_end), then each lane's range, lanes in ascending order.
+  for (std::uint32_t k = 0; k < listed; ++k)
+    m.lane_end[lane_at(k)] = 0;
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const auto ls = chunks[c].read<LaneState>();
     const auto lc = chunks[c].read<LaneChange>();
     const std::size_t n = shared ? m.chunk_queued_rows[c].size() : ls.size();
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = shared ? m.chunk_queued_rows[c][k] : k;
-      ++count[ls[i].lane];
-      if (lc[i].target != kNoLane) ++count[lc[i].target];
+      CF_ASSERT(!shared || (m.queue_lane[ls[i].lane] != 0U &&
+                            (lc[i].target == kNoLane || m.queue_lane[lc[i].target] != 0U)),
+                "queues: a queued vehicle outside this rank's lanes and halo");
+      ++m.lane_end[ls[i].lane];
+      if (lc[i].target != kNoLane) ++m.lane_end[lc[i].target];
     }
   }
-  m.lane_begin.assign(lanes + 1, 0);
-  for (std::uint32_t l = 0; l < lanes; ++l)
-    m.lane_begin[l + 1] = m.lane_begin[l] + count[l];
+  std::uint32_t total = 0;
+  for (std::uint32_t k = 0; k < listed; ++k) {
+    const LaneId l = lane_at(k);
+    m.lane_begin[l] = total;
+    total += m.lane_end[l];
+    m.lane_end[l] = total;
+  }
 
   // 2. Scatter (rows in canonical order), remembering each entry's row.
-  m.entries.resize(m.lane_begin.back());
+  m.entries.resize(total);
   std::vector<std::uint32_t> entry_row(m.entries.size());
-  std::vector<std::uint32_t> cursor(m.lane_begin.begin(), m.lane_begin.end() - 1);
+  std::vector<std::uint32_t>& cursor = m.queue_cursor;
+  if (cursor.size() != lanes) cursor.assign(lanes, 0);
+  for (std::uint32_t k = 0; k < listed; ++k)
+    cursor[lane_at(k)] = m.lane_begin[lane_at(k)];
   // Every queued row's slot is written below (over ranks, only those are read: the others'
   // are left as they were rather than all reset).
   if (shared) {
@@ -129,7 +149,7 @@ void build_queues(Simulation::Impl& m) {
   // of lanes in parallel (each lane touches only its own range).
   const auto sort_lane = [&](std::uint32_t l) {
     const std::uint32_t b = m.lane_begin[l];
-    const std::uint32_t e = m.lane_begin[l + 1];
+    const std::uint32_t e = m.lane_end[l];
     for (std::uint32_t k = b + 1; k < e; ++k) {
       if (!before(m.entries[k], m.entries[k - 1])) continue;
       const QueueEntry x = m.entries[k];
@@ -145,18 +165,19 @@ void build_queues(Simulation::Impl& m) {
     }
   };
   constexpr std::uint32_t kLanesPerTask = 2048;
-  tbb::parallel_for(std::uint32_t{0}, (lanes + kLanesPerTask - 1) / kLanesPerTask,
+  tbb::parallel_for(std::uint32_t{0}, (listed + kLanesPerTask - 1) / kLanesPerTask,
                     [&](std::uint32_t task) {
-                      const std::uint32_t end = std::min(lanes, (task + 1) * kLanesPerTask);
-                      for (std::uint32_t l = task * kLanesPerTask; l < end; ++l)
-                        sort_lane(l);
+                      const std::uint32_t end = std::min(listed, (task + 1) * kLanesPerTask);
+                      for (std::uint32_t k = task * kLanesPerTask; k < end; ++k)
+                        sort_lane(lane_at(k));
                     });
 
   // 4. New ghosts (progress 0) need free space on both sides, else the change is called off.
   std::vector<std::uint32_t> cancelled;  // rows
-  for (std::uint32_t l = 0; l < lanes; ++l) {
+  for (std::uint32_t q = 0; q < listed; ++q) {
+    const LaneId l = lane_at(q);
     const std::uint32_t b = m.lane_begin[l];
-    const std::uint32_t e = m.lane_begin[l + 1];
+    const std::uint32_t e = m.lane_end[l];
     for (std::uint32_t k = b; k < e; ++k) {
       const QueueEntry& x = m.entries[k];
       if ((x.flags & kQueueGhost) == 0U) continue;
@@ -195,12 +216,15 @@ void build_queues(Simulation::Impl& m) {
     } else {
       m.counters.lane_changes_aborted += cancelled.size();
     }
-    // Drop the cancelled ghosts and close the gaps.
+    // Drop the cancelled ghosts and close the gaps (lanes in ascending order, so a lane's
+    // entries move down only, past those already placed).
     std::uint32_t out = 0;
-    std::vector<std::uint32_t> begin(lanes + 1, 0);
-    for (std::uint32_t l = 0; l < lanes; ++l) {
-      begin[l] = out;
-      for (std::uint32_t k = m.lane_begin[l]; k < m.lane_begin[l + 1]; ++k) {
+    for (std::uint32_t q = 0; q < listed; ++q) {
+      const LaneId l = lane_at(q);
+      const std::uint32_t b = m.lane_begin[l];
+      const std::uint32_t e = m.lane_end[l];
+      m.lane_begin[l] = out;
+      for (std::uint32_t k = b; k < e; ++k) {
         if ((m.entries[k].flags & kQueueGhost) != 0U &&
             std::binary_search(cancelled.begin(), cancelled.end(), entry_row[k])) {
           continue;
@@ -209,11 +233,10 @@ void build_queues(Simulation::Impl& m) {
         entry_row[out] = entry_row[k];
         ++out;
       }
+      m.lane_end[l] = out;
     }
-    begin[lanes] = out;
     m.entries.resize(out);
     entry_row.resize(out);
-    m.lane_begin = std::move(begin);
   }
 
   // 5. Each row's own slot and ghost slot (every entry writes its own row's).

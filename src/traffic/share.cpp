@@ -816,11 +816,27 @@ Status Simulation::share(const Ranks& ranks, const Partition& partition) {
   }
   m.halo_begin.assign(lanes + 1, 0);
   m.halo_ranks.clear();
+  // The lanes whose queues this rank builds: its own and those of its halo, and their
+  // same-direction neighbours (where their vehicles' lane changes put ghosts).
+  m.queue_lanes.clear();
+  m.queue_lane.assign(lanes, 0);
   for (LaneId l = 0; l < lanes; ++l) {
     m.halo_ranks.insert(m.halo_ranks.end(), holders[l].begin(), holders[l].end());
     m.halo_begin[l + 1] = static_cast<std::uint32_t>(m.halo_ranks.size());
     if (!holders[l].empty()) ++st.halo_lanes;
+    if (m.lane_part[l] != m.part &&
+        std::find(holders[l].begin(), holders[l].end(), m.part) == holders[l].end()) {
+      continue;
+    }
+    for (const LaneId n : {l, net.left[l], net.right[l]}) {
+      if (n != kNoLane) m.queue_lane[n] = 1;
+    }
   }
+  for (LaneId l = 0; l < lanes; ++l) {
+    if (m.queue_lane[l] != 0U) m.queue_lanes.push_back(l);
+  }
+  m.lane_begin.assign(lanes, 0);  // The other lanes' queues stay empty from now on.
+  m.lane_end.assign(lanes, 0);
   m.migrant.assign(m.routes.size(), 0);
   m.touched.assign(m.routes.size(), 0);
   m.held_known = false;

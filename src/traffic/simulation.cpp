@@ -239,7 +239,8 @@ void derive_tables(Simulation::Impl& m) {
   m.claim_length_m.assign(lanes, 0);
   m.busy.assign(lanes, 0);
   m.reserved_m.assign(lanes, 0);
-  m.lane_begin.assign(lanes + 1, 0);
+  m.lane_begin.assign(lanes, 0);
+  m.lane_end.assign(lanes, 0);
 }
 
 std::uint32_t spawn_capacity(const Simulation::Impl& m) {
@@ -490,7 +491,7 @@ std::vector<VehicleView> Simulation::vehicles() const {
 
 std::span<const QueueEntry> Simulation::queue(LaneId lane) const {
   const Impl& m = *m_impl;
-  if (lane + 1 >= m.lane_begin.size()) return {};
+  if (lane >= m.lane_end.size()) return {};
   return {m.entries.data() + m.lane_begin[lane], queue_size(m, lane)};
 }
 

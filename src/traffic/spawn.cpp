@@ -247,14 +247,15 @@ void finish_populate(Simulation::Impl& m) {
   }
   // 4. Next lanes, once every vehicle is known (trip vehicles follow their route; over ranks,
   // the plans of another rank's vehicles are its to make, and come with them).
+  // The density-weighted choices read the lanes' vehicle counts (queue sizes; no queue entries
+  // exist yet), cleared after: the first tick's queues are built from nothing.
   const std::uint32_t lanes = net.lane_count();
-  m.lane_begin.assign(lanes + 1, 0);
+  m.lane_begin.assign(lanes, 0);
+  m.lane_end.assign(lanes, 0);
   for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
     for (const LaneState& st : c.read<LaneState>())
-      ++m.lane_begin[st.lane + 1];
+      ++m.lane_end[st.lane];
   }
-  for (std::uint32_t l = 0; l < lanes; ++l)
-    m.lane_begin[l + 1] += m.lane_begin[l];
   for (const sim::ChunkView& c : w.chunks(moving_query(w))) {
     const auto ents = c.entities();
     const auto ls = c.write<LaneState>();
@@ -264,6 +265,7 @@ void finish_populate(Simulation::Impl& m) {
       plan_ahead(m, ls[i], trip_rows != nullptr ? trip_rows + i : nullptr, ents[i].index, 0);
     }
   }
+  m.lane_end.assign(lanes, 0);
 }
 
 void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
@@ -313,7 +315,7 @@ void respawn(Simulation::Impl& m, const sim::TickContext& ctx) {
   };
   // Whether the lane's queue leaves room for a vehicle between front and rear.
   const auto queue_room = [&](LaneId lane, float front, float rear) {
-    for (std::uint32_t q = m.lane_begin[lane]; q < m.lane_begin[lane + 1]; ++q) {
+    for (std::uint32_t q = m.lane_begin[lane]; q < m.lane_end[lane]; ++q) {
       const QueueEntry& x = m.entries[q];
       const bool free = x.s_m >= front ? x.s_m - x.length_m - front >= 10.0f  // leader ahead
                                        : rear - x.s_m >= 2.0f * x.speed_mps + 12.0f;  // follower

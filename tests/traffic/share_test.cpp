@@ -40,13 +40,24 @@ Config config(std::uint32_t vehicles, bool later = false) {
   return cfg;
 }
 
+/// Lanes per direction of the grid's roads (a test may set 3 with LanesPerSide).
+int g_lanes = 2;
+
 traffic::testing::GridSpec spec() {
   traffic::testing::GridSpec s;
   s.nx = 6;
   s.ny = 5;
-  s.lanes = 2;
+  s.lanes = g_lanes;
   return s;
 }
+
+/// Roads of `n` lanes per direction while in scope.
+struct LanesPerSide {
+  explicit LanesPerSide(int n) { g_lanes = n; }
+  ~LanesPerSide() { g_lanes = 2; }
+  LanesPerSide(const LanesPerSide&) = delete;
+  LanesPerSide& operator=(const LanesPerSide&) = delete;
+};
 
 std::uint64_t hash_positions(const std::vector<VehicleSample>& samples) {
   std::uint64_t h = 0;
@@ -330,6 +341,28 @@ TEST(TrafficShare, GatheringEveryTickHandsTheSameVehiclesOver) {
   EXPECT_EQ(every[0].hashes.back(), sparse[1].hashes.back());
   EXPECT_EQ(every[0].share.row_passes, static_cast<std::uint64_t>(kTicks));
   EXPECT_EQ(sparse[0].share.row_passes, 2U);
+}
+
+// Roads of three lanes a side: a halo lane's vehicle may change onto a lane beyond the halo (the
+// middle lane is in it as the walked lane's neighbour, the far one is not), whose queue must hold
+// its ghost as one process's does.
+TEST(TrafficShare, SameStateEveryTickOnThreeLaneRoads) {
+  const LanesPerSide three(3);
+  constexpr int kTicks = 300;
+  const RunResult alone = run_alone(900, kTicks);
+  EXPECT_GT(alone.stats.lane_changes, 50U);
+  for (int np = 2; np <= 3; ++np) {
+    const std::vector<RunResult> runs = run_shared(np, 900, kTicks);
+    for (int r = 0; r < np; ++r) {
+      const RunResult& run = runs[static_cast<std::size_t>(r)];
+      ASSERT_EQ(run.figures.size(), alone.figures.size());
+      for (std::size_t t = 0; t < alone.figures.size(); ++t) {
+        ASSERT_EQ(run.figures[t], alone.figures[t])
+            << "np " << np << " rank " << r << " tick " << t;
+      }
+      EXPECT_EQ(run.hashes, alone.hashes) << "np " << np << " rank " << r;
+    }
+  }
 }
 
 // The rows a rank holds are kept from tick to tick as vehicles are pooled (trips ended, or too

@@ -33,7 +33,7 @@ inline std::uint64_t held_id(std::uint32_t entity) { return hash_combine(0x5eed,
 
 /// Number of queue entries of a lane.
 inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
-  return m.lane_begin[lane + 1] - m.lane_begin[lane];
+  return m.lane_end[lane] - m.lane_begin[lane];
 }
 
 /// Whether a vehicle of this length can wait on short link `d` between two junctions of a

@@ -156,7 +156,16 @@ struct Simulation::Impl {
   float max_speed_mps = 1;
 
   // Queues (rebuilt each tick).
-  std::vector<std::uint32_t> lane_begin;  ///< lanes + 1
+  /// Per lane: its queue is entries[lane_begin .. lane_end) (lanes this rank builds no queue
+  /// for, over ranks, stay empty).
+  std::vector<std::uint32_t> lane_begin;
+  std::vector<std::uint32_t> lane_end;
+  /// Over ranks (share()): the lanes whose queues this rank builds, ascending (its own and its
+  /// halo's: every queued vehicle and ghost is on one), with a flag per lane, and a cursor per
+  /// lane for the scatter (the others' untouched).
+  std::vector<LaneId> queue_lanes;
+  std::vector<std::uint8_t> queue_lane;
+  std::vector<std::uint32_t> queue_cursor;
   std::vector<QueueEntry> entries;
   std::vector<std::uint32_t> chunk_base;  ///< Per moving chunk ordinal: first global row.
   std::vector<std::uint32_t> row_slot;    ///< Per global row: own entry slot.
