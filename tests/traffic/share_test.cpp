@@ -343,6 +343,20 @@ TEST(TrafficShare, GatheringEveryTickHandsTheSameVehiclesOver) {
   EXPECT_EQ(sparse[0].share.row_passes, 2U);
 }
 
+/// Every rank's run as one process's: each tick's figures, the state hashes and positions.
+void expect_every_tick_alike(const std::vector<RunResult>& runs, const RunResult& alone) {
+  for (std::size_t r = 0; r < runs.size(); ++r) {
+    const RunResult& run = runs[r];
+    const std::string where = "np " + std::to_string(runs.size()) + " rank " + std::to_string(r);
+    ASSERT_EQ(run.figures.size(), alone.figures.size()) << where;
+    for (std::size_t t = 0; t < alone.figures.size(); ++t) {
+      ASSERT_EQ(run.figures[t], alone.figures[t]) << where << " tick " << t;
+    }
+    EXPECT_EQ(run.hashes, alone.hashes) << where;
+    EXPECT_EQ(run.placed, alone.placed) << where;
+  }
+}
+
 // Roads of three lanes a side: a halo lane's vehicle may change onto a lane beyond the halo (the
 // middle lane is in it as the walked lane's neighbour, the far one is not), whose queue must hold
 // its ghost as one process's does.
@@ -352,16 +366,7 @@ TEST(TrafficShare, SameStateEveryTickOnThreeLaneRoads) {
   const RunResult alone = run_alone(900, kTicks);
   EXPECT_GT(alone.stats.lane_changes, 50U);
   for (int np = 2; np <= 3; ++np) {
-    const std::vector<RunResult> runs = run_shared(np, 900, kTicks);
-    for (int r = 0; r < np; ++r) {
-      const RunResult& run = runs[static_cast<std::size_t>(r)];
-      ASSERT_EQ(run.figures.size(), alone.figures.size());
-      for (std::size_t t = 0; t < alone.figures.size(); ++t) {
-        ASSERT_EQ(run.figures[t], alone.figures[t])
-            << "np " << np << " rank " << r << " tick " << t;
-      }
-      EXPECT_EQ(run.hashes, alone.hashes) << "np " << np << " rank " << r;
-    }
+    expect_every_tick_alike(run_shared(np, 900, kTicks), alone);
   }
 }
 
@@ -379,16 +384,7 @@ TEST(TrafficShare, ChangingTheVehicleCountKeepsEveryTickTheSame) {
   EXPECT_LT(alone.stats.vehicles_moving, 600U) << "the last change took effect";
   for (int np = 2; np <= 3; ++np) {
     const std::vector<RunResult> runs = run_shared(np, 600, kTicks, kGatherEvery, false, change);
-    for (int r = 0; r < np; ++r) {
-      const RunResult& run = runs[static_cast<std::size_t>(r)];
-      ASSERT_EQ(run.figures.size(), alone.figures.size());
-      for (std::size_t t = 0; t < alone.figures.size(); ++t) {
-        ASSERT_EQ(run.figures[t], alone.figures[t])
-            << "np " << np << " rank " << r << " tick " << t;
-      }
-      EXPECT_EQ(run.hashes, alone.hashes) << "np " << np << " rank " << r;
-      EXPECT_EQ(run.placed, alone.placed) << "np " << np << " rank " << r;
-    }
+    expect_every_tick_alike(runs, alone);
     // Lowering the count pools the surplus from a gathered state (twice), and the ticks after
     // those and the gathers at 99 and 199 pass over every row; the others do not (the gather
     // after tick 299 has no tick after it).
