@@ -47,17 +47,7 @@ void build_queues(Simulation::Impl& m) {
     m.lane_end.assign(lanes, 0);
   }
   // Over ranks, the queued rows by chunk (ascending), so the scatter passes over those only.
-  if (shared) {
-    m.chunk_queued_rows.resize(chunks.size());
-    for (auto& q : m.chunk_queued_rows)
-      q.clear();
-    std::size_t c = 0;
-    for (const std::uint32_t row : m.queued_rows) {
-      while (m.chunk_base[c + 1] <= row)
-        ++c;
-      m.chunk_queued_rows[c].push_back(row - m.chunk_base[c]);
-    }
-  }
+  if (shared) rows_by_chunk(m.queued_rows, m.chunk_base, m.chunk_queued_rows);
   // Per-lane counts (in lane_end), then each lane's range, lanes in ascending order.
   for (std::uint32_t k = 0; k < listed; ++k)
     m.lane_end[lane_at(k)] = 0;

@@ -761,15 +761,12 @@ std::vector<VehicleSample> near_samples(Simulation::Impl& m, const Vec3& centre,
   const std::vector<sim::ChunkView> chunks = m.world.chunks(moving_query(m.world));
   const bool shared = m.ranks != nullptr;
   // Over ranks, the rows this rank holds, by chunk.
-  std::vector<std::vector<std::uint32_t>> chunk_rows(shared ? chunks.size() : 0);
+  std::vector<std::vector<std::uint32_t>> chunk_rows;
   if (shared) {
-    std::size_t c = 0;
-    std::uint32_t first = 0;  // Chunk c's first row.
-    for (const std::uint32_t row : held_rows(m)) {
-      while (row >= first + chunks[c].size())
-        first += static_cast<std::uint32_t>(chunks[c++].size());
-      chunk_rows[c].push_back(row - first);
-    }
+    std::vector<std::uint32_t> base(chunks.size() + 1, 0);
+    for (std::size_t c = 0; c < chunks.size(); ++c)
+      base[c + 1] = base[c] + static_cast<std::uint32_t>(chunks[c].size());
+    rows_by_chunk(held_rows(m), base, chunk_rows);
   }
   std::vector<std::vector<VehicleSample>> found(chunks.size());
   tbb::parallel_for(std::size_t{0}, chunks.size(), [&](std::size_t k) {

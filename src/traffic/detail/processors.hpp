@@ -31,6 +31,22 @@ inline bool holds(const Simulation::Impl& m, std::uint32_t entity, LaneId lane) 
 /// A vehicle's id hashed, for the sums that show every moving vehicle held by one rank.
 inline std::uint64_t held_id(std::uint32_t entity) { return hash_combine(0x5eed, entity); }
 
+/// Global rows (ascending) split into per-chunk lists of rows within the chunk; `base` holds
+/// each chunk's first global row, chunks + 1 of them (`out` is resized to the chunks).
+inline void rows_by_chunk(const std::vector<std::uint32_t>& rows,
+                          const std::vector<std::uint32_t>& base,
+                          std::vector<std::vector<std::uint32_t>>& out) {
+  out.resize(base.size() - 1);
+  for (auto& q : out)
+    q.clear();
+  std::size_t c = 0;
+  for (const std::uint32_t row : rows) {
+    while (base[c + 1] <= row)
+      ++c;
+    out[c].push_back(row - base[c]);
+  }
+}
+
 /// Number of queue entries of a lane.
 inline std::uint32_t queue_size(const Simulation::Impl& m, LaneId lane) {
   return m.lane_end[lane] - m.lane_begin[lane];
