@@ -59,12 +59,12 @@ bool open_after(double fa, double ga, LaneId la, double fb, double gb, LaneId lb
 
 namespace {
 
-/// Dijkstra from `source` over the landmark costs, forward (successors, lane changes) or
-/// backward (predecessors, lane changes reversed). dist[v] = cost from source to v (forward)
+/// Dijkstra from `source` over the landmark costs (`base`), forward (successors, lane changes)
+/// or backward (predecessors, lane changes reversed). dist[v] = cost from source to v (forward)
 /// or from v to source (backward), excluding the first lane's own travel time.
-void landmark_dijkstra(const Network& net, LaneId source, bool forward, double* dist) {
+void landmark_dijkstra(const Network& net, const RouteCosts& base, LaneId source, bool forward,
+                       double* dist) {
   const std::uint32_t n = net.lane_count();
-  const RouteCosts base{{}, 0.0, 1e-9, 0.0};
   std::fill(dist, dist + n, std::numeric_limits<double>::infinity());
   using Item = std::pair<double, LaneId>;
   std::vector<Item> heap;
@@ -106,8 +106,13 @@ void landmark_dijkstra(const Network& net, LaneId source, bool forward, double* 
 
 }  // namespace
 
-std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32_t count) {
+std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32_t count,
+                                                 double lane_change_s) {
+  CF_ASSERT(lane_change_s >= 0.0, "bad landmark lane change cost");
   auto lm = std::make_shared<Landmarks>();
+  lm->lane_change_s = lane_change_s;
+  // Speeds at the limits (a floor below every limit), no connector extra.
+  const RouteCosts base{{}, lane_change_s, 1e-9, 0.0};
   const std::uint32_t n = net.lane_count();
   LaneId first = kNoLane;
   for (LaneId l = 0; l < n && first == kNoLane; ++l) {
@@ -119,8 +124,8 @@ std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32
   std::vector<double> closest(n, std::numeric_limits<double>::infinity());
   std::vector<double> fwd(n);
   std::vector<double> bwd(n);
-  landmark_dijkstra(net, first, true, fwd.data());
-  landmark_dijkstra(net, first, false, bwd.data());
+  landmark_dijkstra(net, base, first, true, fwd.data());
+  landmark_dijkstra(net, base, first, false, bwd.data());
   LaneId next = first;
   for (LaneId v = 0; v < n; ++v) {
     const double d = fwd[v] + bwd[v];
@@ -136,8 +141,8 @@ std::shared_ptr<const Landmarks> build_landmarks(const Network& net, std::uint32
     to.resize(lm->lanes.size() * n);
     double* f = from.data() + std::size_t{k} * n;
     double* t = to.data() + std::size_t{k} * n;
-    landmark_dijkstra(net, next, true, f);
-    landmark_dijkstra(net, next, false, t);
+    landmark_dijkstra(net, base, next, true, f);
+    landmark_dijkstra(net, base, next, false, t);
     double best = -1.0;
     for (LaneId v = 0; v < n; ++v) {
       const double d = f[v] + t[v];
@@ -214,10 +219,12 @@ std::vector<RouteStep> Router::route(LaneId from, LaneId to, const RouteCosts& c
                                     : std::numeric_limits<double>::infinity();
   }
   const Vec3 goal = lane_end_point(net, to);
-  // Landmarks bound the costs when no lane is faster than its limit in this query.
+  // Landmarks bound the costs when no lane is faster than its limit in this query and lane
+  // changes cost at least what the landmarks' times include.
   const Landmarks* lm =
       m_landmarks != nullptr && costs.lane_speed_mps.empty() &&
               costs.min_speed_mps <= m_min_speed_mps &&
+              costs.lane_change_s >= m_landmarks->lane_change_s &&
               m_landmarks->times.size() == 2 * m_landmarks->lanes.size() * net.lane_count()
           ? m_landmarks.get()
           : nullptr;

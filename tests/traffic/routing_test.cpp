@@ -415,6 +415,52 @@ TEST(Routing, LandmarksKeepRoutesOptimalAndSettleFewerLanes) {
               route_time_s(grid.net, plain.route(a, b, live), live), 1e-6);
 }
 
+// The landmarks' times include the lane change cost of the queries they serve (the default, the
+// simulation's trips): tighter bounds, the same fastest routes, and queries with cheaper lane
+// changes (which those times would overestimate) go without them.
+TEST(Routing, LandmarksWithTheLaneChangeCostSettleFewerAndStayOptimal) {
+  testing::GridSpec spec;
+  spec.nx = 12;
+  spec.ny = 12;
+  spec.lanes = 3;
+  const auto grid = make_grid(spec);
+  const auto without = build_landmarks(grid.net, 6, 0.0);
+  const auto with = build_landmarks(grid.net, 6);
+  EXPECT_EQ(with->lane_change_s, RouteCosts{}.lane_change_s);
+  Router plain(grid.net);
+  Router alt0(grid.net, without);
+  Router alt3(grid.net, with);
+  const auto& spawn = grid.net.spawn_lanes;
+  Rng rng(5, Stage::test, 12);
+  std::uint64_t settled0 = 0;
+  std::uint64_t settled3 = 0;
+  int compared = 0;
+  RouteCosts free_changes;
+  free_changes.lane_change_s = 0.0;
+  for (int i = 0; i < 300; ++i) {
+    const LaneId a = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    const LaneId b = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    std::uint32_t e0 = 0;
+    std::uint32_t e3 = 0;
+    const auto rp = plain.route(a, b);
+    const auto r0 = alt0.route(a, b, {}, &e0);
+    const auto r3 = alt3.route(a, b, {}, &e3);
+    ASSERT_EQ(rp.empty(), r3.empty());
+    if (rp.empty()) continue;
+    ++compared;
+    EXPECT_NEAR(route_time_s(grid.net, r3), route_time_s(grid.net, rp), 1e-6) << a << " -> " << b;
+    EXPECT_NEAR(route_time_s(grid.net, r0), route_time_s(grid.net, rp), 1e-6) << a << " -> " << b;
+    settled0 += e0;
+    settled3 += e3;
+    // Lane changes for nothing: the landmarks' 3 s a change would overestimate.
+    EXPECT_NEAR(route_time_s(grid.net, alt3.route(a, b, free_changes), free_changes),
+                route_time_s(grid.net, plain.route(a, b, free_changes), free_changes), 1e-6)
+        << a << " -> " << b;
+  }
+  EXPECT_GT(compared, 200);
+  EXPECT_LT(settled3 * 10, settled0 * 9) << "the lane change cost should tighten the bounds";
+}
+
 // Not a test: prints route timings on a ~10k lane grid. Run with
 // --gtest_also_run_disabled_tests --gtest_filter='*RoutingTiming*'.
 TEST(RoutingTiming, DISABLED_GridMedian) {
