@@ -21,6 +21,19 @@ namespace {
 using testing::make_grid;
 using testing::NetBuilder;
 
+// A grid of n x n junctions, `lanes` lanes each way.
+testing::Grid square_grid(int n, int lanes = 1) {
+  testing::GridSpec spec;
+  spec.nx = n;
+  spec.ny = n;
+  spec.lanes = lanes;
+  return make_grid(spec);
+}
+
+LaneId any_spawn_lane(const Network& net, Rng& rng) {
+  return net.spawn_lanes[rng.below(static_cast<std::uint32_t>(net.spawn_lanes.size()))];
+}
+
 std::vector<LaneId> lanes_of(const std::vector<RouteStep>& r) {
   std::vector<LaneId> out;
   for (const RouteStep& s : r) {
@@ -207,11 +220,7 @@ TEST(Routing, ConnectorExtraIsCharged) {
 }
 
 TEST(Routing, DeterministicAndRouterReusable) {
-  testing::GridSpec spec;
-  spec.nx = 6;
-  spec.ny = 6;
-  spec.lanes = 2;
-  const auto grid = make_grid(spec);
+  const auto grid = square_grid(6, 2);
   const LaneId from = grid.lane(0, 0, 1, 0, 0);
   const LaneId to = grid.lane(5, 4, 5, 5, 1);
   const auto first = find_route(grid.net, from, to);
@@ -250,10 +259,7 @@ TEST(Routing, DeterministicAndRouterReusable) {
 }
 
 TEST(Routing, AStarExpandsFewerLanesThanTheGraphHas) {
-  testing::GridSpec spec;
-  spec.nx = 12;
-  spec.ny = 12;
-  const auto grid = make_grid(spec);
+  const auto grid = square_grid(12);
   std::uint32_t expanded = 0;
   const auto r =
       find_route(grid.net, grid.lane(0, 0, 1, 0), grid.lane(10, 0, 11, 0), {}, &expanded);
@@ -378,11 +384,7 @@ TEST(Routing, AStarMatchesDijkstraOnRandomGraphs) {
 }
 
 TEST(Routing, LandmarksKeepRoutesOptimalAndSettleFewerLanes) {
-  testing::GridSpec spec;
-  spec.nx = 12;
-  spec.ny = 12;
-  spec.lanes = 2;
-  const auto grid = make_grid(spec);
+  const auto grid = square_grid(12, 2);
   const auto landmarks = build_landmarks(grid.net, 6);
   ASSERT_EQ(landmarks->lanes.size(), 6U);
   Router plain(grid.net);
@@ -392,8 +394,8 @@ TEST(Routing, LandmarksKeepRoutesOptimalAndSettleFewerLanes) {
   std::uint64_t settled_plain = 0;
   std::uint64_t settled_alt = 0;
   for (int i = 0; i < 200; ++i) {
-    const LaneId a = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
-    const LaneId b = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    const LaneId a = any_spawn_lane(grid.net, rng);
+    const LaneId b = any_spawn_lane(grid.net, rng);
     std::uint32_t ep = 0;
     std::uint32_t ea = 0;
     const auto rp = plain.route(a, b, {}, &ep);
@@ -419,18 +421,13 @@ TEST(Routing, LandmarksKeepRoutesOptimalAndSettleFewerLanes) {
 // simulation's trips): tighter bounds, the same fastest routes, and queries with cheaper lane
 // changes (which those times would overestimate) go without them.
 TEST(Routing, LandmarksWithTheLaneChangeCostSettleFewerAndStayOptimal) {
-  testing::GridSpec spec;
-  spec.nx = 12;
-  spec.ny = 12;
-  spec.lanes = 3;
-  const auto grid = make_grid(spec);
+  const auto grid = square_grid(12, 3);
   const auto without = build_landmarks(grid.net, 6, 0.0);
   const auto with = build_landmarks(grid.net, 6);
   EXPECT_EQ(with->lane_change_s, RouteCosts{}.lane_change_s);
   Router plain(grid.net);
   Router alt0(grid.net, without);
   Router alt3(grid.net, with);
-  const auto& spawn = grid.net.spawn_lanes;
   Rng rng(5, Stage::test, 12);
   std::uint64_t settled0 = 0;
   std::uint64_t settled3 = 0;
@@ -438,8 +435,8 @@ TEST(Routing, LandmarksWithTheLaneChangeCostSettleFewerAndStayOptimal) {
   RouteCosts free_changes;
   free_changes.lane_change_s = 0.0;
   for (int i = 0; i < 300; ++i) {
-    const LaneId a = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
-    const LaneId b = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    const LaneId a = any_spawn_lane(grid.net, rng);
+    const LaneId b = any_spawn_lane(grid.net, rng);
     std::uint32_t e0 = 0;
     std::uint32_t e3 = 0;
     const auto rp = plain.route(a, b);
@@ -464,19 +461,14 @@ TEST(Routing, LandmarksWithTheLaneChangeCostSettleFewerAndStayOptimal) {
 // Not a test: prints route timings on a ~10k lane grid. Run with
 // --gtest_also_run_disabled_tests --gtest_filter='*RoutingTiming*'.
 TEST(RoutingTiming, DISABLED_GridMedian) {
-  testing::GridSpec spec;
-  spec.nx = 21;
-  spec.ny = 21;
-  spec.lanes = 2;
-  const auto grid = make_grid(spec);
-  const auto& spawn = grid.net.spawn_lanes;
+  const auto grid = square_grid(21, 2);
   Router router(grid.net);
   Rng rng(1, Stage::test, 7);
   std::vector<double> us;
   std::vector<double> exp;
   for (int i = 0; i < 2000; ++i) {
-    const LaneId a = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
-    const LaneId b = spawn[rng.below(static_cast<std::uint32_t>(spawn.size()))];
+    const LaneId a = any_spawn_lane(grid.net, rng);
+    const LaneId b = any_spawn_lane(grid.net, rng);
     std::uint32_t e = 0;
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = router.route(a, b, {}, &e);
