@@ -16,7 +16,7 @@ namespace cityforge {
 namespace {
 
 /// Mitre length limit as a multiple of the offset distance.
-constexpr double kMitreLimit = 4.0;
+constexpr double kOffsetMitreLimit = 4.0;
 
 /// Index of the segment containing arc length s and the arc length at its start. Skips
 /// zero-length segments. Requires >= 2 points.
@@ -142,7 +142,7 @@ Polyline polyline_offset(const Polyline& line, double distance_m) {
       continue;
     }
     const Vec2 bisector = normalize(sum);
-    const double scale = std::min(1.0 / dot(bisector, n0), kMitreLimit);
+    const double scale = std::min(1.0 / dot(bisector, n0), kOffsetMitreLimit);
     out[i] = src[i] + bisector * (distance_m * scale);
   }
   return out;
@@ -241,7 +241,7 @@ bool within_box(Vec2 a, Vec2 b, Vec2 p) {
          p.y <= std::max(a.y, b.y);
 }
 
-int sign(double v) { return (v > 0.0) - (v < 0.0); }
+int orientation_sign(double v) { return (v > 0.0) - (v < 0.0); }
 
 }  // namespace
 
@@ -271,10 +271,10 @@ bool segment_intersection(Vec2 a, Vec2 b, Vec2 c, Vec2 d, Vec2* out) {
   }
 
   // 3. Orientation of each end point against the other segment.
-  const int o1 = sign(cross(b - a, c - a));
-  const int o2 = sign(cross(b - a, d - a));
-  const int o3 = sign(cross(d - c, a - c));
-  const int o4 = sign(cross(d - c, b - c));
+  const int o1 = orientation_sign(cross(b - a, c - a));
+  const int o2 = orientation_sign(cross(b - a, d - a));
+  const int o3 = orientation_sign(cross(d - c, a - c));
+  const int o4 = orientation_sign(cross(d - c, b - c));
   if ((o1 * o2 > 0) || (o3 * o4 > 0)) {
     return false;
   }

@@ -18,8 +18,6 @@
 namespace cityforge::crowd {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
-
 using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
@@ -220,7 +218,8 @@ bool read_member(Reader& r, const WalkNetwork& walk, const json& j, const std::s
     m.heading_rad = static_cast<float>(walk_pose(walk, m.at, 0).heading_rad);
   }
   if (const json* h = r.member(j, "heading_rad", w, false)) {
-    if (!r.number(*h, at(w, "heading_rad"), -2 * kPi, 2 * kPi, v)) return false;
+    if (!r.number(*h, at(w, "heading_rad"), -2 * std::numbers::pi, 2 * std::numbers::pi, v))
+      return false;
     m.heading_rad = static_cast<float>(v);
   }
   return read_variant(r, j, w, m.variant);

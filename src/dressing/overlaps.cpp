@@ -66,7 +66,7 @@ int overlap_priority(std::uint32_t prop) {
 }
 
 /// Heights further apart than this are different levels (ground, roofs, roof tiers).
-constexpr double kOtherLevelM = 2.5;
+constexpr double kOverlapOtherLevelM = 2.5;
 /// Discs closer than touching by less than this still count as touching.
 constexpr double kTouchM = 1e-3;
 
@@ -97,7 +97,7 @@ std::size_t resolve_overlaps(std::vector<Item>& items) {
     bool clear = true;
     for (std::uint32_t k : near) {
       // Props on a roof and on the ground (or on another roof tier) below never meet.
-      if (std::abs(items[i].position[2] - items[k].position[2]) > kOtherLevelM) continue;
+      if (std::abs(items[i].position[2] - items[k].position[2]) > kOverlapOtherLevelM) continue;
       const Vec2 q{items[k].position[0], items[k].position[1]};
       // Discs that just touch (biome parts laid out edge to edge) do not overlap; rotations
       // leave them a rounding error apart.

@@ -21,7 +21,7 @@ double min_radius_m(double design_speed_kmh, const Config& config) {
 namespace detail {
 namespace {
 
-std::string fmt(double v) {
+std::string fixed1(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f", v);
   return buf;
@@ -46,7 +46,7 @@ Result<CentreLine> build_centre_line(const FreewayCurve& curve, std::size_t inde
   if (!(curve.design_speed_kmh > 0.0 && curve.design_speed_kmh <= 200.0)) {
     return Error::invalid_input(
         where(index),
-        label + " needs a design speed in (0, 200] km/h, got " + fmt(curve.design_speed_kmh));
+        label + " needs a design speed in (0, 200] km/h, got " + fixed1(curve.design_speed_kmh));
   }
   std::vector<Vec3> pts;
   std::vector<std::uint32_t> src;
@@ -70,7 +70,7 @@ Result<CentreLine> build_centre_line(const FreewayCurve& curve, std::size_t inde
     return Error::invalid_input(
         where(index), label + " is a zero-length curve: it needs at least two distinct points " +
                           "1 m apart, got " + std::to_string(curve.points.size()) +
-                          " points spanning " + fmt(total) + " m");
+                          " points spanning " + fixed1(total) + " m");
   }
   // 2. Corners: the largest arc that fits must be at least the design radius.
   const double r_min = min_radius_m(curve.design_speed_kmh, config);
@@ -90,10 +90,10 @@ Result<CentreLine> build_centre_line(const FreewayCurve& curve, std::size_t inde
     if (r_fit < r_min) {
       return Error::invalid_input(
           where(index, src[j]),
-          label + " turns " + fmt(turn * 180.0 / std::numbers::pi) + " deg at (" + fmt(v.x) + ", " +
-              fmt(v.y) + "): design speed " + fmt(curve.design_speed_kmh) +
-              " km/h needs a curve radius >= " + fmt(r_min) +
-              " m (R = v^2 / (127 (e + f))), but at most " + fmt(r_fit) +
+          label + " turns " + fixed1(turn * 180.0 / std::numbers::pi) + " deg at (" + fixed1(v.x) +
+              ", " + fixed1(v.y) + "): design speed " + fixed1(curve.design_speed_kmh) +
+              " km/h needs a curve radius >= " + fixed1(r_min) +
+              " m (R = v^2 / (127 (e + f))), but at most " + fixed1(r_fit) +
               " m fits between the neighbouring points; spread the points or lower the speed");
     }
     const double t = r_fit * tan_half;

@@ -22,7 +22,7 @@ constexpr double kRampSpacingM = 5.0;
 constexpr double kEndMarginM = 10.0;  // Diverge / merge stay this far from the deck ends.
 constexpr double kSlideStepM = 20.0;
 
-std::string fmt(double v) {
+std::string fixed0(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f", v);
   return buf;
@@ -100,8 +100,8 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
   for (double s = first; s < len; s += interval, ++site) {
     const Vec3 p3 = point_at(c.line, s);
     const Vec2 p = xy(p3);
-    const std::string at = "freeway '" + curve.name + "' ramp site at station " + fmt(s) + " m (" +
-                           fmt(p.x) + ", " + fmt(p.y) + ")";
+    const std::string at = "freeway '" + curve.name + "' ramp site at station " + fixed0(s) +
+                           " m (" + fixed0(p.x) + ", " + fixed0(p.y) + ")";
     // 2a. Nearest artery section with curb lanes (ties by section index).
     ArteryEnds best{0, 1e300, {}};
     for (std::size_t i = 0; i < roads.sections.size(); ++i) {
@@ -114,7 +114,7 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
     }
     nearest_any = std::min(nearest_any, best.distance_m);
     if (best.distance_m > config.ramp_reach_m) {
-      warnings.push_back(at + ": no artery within " + fmt(config.ramp_reach_m) +
+      warnings.push_back(at + ": no artery within " + fixed0(config.ramp_reach_m) +
                          " m; ramp skipped");
       continue;
     }
@@ -157,7 +157,7 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
     if (plan.off_points.empty() || plan.on_points.empty()) {
       warnings.push_back(at + ": no " + std::string(plan.off_points.empty() ? "off" : "on") +
                          "-ramp to artery section " + std::to_string(best.section) +
-                         " fits within the deck at <= " + fmt(config.max_ramp_grade * 100.0) +
+                         " fits within the deck at <= " + fixed0(config.max_ramp_grade * 100.0) +
                          " % grade; ramp skipped");
       continue;
     }
@@ -170,10 +170,11 @@ Result<std::vector<RampPlan>> plan_ramps(const FreewayCurve& curve, std::size_t 
   // 3. A freeway that no ramp site can connect is an error: it would be unreachable.
   if (!any_reach) {
     return Error::invalid_input(
-        where(index), "freeway '" + curve.name + "': ramp cannot reach an artery; the nearest " +
-                          "artery section is " +
-                          (nearest_any > 1e299 ? std::string("nowhere") : fmt(nearest_any) + " m") +
-                          " from its ramp sites, reach is " + fmt(config.ramp_reach_m) + " m");
+        where(index),
+        "freeway '" + curve.name + "': ramp cannot reach an artery; the nearest " +
+            "artery section is " +
+            (nearest_any > 1e299 ? std::string("nowhere") : fixed0(nearest_any) + " m") +
+            " from its ramp sites, reach is " + fixed0(config.ramp_reach_m) + " m");
   }
   return plans;
 }

@@ -10,7 +10,7 @@
 namespace cityforge::freeway::detail {
 namespace {
 
-std::string fmt(double v) {
+std::string fixed2(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
@@ -55,9 +55,9 @@ Status check_clearance(const FreewayCurve& curve, std::size_t index, const Centr
       const std::string what =
           road != nullptr ? "over road edge " + std::to_string(road->id) : "over the ground";
       return Error::invalid_input(where(index, c.source_point[k]),
-                                  "freeway '" + curve.name + "': deck underside is " + fmt(gap) +
-                                      " m " + what + " at (" + fmt(p.x) + ", " + fmt(p.y) +
-                                      "), needs >= " + fmt(need) +
+                                  "freeway '" + curve.name + "': deck underside is " + fixed2(gap) +
+                                      " m " + what + " at (" + fixed2(p.x) + ", " + fixed2(p.y) +
+                                      "), needs >= " + fixed2(need) +
                                       " m; raise the height above ground of this point");
     }
   }
@@ -94,9 +94,9 @@ Status check_overlaps(const std::vector<FreewayCurve>& curves,
         return Error::invalid_input(
             where(a, ca.source_point[k]),
             "freeway '" + curves[a].name + "' overlaps freeway '" + curves[b].name +
-                "' (freeways[" + std::to_string(b) + "]) in plan at (" + fmt(p.x) + ", " +
-                fmt(p.y) + "): centre lines " + fmt(d) + " m apart, decks need " + fmt(need) +
-                " m; freeways may only meet at a shared end point");
+                "' (freeways[" + std::to_string(b) + "]) in plan at (" + fixed2(p.x) + ", " +
+                fixed2(p.y) + "): centre lines " + fixed2(d) + " m apart, decks need " +
+                fixed2(need) + " m; freeways may only meet at a shared end point");
       }
     }
   }

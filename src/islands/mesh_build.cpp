@@ -21,14 +21,14 @@ namespace {
 
 // Where a vertex sits: kind 0 a plane vertex, 1 a point of a plane edge, 2 a point inside a
 // plane cell; a, b, c the id and lattice coordinates; z its height in 1e-6 layers.
-struct VertexKey {
+struct WeldKey {
   std::uint32_t kind = 0;
   std::uint32_t id = 0;
   std::int64_t b = 0, c = 0, z = 0;
-  bool operator==(const VertexKey&) const = default;
+  bool operator==(const WeldKey&) const = default;
 };
-struct VertexKeyHash {
-  std::size_t operator()(const VertexKey& k) const {
+struct WeldKeyHash {
+  std::size_t operator()(const WeldKey& k) const {
     std::uint64_t h = k.kind * 0x9E3779B97F4A7C15ULL ^ k.id;
     for (const std::int64_t x : {k.b, k.c, k.z})
       h = h * 0x100000001B3ULL ^ static_cast<std::uint64_t>(x);
@@ -36,7 +36,7 @@ struct VertexKeyHash {
   }
 };
 
-constexpr double kLattice = 1e6;
+constexpr double kWeldLattice = 1e6;
 constexpr double kEps = 1e-9;
 
 bool near(double a, double b) { return std::abs(a - b) < kEps; }
@@ -62,7 +62,7 @@ IslandMesh build_mesh(const LayeredGrid& grid, const TileSet& tiles,
   IslandMesh mesh;
   const PlanarGrid& plane = grid.plane;
   const auto plane_cells = static_cast<std::uint32_t>(plane.cells.size());
-  std::unordered_map<VertexKey, std::uint32_t, VertexKeyHash> index;
+  std::unordered_map<WeldKey, std::uint32_t, WeldKeyHash> index;
   // Per welded vertex: on a cell side of a floor triangle.
   std::vector<std::uint8_t> on_tile_border;
   // Per triangle edge slot (3 per triangle): lies on a cell side.
@@ -94,8 +94,8 @@ IslandMesh build_mesh(const LayeredGrid& grid, const TileSet& tiles,
     for (std::size_t i = 0; i < unit.vertices.size(); ++i) {
       const Vec3& p = unit.vertices[i];
       const double zl = static_cast<double>(layer) + p.z;
-      VertexKey key;
-      key.z = std::llround(zl * kLattice);
+      WeldKey key;
+      key.z = std::llround(zl * kWeldLattice);
       Vec2 xy;
       const bool u_edge = near(p.x, 0) || near(p.x, 1), v_edge = near(p.y, 0) || near(p.y, 1);
       sides[i] = side_of(p);
@@ -111,14 +111,14 @@ IslandMesh build_mesh(const LayeredGrid& grid, const TileSet& tiles,
         const double te = e.v0 == cell.vertices[k] ? s : 1 - s;
         key.kind = 1;
         key.id = cell.edges[k];
-        key.b = std::llround(te * kLattice);
-        const double tq = static_cast<double>(key.b) / kLattice;
+        key.b = std::llround(te * kWeldLattice);
+        const double tq = static_cast<double>(key.b) / kWeldLattice;
         xy = plane.vertices[e.v0] * (1 - tq) + plane.vertices[e.v1] * tq;
       } else {
         key.kind = 2;
         key.id = pc;
-        key.b = std::llround(p.x * kLattice);
-        key.c = std::llround(p.y * kLattice);
+        key.b = std::llround(p.x * kWeldLattice);
+        key.c = std::llround(p.y * kWeldLattice);
         const double u = p.x, v = p.y;
         xy = q[0] * ((1 - u) * (1 - v)) + q[1] * (u * (1 - v)) + q[2] * (u * v) +
              q[3] * ((1 - u) * v);

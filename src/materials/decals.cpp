@@ -22,10 +22,10 @@ namespace {
 using detail::fbm2;
 using detail::hash01;
 
-constexpr std::uint64_t kKey = 0x6465'6361'6c73'0001ULL;  // "decals"
+constexpr std::uint64_t kDecalKey = 0x6465'6361'6c73'0001ULL;  // "decals"
 
 /// What a decal is at one point.
-struct Texel {
+struct DecalTexel {
   std::array<double, 3> rgb{};  ///< sRGB colour in [0, 1].
   double alpha = 0.0;
   double depth = 0.0;  ///< Groove depth in pixels of the image (cracks), for the normal map.
@@ -42,16 +42,16 @@ double border(double x, double y, double margin) {
          smoothstep(0.0, margin, y) * smoothstep(0.0, margin, 1.0 - y);
 }
 
-Texel grime(double x, double y) {
+DecalTexel grime(double x, double y) {
   // Height above the ground as a share of the quad: the bottom row (y = 1) is the wall's foot.
   const double h = 1.0 - y;
   // Streaks: noise stretched along the height (rain running down soot), a splash band at the
   // foot, and large blotches so neighbouring pieces differ.
-  const double streaks = fbm2(kKey + 1, x, y * 0.15, 28, 2, 3);
-  const double blotch = fbm2(kKey + 2, x, y, 3, 3, 3);
-  const double splash = std::exp(-h / 0.08) * (0.7 + 0.3 * fbm2(kKey + 3, x, y, 64, 16, 2));
+  const double streaks = fbm2(kDecalKey + 1, x, y * 0.15, 28, 2, 3);
+  const double blotch = fbm2(kDecalKey + 2, x, y, 3, 3, 3);
+  const double splash = std::exp(-h / 0.08) * (0.7 + 0.3 * fbm2(kDecalKey + 3, x, y, 64, 16, 2));
   const double rise = std::pow(1.0 - h, 1.2);
-  Texel t;
+  DecalTexel t;
   t.alpha =
       0.8 * rise * std::clamp(0.65 + 0.55 * streaks + 0.25 * blotch, 0.0, 1.2) + 0.25 * splash;
   t.alpha = std::clamp(t.alpha, 0.0, 0.9) * smoothstep(0.0, 0.18, x) *
@@ -61,40 +61,41 @@ Texel grime(double x, double y) {
   return t;
 }
 
-Texel tyre_marks(double x, double y) {
+DecalTexel tyre_marks(double x, double y) {
   // Two tracks about 1.5 m apart on a lane-wide quad, each a few rubber streaks wide; they
   // darken toward +x (the stop line: braking) and break up along their length.
   double track = 0.0;
   for (const double centre : {0.27, 0.73}) {
-    const double d = std::fabs(y - centre - 0.015 * fbm2(kKey + 10, x, centre, 3, 1, 2));
+    const double d = std::fabs(y - centre - 0.015 * fbm2(kDecalKey + 10, x, centre, 3, 1, 2));
     const double band = 1.0 - smoothstep(0.03, 0.09, d);
-    const double streaks = 0.6 + 0.4 * fbm2(kKey + 11, x, y, 4, 96, 2);
+    const double streaks = 0.6 + 0.4 * fbm2(kDecalKey + 11, x, y, 4, 96, 2);
     // Each track breaks up along its own length (the noise read along the track's centre).
-    const double patchy = std::clamp(0.75 + 0.5 * fbm2(kKey + 12, x, centre, 12, 2, 3), 0.0, 1.0);
+    const double patchy =
+        std::clamp(0.75 + 0.5 * fbm2(kDecalKey + 12, x, centre, 12, 2, 3), 0.0, 1.0);
     track = std::max(track, band * streaks * patchy);
   }
   const double along = smoothstep(0.0, 0.6, x) * (1.0 - smoothstep(0.9, 1.0, x));
-  Texel t;
+  DecalTexel t;
   t.alpha = 0.7 * track * (0.35 + 0.65 * along) * border(x, y, 0.04);
   t.rgb = {0.06, 0.06, 0.065};
   return t;
 }
 
-Texel oil(double x, double y) {
+DecalTexel oil(double x, double y) {
   const double dx = x - 0.5, dy = y - 0.5;
   const double r = std::hypot(dx, dy);
   // A ragged rim (noise on the radius), a darker core, two drips beside the main stain.
-  const double rim = 0.3 + 0.07 * fbm2(kKey + 20, x, y, 5, 5, 3);
+  const double rim = 0.3 + 0.07 * fbm2(kDecalKey + 20, x, y, 5, 5, 3);
   double stain = 1.0 - smoothstep(rim - 0.05, rim, r);
   for (const auto& [cx, cy, cr] :
        {std::array<double, 3>{0.78, 0.36, 0.06}, std::array<double, 3>{0.27, 0.74, 0.045}}) {
     stain = std::max(stain, 1.0 - smoothstep(cr * 0.6, cr, std::hypot(x - cx, y - cy)));
   }
   const double core = 1.0 - smoothstep(0.0, rim, r);
-  Texel t;
-  t.alpha =
-      std::clamp(stain * (0.5 + 0.3 * core + 0.1 * fbm2(kKey + 21, x, y, 32, 32, 2)), 0.0, 0.9) *
-      border(x, y, 0.05);
+  DecalTexel t;
+  t.alpha = std::clamp(stain * (0.5 + 0.3 * core + 0.1 * fbm2(kDecalKey + 21, x, y, 32, 32, 2)),
+                       0.0, 0.9) *
+            border(x, y, 0.05);
   // A faint brown-violet sheen in the thin film near the rim.
   const double film = smoothstep(rim - 0.12, rim - 0.02, r);
   t.rgb = {0.05 + 0.04 * film, 0.045 + 0.02 * film, 0.05 + 0.05 * film};
@@ -119,7 +120,7 @@ double distance(const Segment& s, double x, double y) {
 std::vector<Segment> crack_segments(double px) {
   std::vector<Segment> out;
   std::uint64_t n = 0;
-  const auto draw = [&] { return hash01(kKey + 30, static_cast<std::int64_t>(n++), 0); };
+  const auto draw = [&] { return hash01(kDecalKey + 30, static_cast<std::int64_t>(n++), 0); };
   const auto inside = [](double v) { return v > 0.08 && v < 0.92; };
   const auto walk = [&](double x, double y, double angle, double length, double half, bool branch) {
     const double step = 0.025;
@@ -152,7 +153,7 @@ std::vector<Segment> crack_segments(double px) {
   return out;
 }
 
-Texel crack(double x, double y, const std::vector<Segment>& segments, double px) {
+DecalTexel crack(double x, double y, const std::vector<Segment>& segments, double px) {
   double d = 1.0;  // Distance beyond the nearest crack's edge.
   for (const Segment& s : segments) {
     // Cheap rejection by the segment's box.
@@ -163,14 +164,14 @@ Texel crack(double x, double y, const std::vector<Segment>& segments, double px)
   }
   const double line = 1.0 - smoothstep(-0.5 * px, 1.0 * px, d);
   const double halo = 1.0 - smoothstep(0.0, 0.02, d);
-  Texel t;
+  DecalTexel t;
   t.alpha = std::clamp(0.85 * line + 0.18 * halo, 0.0, 0.9) * border(x, y, 0.05);
   t.rgb = {0.07, 0.065, 0.06};
   t.depth = 3.0 * line;
   return t;
 }
 
-std::uint8_t byte(double v) {
+std::uint8_t decal_byte(double v) {
   return static_cast<std::uint8_t>(std::lround(std::clamp(v, 0.0, 1.0) * 255.0));
 }
 
@@ -202,13 +203,13 @@ Result<DecalTextures> make_decal(Decal d, std::uint32_t size_px, const std::stri
   const double px = 1.0 / static_cast<double>(n);
   const std::vector<Segment> segments =
       d == Decal::crack ? crack_segments(px) : std::vector<Segment>{};
-  std::vector<Texel> texels(n * n);
+  std::vector<DecalTexel> texels(n * n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n), [&](const auto& rows) {
     for (std::size_t j = rows.begin(); j != rows.end(); ++j) {
       const double y = (static_cast<double>(j) + 0.5) * px;
       for (std::size_t i = 0; i < n; ++i) {
         const double x = (static_cast<double>(i) + 0.5) * px;
-        Texel& t = texels[j * n + i];
+        DecalTexel& t = texels[j * n + i];
         switch (d) {
           case Decal::grime:
             t = grime(x, y);
@@ -240,11 +241,11 @@ Result<DecalTextures> make_decal(Decal d, std::uint32_t size_px, const std::stri
   for (std::size_t j = 0; j < n; ++j) {
     for (std::size_t i = 0; i < n; ++i) {
       const std::size_t k = j * n + i;
-      const Texel& t = texels[k];
+      const DecalTexel& t = texels[k];
       const bool edge = i == 0 || j == 0 || i + 1 == n || j + 1 == n;
       for (std::size_t c = 0; c < 3; ++c)
-        out.base_colour.rgb[4 * k + c] = byte(t.rgb[c]);
-      out.base_colour.rgb[4 * k + 3] = edge ? 0 : byte(t.alpha);
+        out.base_colour.rgb[4 * k + c] = decal_byte(t.rgb[c]);
+      out.base_colour.rgb[4 * k + 3] = edge ? 0 : decal_byte(t.alpha);
       if (!out.has_normal) continue;
       // The height is minus the depth; its slopes by central differences (clamped at the
       // borders), in pixels. As the surfaces' normal maps: nx = -dh/du, ny = +dh/dv (x right,
@@ -253,9 +254,9 @@ Result<DecalTextures> make_decal(Decal d, std::uint32_t size_px, const std::stri
       const double nx = (depth(std::min(i + 1, n - 1), j) - depth(i > 0 ? i - 1 : 0, j)) * 0.5;
       const double ny = -(depth(i, std::min(j + 1, n - 1)) - depth(i, j > 0 ? j - 1 : 0)) * 0.5;
       const double len = std::sqrt(nx * nx + ny * ny + 1.0);
-      out.normal.rgb[3 * k] = byte(0.5 + 0.5 * nx / len);
-      out.normal.rgb[3 * k + 1] = byte(0.5 + 0.5 * ny / len);
-      out.normal.rgb[3 * k + 2] = byte(0.5 + 0.5 / len);
+      out.normal.rgb[3 * k] = decal_byte(0.5 + 0.5 * nx / len);
+      out.normal.rgb[3 * k + 1] = decal_byte(0.5 + 0.5 * ny / len);
+      out.normal.rgb[3 * k + 2] = decal_byte(0.5 + 0.5 / len);
     }
   }
   return out;

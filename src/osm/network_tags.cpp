@@ -30,7 +30,7 @@ namespace cityforge::osm {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_blanks(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
     s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t'))
@@ -39,8 +39,8 @@ std::string_view trim(std::string_view s) {
 }
 
 // A leading decimal number ("7,5" reads as 7.5); the rest of the text after it in *rest.
-std::optional<double> leading_number(std::string_view s, std::string_view* rest) {
-  s = trim(s);
+std::optional<double> leading_signed_number(std::string_view s, std::string_view* rest) {
+  s = trim_blanks(s);
   std::string buf;
   std::size_t i = 0;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) buf.push_back(s[i++]);
@@ -64,12 +64,12 @@ std::optional<double> leading_number(std::string_view s, std::string_view* rest)
   if (ec != std::errc() || ptr != buf.data() + buf.size() || !std::isfinite(v)) {
     return std::nullopt;
   }
-  if (rest != nullptr) *rest = trim(s.substr(i));
+  if (rest != nullptr) *rest = trim_blanks(s.substr(i));
   return v;
 }
 
 std::optional<int> parse_int(std::string_view s) {
-  s = trim(s);
+  s = trim_blanks(s);
   int v = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
@@ -83,7 +83,7 @@ bool is_no(std::string_view v) { return v == "no" || v == "0" || v == "false"; }
 
 std::optional<double> parse_length_m(std::string_view text) {
   std::string_view rest;
-  const std::optional<double> v = leading_number(text, &rest);
+  const std::optional<double> v = leading_signed_number(text, &rest);
   if (!v || !(*v > 0.0)) return std::nullopt;
   double metres = *v;
   if (rest.empty() || rest == "m") {
@@ -97,10 +97,10 @@ std::optional<double> parse_length_m(std::string_view text) {
   } else if (rest.front() == '\'') {
     // 12'6" : feet and inches.
     metres *= 0.3048;
-    std::string_view inches_text = trim(rest.substr(1));
+    std::string_view inches_text = trim_blanks(rest.substr(1));
     std::string_view after;
     if (!inches_text.empty()) {
-      const std::optional<double> inches = leading_number(inches_text, &after);
+      const std::optional<double> inches = leading_signed_number(inches_text, &after);
       if (!inches || after != "\"") return std::nullopt;
       metres += *inches * 0.0254;
     }
@@ -111,11 +111,11 @@ std::optional<double> parse_length_m(std::string_view text) {
 }
 
 std::optional<double> parse_maxspeed_kmh(std::string_view text) {
-  text = trim(text);
+  text = trim_blanks(text);
   if (text == "none") return 130.0;
   if (text == "walk") return 7.0;
   std::string_view rest;
-  if (const std::optional<double> v = leading_number(text, &rest)) {
+  if (const std::optional<double> v = leading_signed_number(text, &rest)) {
     if (!(*v > 0.0)) return std::nullopt;
     if (rest.empty() || rest == "km/h" || rest == "kmh" || rest == "kph") return *v;
     if (rest == "mph") return *v * 1.609344;
@@ -135,7 +135,8 @@ std::optional<double> parse_maxspeed_kmh(std::string_view text) {
   if (kind == "bicycle_road" || kind == "cyclestreet") return 30.0;
   if (kind.starts_with("zone:")) kind.remove_prefix(5);
   if (kind.starts_with("zone")) kind.remove_prefix(4);
-  if (const std::optional<double> v = leading_number(kind, &rest); v && rest.empty() && *v > 0) {
+  if (const std::optional<double> v = leading_signed_number(kind, &rest);
+      v && rest.empty() && *v > 0) {
     return *v;
   }
   return std::nullopt;

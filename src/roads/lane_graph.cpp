@@ -28,7 +28,7 @@ constexpr double kWalkSpeedMps = 1.4;
 constexpr double kMaxTurnDeg = 150.0;  // Sharper turns at 3+ legs count as U-turns.
 constexpr double kThroughMaxDeg = 60.0;
 
-Vec2 xy(Vec3 p) { return {p.x, p.y}; }
+Vec2 plan_xy(Vec3 p) { return {p.x, p.y}; }
 
 /// Lanes of one section.
 struct SectionLanes {
@@ -68,9 +68,9 @@ Polyline offset_part(const Polyline& input, double s0, double s1, double offset_
 }
 
 Vec2 end_tangent(const std::vector<Vec3>& p) {
-  return normalize(xy(p[p.size() - 1]) - xy(p[p.size() - 2]));
+  return normalize(plan_xy(p[p.size() - 1]) - plan_xy(p[p.size() - 2]));
 }
-Vec2 start_tangent(const std::vector<Vec3>& p) { return normalize(xy(p[1]) - xy(p[0])); }
+Vec2 start_tangent(const std::vector<Vec3>& p) { return normalize(plan_xy(p[1]) - plan_xy(p[0])); }
 
 /// Angle in degrees from heading a to heading b, in (-180, 180], positive counter-clockwise.
 double turn_deg(Vec2 a, Vec2 b) {
@@ -244,9 +244,9 @@ void mitre(std::vector<Vec3>& a, bool a_end, std::vector<Vec3>& b, bool b_end) {
   if (!a_end) std::reverse(a.begin(), a.end());
   if (b_end) std::reverse(b.begin(), b.end());
   // Now a ends at the join, b starts there.
-  const Vec2 pa = xy(a.back());
+  const Vec2 pa = plan_xy(a.back());
   const Vec2 ua = end_tangent(a);
-  const Vec2 pb = xy(b.front());
+  const Vec2 pb = plan_xy(b.front());
   const Vec2 ub = start_tangent(b);
   Vec2 m = (pa + pb) * 0.5;
   const double den = cross(ua, ub);
@@ -256,9 +256,9 @@ void mitre(std::vector<Vec3>& a, bool a_end, std::vector<Vec3>& b, bool b_end) {
     if (distance(cand, pa) < 4.0 * distance(pa, pb) + 0.5) m = cand;
   }
   const double z = (a.back().z + b.front().z) * 0.5;
-  while (a.size() > 2 && dot(m - xy(a[a.size() - 2]), ua) <= 0.05)
+  while (a.size() > 2 && dot(m - plan_xy(a[a.size() - 2]), ua) <= 0.05)
     a.erase(a.end() - 2);
-  while (b.size() > 2 && dot(xy(b[1]) - m, ub) <= 0.05)
+  while (b.size() > 2 && dot(plan_xy(b[1]) - m, ub) <= 0.05)
     b.erase(b.begin() + 1);
   a.back() = {m.x, m.y, z};
   b.front() = {m.x, m.y, z};
@@ -296,7 +296,7 @@ LaneId Builder::add_connector(std::uint32_t index, LaneId from, LaneId to, Turn 
   const Lane& b = m_graph.lanes[to];
   const Vec3 p0 = a.points.back();
   const Vec3 p3 = b.points.front();
-  const double gap = distance(xy(p0), xy(p3));
+  const double gap = distance(plan_xy(p0), plan_xy(p3));
   // A floor on the handle keeps near-touching ends (lane count changes) a smooth S-curve.
   const double handle = turn == Turn::u_turn ? gap * 2.0 / 3.0 + 0.5 : std::max(gap / 3.0, 0.3);
   Lane lane;
@@ -304,7 +304,7 @@ LaneId Builder::add_connector(std::uint32_t index, LaneId from, LaneId to, Turn 
   const Vec2 t0 = end_tangent(a.points);
   const Vec2 t3 = start_tangent(b.points);
   lane.points = bezier_connector(p0, t0, p3, t3, handle, kConnectorSpacingM);
-  lane.handles = {xy(p0) + t0 * handle, xy(p3) - t3 * handle};
+  lane.handles = {plan_xy(p0) + t0 * handle, plan_xy(p3) - t3 * handle};
   lane.width_m = std::min(a.width_m, b.width_m);
   double limit = std::min(a.speed_limit_mps, b.speed_limit_mps);
   if (turn == Turn::right) limit = std::min(limit, 20.0 / 3.6);
@@ -458,7 +458,7 @@ void Builder::build_junction(std::uint32_t index) {
     const auto& edge = m_city.network.edges[leg.edge];
     Lane lane;
     lane.tags = kCrosswalk;
-    lane.points = drape(polyline_resample({xy(p0), xy(p1)}, kConnectorSpacingM), 0.0);
+    lane.points = drape(polyline_resample({plan_xy(p0), plan_xy(p1)}, kConnectorSpacingM), 0.0);
     lane.points.front() = p0;
     lane.points.back() = p1;
     lane.width_m = m_config.crosswalk_width_m;
@@ -485,7 +485,7 @@ void Builder::build_junction(std::uint32_t index) {
     const Vec3 p3 = b_end ? pb.back() : pb.front();
     const Vec2 t0 = -a.direction;
     const Vec2 t3 = b.direction;
-    const double gap = distance(xy(p0), xy(p3));
+    const double gap = distance(plan_xy(p0), plan_xy(p3));
     Lane lane;
     lane.tags = kSidewalk;
     lane.points =

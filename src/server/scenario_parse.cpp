@@ -16,7 +16,7 @@
 namespace cityforge::server {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 using detail::Checker;
 
 constexpr double kMaxDurationS = 86400;
@@ -42,7 +42,7 @@ std::pair<double, double> hazard_defaults(HazardKind k) {
   return {0.0, 0.0};
 }
 
-void read_start(Checker& c, const json& j, Scenario& s) {
+void read_start(Checker& c, const ojson& j, Scenario& s) {
   if (c.failed()) return;
   if (j.is_object() && j.contains("lane")) {
     if (!c.all_keys(j, "/start", {"lane", "s_m"})) return;
@@ -60,20 +60,20 @@ void read_start(Checker& c, const json& j, Scenario& s) {
   s.start.heading_deg = c.in_range(j["heading_deg"], "/start/heading_deg", -360, 360);
 }
 
-void read_weather(Checker& c, const json& j, Scenario& s) {
+void read_weather(Checker& c, const ojson& j, Scenario& s) {
   if (!c.keys(j, "/weather", {"kind", "fog", "changes"}, {"kind"})) return;
   s.weather =
       static_cast<traffic::WeatherKind>(c.one_of(j["kind"], "/weather/kind", kWeatherKinds));
   if (j.contains("fog")) s.fog = c.boolean(j["fog"], "/weather/fog");
   if (!j.contains("changes") || c.failed()) return;
-  const json& changes = j["changes"];
+  const ojson& changes = j["changes"];
   if (!changes.is_array()) {
     c.fail("/weather/changes", "expected an array, got " + Checker::describe(changes));
     return;
   }
   for (std::size_t i = 0; i < changes.size() && !c.failed(); ++i) {
     const std::string p = "/weather/changes/" + std::to_string(i);
-    const json& ch = changes[i];
+    const ojson& ch = changes[i];
     if (!c.keys(ch, p, {"at_s", "kind", "fog"}, {"at_s", "kind"})) return;
     WeatherChange w;
     w.at_s = c.in_range(ch["at_s"], p + "/at_s", 0, s.duration_s);
@@ -88,7 +88,7 @@ void read_weather(Checker& c, const json& j, Scenario& s) {
   }
 }
 
-void read_thresholds(Checker& c, const json& j, Thresholds& t) {
+void read_thresholds(Checker& c, const ojson& j, Thresholds& t) {
   if (!c.keys(j, "/thresholds",
               {"reaction_brake", "reaction_steer_rad", "harsh_brake_mps2", "harsh_accel_mps2",
                "eyes_off_road_deg", "near_miss_ttc_s", "speeding_tolerance_frac"},
@@ -109,7 +109,7 @@ void read_thresholds(Checker& c, const json& j, Thresholds& t) {
   read("speeding_tolerance_frac", t.speeding_tolerance_frac);
 }
 
-void read_trigger(Checker& c, const json& j, const std::string& p, Hazard& h, double duration_s) {
+void read_trigger(Checker& c, const ojson& j, const std::string& p, Hazard& h, double duration_s) {
   if (!c.keys(j, p, {"time_s", "distance_m", "position", "radius_m"}, {})) return;
   const int given = static_cast<int>(j.contains("time_s")) +
                     static_cast<int>(j.contains("distance_m")) +
@@ -146,7 +146,7 @@ void read_trigger(Checker& c, const json& j, const std::string& p, Hazard& h, do
   }
 }
 
-void read_hazard(Checker& c, const json& j, const std::string& p, Scenario& s,
+void read_hazard(Checker& c, const ojson& j, const std::string& p, Scenario& s,
                  std::set<std::string>& ids) {
   // 1. The kind decides which keys the hazard may have.
   if (!c.keys(j, p,
@@ -199,16 +199,16 @@ void read_hazard(Checker& c, const json& j, const std::string& p, Scenario& s,
   s.hazards.push_back(h);
 }
 
-json point_json(Vec2 p) { return json::array({p.x, p.y}); }
+ojson point_json(Vec2 p) { return ojson::array({p.x, p.y}); }
 
 }  // namespace
 
 const char* to_string(HazardKind kind) { return kHazardKinds[static_cast<std::size_t>(kind)]; }
 
 Result<Scenario> parse_scenario(std::string_view text, const std::string& source) {
-  Result<json> parsed = parse_json<json>(text, source);
+  Result<ojson> parsed = parse_json<ojson>(text, source);
   if (!parsed) return parsed.error();
-  const json& j = *parsed;
+  const ojson& j = *parsed;
   Checker c(source);
   Scenario s;
   // 1. The header and the plain values.
@@ -223,7 +223,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& source
   s.name = c.name(j["name"], "/name", "[a-z0-9_-]+");
   if (j.contains("description")) s.description = c.string(j["description"], "/description");
   if (j.contains("city") && c.keys(j["city"], "/city", {"config", "seed"}, {})) {
-    const json& city = j["city"];
+    const ojson& city = j["city"];
     if (city.contains("config")) s.city_config = c.string(city["config"], "/city/config");
     if (city.contains("seed")) {
       s.city_seed = c.count(city["seed"], "/city/seed", std::numeric_limits<std::uint64_t>::max());
@@ -234,7 +234,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& source
                           kMaxDurationS, true, false);
   read_start(c, j["start"], s);
   if (j.contains("route") && !c.failed()) {
-    const json& route = j["route"];
+    const ojson& route = j["route"];
     if (!route.is_array()) {
       c.fail("/route", "expected an array of [x, y] points, got " + Checker::describe(route));
     } else {
@@ -248,7 +248,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& source
   }
   if (j.contains("weather")) read_weather(c, j["weather"], s);
   if (j.contains("traffic") && c.keys(j["traffic"], "/traffic", {"vehicles", "pedestrians"}, {})) {
-    const json& t = j["traffic"];
+    const ojson& t = j["traffic"];
     if (t.contains("vehicles")) {
       s.vehicles =
           static_cast<std::uint32_t>(c.count(t["vehicles"], "/traffic/vehicles", kMaxAgents));
@@ -265,7 +265,7 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& source
   if (j.contains("thresholds")) read_thresholds(c, j["thresholds"], s.thresholds);
   // 3. Hazards.
   if (j.contains("hazards") && !c.failed()) {
-    const json& hazards = j["hazards"];
+    const ojson& hazards = j["hazards"];
     std::set<std::string> ids;
     if (!hazards.is_array()) {
       c.fail("/hazards", "expected an array of hazards, got " + Checker::describe(hazards));
@@ -279,13 +279,13 @@ Result<Scenario> parse_scenario(std::string_view text, const std::string& source
 }
 
 std::string scenario_json(const Scenario& s) {
-  json j;
+  ojson j;
   j["format"] = "cityforge-scenario";
   j["version"] = 1;
   j["name"] = s.name;
   j["description"] = s.description;
   if (s.city_config || s.city_seed) {
-    json city = json::object();
+    ojson city = ojson::object();
     if (s.city_config) city["config"] = *s.city_config;
     if (s.city_seed) city["seed"] = *s.city_seed;
     j["city"] = city;
@@ -297,13 +297,13 @@ std::string scenario_json(const Scenario& s) {
   j["start"] = {{"x", s.start.x},
                 {"y", s.start.y},
                 {"heading_deg", s.start.heading_deg},
-                {"lane", s.start.lane == traffic::kNoLane ? json(nullptr) : json(s.start.lane)},
+                {"lane", s.start.lane == traffic::kNoLane ? ojson(nullptr) : ojson(s.start.lane)},
                 {"s_m", s.start.s_m}};
-  j["route"] = json::array();
+  j["route"] = ojson::array();
   for (const Vec2 p : s.route)
     j["route"].push_back(point_json(p));
   j["time_of_day_h"] = s.time_of_day_h;
-  json changes = json::array();
+  ojson changes = ojson::array();
   for (const WeatherChange& w : s.weather_changes)
     changes.push_back({{"at_s", w.at_s}, {"kind", traffic::to_string(w.kind)}, {"fog", w.fog}});
   j["weather"] = {{"kind", traffic::to_string(s.weather)}, {"fog", s.fog}, {"changes", changes}};
@@ -317,9 +317,9 @@ std::string scenario_json(const Scenario& s) {
                      {"eyes_off_road_deg", t.eyes_off_road_deg},
                      {"near_miss_ttc_s", t.near_miss_ttc_s},
                      {"speeding_tolerance_frac", t.speeding_tolerance_frac}};
-  j["hazards"] = json::array();
+  j["hazards"] = ojson::array();
   for (const Hazard& h : s.hazards) {
-    json hj;
+    ojson hj;
     hj["id"] = h.id;
     hj["kind"] = to_string(h.kind);
     switch (h.trigger.kind) {
@@ -344,8 +344,8 @@ std::string scenario_json(const Scenario& s) {
     if (h.kind == HazardKind::sudden_fog) hj["visibility_m"] = h.visibility_m;
     j["hazards"].push_back(hj);
   }
-  Result<json> spec = parse_json<json>(s.vehicle_spec, s.vehicle_source);
-  j["vehicle_spec"] = spec ? *spec : json(nullptr);
+  Result<ojson> spec = parse_json<ojson>(s.vehicle_spec, s.vehicle_source);
+  j["vehicle_spec"] = spec ? *spec : ojson(nullptr);
   j["file"] = s.file_name;
   j["file_hash"] = s.file_hash;
   return j.dump();

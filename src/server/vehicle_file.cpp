@@ -16,7 +16,7 @@
 namespace cityforge::server {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 using detail::Checker;
 
 /// The groups whose members are all numbers > 0 (brakes.front_share is checked apart).
@@ -37,7 +37,7 @@ const std::vector<Group>& number_groups() {
   return kGroups;
 }
 
-void check_engine(Checker& c, const json& e) {
+void check_engine(Checker& c, const ojson& e) {
   if (!c.all_keys(e, "/engine", {"idle_rpm", "redline_rpm", "torque_curve"})) return;
   const double idle = c.positive(e["idle_rpm"], "/engine/idle_rpm");
   const double red = c.positive(e["redline_rpm"], "/engine/redline_rpm");
@@ -46,7 +46,7 @@ void check_engine(Checker& c, const json& e) {
            "expected a number < redline_rpm (" + format_g9(red) + "), got " + format_g9(idle));
   }
   if (c.failed()) return;
-  const json& curve = e["torque_curve"];
+  const ojson& curve = e["torque_curve"];
   if (!curve.is_array() || curve.size() < 2) {
     c.fail("/engine/torque_curve",
            "expected an array of >= 2 [rpm, torque_nm] points, got " + Checker::describe(curve));
@@ -55,7 +55,7 @@ void check_engine(Checker& c, const json& e) {
   double last_rpm = 0;
   for (std::size_t i = 0; i < curve.size() && !c.failed(); ++i) {
     const std::string p = "/engine/torque_curve/" + std::to_string(i);
-    const json& pt = curve[i];
+    const ojson& pt = curve[i];
     if (!pt.is_array() || pt.size() != 2) {
       c.fail(p, "expected an [rpm, torque_nm] pair, got " + Checker::describe(pt));
       return;
@@ -70,7 +70,7 @@ void check_engine(Checker& c, const json& e) {
   }
 }
 
-void check_gearbox(Checker& c, const json& g, double redline_rpm) {
+void check_gearbox(Checker& c, const ojson& g, double redline_rpm) {
   const std::vector<const char*> numbers = {"reverse_ratio", "final_drive", "upshift_rpm",
                                             "downshift_rpm", "shift_time_s"};
   if (!c.all_keys(g, "/gearbox",
@@ -78,7 +78,7 @@ void check_gearbox(Checker& c, const json& g, double redline_rpm) {
                    "shift_time_s"})) {
     return;
   }
-  const json& ratios = g["ratios"];
+  const ojson& ratios = g["ratios"];
   if (!ratios.is_array() || ratios.empty()) {
     c.fail("/gearbox/ratios",
            "expected an array of >= 1 gear ratios, got " + Checker::describe(ratios));
@@ -123,9 +123,9 @@ std::vector<std::string> shipped_vehicle_names() {
 
 Result<std::string> check_vehicle(std::string_view text, const std::string& source,
                                   const std::string& stem) {
-  Result<json> parsed = parse_json<json>(text, source);
+  Result<ojson> parsed = parse_json<ojson>(text, source);
   if (!parsed) return parsed.error();
-  const json& v = *parsed;
+  const ojson& v = *parsed;
   Checker c(source);
   // 1. The document and its plain keys.
   if (!c.all_keys(v, "",
@@ -144,7 +144,7 @@ Result<std::string> check_vehicle(std::string_view text, const std::string& sour
   // 2. The groups of numbers > 0, and the centre of gravity inside the wheelbase.
   for (const Group& g : number_groups()) {
     const std::string p = std::string("/") + g.key;
-    const json& obj = v[g.key];
+    const ojson& obj = v[g.key];
     if (!c.all_keys(obj, p, g.numbers)) break;
     for (const char* k : g.numbers)
       c.positive(obj[k], p + "/" + k);
@@ -161,7 +161,7 @@ Result<std::string> check_vehicle(std::string_view text, const std::string& sour
   check_engine(c, v["engine"]);
   if (c.failed()) return c.error();
   check_gearbox(c, v["gearbox"], v["engine"]["redline_rpm"].get<double>());
-  const json& brakes = v["brakes"];
+  const ojson& brakes = v["brakes"];
   if (c.all_keys(brakes, "/brakes", {"max_torque_nm", "front_share"})) {
     c.positive(brakes["max_torque_nm"], "/brakes/max_torque_nm");
     c.in_range(brakes["front_share"], "/brakes/front_share", 0, 1);

@@ -4,19 +4,12 @@
 #include <vector>
 
 #include "cityforge/core/planar_graph.hpp"
+#include "planar_graph_checks.hpp"
 
 namespace cityforge {
 namespace {
 
-std::vector<TaggedSegment> grid_lines(int n, double spacing, double from, double to) {
-  std::vector<TaggedSegment> segs;
-  for (int i = 0; i < n; ++i) {
-    const double c = i * spacing;
-    segs.push_back({{from, c}, {to, c}, 1});
-    segs.push_back({{c, from}, {c, to}, 2});
-  }
-  return segs;
-}
+using test::grid_lines;
 
 double ring_area(const PlanarGraph& g, const Face& f) {
   double twice = 0.0;

@@ -4,9 +4,22 @@
 
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "cityforge/core/planar_graph.hpp"
 
 namespace cityforge::test {
+
+/// n horizontal and n vertical lines `spacing` apart, from `from` to `to` along their length.
+inline std::vector<TaggedSegment> grid_lines(int n, double spacing, double from, double to) {
+  std::vector<TaggedSegment> segs;
+  for (int i = 0; i < n; ++i) {
+    const double c = i * spacing;
+    segs.push_back({{from, c}, {to, c}, 1});
+    segs.push_back({{c, from}, {c, to}, 2});
+  }
+  return segs;
+}
 
 /// Sum of the edges' lengths.
 inline double total_length(const PlanarGraph& g) {

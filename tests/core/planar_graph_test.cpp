@@ -12,18 +12,8 @@
 namespace cityforge {
 namespace {
 
-/// n horizontal and n vertical lines `spacing` apart, from `from` to `to` along their length.
-std::vector<TaggedSegment> grid_lines(int n, double spacing, double from, double to) {
-  std::vector<TaggedSegment> segs;
-  for (int i = 0; i < n; ++i) {
-    const double c = i * spacing;
-    segs.push_back({{from, c}, {to, c}, 1});
-    segs.push_back({{c, from}, {c, to}, 2});
-  }
-  return segs;
-}
-
 using test::expect_sorted;
+using test::grid_lines;
 using test::total_length;
 
 TEST(BuildPlanarGraph, GridOfCrossingLines) {
