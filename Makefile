@@ -7,6 +7,12 @@ JOBS ?= $(shell nproc)
 ifeq ($(CI),true)
 export CITYFORGE_WERROR := ON
 endif
+# The builds these commands make from a fresh clone (CI's too) compile each library module as
+# unity builds (CMakeLists.txt, CITYFORGE_UNITY): a fraction of the compile time. `make UNITY=OFF`
+# builds release a file a unit, as `cmake --preset release` does (an edited file then rebuilds
+# alone); the sanitizer presets are unity builds either way.
+UNITY ?= ON
+export CITYFORGE_UNITY := $(UNITY)
 
 .PHONY: demo test sanitizers deps build validator viewer bench clean
 

@@ -126,7 +126,7 @@ void derive_tables(Simulation::Impl& m) {
     m.approach_begin[j + 1] = static_cast<std::uint32_t>(m.approaches.size());
   }
   // Short links join junctions into clusters served as one (union-find, smallest index root).
-  constexpr auto kShortLinkM = static_cast<float>(roads::kShortLinkM);
+  constexpr auto kShortLinkMf = static_cast<float>(roads::kShortLinkM);
   m.short_link.assign(lanes, 0);
   std::vector<std::uint32_t> root(junctions);
   for (std::uint32_t j = 0; j < junctions; ++j)
@@ -142,7 +142,7 @@ void derive_tables(Simulation::Impl& m) {
       const LaneId c = net.connectors[k];
       if (net.succ_begin[c + 1] == net.succ_begin[c]) continue;
       const LaneId d = net.succ[net.succ_begin[c]];
-      if (net.length_m[d] >= kShortLinkM) continue;
+      if (net.length_m[d] >= kShortLinkMf) continue;
       for (std::uint32_t q = net.succ_begin[d]; q < net.succ_begin[d + 1]; ++q) {
         const std::int32_t b = net.intersection[net.succ[q]];
         if (b < 0 || static_cast<std::uint32_t>(b) == j || m.coordinated[b] == 0U) continue;
