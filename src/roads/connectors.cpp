@@ -11,7 +11,7 @@
 namespace cityforge::roads {
 namespace {
 
-Vec2 xy(Vec3 p) { return {p.x, p.y}; }
+using detail::plan_xy;
 
 Vec2 bezier_at(Vec2 p0, Vec2 p1, Vec2 p2, Vec2 p3, double t) {
   const double u = 1.0 - t;
@@ -22,8 +22,8 @@ Vec2 bezier_at(Vec2 p0, Vec2 p1, Vec2 p2, Vec2 p3, double t) {
 
 std::vector<Vec3> bezier_connector(Vec3 p0, Vec2 t0, Vec3 p3, Vec2 t3, double handle_m,
                                    double spacing_m) {
-  const Vec2 a = xy(p0);
-  const Vec2 d = xy(p3);
+  const Vec2 a = plan_xy(p0);
+  const Vec2 d = plan_xy(p3);
   const Vec2 b = a + t0 * handle_m;
   const Vec2 c = d - t3 * handle_m;
   // 1. Dense table of the curve with cumulative arc length.
@@ -91,14 +91,16 @@ double polyline3_length(const std::vector<Vec3>& points) {
 bool detail::lanes_cross(const std::vector<Vec3>& a, const std::vector<Vec3>& b) {
   if (a.size() < 2 || b.size() < 2) return false;
   constexpr double kShared = 0.05;
-  const bool same_start = distance(xy(a.front()), xy(b.front())) < kShared;
-  const bool same_end = distance(xy(a.back()), xy(b.back())) < kShared;
+  const bool same_start = distance(plan_xy(a.front()), plan_xy(b.front())) < kShared;
+  const bool same_end = distance(plan_xy(a.back()), plan_xy(b.back())) < kShared;
   for (std::size_t i = 1; i < a.size(); ++i) {
     for (std::size_t j = 1; j < b.size(); ++j) {
       Vec2 hit;
-      if (!segment_intersection(xy(a[i - 1]), xy(a[i]), xy(b[j - 1]), xy(b[j]), &hit)) continue;
-      if (same_start && distance(hit, xy(a.front())) < kShared) continue;
-      if (same_end && distance(hit, xy(a.back())) < kShared) continue;
+      if (!segment_intersection(plan_xy(a[i - 1]), plan_xy(a[i]), plan_xy(b[j - 1]), plan_xy(b[j]),
+                                &hit))
+        continue;
+      if (same_start && distance(hit, plan_xy(a.front())) < kShared) continue;
+      if (same_end && distance(hit, plan_xy(a.back())) < kShared) continue;
       return true;
     }
   }

@@ -21,14 +21,13 @@ namespace {
 
 using detail::JunctionLanes;
 using detail::Movement;
+using detail::plan_xy;
 
 constexpr double kLaneSpacingM = 5.0;  // Section lanes have points at least this often (terrain).
 constexpr double kConnectorSpacingM = 1.0;  // Connector curves are sampled this fine.
 constexpr double kWalkSpeedMps = 1.4;
 constexpr double kMaxTurnDeg = 150.0;  // Sharper turns at 3+ legs count as U-turns.
 constexpr double kThroughMaxDeg = 60.0;
-
-Vec2 plan_xy(Vec3 p) { return {p.x, p.y}; }
 
 /// Lanes of one section.
 struct SectionLanes {

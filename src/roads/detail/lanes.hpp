@@ -48,6 +48,9 @@ void coordinate_signal_plans(std::vector<SignalPlan>& plans, const std::vector<L
 
 namespace cityforge::roads::detail {
 
+/// A lane point in plan (its height dropped).
+inline Vec2 plan_xy(Vec3 p) { return {p.x, p.y}; }
+
 /// Whether an edge has as many lanes each way (every generated road): its lanes keep the
 /// symmetric layout, width / (2 n) each, mirrored about the centre line.
 inline bool symmetric_lanes(const layout::RoadEdge& e) {
